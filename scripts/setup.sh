@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Installs every Debian package strata's build and test suite need. Idempotent:
+# packages already present are not downloaded again. The one place the build and
+# test dependencies are named (CMake finds them; this script provides them).
+set -euo pipefail
+
+BUILD_DEPS=(
+  build-essential cmake pkg-config ninja-build
+  libcurl4-openssl-dev   # registry + archive HTTP: HTTP/1.1+2, TLS, connection reuse
+  libssl-dev             # SHA-256/512 (EVP), TLS
+  libarchive-dev         # ar, tar, xz, bz2 readers (.deb, rootfs tarballs)
+  libzstd-dev            # zstd layers and zstd-compressed .deb members
+  libdeflate-dev         # fast, pinned gzip for reproducible layers
+  zlib1g-dev             # streaming inflate
+  nlohmann-json3-dev     # JSON (manifests, configs, --json output)
+  libyaml-cpp-dev        # YAML (lock files, contracts, project.yaml)
+  libsolv-dev            # Debian dependency solving
+  libcli11-dev           # command-line parsing
+  libgtest-dev libgmock-dev
+  gpgv                   # archive signature verification, as apt does
+)
+TEST_DEPS=(
+  docker-registry        # the CNCF distribution registry, the real server under test
+  skopeo umoci           # independent peers for interop tests
+  dpkg-dev gnupg         # building and signing the fixture archive
+  apache2-utils          # htpasswd for the basic-auth registry
+  openssl                # self-signed CA for the TLS registry
+  python3                # the test token server and the fault-injecting proxy
+  xz-utils zstd bzip2 gzip
+)
+LIVE_DEPS=(mmdebstrap)
+
+want=("${BUILD_DEPS[@]}")
+case "${1:-build}" in
+  build) ;;
+  test) want+=("${TEST_DEPS[@]}") ;;
+  live) want+=("${TEST_DEPS[@]}" "${LIVE_DEPS[@]}") ;;
+  *) echo "usage: $0 [build|test|live]" >&2; exit 2 ;;
+esac
+
+missing=()
+for p in "${want[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq || apt-get update
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

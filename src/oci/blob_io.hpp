@@ -1,0 +1,85 @@
+// Streaming byte interfaces used by every store. Bytes are pushed: a store
+// fetches a blob into a ByteSink, and a BlobWriter is a sink that commits the
+// blob only after verifying its size and digest. Memory stays bounded
+// whatever the blob size.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+
+#include "oci/digest.hpp"
+
+namespace strata::oci {
+
+class ByteSink {
+ public:
+  virtual ~ByteSink() = default;
+  virtual Result<void> write(std::span<const std::byte> data) = 0;
+};
+
+// Receives a blob for a store. commit() verifies size and digest against the
+// descriptor the writer was opened for, then makes the blob visible; an
+// uncommitted or aborted writer leaves nothing visible under the digest.
+// One writer per blob; not thread-safe.
+class BlobWriter : public ByteSink {
+ public:
+  // Bytes already present from an interrupted earlier attempt; the caller
+  // sends the blob from this offset on. 0 for stores that cannot resume.
+  virtual std::uint64_t offset() const = 0;
+  virtual Result<void> commit() = 0;
+  virtual void abort() = 0;
+};
+
+// Collects bytes into a string, refusing more than `limit`. For manifests,
+// configs and tests.
+class StringSink final : public ByteSink {
+ public:
+  explicit StringSink(std::size_t limit = SIZE_MAX) : limit_(limit) {}
+  Result<void> write(std::span<const std::byte> data) override;
+  std::string& str() { return data_; }
+
+ private:
+  std::string data_;
+  std::size_t limit_;
+};
+
+// Verifies bytes against a digest while forwarding them to another sink.
+class VerifyingSink final : public ByteSink {
+ public:
+  VerifyingSink(ByteSink& next, Digest expected, std::int64_t size)
+      : next_(next), verifier_(std::move(expected), size) {}
+  Result<void> write(std::span<const std::byte> data) override {
+    STRATA_TRY_VOID(verifier_.update(data));
+    return next_.write(data);
+  }
+  Result<void> verify(std::string_view what) { return verifier_.verify(what); }
+  std::uint64_t bytes() const { return verifier_.bytes(); }
+
+ private:
+  ByteSink& next_;
+  DigestVerifier verifier_;
+};
+
+// Counts bytes on their way to another sink (progress reporting).
+class CountingSink final : public ByteSink {
+ public:
+  CountingSink(ByteSink& next, std::function<void(std::uint64_t)> on_bytes)
+      : next_(next), on_bytes_(std::move(on_bytes)) {}
+  Result<void> write(std::span<const std::byte> data) override {
+    STRATA_TRY_VOID(next_.write(data));
+    if (on_bytes_) on_bytes_(data.size());
+    return {};
+  }
+
+ private:
+  ByteSink& next_;
+  std::function<void(std::uint64_t)> on_bytes_;
+};
+
+inline std::span<const std::byte> as_bytes(std::string_view s) {
+  return std::as_bytes(std::span(s.data(), s.size()));
+}
+
+}  // namespace strata::oci

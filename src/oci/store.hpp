@@ -1,0 +1,90 @@
+// Store: every place an image can live (a registry repository, an OCI layout
+// directory, an oci-archive or docker-archive file, memory) behind one
+// interface. The copy engine, the overlay builder, the cache and pre-flight are
+// written against this interface only.
+//
+// A Store is bound to one repository (registry) or one layout/archive; the
+// `ref` arguments are a tag or a digest string within it.
+//
+// Thread-safety: every method may be called concurrently from several threads
+// (the copy engine moves blobs in parallel), except close().
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "oci/blob_io.hpp"
+#include "oci/manifest.hpp"
+
+namespace strata::oci {
+
+class Store {
+ public:
+  virtual ~Store() = default;
+
+  // How the store is named in messages ("oci:/tmp/x", "docker://host/repo").
+  virtual std::string describe() const = 0;
+
+  // The descriptor (media type, digest, size) of the manifest or index that
+  // `ref` (tag or digest) names. kNotFound when absent.
+  virtual Result<Descriptor> resolve(std::string_view ref) = 0;
+
+  // The exact bytes of a manifest or index by tag or digest, verified against
+  // the digest (when asked by digest) and capped at kMaxManifestBytes.
+  virtual Result<RawManifest> get_manifest(std::string_view ref) = 0;
+
+  // Stores manifest bytes under their digest, and tags them when `tag` is set.
+  // REQUIRES: every blob and child manifest it references is already present.
+  virtual Result<void> put_manifest(const RawManifest& manifest,
+                                    std::optional<std::string_view> tag) = 0;
+
+  virtual Result<bool> has_blob(const Descriptor& desc) = 0;
+
+  // Streams the blob's bytes from `offset` into `sink`. The caller verifies
+  // (a BlobWriter does, on commit).
+  virtual Result<void> fetch_blob(const Descriptor& desc, ByteSink& sink, std::uint64_t offset = 0) = 0;
+
+  // A writer for one blob, committed only after verification.
+  virtual Result<std::unique_ptr<BlobWriter>> blob_writer(const Descriptor& desc) = 0;
+
+  // Makes a blob that `source` holds present here without moving its bytes
+  // through this process (a registry's cross-repository mount). Returns false
+  // when not possible; the caller then copies the bytes.
+  virtual Result<bool> mount_blob(const Descriptor& desc, Store& source) {
+    (void)desc;
+    (void)source;
+    return false;
+  }
+
+  virtual Result<std::vector<std::string>> list_tags() = 0;
+
+  // Removes the manifest with this digest and every tag pointing at it.
+  virtual Result<void> delete_manifest(const Digest& digest) = 0;
+
+  // Manifests whose `subject` is `digest` (OCI referrers), as an index.
+  // The default implementation reads the referrers tag schema ("sha256-<hex>").
+  virtual Result<ImageIndex> referrers(const Digest& digest);
+
+  // Finishes writing (archives are written here). Reading stores: no-op.
+  virtual Result<void> close() { return {}; }
+};
+
+// The tag the referrers tag schema uses for `digest` ("sha256-<hex>").
+std::string referrers_tag(const Digest& digest);
+
+// Reads a manifest and parses it (convenience for callers that need both).
+struct FetchedManifest {
+  RawManifest raw;
+  ParsedManifest parsed;
+};
+Result<FetchedManifest> fetch_manifest(Store& store, std::string_view ref);
+
+// Reads a small blob (config) into memory, verified, refusing more than `limit`.
+Result<std::string> read_blob(Store& store, const Descriptor& desc, std::size_t limit = kMaxConfigBytes);
+
+// Writes bytes as a blob (no-op if present).
+Result<void> write_blob(Store& store, const Descriptor& desc, std::string_view bytes);
+
+}  // namespace strata::oci

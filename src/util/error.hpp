@@ -1,0 +1,79 @@
+// strata::Error and Result<T>: the error vocabulary shared by every module.
+//
+// Library code never throws for expected failures; it returns Result<T>
+// (std::expected<T, Error>) and adds context as the error travels up
+// (`err.context("pulling docker://…")`). Exceptions are reserved for
+// programming errors and the CLI's final exit.
+#pragma once
+
+#include <expected>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace strata {
+
+enum class ErrorCode {
+  kInvalidArgument,     // bad input: a malformed reference, digest, document
+  kNotFound,            // a blob, manifest, tag, file or package that is absent
+  kAlreadyExists,       // usually treated as success by callers
+  kFailedPrecondition,  // verification failed: digest/size mismatch, bad signature
+  kUnavailable,         // transient: network, 5xx, 429; worth retrying
+  kUnauthorized,        // credentials missing or refused
+  kCorruption,          // a store's own state is damaged
+  kIoError,             // local filesystem failure
+  kUnsupported,         // a valid input strata does not handle (schema1, …)
+  kCancelled,
+};
+
+std::string_view error_code_name(ErrorCode code);
+
+class Error {
+ public:
+  Error(ErrorCode code, std::string message) : code_(code), message_(std::move(message)) {}
+
+  ErrorCode code() const { return code_; }
+  const std::string& message() const { return message_; }
+
+  // Returns a copy whose message is "<what>: <original message>".
+  [[nodiscard]] Error context(std::string_view what) const {
+    return Error(code_, std::string(what) + ": " + message_);
+  }
+
+  bool is(ErrorCode c) const { return code_ == c; }
+
+ private:
+  ErrorCode code_;
+  std::string message_;
+};
+
+template <class T>
+using Result = std::expected<T, Error>;
+
+inline std::unexpected<Error> fail(ErrorCode code, std::string message) {
+  return std::unexpected<Error>(Error(code, std::move(message)));
+}
+inline std::unexpected<Error> fail(Error e) { return std::unexpected<Error>(std::move(e)); }
+
+// Adds context to the error of a Result, leaving a value untouched.
+template <class T>
+Result<T> with_context(Result<T> r, std::string_view what) {
+  if (!r) return std::unexpected<Error>(r.error().context(what));
+  return r;
+}
+
+}  // namespace strata
+
+// Propagates an error: `STRATA_TRY(auto x, f());` or `STRATA_TRY_VOID(g());`.
+#define STRATA_CONCAT_INNER(a, b) a##b
+#define STRATA_CONCAT(a, b) STRATA_CONCAT_INNER(a, b)
+#define STRATA_TRY_IMPL(tmp, decl, expr)            \
+  auto tmp = (expr);                                \
+  if (!tmp) return std::unexpected(std::move(tmp).error()); \
+  decl = std::move(*tmp)
+#define STRATA_TRY(decl, expr) STRATA_TRY_IMPL(STRATA_CONCAT(strata_try_, __LINE__), decl, expr)
+#define STRATA_TRY_VOID(expr)                                               \
+  do {                                                                      \
+    auto strata_try_v = (expr);                                             \
+    if (!strata_try_v) return std::unexpected(std::move(strata_try_v).error()); \
+  } while (0)

@@ -1,0 +1,190 @@
+#include "util/fs.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <random>
+
+namespace strata::fs {
+
+Error io_error(std::string_view what, const stdfs::path& path, int err) {
+  return Error(ErrorCode::kIoError,
+               std::string(what) + " " + path.string() + ": " + std::strerror(err));
+}
+
+Result<std::string> read_file(const stdfs::path& path, std::uint64_t limit) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    int err = errno;
+    if (err == ENOENT) return fail(ErrorCode::kNotFound, path.string() + ": no such file");
+    return fail(io_error("cannot open", path, err));
+  }
+  struct stat st{};
+  if (::fstat(fd, &st) != 0) {
+    int err = errno;
+    ::close(fd);
+    return fail(io_error("cannot stat", path, err));
+  }
+  if (static_cast<std::uint64_t>(st.st_size) > limit) {
+    ::close(fd);
+    return fail(ErrorCode::kInvalidArgument,
+                path.string() + ": file is " + std::to_string(st.st_size) +
+                    " bytes, more than the limit of " + std::to_string(limit));
+  }
+  std::string out;
+  out.resize(static_cast<std::size_t>(st.st_size));
+  std::size_t got = 0;
+  while (true) {
+    if (got == out.size()) out.resize(out.size() + 4096);
+    ssize_t n = ::read(fd, out.data() + got, out.size() - got);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int err = errno;
+      ::close(fd);
+      return fail(io_error("cannot read", path, err));
+    }
+    if (n == 0) break;
+    got += static_cast<std::size_t>(n);
+    if (got > limit) {
+      ::close(fd);
+      return fail(ErrorCode::kInvalidArgument, path.string() + ": file exceeds the size limit");
+    }
+  }
+  ::close(fd);
+  out.resize(got);
+  return out;
+}
+
+Result<void> make_dirs(const stdfs::path& dir) {
+  std::error_code ec;
+  stdfs::create_directories(dir, ec);
+  if (ec) return fail(ErrorCode::kIoError, "cannot create directory " + dir.string() + ": " + ec.message());
+  return {};
+}
+
+Result<void> sync_dir(const stdfs::path& dir) {
+  int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return fail(io_error("cannot open directory", dir, errno));
+  int rc = ::fsync(fd);
+  int err = errno;
+  ::close(fd);
+  if (rc != 0 && err != EINVAL) return fail(io_error("cannot fsync directory", dir, err));
+  return {};
+}
+
+static std::string random_suffix() {
+  static std::atomic<unsigned> counter{0};
+  thread_local std::mt19937_64 rng{std::random_device{}()};
+  return std::to_string(::getpid()) + "." + std::to_string(counter++) + "." +
+         std::to_string(rng() & 0xffffff);
+}
+
+Result<AtomicFile> AtomicFile::create(const stdfs::path& final_path, unsigned mode) {
+  auto dir = final_path.parent_path();
+  if (!dir.empty()) STRATA_TRY_VOID(make_dirs(dir));
+  stdfs::path temp = final_path;
+  temp += ".tmp." + random_suffix();
+  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+  if (fd < 0) return fail(io_error("cannot create", temp, errno));
+  // Apply the requested mode exactly, whatever the umask.
+  ::fchmod(fd, mode);
+  return AtomicFile(final_path, temp, fd);
+}
+
+AtomicFile::AtomicFile(AtomicFile&& o) noexcept
+    : final_(std::move(o.final_)), temp_(std::move(o.temp_)), fd_(std::exchange(o.fd_, -1)) {}
+
+AtomicFile& AtomicFile::operator=(AtomicFile&& o) noexcept {
+  if (this != &o) {
+    discard();
+    final_ = std::move(o.final_);
+    temp_ = std::move(o.temp_);
+    fd_ = std::exchange(o.fd_, -1);
+  }
+  return *this;
+}
+
+AtomicFile::~AtomicFile() { discard(); }
+
+void AtomicFile::discard() {
+  if (fd_ >= 0) {
+    ::close(fd_);
+    fd_ = -1;
+    ::unlink(temp_.c_str());
+  }
+}
+
+Result<void> AtomicFile::write(std::span<const std::byte> data) {
+  if (fd_ < 0) return fail(ErrorCode::kFailedPrecondition, "write after commit: " + final_.string());
+  const auto* p = reinterpret_cast<const char*>(data.data());
+  std::size_t left = data.size();
+  while (left > 0) {
+    ssize_t n = ::write(fd_, p, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return fail(io_error("cannot write", temp_, errno));
+    }
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  return {};
+}
+
+Result<void> AtomicFile::write(std::string_view data) {
+  return write(std::as_bytes(std::span(data.data(), data.size())));
+}
+
+Result<void> AtomicFile::commit() {
+  if (fd_ < 0) return fail(ErrorCode::kFailedPrecondition, "double commit: " + final_.string());
+  if (::fsync(fd_) != 0) return fail(io_error("cannot fsync", temp_, errno));
+  if (::close(fd_) != 0) {
+    fd_ = -1;
+    ::unlink(temp_.c_str());
+    return fail(io_error("cannot close", temp_, errno));
+  }
+  fd_ = -1;
+  if (::rename(temp_.c_str(), final_.c_str()) != 0) {
+    int err = errno;
+    ::unlink(temp_.c_str());
+    return fail(io_error("cannot rename into", final_, err));
+  }
+  return sync_dir(final_.parent_path());
+}
+
+Result<void> write_file_atomic(const stdfs::path& path, std::string_view data, unsigned mode) {
+  STRATA_TRY(auto f, AtomicFile::create(path, mode));
+  STRATA_TRY_VOID(f.write(data));
+  return f.commit();
+}
+
+Result<FileLock> FileLock::acquire(const stdfs::path& lock_path) {
+  if (lock_path.has_parent_path()) STRATA_TRY_VOID(make_dirs(lock_path.parent_path()));
+  int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return fail(io_error("cannot open lock", lock_path, errno));
+  while (::flock(fd, LOCK_EX) != 0) {
+    if (errno == EINTR) continue;
+    int err = errno;
+    ::close(fd);
+    return fail(io_error("cannot lock", lock_path, err));
+  }
+  return FileLock(fd);
+}
+
+FileLock::FileLock(FileLock&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
+FileLock& FileLock::operator=(FileLock&& o) noexcept {
+  if (this != &o) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = std::exchange(o.fd_, -1);
+  }
+  return *this;
+}
+FileLock::~FileLock() {
+  if (fd_ >= 0) ::close(fd_);  // closing releases the flock
+}
+
+}  // namespace strata::fs

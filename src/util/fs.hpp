@@ -1,0 +1,78 @@
+// Small POSIX filesystem helpers with the durability rules every store follows:
+// a file becomes visible under its final name only complete and fsynced
+// (AtomicFile), and processes sharing a directory coordinate with flock
+// (FileLock). All functions are thread-safe; none throws.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "util/error.hpp"
+
+namespace strata::fs {
+
+namespace stdfs = std::filesystem;
+
+// Reads a whole file. Refuses files larger than `limit` bytes, naming the file.
+Result<std::string> read_file(const stdfs::path& path, std::uint64_t limit = UINT64_C(1) << 32);
+
+// Creates `dir` and its parents (mode 0755 less umask); succeeds if it exists.
+Result<void> make_dirs(const stdfs::path& dir);
+
+// fsyncs a directory so a rename inside it is durable.
+Result<void> sync_dir(const stdfs::path& dir);
+
+// Writes `data` to `path` atomically (temp file in the same directory, fsync,
+// rename, fsync dir). Readers see the old content or the new, never a mix.
+Result<void> write_file_atomic(const stdfs::path& path, std::string_view data,
+                               unsigned mode = 0644);
+
+// A file written under a temporary name and renamed into place on commit().
+// Destroying an uncommitted AtomicFile removes the temporary file.
+// Not thread-safe; one writer per instance.
+class AtomicFile {
+ public:
+  static Result<AtomicFile> create(const stdfs::path& final_path, unsigned mode = 0644);
+  AtomicFile(AtomicFile&&) noexcept;
+  AtomicFile& operator=(AtomicFile&&) noexcept;
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+  ~AtomicFile();
+
+  Result<void> write(std::span<const std::byte> data);
+  Result<void> write(std::string_view data);
+  // fsync, rename over the final path, fsync the directory.
+  Result<void> commit();
+  const stdfs::path& temp_path() const { return temp_; }
+
+ private:
+  AtomicFile(stdfs::path final_path, stdfs::path temp, int fd)
+      : final_(std::move(final_path)), temp_(std::move(temp)), fd_(fd) {}
+  void discard();
+  stdfs::path final_;
+  stdfs::path temp_;
+  int fd_ = -1;
+};
+
+// An exclusive advisory lock (flock) on a lock file, held until destruction.
+class FileLock {
+ public:
+  static Result<FileLock> acquire(const stdfs::path& lock_path);
+  FileLock(FileLock&&) noexcept;
+  FileLock& operator=(FileLock&&) noexcept;
+  FileLock(const FileLock&) = delete;
+  FileLock& operator=(const FileLock&) = delete;
+  ~FileLock();
+
+ private:
+  explicit FileLock(int fd) : fd_(fd) {}
+  int fd_ = -1;
+};
+
+// "<what> <path>: <strerror(errno)>" as an kIoError.
+Error io_error(std::string_view what, const stdfs::path& path, int err);
+
+}  // namespace strata::fs
