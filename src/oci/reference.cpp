@@ -140,6 +140,7 @@ std::string_view transport_name(Transport t) {
     case Transport::kOciArchive: return "oci-archive";
     case Transport::kDockerArchive: return "docker-archive";
     case Transport::kScratch: return "scratch";
+    case Transport::kLocal: return "local";
   }
   return "?";
 }
@@ -148,6 +149,7 @@ std::string ImageRef::str() const {
   switch (transport) {
     case Transport::kDocker: return "docker://" + docker.str();
     case Transport::kScratch: return "scratch";
+    case Transport::kLocal: return "local:" + docker.str();
     default: {
       std::string s = std::string(transport_name(transport)) + ":" + path;
       if (!ref.empty()) s += ":" + ref;
@@ -195,6 +197,11 @@ Result<ImageRef> parse_image_ref(std::string_view text) {
   if (text.starts_with("docker://")) {
     r.transport = Transport::kDocker;
     STRATA_TRY(r.docker, parse_docker_reference(text.substr(9)));
+    return r;
+  }
+  if (text.starts_with("local:")) {
+    r.transport = Transport::kLocal;
+    STRATA_TRY(r.docker, parse_docker_reference(text.substr(6)));
     return r;
   }
   if (text.starts_with("oci:")) return path_and_ref(text.substr(4), Transport::kOciLayout);

@@ -37,13 +37,15 @@ Result<DockerReference> parse_docker_reference(std::string_view text);
 // Validates a tag ("[A-Za-z0-9_][A-Za-z0-9._-]{0,127}").
 bool is_valid_tag(std::string_view tag);
 
-enum class Transport { kDocker, kOciLayout, kOciArchive, kDockerArchive, kScratch };
+// kLocal is strata's embedded default store: `local:NAME[:TAG]` names an image
+// in the OCI layout under $STRATA_HOME/images, tagged with its full reference.
+enum class Transport { kDocker, kOciLayout, kOciArchive, kDockerArchive, kScratch, kLocal };
 
 std::string_view transport_name(Transport t);
 
 struct ImageRef {
   Transport transport = Transport::kDocker;
-  DockerReference docker;  // kDocker; for kDockerArchive the optional REF
+  DockerReference docker;  // kDocker and kLocal; for kDockerArchive the optional REF
   std::string path;        // kOciLayout, kOciArchive, kDockerArchive
   std::string ref;         // layout/archive tag or digest; "" when not given
   std::string original;    // the text as given
@@ -53,7 +55,7 @@ struct ImageRef {
 };
 
 // Parses "docker://REF", a bare REF, "oci:DIR[:TAG]", "oci-archive:FILE[:TAG]",
-// "docker-archive:FILE[:REF]" or "scratch".
+// "docker-archive:FILE[:REF]", "local:NAME[:TAG]" or "scratch".
 Result<ImageRef> parse_image_ref(std::string_view text);
 
 }  // namespace strata::oci

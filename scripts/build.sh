@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Configures and builds strata into build/ (or $BUILD_DIR). Extra arguments go
+# to CMake, e.g. scripts/build.sh -DSTRATA_SANITIZE=ON.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD_DIR:-$root/build}
+werror=OFF
+[ -n "${CI:-}" ] && werror=ON
+cmake -S "$root" -B "$build" -G Ninja -DSTRATA_WERROR=$werror "$@" >/dev/null
+ninja -C "$build" -j "${STRATA_BUILD_JOBS:-$(nproc)}"

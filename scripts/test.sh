@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# The whole test suite on a fresh Debian 12 machine as root: installs what the
+# tests need (apt-get), builds with -Werror, and runs every test tier except
+# the opt-in live tier (STRATA_LIVE=1 adds it). Servers (registries, archive,
+# token server, fault proxy) are started by the tests themselves on loopback
+# ports and stopped by PID.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+tier=test
+[ -n "${STRATA_LIVE:-}" ] && tier=live
+"$root/scripts/setup.sh" "$tier"
+CI=${CI:-1} "$root/scripts/build.sh"
+cd "${BUILD_DIR:-$root/build}"
+exclude=(-LE live)
+[ -n "${STRATA_LIVE:-}" ] && exclude=()
+ctest --output-on-failure -j "${STRATA_TEST_JOBS:-2}" --timeout 900 "${exclude[@]}"

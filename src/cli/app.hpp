@@ -1,0 +1,59 @@
+// What every subcommand shares: the global options of CLI.md, exit codes,
+// the failure type that carries an exit code to main(), and output helpers
+// (results on stdout, everything else on stderr).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "oci/open_store.hpp"
+#include "util/error.hpp"
+
+namespace strata::cli {
+
+// Exit codes (CLI.md): 0 success, 1 failure, 2 usage, 3 a check found gaps.
+enum ExitCode : int { kExitOk = 0, kExitFailure = 1, kExitUsage = 2, kExitGaps = 3 };
+
+struct GlobalOptions {
+  std::string home;                      // --home / STRATA_HOME
+  std::string authfile;                  // --authfile
+  std::vector<std::string> insecure;     // --insecure-registry (repeatable)
+  std::vector<std::string> cert_dirs;    // --cert-dir (repeatable)
+  int jobs = 4;                          // --jobs
+  bool verbose = false;                  // -v
+  bool quiet = false;                    // -q
+  bool json = false;                     // --json
+
+  oci::OpenOptions open_options() const;
+  // Progress bars only on a terminal and never with -q or --json.
+  bool show_progress() const;
+};
+
+// Thrown by a command to end the process with `code` and a one-line reason.
+struct Exit {
+  int code;
+  std::string message;
+};
+
+// Unwraps a Result or ends the command with exit code 1 and the error.
+template <class T>
+T check(Result<T> r) {
+  if (!r) throw Exit{kExitFailure, r.error().message()};
+  if constexpr (!std::is_void_v<T>) return std::move(*r);
+}
+
+// Opens the store an image reference names, or ends the command.
+oci::OpenedStore open_ref(const GlobalOptions& g, const std::string& text, oci::Access access);
+
+// Registers a subcommand with the shared help footer and fallthrough of the
+// global options.
+CLI::App* add_command(CLI::App& app, const std::string& name, const std::string& description,
+                      const std::string& examples);
+
+void log_info(const GlobalOptions& g, const std::string& msg);   // stderr unless -q
+void log_debug(const GlobalOptions& g, const std::string& msg);  // stderr with -v
+
+}  // namespace strata::cli

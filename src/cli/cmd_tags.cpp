@@ -1,0 +1,25 @@
+// strata tags REF
+#include <iostream>
+
+#include "cli/commands.hpp"
+
+namespace strata::cli {
+
+void register_tags(CLI::App& app, GlobalOptions& g) {
+  auto ref = std::make_shared<std::string>();
+  auto* cmd = add_command(app, "tags", "List the tags of a repository, layout or archive",
+                          "  strata tags docker://registry.example/team/app\n"
+                          "  strata tags oci:/srv/mirror\n");
+  cmd->add_option("REF", *ref, "Repository or store reference")->required();
+  cmd->callback([&g, ref] {
+    auto opened = open_ref(g, *ref, oci::Access::kRead);
+    auto tags = check(opened.store->list_tags());
+    if (g.json) {
+      std::cout << nlohmann::json(tags).dump(2) << "\n";
+      return;
+    }
+    for (const auto& t : tags) std::cout << t << "\n";
+  });
+}
+
+}  // namespace strata::cli

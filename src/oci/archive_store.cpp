@@ -1,0 +1,422 @@
+#include "oci/archive_store.hpp"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <map>
+#include <cstring>
+#include <random>
+#include <set>
+
+#include "oci/media_types.hpp"
+#include "util/fs.hpp"
+#include "util/strings.hpp"
+
+namespace strata::oci {
+namespace stdfs = std::filesystem;
+
+namespace {
+
+std::string format_name(ArchiveFormat f) { return f == ArchiveFormat::kOci ? "oci-archive" : "docker-archive"; }
+
+// Archive member names must stay inside the staging directory.
+bool safe_relative(std::string_view name) {
+  if (name.empty() || name.front() == '/') return false;
+  for (auto part : str::split(name, '/'))
+    if (part == "..") return false;
+  return name.find('\0') == std::string_view::npos;
+}
+
+std::string strip_dot_slash(std::string name) {
+  while (name.starts_with("./")) name.erase(0, 2);
+  return name;
+}
+
+Result<stdfs::path> make_staging_dir(const stdfs::path& near) {
+  std::random_device rd;
+  for (int i = 0; i < 16; ++i) {
+    stdfs::path p = near / (".strata-archive-" + std::to_string(::getpid()) + "-" + std::to_string(rd() & 0xffffff));
+    std::error_code ec;
+    if (stdfs::create_directories(p, ec)) return p;
+    if (ec && ec != std::errc::file_exists) {
+      return fail(ErrorCode::kIoError, "cannot create staging directory in " + near.string() + ": " + ec.message());
+    }
+  }
+  return fail(ErrorCode::kIoError, "cannot create a staging directory in " + near.string());
+}
+
+}  // namespace
+
+std::string familiar_name(const DockerReference& ref) {
+  std::string name = ref.registry == kDefaultRegistry
+                         ? (ref.repository.starts_with("library/") ? ref.repository.substr(8) : ref.repository)
+                         : ref.name();
+  return name + ":" + ref.tag.value_or(std::string(kDefaultTag));
+}
+
+Result<std::unique_ptr<ArchiveStore>> ArchiveStore::open(stdfs::path file, ArchiveFormat format, ArchiveMode mode) {
+  std::error_code ec;
+  if (mode == ArchiveMode::kRead && !stdfs::is_regular_file(file, ec)) {
+    return fail(ErrorCode::kNotFound, format_name(format) + ":" + file.string() + ": no such archive file");
+  }
+  stdfs::path near = mode == ArchiveMode::kWrite ? stdfs::absolute(file).parent_path() : stdfs::temp_directory_path();
+  STRATA_TRY(auto staging, make_staging_dir(near));
+  auto store = std::unique_ptr<ArchiveStore>(new ArchiveStore(std::move(file), format, mode, staging));
+  if (mode == ArchiveMode::kRead) {
+    STRATA_TRY_VOID(store->extract());
+    if (!stdfs::exists(staging / "oci-layout")) {
+      if (format == ArchiveFormat::kDocker && stdfs::exists(staging / "manifest.json")) {
+        STRATA_TRY(store->layout_, LayoutStore::open(staging / "layout", LayoutMode::kCreate));
+        STRATA_TRY_VOID(store->import_legacy_docker());
+        return store;
+      }
+      return fail(ErrorCode::kInvalidArgument, store->describe() + " is not an " + format_name(format) +
+                                                   " (no oci-layout" +
+                                                   (format == ArchiveFormat::kDocker ? " or manifest.json)" : ")"));
+    }
+  }
+  STRATA_TRY(store->layout_, LayoutStore::open(staging, mode == ArchiveMode::kWrite ? LayoutMode::kCreate
+                                                                                     : LayoutMode::kReadOnly));
+  if (mode == ArchiveMode::kRead && format == ArchiveFormat::kDocker) {
+    // Docker 25+ names images with io.containerd.image.name; make those the tags.
+    auto entries = store->layout_->entries();
+    if (entries) {
+      for (const auto& e : *entries) {
+        auto it = e.annotations.find("io.containerd.image.name");
+        if (it == e.annotations.end()) continue;
+        auto raw = store->layout_->get_manifest(e.digest.str());
+        if (raw) (void)store->layout_->put_manifest(*raw, it->second);
+      }
+    }
+  }
+  return store;
+}
+
+ArchiveStore::~ArchiveStore() {
+  std::error_code ec;
+  stdfs::remove_all(staging_, ec);
+}
+
+std::string ArchiveStore::describe() const { return format_name(format_) + ":" + file_.string(); }
+
+Result<std::string> ArchiveStore::normalise_tag(std::string_view ref) const {
+  if (format_ != ArchiveFormat::kDocker || ref.empty() || Digest::parse(ref)) return std::string(ref);
+  STRATA_TRY(auto r, with_context(parse_docker_reference(ref), describe()));
+  return r.str();
+}
+
+Result<Descriptor> ArchiveStore::resolve(std::string_view ref) {
+  STRATA_TRY(auto tag, normalise_tag(ref));
+  return layout_->resolve(tag);
+}
+
+Result<RawManifest> ArchiveStore::get_manifest(std::string_view ref) {
+  STRATA_TRY(auto tag, normalise_tag(ref));
+  return layout_->get_manifest(tag);
+}
+
+Result<void> ArchiveStore::put_manifest(const RawManifest& m, std::optional<std::string_view> tag) {
+  if (mode_ != ArchiveMode::kWrite) return fail(ErrorCode::kUnsupported, describe() + " was opened for reading");
+  if (tag && !tag->empty()) {
+    STRATA_TRY(auto t, normalise_tag(*tag));
+    return layout_->put_manifest(m, t);
+  }
+  return layout_->put_manifest(m, std::nullopt);
+}
+
+Result<void> ArchiveStore::extract() {
+  struct archive* a = archive_read_new();
+  archive_read_support_format_tar(a);
+  archive_read_support_filter_all(a);
+  auto cleanup = [&] { archive_read_free(a); };
+  if (archive_read_open_filename(a, file_.c_str(), 1 << 16) != ARCHIVE_OK) {
+    std::string msg = archive_error_string(a) ? archive_error_string(a) : "unknown error";
+    cleanup();
+    return fail(ErrorCode::kInvalidArgument, describe() + ": cannot read archive: " + msg);
+  }
+  std::map<std::string, std::string> symlinks;
+  struct archive_entry* e = nullptr;
+  std::vector<char> buf(1 << 20);
+  int rc;
+  while ((rc = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
+    std::string name = strip_dot_slash(archive_entry_pathname(e) ? archive_entry_pathname(e) : "");
+    if (name.empty() || name == ".") continue;
+    if (!safe_relative(name)) {
+      cleanup();
+      return fail(ErrorCode::kInvalidArgument, describe() + ": refusing archive entry " + str::quote(name) +
+                                                   " (absolute or escaping path)");
+    }
+    auto type = archive_entry_filetype(e);
+    stdfs::path dest = staging_ / name;
+    if (type == AE_IFDIR) {
+      STRATA_TRY_VOID(fs::make_dirs(dest));
+      continue;
+    }
+    if (type == AE_IFLNK) {
+      // Legacy docker save links duplicate layers; remember, resolve later.
+      symlinks[name] = archive_entry_symlink(e) ? archive_entry_symlink(e) : "";
+      continue;
+    }
+    if (type != AE_IFREG) {
+      cleanup();
+      return fail(ErrorCode::kInvalidArgument, describe() + ": refusing archive entry " + str::quote(name) +
+                                                   " (only files and directories belong in an image archive)");
+    }
+    STRATA_TRY_VOID(fs::make_dirs(dest.parent_path()));
+    STRATA_TRY(auto out, fs::AtomicFile::create(dest));
+    while (true) {
+      la_ssize_t n = archive_read_data(a, buf.data(), buf.size());
+      if (n < 0) {
+        std::string msg = archive_error_string(a) ? archive_error_string(a) : "read error";
+        cleanup();
+        return fail(ErrorCode::kInvalidArgument, describe() + ": truncated or corrupt archive at " + name + ": " + msg);
+      }
+      if (n == 0) break;
+      STRATA_TRY_VOID(out.write(std::as_bytes(std::span(buf.data(), static_cast<std::size_t>(n)))));
+    }
+    STRATA_TRY_VOID(out.commit());
+  }
+  if (rc != ARCHIVE_EOF) {
+    std::string msg = archive_error_string(a) ? archive_error_string(a) : "read error";
+    cleanup();
+    return fail(ErrorCode::kInvalidArgument, describe() + ": corrupt archive: " + msg);
+  }
+  cleanup();
+  // Materialise symlinks whose targets stay inside the archive as copies.
+  for (const auto& [name, target] : symlinks) {
+    stdfs::path resolved = (stdfs::path(name).parent_path() / target).lexically_normal();
+    if (!safe_relative(resolved.string()) || !stdfs::is_regular_file(staging_ / resolved)) {
+      return fail(ErrorCode::kInvalidArgument, describe() + ": refusing symlink " + str::quote(name) + " -> " +
+                                                   str::quote(target) + " (leaves the archive or dangles)");
+    }
+    std::error_code ec;
+    stdfs::create_directories((staging_ / name).parent_path(), ec);
+    stdfs::copy_file(staging_ / resolved, staging_ / name, stdfs::copy_options::overwrite_existing, ec);
+    if (ec) return fail(ErrorCode::kIoError, describe() + ": cannot stage " + name + ": " + ec.message());
+  }
+  return {};
+}
+
+Result<void> ArchiveStore::import_legacy_docker() {
+  STRATA_TRY(auto text, fs::read_file(staging_ / "manifest.json", kMaxManifestBytes));
+  auto j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_array()) {
+    return fail(ErrorCode::kInvalidArgument, describe() + ": manifest.json is not a JSON array");
+  }
+  auto member = [&](const nlohmann::json& v) -> Result<stdfs::path> {
+    if (!v.is_string() || !safe_relative(strip_dot_slash(v.get<std::string>()))) {
+      return fail(ErrorCode::kInvalidArgument, describe() + ": manifest.json names an invalid member");
+    }
+    stdfs::path p = staging_ / strip_dot_slash(v.get<std::string>());
+    if (!stdfs::is_regular_file(p)) {
+      return fail(ErrorCode::kInvalidArgument, describe() + ": manifest.json names missing member " + v.get<std::string>());
+    }
+    return p;
+  };
+  // Moves a member into the layout as a blob, returning its descriptor.
+  auto add_blob = [&](const stdfs::path& p, std::string media_type) -> Result<Descriptor> {
+    Hasher h;
+    std::vector<char> buf(1 << 20);
+    int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return fail(fs::io_error("cannot open", p, errno));
+    std::uint64_t size = 0;
+    unsigned char magic[4] = {0, 0, 0, 0};
+    ssize_t n;
+    while ((n = ::read(fd, buf.data(), buf.size())) > 0) {
+      if (size == 0) std::memcpy(magic, buf.data(), std::min<std::size_t>(4, static_cast<std::size_t>(n)));
+      h.update(std::as_bytes(std::span(buf.data(), static_cast<std::size_t>(n))));
+      size += static_cast<std::uint64_t>(n);
+    }
+    ::close(fd);
+    if (n < 0) return fail(fs::io_error("cannot read", p, errno));
+    if (media_type.empty()) {
+      if (magic[0] == 0x1f && magic[1] == 0x8b) media_type = std::string(media::kDockerLayerGzip);
+      else if (magic[0] == 0x28 && magic[1] == 0xb5 && magic[2] == 0x2f && magic[3] == 0xfd)
+        media_type = std::string(media::kOciLayerZstd);
+      else media_type = std::string(media::kDockerLayer);
+    }
+    Descriptor d;
+    d.media_type = media_type;
+    d.digest = Digest::from_hex(HashAlgorithm::kSha256, h.finish_hex());
+    d.size = static_cast<std::int64_t>(size);
+    auto dest = layout_->blob_path(d.digest);
+    STRATA_TRY_VOID(fs::make_dirs(dest.parent_path()));
+    std::error_code ec;
+    stdfs::copy_file(p, dest, stdfs::copy_options::skip_existing, ec);
+    if (ec) return fail(ErrorCode::kIoError, describe() + ": cannot stage " + p.string() + ": " + ec.message());
+    return d;
+  };
+  for (const auto& img : j) {
+    if (!img.is_object() || !img.contains("Config") || !img.contains("Layers") || !img["Layers"].is_array()) {
+      return fail(ErrorCode::kInvalidArgument, describe() + ": manifest.json entry lacks Config or Layers");
+    }
+    STRATA_TRY(auto cfg_path, member(img["Config"]));
+    STRATA_TRY(auto cfg, add_blob(cfg_path, std::string(media::kDockerConfig)));
+    ImageManifest m;
+    m.config = cfg;
+    bool zstd = false;
+    for (const auto& l : img["Layers"]) {
+      STRATA_TRY(auto lp, member(l));
+      STRATA_TRY(auto ld, add_blob(lp, ""));
+      zstd = zstd || ld.media_type == media::kOciLayerZstd;
+      m.layers.push_back(ld);
+    }
+    // Docker has no zstd layer type: such images get an OCI manifest.
+    if (zstd) {
+      m.media_type = std::string(media::kOciManifest);
+      m.config.media_type = std::string(media::kOciConfig);
+      for (auto& l : m.layers) {
+        auto c = media::layer_compression(l.media_type);
+        l.media_type = std::string(c == media::Compression::kGzip ? media::kOciLayerGzip
+                                   : c == media::Compression::kZstd ? media::kOciLayerZstd
+                                                                    : media::kOciLayer);
+      }
+    } else {
+      m.media_type = std::string(media::kDockerManifest);
+    }
+    auto raw = make_raw_manifest(m.media_type, serialize(m));
+    bool tagged = false;
+    if (auto tags = img.find("RepoTags"); tags != img.end() && tags->is_array()) {
+      for (const auto& t : *tags) {
+        if (!t.is_string()) continue;
+        auto r = parse_docker_reference(t.get<std::string>());
+        if (!r) continue;
+        STRATA_TRY_VOID(layout_->put_manifest(raw, r->str()));
+        tagged = true;
+      }
+    }
+    if (!tagged) STRATA_TRY_VOID(layout_->put_manifest(raw, std::nullopt));
+  }
+  return {};
+}
+
+Result<void> ArchiveStore::write_docker_metadata() {
+  STRATA_TRY(auto entries, layout_->entries());
+  nlohmann::ordered_json manifest_json = nlohmann::ordered_json::array();
+  nlohmann::ordered_json repositories = nlohmann::ordered_json::object();
+  // One manifest.json entry per image, with every tag that names it.
+  std::map<Digest, std::vector<DockerReference>> tags;
+  std::vector<Descriptor> images;
+  for (const auto& e : entries) {
+    if (!media::is_image_manifest(e.media_type)) {
+      return fail(ErrorCode::kUnsupported, describe() + ": a docker-archive holds single-platform images, not " +
+                                               e.media_type + "; copy one platform (--platform) instead of --all");
+    }
+    if (!tags.contains(e.digest)) images.push_back(e);
+    auto& list = tags[e.digest];
+    if (auto name = e.ref_name(); !name.empty()) {
+      if (auto r = parse_docker_reference(name)) list.push_back(*r);
+    }
+  }
+  for (const auto& e : images) {
+    STRATA_TRY(auto raw, layout_->get_manifest(e.digest.str()));
+    STRATA_TRY(auto parsed, parse_manifest(raw.bytes, raw.descriptor.media_type, describe()));
+    const auto& m = std::get<ImageManifest>(parsed);
+    nlohmann::ordered_json entry;
+    entry["Config"] = "blobs/" + std::string(m.config.digest.algorithm()) + "/" + std::string(m.config.digest.hex());
+    nlohmann::ordered_json repo_tags = nlohmann::ordered_json::array();
+    for (const auto& r : tags[e.digest]) repo_tags.push_back(familiar_name(r));
+    entry["RepoTags"] = repo_tags;
+    nlohmann::ordered_json layers = nlohmann::ordered_json::array();
+    for (const auto& l : m.layers)
+      layers.push_back("blobs/" + std::string(l.digest.algorithm()) + "/" + std::string(l.digest.hex()));
+    entry["Layers"] = layers;
+    manifest_json.push_back(entry);
+    if (!m.layers.empty()) {
+      for (const auto& r : tags[e.digest]) {
+        std::string fam = familiar_name(r);
+        auto colon = fam.rfind(':');
+        repositories[fam.substr(0, colon)][fam.substr(colon + 1)] = std::string(m.layers.back().digest.hex());
+      }
+    }
+  }
+  STRATA_TRY_VOID(fs::write_file_atomic(staging_ / "manifest.json", manifest_json.dump()));
+  return fs::write_file_atomic(staging_ / "repositories", repositories.dump());
+}
+
+Result<void> ArchiveStore::write_tar() {
+  // Deterministic member order and metadata: the same images give the same tar.
+  std::vector<std::string> members;
+  for (auto name : {"oci-layout", "index.json", "manifest.json", "repositories"})
+    if (stdfs::exists(staging_ / name)) members.emplace_back(name);
+  std::vector<std::string> blobs;
+  for (const auto& alg : stdfs::directory_iterator(staging_ / "blobs")) {
+    if (!alg.is_directory()) continue;
+    for (const auto& b : stdfs::directory_iterator(alg.path()))
+      if (b.is_regular_file()) blobs.push_back("blobs/" + alg.path().filename().string() + "/" + b.path().filename().string());
+  }
+  std::sort(blobs.begin(), blobs.end());
+
+  STRATA_TRY(auto out, fs::AtomicFile::create(file_));
+  struct archive* a = archive_write_new();
+  archive_write_set_format_pax_restricted(a);
+  archive_write_set_bytes_per_block(a, 0);  // no record padding
+  std::string temp = out.temp_path().string();
+  if (archive_write_open_filename(a, temp.c_str()) != ARCHIVE_OK) {
+    archive_write_free(a);
+    return fail(ErrorCode::kIoError, describe() + ": cannot write " + temp);
+  }
+  auto fail_with = [&](std::string what) -> Result<void> {
+    std::string msg = archive_error_string(a) ? archive_error_string(a) : "";
+    archive_write_free(a);
+    return fail(ErrorCode::kIoError, describe() + ": " + what + (msg.empty() ? "" : ": " + msg));
+  };
+  auto add_entry = [&](const std::string& name, bool dir, std::int64_t size) -> bool {
+    struct archive_entry* e = archive_entry_new();
+    archive_entry_set_pathname(e, name.c_str());
+    archive_entry_set_filetype(e, dir ? AE_IFDIR : AE_IFREG);
+    archive_entry_set_perm(e, dir ? 0755 : 0644);
+    archive_entry_set_size(e, dir ? 0 : size);
+    archive_entry_set_mtime(e, 0, 0);
+    archive_entry_set_uid(e, 0);
+    archive_entry_set_gid(e, 0);
+    bool ok = archive_write_header(a, e) == ARCHIVE_OK;
+    archive_entry_free(e);
+    return ok;
+  };
+  std::vector<char> buf(1 << 20);
+  auto add_file = [&](const std::string& name) -> Result<void> {
+    stdfs::path p = staging_ / name;
+    std::error_code ec;
+    auto size = stdfs::file_size(p, ec);
+    if (ec) return fail(ErrorCode::kIoError, "cannot stat " + p.string());
+    if (!add_entry(name, false, static_cast<std::int64_t>(size))) return fail(ErrorCode::kIoError, "cannot add " + name);
+    int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return fail(fs::io_error("cannot open", p, errno));
+    ssize_t n;
+    while ((n = ::read(fd, buf.data(), buf.size())) > 0) {
+      if (archive_write_data(a, buf.data(), static_cast<std::size_t>(n)) != n) {
+        ::close(fd);
+        return fail(ErrorCode::kIoError, "cannot write " + name);
+      }
+    }
+    ::close(fd);
+    if (n < 0) return fail(fs::io_error("cannot read", p, errno));
+    return {};
+  };
+  for (const auto& m : members)
+    if (auto r = add_file(m); !r) return fail_with(r.error().message());
+  std::set<std::string> dirs;
+  for (const auto& b : blobs) {
+    auto alg_dir = b.substr(0, b.rfind('/') + 1);
+    if (dirs.insert("blobs/").second && !add_entry("blobs/", true, 0)) return fail_with("cannot add blobs/");
+    if (dirs.insert(alg_dir).second && !add_entry(alg_dir, true, 0)) return fail_with("cannot add " + alg_dir);
+    if (auto r = add_file(b); !r) return fail_with(r.error().message());
+  }
+  if (archive_write_close(a) != ARCHIVE_OK) return fail_with("cannot finish archive");
+  archive_write_free(a);
+  // libarchive wrote through its own descriptor; AtomicFile fsyncs and renames.
+  return out.commit();
+}
+
+Result<void> ArchiveStore::close() {
+  if (closed_ || mode_ != ArchiveMode::kWrite) return {};
+  closed_ = true;
+  if (format_ == ArchiveFormat::kDocker) STRATA_TRY_VOID(write_docker_metadata());
+  return write_tar();
+}
+
+}  // namespace strata::oci

@@ -1,0 +1,241 @@
+#include "oci/copy.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <set>
+#include <thread>
+
+#include "oci/media_types.hpp"
+
+namespace strata::oci {
+
+struct InFlight {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool done = false;
+  std::optional<Error> error;
+};
+
+struct CopySession::Plan {
+  std::vector<Descriptor> blobs;          // unique, every config and layer
+  std::vector<RawManifest> manifests;     // post-order: children before parents
+  std::set<Digest> seen;
+};
+
+namespace {
+
+bool transient(const Error& e) {
+  return e.is(ErrorCode::kUnavailable) || e.is(ErrorCode::kFailedPrecondition) || e.is(ErrorCode::kIoError);
+}
+
+// Copies a descriptor for writing: index.json annotations are not content.
+Descriptor content_descriptor(Descriptor d) {
+  d.annotations.clear();
+  d.platform.reset();
+  return d;
+}
+
+}  // namespace
+
+Result<void> CopySession::plan_manifest(Store& src, Store& dst, const RawManifest& raw, const CopyOptions& o,
+                                        Plan& plan) {
+  if (!plan.seen.insert(raw.descriptor.digest).second) return {};
+  STRATA_TRY(auto parsed, parse_manifest(raw.bytes, raw.descriptor.media_type,
+                                         src.describe() + "@" + raw.descriptor.digest.str()));
+  if (auto* idx = std::get_if<ImageIndex>(&parsed)) {
+    for (const auto& child : idx->manifests) {
+      if (!media::is_manifest_or_index(child.media_type)) {
+        // Unknown child types are copied as opaque manifests when present.
+      }
+      auto child_raw = src.get_manifest(child.digest.str());
+      if (!child_raw) {
+        // A sparse index (children elsewhere) cannot be copied faithfully.
+        return fail(child_raw.error().context("copying index " + raw.descriptor.digest.str() + " child " +
+                                              child.digest.str()));
+      }
+      child_raw->descriptor.media_type = child.media_type;
+      STRATA_TRY_VOID(plan_manifest(src, dst, *child_raw, o, plan));
+    }
+  } else {
+    const auto& m = std::get<ImageManifest>(parsed);
+    auto add = [&](const Descriptor& d) {
+      if (plan.seen.insert(d.digest).second) plan.blobs.push_back(content_descriptor(d));
+    };
+    add(m.config);
+    for (const auto& l : m.layers) {
+      if (!l.urls.empty() && l.media_type == media::kDockerForeignLayerGzip) continue;  // never redistributed
+      add(l);
+    }
+  }
+  plan.manifests.push_back(raw);
+  return {};
+}
+
+Result<BlobOutcome> CopySession::copy_blob(Store& src, Store& dst, const Descriptor& desc, const CopyOptions& o,
+                                           std::uint64_t& bytes) {
+  // One transfer per (destination, digest) at a time across the session.
+  std::shared_ptr<InFlight> mine, theirs;
+  {
+    std::lock_guard lock(mu_);
+    auto key = std::make_pair(static_cast<const Store*>(&dst), desc.digest);
+    auto it = in_flight_.find(key);
+    if (it != in_flight_.end()) {
+      theirs = it->second;
+    } else {
+      mine = std::make_shared<InFlight>();
+      in_flight_.emplace(key, mine);
+    }
+  }
+  if (theirs) {
+    std::unique_lock lock(theirs->mu);
+    theirs->cv.wait(lock, [&] { return theirs->done; });
+    if (theirs->error) return fail(*theirs->error);
+    return BlobOutcome::kSkipped;
+  }
+  auto finish = [&](Result<BlobOutcome> r) {
+    {
+      std::lock_guard lock(mine->mu);
+      mine->done = true;
+      if (!r) mine->error = r.error();
+    }
+    mine->cv.notify_all();
+    std::lock_guard lock(mu_);
+    in_flight_.erase(std::make_pair(static_cast<const Store*>(&dst), desc.digest));
+    return r;
+  };
+
+  auto present = dst.has_blob(desc);
+  if (!present) return finish(fail(present.error()));
+  if (*present) return finish(BlobOutcome::kSkipped);
+  auto mounted = dst.mount_blob(desc, src);
+  if (mounted && *mounted) return finish(BlobOutcome::kMounted);
+
+  std::optional<Error> last;
+  for (int attempt = 0; attempt < std::max(1, o.blob_attempts); ++attempt) {
+    auto writer = dst.blob_writer(desc);
+    if (!writer) return finish(fail(writer.error()));
+    std::uint64_t offset = (*writer)->offset();
+    CountingSink counting(**writer, [&](std::uint64_t n) {
+      bytes += n;
+      if (o.observer) o.observer->blob_bytes(desc, n);
+    });
+    auto fetched = src.fetch_blob(desc, counting, offset);
+    Result<void> committed = fetched ? (*writer)->commit() : Result<void>(fail(fetched.error()));
+    if (committed) return finish(BlobOutcome::kCopied);
+    (*writer)->abort();
+    last = committed.error();
+    if (!transient(*last)) break;
+    if (o.observer) o.observer->blob_retry(desc, *last);
+  }
+  return finish(fail(last->context("copying blob " + desc.digest.str() + " from " + src.describe() + " to " +
+                                   dst.describe())));
+}
+
+Result<void> CopySession::copy_referrers(Store& src, Store& dst, const std::vector<Descriptor>& subjects,
+                                         const CopyOptions& o) {
+  CopyOptions sub = o;
+  sub.all = true;
+  sub.referrers = true;
+  for (const auto& s : subjects) {
+    STRATA_TRY(auto refs, src.referrers(s.digest));
+    for (const auto& r : refs.manifests) {
+      STRATA_TRY_VOID(copy(src, r.digest.str(), dst, std::nullopt, sub));
+    }
+  }
+  return {};
+}
+
+Result<CopyResult> CopySession::copy(Store& src, std::string_view src_ref, Store& dst,
+                                     std::optional<std::string_view> dst_tag, const CopyOptions& o) {
+  CopyResult result;
+  STRATA_TRY(auto root, src.get_manifest(src_ref));
+  STRATA_TRY(auto parsed, parse_manifest(root.bytes, root.descriptor.media_type,
+                                         src.describe() + (src_ref.empty() ? "" : "@" + std::string(src_ref))));
+  if (auto* idx = std::get_if<ImageIndex>(&parsed); idx && !o.all) {
+    Platform want = o.platform.value_or(host_platform());
+    auto matches = select_platform(*idx, want);
+    if (matches.empty()) {
+      std::string have;
+      for (const auto& m : idx->manifests)
+        if (m.platform) have += (have.empty() ? "" : ", ") + m.platform->str();
+      return fail(ErrorCode::kNotFound, src.describe() + " has no image for platform " + want.str() +
+                                            " (it has: " + (have.empty() ? "none" : have) +
+                                            "); pass --platform or --all");
+    }
+    STRATA_TRY(root, src.get_manifest(matches.front().digest.str()));
+    root.descriptor.media_type = matches.front().media_type;
+  }
+  root.descriptor = content_descriptor(root.descriptor);
+
+  // No-op fast path: the destination already has this exact root.
+  std::string dst_ref = dst_tag ? std::string(*dst_tag) : root.descriptor.digest.str();
+  if (auto existing = dst.resolve(dst_ref); existing && existing->digest == root.descriptor.digest) {
+    result.root = root.descriptor;
+    result.already_present = true;
+    if (o.referrers) STRATA_TRY_VOID(copy_referrers(src, dst, {root.descriptor}, o));
+    return result;
+  }
+
+  Plan plan;
+  STRATA_TRY_VOID(plan_manifest(src, dst, root, o, plan));
+  std::stable_sort(plan.blobs.begin(), plan.blobs.end(),
+                   [](const Descriptor& a, const Descriptor& b) { return a.size > b.size; });
+  if (o.observer)
+    for (const auto& b : plan.blobs) o.observer->blob_planned(b);
+
+  std::atomic<std::size_t> next{0};
+  std::mutex result_mu;
+  std::optional<Error> first_error;
+  auto worker = [&] {
+    while (true) {
+      {
+        std::lock_guard lock(result_mu);
+        if (first_error) return;
+      }
+      std::size_t i = next++;
+      if (i >= plan.blobs.size()) return;
+      const auto& desc = plan.blobs[i];
+      std::uint64_t bytes = 0;
+      auto outcome = copy_blob(src, dst, desc, o, bytes);
+      std::lock_guard lock(result_mu);
+      if (!outcome) {
+        if (!first_error) first_error = outcome.error();
+        return;
+      }
+      result.bytes_copied += bytes;
+      switch (*outcome) {
+        case BlobOutcome::kCopied: ++result.blobs_copied; break;
+        case BlobOutcome::kSkipped: ++result.blobs_skipped; break;
+        case BlobOutcome::kMounted: ++result.blobs_mounted; break;
+      }
+      if (o.observer) o.observer->blob_done(desc, *outcome);
+    }
+  };
+  int jobs = std::clamp(o.jobs, 1, 64);
+  {
+    std::vector<std::jthread> pool;
+    for (int i = 1; i < jobs && static_cast<std::size_t>(i) < plan.blobs.size(); ++i) pool.emplace_back(worker);
+    worker();
+  }
+  if (first_error) return fail(*first_error);
+
+  for (std::size_t i = 0; i + 1 < plan.manifests.size(); ++i) {
+    const auto& m = plan.manifests[i];
+    if (auto have = dst.resolve(m.descriptor.digest.str()); have) continue;
+    STRATA_TRY_VOID(dst.put_manifest(m, std::nullopt));
+    if (o.observer) o.observer->manifest_written(m.descriptor);
+  }
+  STRATA_TRY_VOID(dst.put_manifest(root, dst_tag));
+  if (o.observer) o.observer->manifest_written(root.descriptor);
+  result.root = root.descriptor;
+
+  if (o.referrers) {
+    std::vector<Descriptor> subjects;
+    for (const auto& m : plan.manifests) subjects.push_back(m.descriptor);
+    STRATA_TRY_VOID(copy_referrers(src, dst, subjects, o));
+  }
+  return result;
+}
+
+}  // namespace strata::oci

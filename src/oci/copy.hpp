@@ -1,0 +1,82 @@
+// The copy engine: moves an image or index between any two Stores,
+// bit-exactly (no recompression, no re-serialisation; digests preserved).
+//
+// Order: manifests are read first (the plan), then blobs move in parallel
+// (largest first, each verified on commit, skipped when the destination has
+// them, mounted when the destination can), then manifests are written
+// children before parents, the tagged root last. A no-op copy costs one
+// manifest read at the source and one resolve at the destination.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "oci/store.hpp"
+
+namespace strata::oci {
+
+enum class BlobOutcome { kCopied, kSkipped, kMounted };
+
+// Receives progress from worker threads. Implementations must be thread-safe.
+class CopyObserver {
+ public:
+  virtual ~CopyObserver() = default;
+  virtual void blob_planned(const Descriptor&) {}
+  virtual void blob_bytes(const Descriptor&, std::uint64_t /*n*/) {}
+  virtual void blob_done(const Descriptor&, BlobOutcome) {}
+  virtual void blob_retry(const Descriptor&, const Error&) {}
+  virtual void manifest_written(const Descriptor&) {}
+};
+
+struct CopyOptions {
+  // Copy every platform of an index. Default: only `platform` (or the host's).
+  bool all = false;
+  std::optional<Platform> platform;
+  // Also copy manifests that refer to the copied ones (signatures, SBOMs).
+  bool referrers = false;
+  int jobs = 4;                 // parallel blob transfers
+  int blob_attempts = 3;        // whole-blob attempts on transient failure
+  CopyObserver* observer = nullptr;
+};
+
+struct CopyResult {
+  Descriptor root;              // what the destination now holds (tagged if asked)
+  bool already_present = false; // the destination had it; nothing moved
+  std::uint64_t blobs_copied = 0, blobs_skipped = 0, blobs_mounted = 0;
+  std::uint64_t bytes_copied = 0;
+};
+
+// Copies `src_ref` (tag or digest; "" lets the store choose its only image)
+// from `src` to `dst`, tagging the result `dst_tag` when given.
+// A CopySession de-duplicates blobs in flight across several copies (mirror
+// jobs); it is thread-safe.
+class CopySession {
+ public:
+  Result<CopyResult> copy(Store& src, std::string_view src_ref, Store& dst,
+                          std::optional<std::string_view> dst_tag, const CopyOptions& options);
+
+ private:
+  struct Plan;
+  Result<void> plan_manifest(Store& src, Store& dst, const RawManifest& raw, const CopyOptions& o, Plan& plan);
+  Result<BlobOutcome> copy_blob(Store& src, Store& dst, const Descriptor& desc, const CopyOptions& o,
+                                std::uint64_t& bytes);
+  Result<void> copy_referrers(Store& src, Store& dst, const std::vector<Descriptor>& subjects, const CopyOptions& o);
+
+  std::mutex mu_;
+  // Blobs being transferred right now, by destination and digest: a second
+  // request for the same blob waits for the first instead of moving it twice.
+  std::map<std::pair<const Store*, Digest>, std::shared_ptr<struct InFlight>> in_flight_;
+};
+
+inline Result<CopyResult> copy_image(Store& src, std::string_view src_ref, Store& dst,
+                                     std::optional<std::string_view> dst_tag, const CopyOptions& options) {
+  CopySession session;
+  return session.copy(src, src_ref, dst, dst_tag, options);
+}
+
+}  // namespace strata::oci

@@ -1,0 +1,368 @@
+#include "oci/layout_store.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+
+#include "oci/media_types.hpp"
+#include "util/fs.hpp"
+#include "util/strings.hpp"
+
+namespace strata::oci {
+namespace stdfs = std::filesystem;
+
+namespace {
+
+constexpr std::string_view kLayoutFile = R"({"imageLayoutVersion":"1.0.0"})";
+constexpr std::size_t kChunk = 1 << 20;
+
+bool is_digest_ref(std::string_view ref) { return ref.find(':') != std::string_view::npos && Digest::parse(ref).has_value(); }
+
+// Writes a blob into .strata/ingest/<alg>-<hex>, resuming what an interrupted
+// earlier attempt left, and renames it into blobs/ on a verified commit. The
+// ingest file is flocked so two processes never write the same one.
+class LayoutBlobWriter final : public BlobWriter {
+ public:
+  static Result<std::unique_ptr<LayoutBlobWriter>> open(LayoutStore& store, const Descriptor& desc) {
+    auto ingest_dir = store.dir() / ".strata" / "ingest";
+    STRATA_TRY_VOID(fs::make_dirs(ingest_dir));
+    auto path = ingest_dir / (std::string(desc.digest.algorithm()) + "-" + std::string(desc.digest.hex()));
+    int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) return fail(fs::io_error("cannot open", path, errno));
+    while (::flock(fd, LOCK_EX) != 0) {
+      if (errno != EINTR) {
+        int err = errno;
+        ::close(fd);
+        return fail(fs::io_error("cannot lock", path, err));
+      }
+    }
+    auto w = std::unique_ptr<LayoutBlobWriter>(new LayoutBlobWriter(store, desc, path, fd));
+    STRATA_TRY_VOID(w->recover());
+    return w;
+  }
+
+  ~LayoutBlobWriter() override {
+    if (fd_ >= 0) ::close(fd_);  // keep the partial file: a rerun resumes from it
+  }
+
+  std::uint64_t offset() const override { return verifier_.bytes(); }
+
+  Result<void> write(std::span<const std::byte> data) override {
+    if (fd_ < 0) return fail(ErrorCode::kFailedPrecondition, "write to a closed blob writer");
+    STRATA_TRY_VOID(verifier_.update(data));
+    const char* p = reinterpret_cast<const char*>(data.data());
+    std::size_t left = data.size();
+    while (left > 0) {
+      ssize_t n = ::write(fd_, p, left);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return fail(fs::io_error("cannot write", path_, errno));
+      }
+      p += n;
+      left -= static_cast<std::size_t>(n);
+    }
+    return {};
+  }
+
+  Result<void> commit() override {
+    if (fd_ < 0) return fail(ErrorCode::kFailedPrecondition, "commit of a closed blob writer");
+    auto verified = verifier_.verify(store_.describe() + ": blob " + desc_.digest.str());
+    if (!verified) {
+      // Bad bytes must not be resumed from: drop them.
+      ::ftruncate(fd_, 0);
+      ::close(fd_);
+      fd_ = -1;
+      ::unlink(path_.c_str());
+      return verified;
+    }
+    if (::fsync(fd_) != 0) return fail(fs::io_error("cannot fsync", path_, errno));
+    auto final_path = store_.blob_path(desc_.digest);
+    STRATA_TRY_VOID(fs::make_dirs(final_path.parent_path()));
+    if (::rename(path_.c_str(), final_path.c_str()) != 0) {
+      return fail(fs::io_error("cannot rename into", final_path, errno));
+    }
+    ::close(fd_);
+    fd_ = -1;
+    return fs::sync_dir(final_path.parent_path());
+  }
+
+  void abort() override {
+    if (fd_ >= 0) {
+      ::close(fd_);
+      fd_ = -1;
+    }
+  }
+
+ private:
+  LayoutBlobWriter(LayoutStore& store, Descriptor desc, stdfs::path path, int fd)
+      : store_(store), desc_(std::move(desc)), path_(std::move(path)), fd_(fd), verifier_(desc_.digest, desc_.size) {}
+
+  // Re-hashes the bytes an earlier attempt left so the caller resumes after
+  // them. More bytes than the blob's size means they cannot be trusted.
+  Result<void> recover() {
+    struct stat st{};
+    if (::fstat(fd_, &st) != 0) return fail(fs::io_error("cannot stat", path_, errno));
+    if (st.st_size == 0) return {};
+    if (desc_.size >= 0 && st.st_size > desc_.size) {
+      if (::ftruncate(fd_, 0) != 0) return fail(fs::io_error("cannot truncate", path_, errno));
+      return {};
+    }
+    std::vector<std::byte> buf(kChunk);
+    std::uint64_t done = 0;
+    while (done < static_cast<std::uint64_t>(st.st_size)) {
+      ssize_t n = ::pread(fd_, buf.data(), buf.size(), static_cast<off_t>(done));
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return fail(fs::io_error("cannot read", path_, errno));
+      }
+      if (n == 0) break;
+      STRATA_TRY_VOID(verifier_.update(std::span(buf.data(), static_cast<std::size_t>(n))));
+      done += static_cast<std::uint64_t>(n);
+    }
+    if (::lseek(fd_, 0, SEEK_END) < 0) return fail(fs::io_error("cannot seek", path_, errno));
+    return {};
+  }
+
+  LayoutStore& store_;
+  Descriptor desc_;
+  stdfs::path path_;
+  int fd_;
+  DigestVerifier verifier_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<LayoutStore>> LayoutStore::open(stdfs::path dir, LayoutMode mode) {
+  std::error_code ec;
+  bool has_layout = stdfs::exists(dir / "oci-layout", ec);
+  if (!has_layout) {
+    if (mode == LayoutMode::kReadOnly) {
+      return fail(ErrorCode::kNotFound, "oci:" + dir.string() + " is not an OCI image layout (no oci-layout file)");
+    }
+    if (stdfs::exists(dir, ec) && !stdfs::is_directory(dir, ec)) {
+      return fail(ErrorCode::kInvalidArgument, "oci:" + dir.string() + " exists and is not a directory");
+    }
+    if (stdfs::exists(dir, ec) && !stdfs::is_empty(dir, ec)) {
+      return fail(ErrorCode::kInvalidArgument,
+                  "oci:" + dir.string() + " is a non-empty directory without an oci-layout file; "
+                  "refusing to turn it into an image layout (name an empty or new directory)");
+    }
+    STRATA_TRY_VOID(fs::make_dirs(dir / "blobs" / "sha256"));
+    auto lock = fs::FileLock::acquire(dir / ".strata" / "index.lock");
+    if (!lock) return fail(lock.error());
+    if (!stdfs::exists(dir / "index.json", ec)) {
+      STRATA_TRY_VOID(fs::write_file_atomic(dir / "index.json", R"({"schemaVersion":2,"mediaType":"application/vnd.oci.image.index.v1+json","manifests":[]})"));
+    }
+    STRATA_TRY_VOID(fs::write_file_atomic(dir / "oci-layout", kLayoutFile));
+  } else {
+    STRATA_TRY(auto text, fs::read_file(dir / "oci-layout", 1 << 16));
+    auto j = nlohmann::json::parse(text, nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("imageLayoutVersion")) {
+      return fail(ErrorCode::kInvalidArgument, "oci:" + dir.string() + ": malformed oci-layout file");
+    }
+  }
+  return std::unique_ptr<LayoutStore>(new LayoutStore(std::move(dir)));
+}
+
+std::string LayoutStore::describe() const { return "oci:" + dir_.string(); }
+
+stdfs::path LayoutStore::blob_path(const Digest& d) const {
+  return dir_ / "blobs" / std::string(d.algorithm()) / std::string(d.hex());
+}
+
+Result<ImageIndex> LayoutStore::read_index() {
+  STRATA_TRY(auto text, with_context(fs::read_file(dir_ / "index.json", kMaxManifestBytes), describe()));
+  STRATA_TRY(auto parsed, parse_manifest(text, media::kOciIndex, describe() + "/index.json"));
+  if (!std::holds_alternative<ImageIndex>(parsed)) {
+    return fail(ErrorCode::kCorruption, describe() + "/index.json is not an image index");
+  }
+  return std::get<ImageIndex>(std::move(parsed));
+}
+
+template <class F>
+Result<void> LayoutStore::update_index(F&& mutate) {
+  STRATA_TRY(auto lock, fs::FileLock::acquire(dir_ / ".strata" / "index.lock"));
+  STRATA_TRY(auto idx, read_index());
+  bool changed = mutate(idx);
+  if (!changed) return {};
+  idx.media_type = std::string(media::kOciIndex);
+  return fs::write_file_atomic(dir_ / "index.json", serialize(idx));
+}
+
+Result<std::vector<Descriptor>> LayoutStore::entries() {
+  STRATA_TRY(auto idx, read_index());
+  return idx.manifests;
+}
+
+Result<Descriptor> LayoutStore::resolve(std::string_view ref) {
+  STRATA_TRY(auto idx, read_index());
+  if (ref.empty()) {
+    if (idx.manifests.size() == 1) return idx.manifests[0];
+    if (idx.manifests.empty()) return fail(ErrorCode::kNotFound, describe() + " holds no images");
+    return fail(ErrorCode::kInvalidArgument, describe() + " holds " + std::to_string(idx.manifests.size()) +
+                                                 " images; name one with " + describe() + ":TAG");
+  }
+  if (is_digest_ref(ref)) {
+    auto d = *Digest::parse(ref);
+    for (const auto& m : idx.manifests)
+      if (m.digest == d) return m;
+    // A child manifest of an index lives only in blobs/: sniff its type.
+    std::error_code ec;
+    auto size = stdfs::file_size(blob_path(d), ec);
+    if (ec) return fail(ErrorCode::kNotFound, describe() + ": no manifest " + d.str());
+    if (size > kMaxManifestBytes) return fail(ErrorCode::kInvalidArgument, describe() + ": " + d.str() + " is too large for a manifest");
+    STRATA_TRY(auto bytes, fs::read_file(blob_path(d), kMaxManifestBytes));
+    STRATA_TRY(auto mt, sniff_manifest_media_type(bytes, describe() + "@" + d.str()));
+    Descriptor desc;
+    desc.media_type = mt;
+    desc.digest = d;
+    desc.size = static_cast<std::int64_t>(size);
+    return desc;
+  }
+  for (const auto& m : idx.manifests)
+    if (m.ref_name() == ref) return m;
+  return fail(ErrorCode::kNotFound, describe() + ": no image tagged " + str::quote(ref));
+}
+
+Result<RawManifest> LayoutStore::get_manifest(std::string_view ref) {
+  STRATA_TRY(auto desc, resolve(ref));
+  STRATA_TRY(auto bytes, read_blob(*this, desc, kMaxManifestBytes));
+  RawManifest raw;
+  raw.bytes = std::move(bytes);
+  raw.descriptor = desc;
+  raw.descriptor.annotations.clear();  // index.json annotations are not part of the manifest
+  raw.descriptor.platform.reset();
+  return raw;
+}
+
+Result<void> LayoutStore::put_manifest(const RawManifest& m, std::optional<std::string_view> tag) {
+  if (tag && tag->empty()) tag.reset();
+  STRATA_TRY_VOID(write_blob(*this, m.descriptor, m.bytes));
+  Descriptor entry = m.descriptor;
+  entry.annotations.clear();
+  if (tag) entry.annotations[std::string(kRefNameAnnotation)] = std::string(*tag);
+  return update_index([&](ImageIndex& idx) {
+    if (tag) {
+      for (const auto& e : idx.manifests)
+        if (e.ref_name() == *tag && e.digest == entry.digest) return false;
+      std::erase_if(idx.manifests, [&](const Descriptor& e) { return e.ref_name() == *tag; });
+      // An untagged entry for the same digest becomes the tagged one.
+      std::erase_if(idx.manifests, [&](const Descriptor& e) { return e.digest == entry.digest && e.ref_name().empty(); });
+    } else {
+      for (const auto& e : idx.manifests)
+        if (e.digest == entry.digest) return false;
+    }
+    idx.manifests.push_back(entry);
+    return true;
+  });
+}
+
+Result<bool> LayoutStore::has_blob(const Descriptor& desc) {
+  std::error_code ec;
+  auto size = stdfs::file_size(blob_path(desc.digest), ec);
+  if (ec) return false;
+  // A file of the wrong size is not the blob (it cannot have been committed by
+  // strata; treat it as absent so it is rewritten).
+  return desc.size < 0 || size == static_cast<std::uintmax_t>(desc.size);
+}
+
+Result<void> LayoutStore::fetch_blob(const Descriptor& desc, ByteSink& sink, std::uint64_t offset) {
+  auto path = blob_path(desc.digest);
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) return fail(ErrorCode::kNotFound, describe() + ": blob " + desc.digest.str() + " is missing");
+    return fail(fs::io_error("cannot open", path, errno));
+  }
+  std::vector<std::byte> buf(kChunk);
+  off_t pos = static_cast<off_t>(offset);
+  Result<void> result;
+  while (true) {
+    ssize_t n = ::pread(fd, buf.data(), buf.size(), pos);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      result = fail(fs::io_error("cannot read", path, errno));
+      break;
+    }
+    if (n == 0) break;
+    pos += n;
+    result = sink.write(std::span(buf.data(), static_cast<std::size_t>(n)));
+    if (!result) break;
+  }
+  ::close(fd);
+  return result;
+}
+
+Result<std::unique_ptr<BlobWriter>> LayoutStore::blob_writer(const Descriptor& desc) {
+  if (!desc.digest.verifiable()) {
+    return fail(ErrorCode::kUnsupported, describe() + ": cannot store blob " + desc.digest.str() +
+                                             ": its digest algorithm cannot be verified");
+  }
+  STRATA_TRY(auto w, LayoutBlobWriter::open(*this, desc));
+  return std::unique_ptr<BlobWriter>(std::move(w));
+}
+
+Result<std::vector<std::string>> LayoutStore::list_tags() {
+  STRATA_TRY(auto idx, read_index());
+  std::vector<std::string> tags;
+  for (const auto& m : idx.manifests)
+    if (auto t = m.ref_name(); !t.empty()) tags.push_back(t);
+  std::sort(tags.begin(), tags.end());
+  return tags;
+}
+
+Result<void> LayoutStore::delete_manifest(const Digest& digest) {
+  bool found = false;
+  STRATA_TRY_VOID(update_index([&](ImageIndex& idx) {
+    auto n = std::erase_if(idx.manifests, [&](const Descriptor& e) { return e.digest == digest; });
+    found = n > 0;
+    return found;
+  }));
+  if (!found) return fail(ErrorCode::kNotFound, describe() + ": no manifest " + digest.str());
+  return {};
+}
+
+Result<void> LayoutStore::delete_tag(std::string_view tag) {
+  bool found = false;
+  STRATA_TRY_VOID(update_index([&](ImageIndex& idx) {
+    found = std::erase_if(idx.manifests, [&](const Descriptor& e) { return e.ref_name() == tag; }) > 0;
+    return found;
+  }));
+  if (!found) return fail(ErrorCode::kNotFound, describe() + ": no image tagged " + str::quote(tag));
+  return {};
+}
+
+Result<ImageIndex> LayoutStore::referrers(const Digest& digest) {
+  // Layouts have no referrers API: scan index.json entries for a subject
+  // (the convention oras uses), then fall back to the tag schema.
+  ImageIndex out;
+  out.media_type = std::string(media::kOciIndex);
+  STRATA_TRY(auto idx, read_index());
+  for (const auto& e : idx.manifests) {
+    if (!media::is_manifest_or_index(e.media_type)) continue;
+    auto raw = read_blob(*this, e, kMaxManifestBytes);
+    if (!raw) continue;
+    auto parsed = parse_manifest(*raw, e.media_type, describe());
+    if (!parsed) continue;
+    std::visit([&](const auto& m) {
+      if (m.subject && m.subject->digest == digest) {
+        Descriptor d = e;
+        d.annotations = m.annotations;
+        if constexpr (std::is_same_v<std::decay_t<decltype(m)>, ImageManifest>) {
+          d.artifact_type = m.artifact_type ? m.artifact_type : std::optional<std::string>(m.config.media_type);
+        } else {
+          d.artifact_type = m.artifact_type;
+        }
+        out.manifests.push_back(d);
+      }
+    }, *parsed);
+  }
+  if (!out.manifests.empty()) return out;
+  return Store::referrers(digest);
+}
+
+}  // namespace strata::oci

@@ -1,0 +1,59 @@
+// LayoutStore: an OCI image layout directory (image-layout 1.0) as a Store —
+// `oci:DIR[:TAG]`, and strata's embedded default store under $STRATA_HOME.
+//
+//   DIR/oci-layout             {"imageLayoutVersion":"1.0.0"}
+//   DIR/index.json             the entry point; tags are the annotation
+//                              org.opencontainers.image.ref.name
+//   DIR/blobs/<alg>/<hex>      content, verified before it gets this name
+//   DIR/.strata/ingest/        partial downloads, named by digest (resumable)
+//   DIR/.strata/index.lock     flock held while index.json is rewritten
+//
+// Durability: a blob is renamed into blobs/ only after its size and digest are
+// verified and it is fsynced; index.json is replaced atomically under the lock,
+// so concurrent processes and a SIGKILL at any moment leave a layout that
+// strata, umoci and skopeo read. Thread-safe; safe across processes.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+
+#include "oci/store.hpp"
+
+namespace strata::oci {
+
+enum class LayoutMode { kReadOnly, kCreate };
+
+class LayoutStore final : public Store {
+ public:
+  // Opens DIR. kCreate makes an empty layout when DIR does not hold one; a
+  // non-empty directory that is not a layout is refused.
+  static Result<std::unique_ptr<LayoutStore>> open(std::filesystem::path dir, LayoutMode mode);
+
+  std::string describe() const override;
+  Result<Descriptor> resolve(std::string_view ref) override;
+  Result<RawManifest> get_manifest(std::string_view ref) override;
+  Result<void> put_manifest(const RawManifest& manifest, std::optional<std::string_view> tag) override;
+  Result<bool> has_blob(const Descriptor& desc) override;
+  Result<void> fetch_blob(const Descriptor& desc, ByteSink& sink, std::uint64_t offset) override;
+  Result<std::unique_ptr<BlobWriter>> blob_writer(const Descriptor& desc) override;
+  Result<std::vector<std::string>> list_tags() override;
+  Result<void> delete_manifest(const Digest& digest) override;
+  Result<ImageIndex> referrers(const Digest& digest) override;
+
+  // Removes a tag from index.json (the manifest stays if otherwise referenced).
+  Result<void> delete_tag(std::string_view tag);
+  // The descriptors of index.json, as found.
+  Result<std::vector<Descriptor>> entries();
+  const std::filesystem::path& dir() const { return dir_; }
+  std::filesystem::path blob_path(const Digest& d) const;
+
+ private:
+  explicit LayoutStore(std::filesystem::path dir) : dir_(std::move(dir)) {}
+  Result<ImageIndex> read_index();
+  // Read-modify-write of index.json under the lock.
+  template <class F>
+  Result<void> update_index(F&& mutate);
+  std::filesystem::path dir_;
+};
+
+}  // namespace strata::oci

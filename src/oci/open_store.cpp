@@ -1,0 +1,48 @@
+#include "oci/open_store.hpp"
+
+#include <cstdlib>
+
+#include "oci/archive_store.hpp"
+#include "oci/layout_store.hpp"
+
+namespace strata::oci {
+
+std::filesystem::path default_home() {
+  if (const char* h = std::getenv("STRATA_HOME"); h && *h) return h;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::filesystem::path(x) / "strata";
+  if (const char* home = std::getenv("HOME"); home && *home) return std::filesystem::path(home) / ".cache" / "strata";
+  return std::filesystem::path("/var/cache/strata");
+}
+
+Result<OpenedStore> open_store(const ImageRef& ref, Access access, const OpenOptions& options) {
+  OpenedStore out;
+  switch (ref.transport) {
+    case Transport::kScratch:
+      return fail(ErrorCode::kInvalidArgument, "scratch is only a base for `strata build --base scratch`, not a store");
+    case Transport::kDocker:
+      return fail(ErrorCode::kUnsupported, "registry transport is not available in this build");
+    case Transport::kLocal: {
+      STRATA_TRY(auto s, LayoutStore::open(options.home / "images", LayoutMode::kCreate));
+      out.store = std::move(s);
+      out.ref = ref.docker.str();
+      return out;
+    }
+    case Transport::kOciLayout: {
+      STRATA_TRY(auto s, LayoutStore::open(ref.path, access == Access::kWrite ? LayoutMode::kCreate : LayoutMode::kReadOnly));
+      out.store = std::move(s);
+      out.ref = ref.ref;
+      return out;
+    }
+    case Transport::kOciArchive:
+    case Transport::kDockerArchive: {
+      auto fmt = ref.transport == Transport::kOciArchive ? ArchiveFormat::kOci : ArchiveFormat::kDocker;
+      STRATA_TRY(auto s, ArchiveStore::open(ref.path, fmt, access == Access::kWrite ? ArchiveMode::kWrite : ArchiveMode::kRead));
+      out.store = std::move(s);
+      out.ref = ref.transport == Transport::kDockerArchive && !ref.ref.empty() ? ref.docker.str() : ref.ref;
+      return out;
+    }
+  }
+  return fail(ErrorCode::kInvalidArgument, "unknown transport in " + ref.original);
+}
+
+}  // namespace strata::oci

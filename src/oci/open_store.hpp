@@ -1,0 +1,37 @@
+// Opens the Store an ImageRef names: a registry repository, an OCI layout, an
+// oci-archive or docker-archive file, or strata's embedded default store
+// (`local:NAME[:TAG]`, an OCI layout under $STRATA_HOME/images whose tags are
+// full references).
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "oci/reference.hpp"
+#include "oci/store.hpp"
+
+namespace strata::oci {
+
+enum class Access { kRead, kWrite };
+
+struct OpenOptions {
+  std::filesystem::path home;                   // $STRATA_HOME
+  std::string authfile;                         // empty: the default search
+  std::vector<std::string> insecure_registries; // HOST[:PORT]
+  std::vector<std::string> cert_dirs;           // extra certs.d-style dirs
+  int jobs = 4;
+};
+
+struct OpenedStore {
+  std::unique_ptr<Store> store;
+  std::string ref;  // the tag or digest within the store; may be empty
+};
+
+Result<OpenedStore> open_store(const ImageRef& ref, Access access, const OpenOptions& options);
+
+// $STRATA_HOME, else $XDG_CACHE_HOME/strata, else ~/.cache/strata.
+std::filesystem::path default_home();
+
+}  // namespace strata::oci
