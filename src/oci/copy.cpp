@@ -112,7 +112,8 @@ Result<BlobOutcome> CopySession::copy_blob(Store& src, Store& dst, const Descrip
   if (mounted && *mounted) return finish(BlobOutcome::kMounted);
 
   std::optional<Error> last;
-  for (int attempt = 0; attempt < std::max(1, o.blob_attempts); ++attempt) {
+  const int attempts = std::max(1, o.blob_attempts);
+  for (int attempt = 0; attempt < attempts; ++attempt) {
     auto writer = dst.blob_writer(desc);
     if (!writer) return finish(fail(writer.error()));
     std::uint64_t offset = (*writer)->offset();
@@ -125,7 +126,7 @@ Result<BlobOutcome> CopySession::copy_blob(Store& src, Store& dst, const Descrip
     if (committed) return finish(BlobOutcome::kCopied);
     (*writer)->abort();
     last = committed.error();
-    if (!transient(*last)) break;
+    if (!transient(*last) || attempt + 1 == attempts) break;
     if (o.observer) o.observer->blob_retry(desc, *last);
   }
   return finish(fail(last->context("copying blob " + desc.digest.str() + " from " + src.describe() + " to " +

@@ -1,0 +1,136 @@
+#include "oci/copy.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+
+#include "oci/layout_store.hpp"
+#include "oci/memory_store.hpp"
+#include "support/random_image.hpp"
+#include "support/temp_dir.hpp"
+
+namespace strata::oci {
+namespace {
+
+class CountingObserver : public CopyObserver {
+ public:
+  void blob_retry(const Descriptor&, const Error&) override { ++retries; }
+  void blob_done(const Descriptor&, BlobOutcome o) override {
+    if (o == BlobOutcome::kCopied) ++copied;
+  }
+  std::atomic<int> retries{0}, copied{0};
+};
+
+TEST(Copy, CopiesAnImageBitExactly) {
+  MemoryStore src("src"), dst("dst");
+  auto img = testing::make_image(src, {1 << 20, 300, 5000}, 1);
+  ASSERT_TRUE(src.put_manifest(img.manifest, "v1"));
+  auto r = copy_image(src, "v1", dst, "copied", {});
+  ASSERT_TRUE(r) << r.error().message();
+  EXPECT_EQ(r->root.digest, img.manifest.descriptor.digest);
+  EXPECT_EQ(r->blobs_copied, 4u);
+  EXPECT_EQ(dst.get_manifest("copied")->bytes, img.manifest.bytes);
+  for (std::size_t i = 0; i < img.layers.size(); ++i) EXPECT_EQ(*read_blob(dst, img.layers[i], 2 << 20), img.layer_bytes[i]);
+}
+
+TEST(Copy, SecondCopyIsANoOpWithoutBlobTraffic) {
+  MemoryStore src("src"), dst("dst");
+  auto img = testing::make_image(src, {1000, 2000}, 2);
+  ASSERT_TRUE(src.put_manifest(img.manifest, "v1"));
+  ASSERT_TRUE(copy_image(src, "v1", dst, "v1", {}));
+  auto fetches = src.fetch_count();
+  auto again = copy_image(src, "v1", dst, "v1", {});
+  ASSERT_TRUE(again);
+  EXPECT_TRUE(again->already_present);
+  EXPECT_EQ(src.fetch_count(), fetches);
+}
+
+TEST(Copy, SkipsBlobsTheDestinationHas) {
+  MemoryStore src("src"), dst("dst");
+  auto img = testing::make_image(src, {1000, 2000}, 3);
+  ASSERT_TRUE(src.put_manifest(img.manifest, "v1"));
+  ASSERT_TRUE(write_blob(dst, img.layers[0], img.layer_bytes[0]));
+  auto r = copy_image(src, "v1", dst, "v1", {});
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->blobs_skipped, 1u);
+  EXPECT_EQ(r->blobs_copied, 2u);
+}
+
+TEST(Copy, IndexPlatformSelectionAndAll) {
+  MemoryStore src("src");
+  auto idx = testing::make_index(src, {"amd64", "arm64"}, 10);
+  ASSERT_TRUE(src.put_manifest(idx, "multi"));
+  auto parsed = std::get<ImageIndex>(*parse_manifest(idx.bytes, idx.descriptor.media_type, "idx"));
+
+  MemoryStore one("one");
+  CopyOptions arm;
+  arm.platform = *parse_platform("linux/arm64");
+  auto r = copy_image(src, "multi", one, "x", arm);
+  ASSERT_TRUE(r) << r.error().message();
+  EXPECT_EQ(r->root.digest, parsed.manifests[1].digest);  // the arm64 child, not the index
+  EXPECT_EQ(one.blob_count(), 4u);                        // 2 layers + config + manifest
+
+  MemoryStore all("all");
+  CopyOptions everything;
+  everything.all = true;
+  auto a = copy_image(src, "multi", all, "x", everything);
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->root.digest, idx.descriptor.digest);
+  EXPECT_EQ(all.get_manifest("x")->bytes, idx.bytes);
+  EXPECT_TRUE(all.get_manifest(parsed.manifests[0].digest.str()));
+  EXPECT_TRUE(all.get_manifest(parsed.manifests[1].digest.str()));
+
+  CopyOptions s390;
+  s390.platform = *parse_platform("linux/s390x");
+  MemoryStore none("none");
+  auto missing = copy_image(src, "multi", none, "x", s390);
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().message().find("linux/amd64, linux/arm64"), std::string::npos) << missing.error().message();
+}
+
+TEST(Copy, CorruptSourceFailsClearlyAndLeavesNoCorruptBlob) {
+  testing::TempDir dir;
+  MemoryStore src("src");
+  auto dst = std::move(*LayoutStore::open(dir / "dst", LayoutMode::kCreate));
+  auto img = testing::make_image(src, {4096}, 4);
+  ASSERT_TRUE(src.put_manifest(img.manifest, "v1"));
+  std::string bad = img.layer_bytes[0];
+  bad[100] ^= 1;
+  src.put_raw_blob(img.layers[0].digest, bad);
+  CountingObserver obs;
+  CopyOptions o;
+  o.observer = &obs;
+  auto r = copy_image(src, "v1", *dst, "v1", o);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message().find("digest mismatch"), std::string::npos) << r.error().message();
+  EXPECT_NE(r.error().message().find(img.layers[0].digest.str()), std::string::npos);
+  EXPECT_EQ(obs.retries.load(), o.blob_attempts - 1);
+  EXPECT_FALSE(*dst->has_blob(img.layers[0]));
+  EXPECT_FALSE(dst->resolve("v1"));  // no manifest without its blobs
+}
+
+TEST(Copy, ConcurrentCopiesShareInFlightBlobs) {
+  MemoryStore src("src"), dst("dst");
+  // Two images sharing a large first layer.
+  auto a = testing::make_image(src, {8 << 20, 100}, 20);
+  oci::ImageManifest mb = std::get<ImageManifest>(*parse_manifest(a.manifest.bytes, "", "a"));
+  std::string extra = testing::random_bytes(200, 99);
+  auto extra_d = descriptor_for(media::kOciLayerGzip, extra);
+  ASSERT_TRUE(write_blob(src, extra_d, extra));
+  mb.layers[1] = extra_d;
+  auto b = make_raw_manifest(mb.media_type, serialize(mb));
+  ASSERT_TRUE(src.put_manifest(a.manifest, "a"));
+  ASSERT_TRUE(src.put_manifest(b, "b"));
+  auto before = src.fetch_count();
+  CopySession session;
+  std::thread t1([&] { ASSERT_TRUE(session.copy(src, "a", dst, "a", {})); });
+  std::thread t2([&] { ASSERT_TRUE(session.copy(src, "b", dst, "b", {})); });
+  t1.join();
+  t2.join();
+  // Unique blobs: shared layer, a's second layer, b's second layer, the config.
+  EXPECT_EQ(src.fetch_count() - before, 4u);
+}
+
+}  // namespace
+}  // namespace strata::oci

@@ -1,0 +1,154 @@
+#include "oci/layout_store.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "oci/archive_store.hpp"
+#include "oci/copy.hpp"
+#include "support/random_image.hpp"
+#include "support/temp_dir.hpp"
+#include "util/fs.hpp"
+
+namespace strata::oci {
+namespace {
+
+TEST(LayoutStore, CreatesAValidEmptyLayout) {
+  testing::TempDir dir;
+  auto s = LayoutStore::open(dir / "l", LayoutMode::kCreate);
+  ASSERT_TRUE(s);
+  EXPECT_EQ(*fs::read_file(dir / "l" / "oci-layout"), R"({"imageLayoutVersion":"1.0.0"})");
+  EXPECT_TRUE(std::filesystem::is_directory(dir / "l" / "blobs" / "sha256"));
+  auto idx = (*s)->entries();
+  ASSERT_TRUE(idx);
+  EXPECT_TRUE(idx->empty());
+}
+
+TEST(LayoutStore, RefusesNonLayoutDirectories) {
+  testing::TempDir dir;
+  std::filesystem::create_directories(dir / "x");
+  std::ofstream(dir / "x" / "precious.txt") << "do not touch";
+  auto s = LayoutStore::open(dir / "x", LayoutMode::kCreate);
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.error().message().find("non-empty directory"), std::string::npos);
+  auto ro = LayoutStore::open(dir / "missing", LayoutMode::kReadOnly);
+  ASSERT_FALSE(ro);
+  EXPECT_TRUE(ro.error().is(ErrorCode::kNotFound));
+}
+
+TEST(LayoutStore, ResumesAnInterruptedBlobAndVerifiesTheWhole) {
+  testing::TempDir dir;
+  auto s = std::move(*LayoutStore::open(dir / "l", LayoutMode::kCreate));
+  std::string bytes = testing::random_bytes(5 << 20, 9);
+  auto d = descriptor_for(media::kOciLayerGzip, bytes);
+  {
+    auto w = s->blob_writer(d);
+    ASSERT_TRUE(w);
+    ASSERT_TRUE((*w)->write(as_bytes(std::string_view(bytes).substr(0, 2 << 20))));
+    // Dropped without commit: like a killed process.
+  }
+  EXPECT_FALSE(*s->has_blob(d));
+  auto w = s->blob_writer(d);
+  ASSERT_TRUE(w);
+  EXPECT_EQ((*w)->offset(), 2u << 20);
+  ASSERT_TRUE((*w)->write(as_bytes(std::string_view(bytes).substr(2 << 20))));
+  ASSERT_TRUE((*w)->commit());
+  EXPECT_EQ(*read_blob(*s, d, 16 << 20), bytes);
+}
+
+TEST(LayoutStore, PartialBytesThatDoNotVerifyAreDropped) {
+  testing::TempDir dir;
+  auto s = std::move(*LayoutStore::open(dir / "l", LayoutMode::kCreate));
+  std::string bytes = testing::random_bytes(4096, 2);
+  auto d = descriptor_for(media::kOciLayer, bytes);
+  {
+    auto w = s->blob_writer(d);
+    ASSERT_TRUE((*w)->write(as_bytes(std::string(2048, 'x'))));  // wrong bytes, interrupted
+  }
+  auto w = s->blob_writer(d);
+  ASSERT_EQ((*w)->offset(), 2048u);
+  ASSERT_TRUE((*w)->write(as_bytes(std::string_view(bytes).substr(2048))));
+  EXPECT_FALSE((*w)->commit());
+  // The poisoned partial is gone; a fresh attempt starts at zero and succeeds.
+  auto w2 = s->blob_writer(d);
+  EXPECT_EQ((*w2)->offset(), 0u);
+  ASSERT_TRUE((*w2)->write(as_bytes(bytes)));
+  EXPECT_TRUE((*w2)->commit());
+}
+
+TEST(LayoutStore, CorruptedBlobOnDiskIsDetectedOnRead) {
+  testing::TempDir dir;
+  auto s = std::move(*LayoutStore::open(dir / "l", LayoutMode::kCreate));
+  auto img = testing::make_image(*s, {100}, 4);
+  ASSERT_TRUE(s->put_manifest(img.manifest, "t"));
+  std::ofstream(s->blob_path(img.config.digest), std::ios::trunc) << std::string(img.config.size, ' ');
+  auto r = read_blob(*s, img.config);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message().find("digest mismatch"), std::string::npos);
+}
+
+TEST(LayoutStore, UntaggedRefNeedsASingleImage) {
+  testing::TempDir dir;
+  auto s = std::move(*LayoutStore::open(dir / "l", LayoutMode::kCreate));
+  auto a = testing::make_image(*s, {1}, 1);
+  ASSERT_TRUE(s->put_manifest(a.manifest, "a"));
+  EXPECT_EQ(s->resolve("")->digest, a.manifest.descriptor.digest);
+  auto b = testing::make_image(*s, {1}, 2);
+  ASSERT_TRUE(s->put_manifest(b.manifest, "b"));
+  auto r = s->resolve("");
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message().find("name one with"), std::string::npos);
+}
+
+TEST(ArchiveStore, OciAndDockerArchivesRoundTripBitExactly) {
+  testing::TempDir dir;
+  auto src = std::move(*LayoutStore::open(dir / "src", LayoutMode::kCreate));
+  auto img = testing::make_image(*src, {1000, 2000}, 5);
+  ASSERT_TRUE(src->put_manifest(img.manifest, "v1"));
+  for (auto fmt : {ArchiveFormat::kOci, ArchiveFormat::kDocker}) {
+    auto file = dir / (fmt == ArchiveFormat::kOci ? "o.tar" : "d.tar");
+    std::string tag = fmt == ArchiveFormat::kOci ? "v1" : "docker.io/team/app:v1";
+    {
+      auto w = std::move(*ArchiveStore::open(file, fmt, ArchiveMode::kWrite));
+      ASSERT_TRUE(copy_image(*src, "v1", *w, tag, {}));
+      ASSERT_TRUE(w->close());
+    }
+    auto r = ArchiveStore::open(file, fmt, ArchiveMode::kRead);
+    ASSERT_TRUE(r) << r.error().message();
+    auto m = (*r)->get_manifest(fmt == ArchiveFormat::kOci ? "v1" : "team/app:v1");
+    ASSERT_TRUE(m) << m.error().message();
+    EXPECT_EQ(m->bytes, img.manifest.bytes);
+    EXPECT_EQ(*read_blob(**r, img.layers[1], 1 << 20), img.layer_bytes[1]);
+  }
+}
+
+TEST(ArchiveStore, RefusesEscapingMembers) {
+  testing::TempDir dir;
+  // A tar whose member climbs out of the extraction directory.
+  auto evil = dir / "evil.tar";
+  std::filesystem::create_directories(dir / "w");
+  std::ofstream(dir / "w" / "x") << "x";
+  std::string cmd = "tar -C " + (dir / "w").string() + " -cf " + evil.string() +
+                    " --transform='s|^x|../../escape|' x 2>/dev/null";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  auto r = ArchiveStore::open(evil, ArchiveFormat::kOci, ArchiveMode::kRead);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message().find("escaping"), std::string::npos) << r.error().message();
+  EXPECT_FALSE(std::filesystem::exists(dir.path().parent_path() / "escape"));
+}
+
+TEST(ArchiveStore, AFailedWriteLeavesNoArchive) {
+  testing::TempDir dir;
+  auto file = dir / "never.tar";
+  {
+    auto w = std::move(*ArchiveStore::open(file, ArchiveFormat::kOci, ArchiveMode::kWrite));
+    auto img = testing::make_image(*w, {10}, 1);
+    ASSERT_TRUE(w->put_manifest(img.manifest, "x"));
+    // No close(): as if the copy failed half way.
+  }
+  EXPECT_FALSE(std::filesystem::exists(file));
+  for (auto& e : std::filesystem::directory_iterator(dir.path())) ADD_FAILURE() << "left behind: " << e.path();
+}
+
+}  // namespace
+}  // namespace strata::oci
