@@ -1,0 +1,82 @@
+// Layer compression as a ByteSink decorator: uncompressed tar bytes go in,
+// compressed bytes go to the next sink, and both digests (diff_id and the
+// blob digest) come out of the same single pass.
+//
+// Determinism (docs/format/layer.md): the compressor, its level and its
+// framing are pinned. The stream is cut into independent gzip members / zstd
+// frames, one per kCompressionChunk uncompressed bytes counted from the last
+// cut, plus a cut at every end_member() call and at finish(). Members and
+// frames concatenate into valid streams, so a layer assembled from cached,
+// separately compressed fragments is byte-identical to the same bytes sent
+// through one CompressingSink with end_member() at each fragment boundary.
+//
+// Not thread-safe; one sink per stream. Memory: one chunk plus its bound.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "oci/blob_io.hpp"
+#include "oci/digest.hpp"
+#include "oci/media_types.hpp"
+
+namespace strata::layer {
+
+using Compression = oci::media::Compression;
+
+// Uncompressed bytes per gzip member / zstd frame.
+inline constexpr std::size_t kCompressionChunk = std::size_t{4} << 20;
+// libdeflate level for gzip (pinned; changing it changes every digest).
+inline constexpr int kGzipLevel = 6;
+// libzstd level for zstd (pinned).
+inline constexpr int kZstdLevel = 3;
+
+struct LayerDigests {
+  oci::Digest diff_id = oci::Digest::sha256_of("");  // sha256 of the uncompressed tar
+  oci::Digest digest = oci::Digest::sha256_of("");   // sha256 of the bytes written out
+  std::int64_t size = 0;                             // bytes written out
+  std::uint64_t uncompressed_size = 0;
+};
+
+// The OCI layer media type for a compression (kUnknown is not a layer).
+std::string_view layer_media_type(Compression c);
+// "gzip", "zstd", "none" → Compression; anything else kInvalidArgument.
+Result<Compression> parse_compression(std::string_view name);
+
+class CompressingSink : public oci::ByteSink {
+ public:
+  // kInvalidArgument for Compression::kUnknown.
+  static Result<std::unique_ptr<CompressingSink>> create(Compression c, oci::ByteSink& out);
+  ~CompressingSink() override;
+
+  Result<void> write(std::span<const std::byte> data) override;
+  // Ends the current gzip member / zstd frame (no-op when it is empty).
+  Result<void> end_member();
+  // Ends the stream and returns the digests. REQUIRES: called once, last.
+  Result<LayerDigests> finish();
+
+  Compression compression() const { return compression_; }
+
+ protected:
+  CompressingSink(Compression c, oci::ByteSink& out);
+
+ private:
+  Result<void> emit(std::span<const std::byte> data);
+  Result<void> flush_chunk(bool even_if_empty);
+
+  struct Codec;
+  Compression compression_;
+  oci::ByteSink& out_;
+  std::unique_ptr<Codec> codec_;
+  std::string chunk_;
+  std::string scratch_;
+  Hasher uncompressed_hash_;
+  Hasher compressed_hash_;
+  std::uint64_t in_bytes_ = 0;
+  std::uint64_t out_bytes_ = 0;
+  std::uint64_t members_ = 0;
+  bool finished_ = false;
+};
+
+}  // namespace strata::layer
