@@ -1,0 +1,251 @@
+#include "oci/image_fs.hpp"
+
+#include <deque>
+
+#include "oci/media_types.hpp"
+#include "oci/store.hpp"
+#include "util/strings.hpp"
+
+namespace strata::oci {
+
+namespace {
+
+constexpr int kMaxSymlinkHops = 40;  // as Linux (MAXSYMLINKS)
+
+std::string join(std::string_view dir, std::string_view name) {
+  if (dir.empty()) return std::string(name);
+  std::string s(dir);
+  s += '/';
+  s += name;
+  return s;
+}
+
+void push_front_components(std::deque<std::string>& rest, std::string_view path) {
+  auto parts = str::split(path, '/');
+  for (auto it = parts.rbegin(); it != parts.rend(); ++it) {
+    if (!it->empty()) rest.emplace_front(*it);
+  }
+}
+
+// Walks `path` from the root, following symlinks inside the image (the last
+// component only when `follow_last`). With `create` set, missing directories
+// are created as implicit 0755 root-owned directories of layer `layer` and
+// their paths recorded in *create.
+Result<std::string> walk(std::map<std::string, FsNode>& nodes, std::string_view path, bool follow_last,
+                         std::set<std::string>* create, std::size_t layer) {
+  std::deque<std::string> rest;
+  push_front_components(rest, path);
+  std::string cur;  // resolved so far
+  int hops = 0;
+  while (!rest.empty()) {
+    std::string c = std::move(rest.front());
+    rest.pop_front();
+    if (c == ".") continue;
+    if (c == "..") {
+      cur = std::string(parent_path(cur));
+      continue;
+    }
+    std::string next = join(cur, c);
+    auto it = nodes.find(next);
+    if (it == nodes.end()) {
+      if (!create || rest.empty()) {
+        if (rest.empty() && create) return next;
+        return fail(ErrorCode::kNotFound, "/" + std::string(path) + ": /" + next + " does not exist");
+      }
+      FsNode dir;
+      dir.layer = layer;
+      it = nodes.emplace(next, dir).first;
+      create->insert(next);
+    }
+    const FsNode& n = it->second;
+    if (n.type == TarEntryType::kSymlink && (!rest.empty() || follow_last)) {
+      if (++hops > kMaxSymlinkHops) {
+        return fail(ErrorCode::kInvalidArgument, "/" + std::string(path) + ": too many levels of symlinks");
+      }
+      if (n.link_target.starts_with('/')) cur.clear();
+      push_front_components(rest, n.link_target);
+      continue;
+    }
+    if (!rest.empty() && n.type != TarEntryType::kDirectory) {
+      return fail(create ? ErrorCode::kInvalidArgument : ErrorCode::kNotFound,
+                  "/" + std::string(path) + ": /" + next + " is a " +
+                      std::string(tar_entry_type_name(n.type)) + ", not a directory");
+    }
+    cur = std::move(next);
+  }
+  return cur;
+}
+
+}  // namespace
+
+std::function<bool(std::string_view)> capture_paths(std::vector<std::string> patterns) {
+  for (auto& p : patterns) {
+    while (p.starts_with('/')) p.erase(0, 1);
+  }
+  return [patterns = std::move(patterns)](std::string_view path) {
+    for (const auto& p : patterns) {
+      if (p.ends_with("/*")) {
+        std::string_view dir(p.data(), p.size() - 2);
+        if (parent_path(path) == dir && !path.empty()) return true;
+      } else if (p == path) {
+        return true;
+      }
+    }
+    return false;
+  };
+}
+
+ImageFilesystem::ImageFilesystem() { nodes_.emplace("", FsNode{}); }
+
+void ImageFilesystem::erase_tree(const std::string& path, bool keep_self, const std::set<std::string>& keep) {
+  std::string prefix = path.empty() ? std::string() : path + "/";
+  auto it = path.empty() ? nodes_.upper_bound("") : nodes_.lower_bound(prefix);
+  while (it != nodes_.end() && it->first.starts_with(prefix)) {
+    if (keep.count(it->first)) {
+      ++it;
+    } else {
+      it = nodes_.erase(it);
+    }
+  }
+  if (!keep_self && !path.empty() && !keep.count(path)) nodes_.erase(path);
+}
+
+Result<void> ImageFilesystem::apply_layer(TarReader& reader, const ImageFsOptions& options) {
+  const std::size_t layer = layers_;
+  std::set<std::string> added;                   // resolved paths this layer wrote
+  std::map<std::string, std::string> resolved;   // archive path → resolved path (hardlinks)
+  while (true) {
+    STRATA_TRY(auto next, reader.next());
+    if (!next) break;
+    TarEntry& e = *next;
+    auto refuse = [&](std::string why) {
+      return fail(ErrorCode::kInvalidArgument, reader.what() + ": entry " + str::quote(e.path) + ": " + why);
+    };
+    if (e.path.empty()) {  // the root: only its attributes
+      FsNode& root = nodes_[""];
+      root.mode = e.mode;
+      root.uid = e.uid;
+      root.gid = e.gid;
+      root.mtime = e.mtime;
+      root.layer = layer;
+      continue;
+    }
+    std::string_view base = base_name(e.path);
+    std::string_view parent = parent_path(e.path);
+    if (base.starts_with(kWhiteoutPrefix)) {
+      auto dir = walk(nodes_, parent, true, nullptr, layer);
+      if (!dir) continue;  // nothing below a missing directory to hide
+      if (base == kOpaqueWhiteout) {
+        erase_tree(*dir, true, added);
+        continue;
+      }
+      std::string_view name = base.substr(kWhiteoutPrefix.size());
+      if (name.empty() || name == "." || name == "..") return refuse("a whiteout must name what it deletes");
+      std::string victim = join(*dir, name);
+      erase_tree(victim, added.count(victim) > 0, added);
+      continue;
+    }
+
+    std::string key;
+    {
+      auto p = walk(nodes_, parent, true, &added, layer);
+      if (!p) return fail(p.error().context(reader.what() + ": entry " + str::quote(e.path)));
+      key = join(*p, base);
+    }
+    FsNode node;
+    node.type = e.type;
+    node.mode = e.mode;
+    node.uid = e.uid;
+    node.gid = e.gid;
+    node.size = e.size;
+    node.mtime = e.mtime;
+    node.dev_major = e.dev_major;
+    node.dev_minor = e.dev_minor;
+    node.layer = layer;
+    if (e.type == TarEntryType::kSymlink) node.link_target = e.link_target;
+    if (e.type == TarEntryType::kHardlink) {
+      auto r = resolved.find(e.link_target);
+      auto target = r == resolved.end() ? nodes_.end() : nodes_.find(r->second);
+      if (target == nodes_.end()) return refuse("hardlink target " + str::quote(e.link_target) + " is gone");
+      node = target->second;
+      node.layer = layer;
+    }
+    if (e.type == TarEntryType::kRegular && e.size <= options.max_capture_bytes && options.capture &&
+        options.capture(key)) {
+      STRATA_TRY(node.content, reader.read_data_string(options.max_capture_bytes));
+    }
+    auto existing = nodes_.find(key);
+    if (existing != nodes_.end()) {
+      bool both_dirs = existing->second.type == TarEntryType::kDirectory && e.type == TarEntryType::kDirectory;
+      if (!both_dirs) erase_tree(key, false, {});
+    }
+    nodes_[key] = std::move(node);
+    added.insert(key);
+    if (e.type != TarEntryType::kDirectory) resolved[e.path] = key;
+  }
+  ++layers_;
+  return {};
+}
+
+Result<ImageFilesystem> ImageFilesystem::load(Store& store, const ImageManifest& manifest,
+                                              const ImageFsOptions& options) {
+  ImageFilesystem fs;
+  std::size_t n = manifest.layers.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    const Descriptor& d = manifest.layers[i];
+    std::string which = "layer " + std::to_string(i + 1) + "/" + std::to_string(n) + " (" + d.digest.str() + ")";
+    if (media::layer_compression(d.media_type) == media::Compression::kUnknown) {
+      return fail(ErrorCode::kUnsupported,
+                  which + " has media type " + str::quote(d.media_type) + ", which is not a tar layer");
+    }
+    STRATA_TRY(auto reader, TarReader::open_blob(store, d, options.limits));
+    auto r = fs.apply_layer(*reader, options);
+    if (!r) return fail(r.error().context(which));
+  }
+  return fs;
+}
+
+Result<std::string> ImageFilesystem::resolve(std::string_view path, Follow follow) const {
+  if (path.find('\0') != std::string_view::npos) {
+    return fail(ErrorCode::kInvalidArgument, "path " + str::quote(path) + " contains a NUL byte");
+  }
+  // walk() mutates nothing when `create` is null.
+  auto& nodes = const_cast<std::map<std::string, FsNode>&>(nodes_);
+  return walk(nodes, path, follow == Follow::kYes, nullptr, layers_);
+}
+
+Result<const FsNode*> ImageFilesystem::lookup(std::string_view path, Follow follow) const {
+  STRATA_TRY(std::string key, resolve(path, follow));
+  return &nodes_.at(key);
+}
+
+Result<std::string> ImageFilesystem::read_small_file(std::string_view path) const {
+  STRATA_TRY(const FsNode* n, lookup(path));
+  if (n->type != TarEntryType::kRegular) {
+    return fail(ErrorCode::kInvalidArgument, std::string(path) + " is a " +
+                                                 std::string(tar_entry_type_name(n->type)) + ", not a file");
+  }
+  if (!n->content) {
+    return fail(ErrorCode::kFailedPrecondition,
+                std::string(path) + " (" + std::to_string(n->size) +
+                    " bytes) was not captured; list it in ImageFsOptions::capture (and keep it under "
+                    "max_capture_bytes)");
+  }
+  return *n->content;
+}
+
+Result<std::vector<std::string>> ImageFilesystem::list(std::string_view dir) const {
+  STRATA_TRY(std::string key, resolve(dir));
+  if (nodes_.at(key).type != TarEntryType::kDirectory) {
+    return fail(ErrorCode::kInvalidArgument, std::string(dir) + " is not a directory");
+  }
+  std::string prefix = key.empty() ? std::string() : key + "/";
+  std::vector<std::string> out;
+  for (auto it = nodes_.upper_bound(prefix); it != nodes_.end() && it->first.starts_with(prefix); ++it) {
+    std::string_view rest = std::string_view(it->first).substr(prefix.size());
+    if (!rest.empty() && rest.find('/') == std::string_view::npos) out.emplace_back(rest);
+  }
+  return out;
+}
+
+}  // namespace strata::oci

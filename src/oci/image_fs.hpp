@@ -1,0 +1,96 @@
+// ImageFilesystem: the metadata of an image's root filesystem, built by
+// applying its layers in order as the OCI image spec says (entries replace
+// what lower layers had, a directory over a directory only takes its
+// attributes, whiteouts ".wh.NAME" delete NAME from lower layers, an opaque
+// ".wh..wh..opq" hides every lower-layer child of its directory, a whiteout
+// never hides what its own layer adds).
+//
+// Holds path → type, mode, owner, size, mtime, link target in memory, plus the
+// content of the small regular files the caller asks for (dpkg status,
+// os-release, …); other content is streamed past and dropped. Layers are read
+// from any Store, streamed, never held whole in memory.
+//
+// A value type; const methods are safe to call from several threads.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "oci/manifest.hpp"
+#include "oci/tar_reader.hpp"
+
+namespace strata::oci {
+
+class Store;
+
+struct FsNode {
+  TarEntryType type = TarEntryType::kDirectory;  // never kHardlink: a hardlink is its target's type
+  std::uint32_t mode = 0755;
+  std::uint64_t uid = 0;
+  std::uint64_t gid = 0;
+  std::uint64_t size = 0;
+  std::int64_t mtime = 0;
+  std::string link_target;  // symlinks only, verbatim
+  std::uint32_t dev_major = 0;
+  std::uint32_t dev_minor = 0;
+  std::optional<std::string> content;  // regular files the options asked to capture
+  std::size_t layer = 0;               // index of the layer that last wrote this path
+};
+
+struct ImageFsOptions {
+  // Regular files (canonical path, e.g. "var/lib/dpkg/status") whose content
+  // to keep. Default: none.
+  std::function<bool(std::string_view path)> capture;
+  // Larger files are not captured even when `capture` says so. Default 8 MiB.
+  std::uint64_t max_capture_bytes = std::uint64_t{8} << 20;
+  ReadLimits limits;  // per layer
+};
+
+// A capture predicate for exact paths ("etc/os-release") and one-level globs
+// ("etc/dpkg/dpkg.cfg.d/*"). Leading "/" is ignored.
+std::function<bool(std::string_view)> capture_paths(std::vector<std::string> patterns);
+
+class ImageFilesystem {
+ public:
+  enum class Follow { kYes, kNo };
+
+  ImageFilesystem();  // an empty root directory
+
+  // Applies every layer of `manifest`, first to last.
+  static Result<ImageFilesystem> load(Store& store, const ImageManifest& manifest,
+                                      const ImageFsOptions& options = {});
+  // Applies one more layer read from `reader`.
+  Result<void> apply_layer(TarReader& reader, const ImageFsOptions& options = {});
+
+  // Resolves `path` ("/usr/bin/cc" or "usr/bin/cc") inside the image root:
+  // symlinks are followed (absolute targets from the image root, ".." stops
+  // at the root), the last one only with Follow::kYes. Returns the canonical
+  // path of what it found; kNotFound when absent, kInvalidArgument on a loop.
+  Result<std::string> resolve(std::string_view path, Follow follow = Follow::kYes) const;
+  Result<const FsNode*> lookup(std::string_view path, Follow follow = Follow::kYes) const;
+  bool exists(std::string_view path) const { return lookup(path).has_value(); }
+  // The captured content of a regular file (after following symlinks).
+  // kFailedPrecondition when it was not captured.
+  Result<std::string> read_small_file(std::string_view path) const;
+  // Names of the children of a directory (after following symlinks), sorted.
+  Result<std::vector<std::string>> list(std::string_view dir) const;
+
+  // Every path (canonical, "" is the root), sorted; for tests and dumps.
+  const std::map<std::string, FsNode>& nodes() const { return nodes_; }
+  std::size_t layers() const { return layers_; }
+
+ private:
+  Result<std::string> resolve_parent_for_write(std::string_view parent, const std::string& entry);
+  void erase_tree(const std::string& path, bool keep_self, const std::set<std::string>& keep);
+
+  std::map<std::string, FsNode> nodes_;
+  std::size_t layers_ = 0;
+};
+
+}  // namespace strata::oci
