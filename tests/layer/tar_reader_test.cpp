@@ -17,7 +17,7 @@ using testing::ScratchDir;
 
 std::filesystem::path bad_dir() {
   const char* src = std::getenv("STRATA_SOURCE_DIR");
-  return std::filesystem::path(src ? src : ".") / "testdata" / "bad" / "layer";
+  return std::filesystem::path(src ? src : STRATA_TEST_SOURCE_DIR) / "testdata" / "bad" / "layer";
 }
 
 TarEntry entry(std::string path, TarEntryType type, std::uint64_t size = 0) {

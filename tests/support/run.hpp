@@ -51,12 +51,12 @@ inline RunResult run(const std::vector<std::string>& argv, const std::string& en
 
 inline std::string strata_binary() {
   const char* b = std::getenv("STRATA_BINARY");
-  return b ? b : "strata";
+  return b ? b : STRATA_TEST_BINARY;
 }
 
 inline std::filesystem::path source_dir() {
   const char* s = std::getenv("STRATA_SOURCE_DIR");
-  return s ? s : ".";
+  return s ? s : STRATA_TEST_SOURCE_DIR;
 }
 
 inline std::string trim_nl(std::string s) {
