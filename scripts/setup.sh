@@ -26,6 +26,7 @@ TEST_DEPS=(
   apache2-utils          # htpasswd for the basic-auth registry
   openssl                # self-signed CA for the TLS registry
   python3                # the test token server and the fault-injecting proxy
+  python3-cryptography   # ES256 signing for the test token server (tests/support/token_server.py)
   xz-utils zstd bzip2 gzip
 )
 LIVE_DEPS=(mmdebstrap)

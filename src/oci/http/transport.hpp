@@ -46,6 +46,8 @@ struct BodySource {
 // A body held in memory, rewindable.
 BodySource body_from_string(std::shared_ptr<const std::string> data);
 
+struct Response;
+
 struct Request {
   std::string method = "GET";  // GET HEAD PUT POST PATCH DELETE
   std::string url;
@@ -54,6 +56,11 @@ struct Request {
   ByteSink* sink = nullptr;       // where a 2xx response body goes; nullptr: into Response::body
   std::size_t max_body = 1 << 20; // cap for bodies collected into Response::body
   bool follow_redirects = false;  // transports never follow; the caller decides
+  // Called with the final status and headers of a 2xx response before any
+  // body byte reaches `sink`; an error aborts the exchange and is returned by
+  // send(). Lets a caller refuse a body it cannot accept (a 200 where a 206
+  // with an exact Content-Range was required) before the sink sees it.
+  std::function<Result<void>(const Response&)> on_headers;
 };
 
 struct Response {

@@ -1,0 +1,114 @@
+// The environment contract: what a repository needs from the image and the
+// network before it can build, each finding with the evidence that justifies
+// it. Plain value types, produced by scan_repository() (scan.hpp) and written
+// by to_yaml()/to_json() (serialize.hpp); the schema is docs/contract.md.
+// Ordering is deterministic (sorted by tool, package, host) so two scans of
+// the same tree produce the same bytes.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace strata::contract {
+
+inline constexpr int kContractSchemaVersion = 1;
+
+// Where a finding comes from: a repo-relative file, the field inside it, and
+// the value read there. `file` may be "knowledge-base:<name>" for facts that
+// come from strata's own data tables.
+struct Evidence {
+  std::string file;
+  std::string field;
+  std::string value;
+  friend bool operator==(const Evidence&, const Evidence&) = default;
+};
+
+// One declared constraint on a tool, kept verbatim with its reading.
+struct Constraint {
+  Evidence source;
+  std::string range;   // canonical reading, e.g. ">=20.0.0 <21.0.0"; "" when unreadable
+  std::string floor;   // lowest admitted version, "" if unbounded or unknown
+  std::string note;    // e.g. "lts/* resolved via runtime_aliases.yaml (as of …)"
+};
+
+struct RuntimeFloor {
+  std::string floor;                      // "" when no constraint bounds it below
+  std::string satisfying;                 // the intersection of every readable range
+  std::vector<Constraint> constraints;
+  std::vector<std::string> conflicts;     // human-readable, naming both sources
+};
+
+enum class BuildKind { kNone, kPrebuilt, kDownload, kCompile };
+const char* build_kind_name(BuildKind k);
+
+// How sure the classification is: `known` from the knowledge base, `inferred`
+// from a structural signal (binding.gyp, build.rs, import "C"), `assumed` from
+// a weak signal (an install script of unknown effect).
+enum class Certainty { kKnown, kInferred, kAssumed };
+const char* certainty_name(Certainty c);
+
+struct NativePackage {
+  std::string ecosystem;  // npm | pypi | crates | go | cmake | meson | make
+  std::string name;
+  std::string version;    // locked or lowest declared version; "" if unknown
+  BuildKind build = BuildKind::kNone;
+  std::string fallback;   // e.g. "compile" when a download can fall back to a build
+  Certainty certainty = Certainty::kKnown;
+  std::string reason;
+  std::vector<Evidence> evidence;
+};
+
+struct SystemLib {
+  std::string package;                  // Debian package name
+  std::vector<std::string> required_by; // "npm:sharp", "toolchain:npm-compile", …
+};
+
+enum class EgressOrigin { kDeclared, kLockfile, kConfig, kDefault, kInstallTime };
+const char* egress_origin_name(EgressOrigin o);
+
+struct EgressHost {
+  std::string host;
+  EgressOrigin origin = EgressOrigin::kDefault;
+  std::string access = "read-only";
+  std::string reason;
+  std::string mirror_env;  // env var that redirects the download, if any
+  std::vector<Evidence> evidence;
+};
+
+struct RequiredCommand {
+  std::string name;
+  std::vector<std::string> reasons;
+};
+
+struct Workspace {
+  std::string path;     // repo-relative directory, "." for the root
+  std::string name;     // package name when known
+  std::string manager;  // npm | yarn | pnpm | bun | cargo | go | uv
+};
+
+struct Diagnostic {
+  std::string file;
+  std::string message;
+};
+
+struct Contract {
+  int schema_version = kContractSchemaVersion;
+  std::string root;  // the scanned directory as given
+  std::vector<std::string> ecosystems;
+  std::map<std::string, RuntimeFloor> runtime_floors;  // by tool: node, npm, python, go…
+  bool native_build_required = false;
+  std::vector<NativePackage> native_packages;
+  std::string system_libs_source = "table";  // table | fallback
+  std::vector<SystemLib> build_libs;
+  std::vector<SystemLib> run_libs;
+  std::vector<EgressHost> egress_hosts;
+  std::vector<RequiredCommand> required_commands;
+  std::vector<Workspace> workspaces;
+  std::map<std::string, std::string> knowledge;  // table name → "as of" date
+  std::vector<Diagnostic> warnings;  // malformed or suspicious inputs
+  std::vector<Diagnostic> notes;     // skipped files, limits reached
+};
+
+}  // namespace strata::contract

@@ -1,0 +1,186 @@
+#include "contract/scan_context.hpp"
+
+#include <algorithm>
+
+#include "util/strings.hpp"
+
+namespace strata::contract {
+namespace {
+
+// Per host, evidence is kept once per file and capped: a 30 MB lockfile names
+// the same registry a hundred thousand times.
+constexpr std::size_t kMaxEvidencePerHost = 8;
+
+int origin_rank(EgressOrigin o) {
+  switch (o) {
+    case EgressOrigin::kDeclared: return 0;
+    case EgressOrigin::kConfig: return 1;
+    case EgressOrigin::kLockfile: return 2;
+    case EgressOrigin::kInstallTime: return 3;
+    case EgressOrigin::kDefault: return 4;
+  }
+  return 5;
+}
+
+std::string describe(const Evidence& e) { return e.file + " " + e.field + "=" + str::quote(e.value, 60); }
+
+}  // namespace
+
+std::string url_host(std::string_view url) {
+  auto scheme = url.find("://");
+  if (scheme == std::string_view::npos) return {};
+  url.remove_prefix(scheme + 3);
+  auto end = url.find_first_of("/?#");
+  std::string_view auth = url.substr(0, end);
+  if (auto at = auth.rfind('@'); at != std::string_view::npos) auth.remove_prefix(at + 1);
+  std::string host = str::lower(auth);
+  // Default ports say nothing: "registry.npmjs.org:443" is the same host.
+  if (host.ends_with(":443") || host.ends_with(":80")) host.erase(host.rfind(':'));
+  for (char c : host)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == ':' || c == '[' || c == ']'))
+      return {};
+  return host;
+}
+
+void ScanContext::constraint(const std::string& tool, Evidence ev, const Result<Range>& range, std::string note) {
+  Constraint c;
+  c.source = std::move(ev);
+  c.note = std::move(note);
+  auto& tc = tools_[tool];
+  if (range) {
+    c.range = range->str();
+    if (auto f = range->floor()) c.floor = f->str();
+    tc.ranges.push_back(*range);
+  } else {
+    warn(c.source.file, c.source.field + ": cannot read " + str::quote(c.source.value) + " as a version range (" +
+                            range.error().message() + "); kept verbatim, not used for the floor");
+    tc.ranges.push_back(std::nullopt);
+  }
+  tc.constraints.push_back(std::move(c));
+}
+
+PackageSignals& ScanContext::package(const std::string& ecosystem, const std::string& name) {
+  auto& p = packages_[{ecosystem, name}];
+  if (p.name.empty()) {
+    p.ecosystem = ecosystem;
+    p.name = name;
+  }
+  return p;
+}
+
+void ScanContext::build_lib(const std::string& pkg, const std::string& by) { build_libs_[pkg].insert(by); }
+void ScanContext::run_lib(const std::string& pkg, const std::string& by) { run_libs_[pkg].insert(by); }
+
+void ScanContext::egress(const std::string& host, EgressOrigin origin, const std::string& reason,
+                         std::optional<Evidence> ev, const std::string& mirror_env) {
+  if (host.empty()) return;
+  auto [it, fresh] = egress_.try_emplace(host);
+  EgressHost& h = it->second;
+  if (fresh || origin_rank(origin) < origin_rank(h.origin)) {
+    h.host = host;
+    h.origin = origin;
+    h.reason = reason;
+  }
+  if (h.mirror_env.empty()) h.mirror_env = mirror_env;
+  if (ev && h.evidence.size() < kMaxEvidencePerHost &&
+      std::none_of(h.evidence.begin(), h.evidence.end(),
+                   [&](const Evidence& e) { return e.file == ev->file && e.field == ev->field; }))
+    h.evidence.push_back(std::move(*ev));
+}
+
+void ScanContext::egress_url(std::string_view url, EgressOrigin origin, const std::string& reason, Evidence ev) {
+  std::string host = url_host(url);
+  if (host.empty()) return;
+  egress(host, origin, reason, std::move(ev));
+}
+
+void ScanContext::command(const std::string& name, const std::string& reason) { commands_[name].insert(reason); }
+
+void ScanContext::workspace(Workspace ws) {
+  for (const auto& w : workspaces_)
+    if (w.path == ws.path && w.manager == ws.manager) return;
+  workspaces_.push_back(std::move(ws));
+}
+
+Contract ScanContext::finish(std::string root, std::vector<NativePackage> natives) {
+  Contract c;
+  c.root = std::move(root);
+  c.ecosystems.assign(ecosystems_.begin(), ecosystems_.end());
+  for (auto& [tool, tc] : tools_) {
+    RuntimeFloor rf;
+    rf.constraints = tc.constraints;
+    Range all = Range::all();
+    std::optional<Version> highest;
+    for (const auto& r : tc.ranges) {
+      if (!r) continue;
+      all = intersect(all, *r);
+      if (auto f = r->floor(); f && (!highest || *highest < *f)) highest = f;
+    }
+    if (!all.is_empty()) {
+      if (auto f = all.floor()) rf.floor = f->str();
+      rf.satisfying = all.str();
+    } else {
+      // No version satisfies everything: name every incompatible pair, and
+      // still give the highest lower bound as the floor.
+      if (highest) rf.floor = highest->str();
+      for (std::size_t i = 0; i < tc.ranges.size(); ++i)
+        for (std::size_t j = i + 1; j < tc.ranges.size(); ++j) {
+          if (!tc.ranges[i] || !tc.ranges[j]) continue;
+          if (intersect(*tc.ranges[i], *tc.ranges[j]).is_empty())
+            rf.conflicts.push_back(describe(tc.constraints[i].source) + " (" + tc.constraints[i].range +
+                                   ") excludes " + describe(tc.constraints[j].source) + " (" +
+                                   tc.constraints[j].range + ")");
+        }
+    }
+    c.runtime_floors[tool] = std::move(rf);
+  }
+  std::sort(natives.begin(), natives.end(), [](const NativePackage& a, const NativePackage& b) {
+    return std::tie(a.ecosystem, a.name) < std::tie(b.ecosystem, b.name);
+  });
+  c.native_build_required = std::any_of(natives.begin(), natives.end(),
+                                        [](const NativePackage& n) { return n.build == BuildKind::kCompile; });
+  c.native_packages = std::move(natives);
+  for (auto& [pkg, by] : build_libs_) c.build_libs.push_back({pkg, {by.begin(), by.end()}});
+  for (auto& [pkg, by] : run_libs_) c.run_libs.push_back({pkg, {by.begin(), by.end()}});
+  for (auto& [host, h] : egress_) c.egress_hosts.push_back(std::move(h));
+  for (auto& [name, why] : commands_) c.required_commands.push_back({name, {why.begin(), why.end()}});
+  c.workspaces = std::move(workspaces_);
+  std::sort(c.workspaces.begin(), c.workspaces.end(),
+            [](const Workspace& a, const Workspace& b) { return std::tie(a.path, a.manager) < std::tie(b.path, b.manager); });
+  for (const auto& [file, date] : kb_.dates()) c.knowledge[file] = date;
+  c.warnings = fs_.take_warnings();
+  c.notes = fs_.take_notes();
+  return c;
+}
+
+const char* build_kind_name(BuildKind k) {
+  switch (k) {
+    case BuildKind::kNone: return "none";
+    case BuildKind::kPrebuilt: return "prebuilt";
+    case BuildKind::kDownload: return "download";
+    case BuildKind::kCompile: return "compile";
+  }
+  return "none";
+}
+
+const char* certainty_name(Certainty c) {
+  switch (c) {
+    case Certainty::kKnown: return "known";
+    case Certainty::kInferred: return "inferred";
+    case Certainty::kAssumed: return "assumed";
+  }
+  return "assumed";
+}
+
+const char* egress_origin_name(EgressOrigin o) {
+  switch (o) {
+    case EgressOrigin::kDeclared: return "declared";
+    case EgressOrigin::kLockfile: return "lockfile";
+    case EgressOrigin::kConfig: return "config";
+    case EgressOrigin::kDefault: return "default";
+    case EgressOrigin::kInstallTime: return "install-time";
+  }
+  return "default";
+}
+
+}  // namespace strata::contract

@@ -1,0 +1,107 @@
+// ScanContext: the state every ecosystem scanner writes into during one scan.
+//
+// Scanners record facts — declared tool constraints, per-package native-build
+// signals, registries, commands — and never decide across ecosystems; the
+// driver (scan.cpp) classifies native packages against the knowledge base and
+// computes floors at the end (finish()). Keeping decisions out of the
+// scanners means a fact found twice (a manifest and a lockfile) merges into
+// one finding with two pieces of evidence. One context per scan; not
+// thread-safe.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "contract/contract.hpp"
+#include "contract/knowledge.hpp"
+#include "contract/repo_fs.hpp"
+#include "contract/version_range.hpp"
+
+namespace strata::contract {
+
+// Everything seen about one dependency package before it is classified.
+struct PackageSignals {
+  std::string ecosystem;  // npm | pypi | crates | go | cmake | meson | make
+  std::string name;
+  std::optional<Version> locked;     // exact version from a lockfile or an installed copy
+  std::optional<Version> declared;   // lowest version of a declared range
+  std::vector<Evidence> evidence;
+  bool install_script = false;       // hasInstallScript / requiresBuild / bun scripts
+  std::string install_script_text;   // the scripts themselves, when an installed copy shows them
+  bool binding_gyp = false;          // root binding.gyp without gypfile:false
+  bool build_allowed = false;        // pnpm onlyBuiltDependencies/allowBuilds, bun trusted
+  bool build_denied = false;         // pnpm neverBuiltDependencies / allowBuilds: false
+  bool sdist_only = false;           // a Python lock entry with an sdist and no wheel
+  // A structural signal found in the repository's own code (build.rs, cgo,
+  // CMakeLists.txt): the classification when the knowledge base has no entry.
+  std::optional<BuildKind> structural;
+  std::string structural_reason;
+  std::vector<std::string> build_deps;  // libraries the structure names (find_package…)
+  std::vector<std::string> commands;
+  bool direct = false;                  // declared in a manifest (vs transitive)
+};
+
+class ScanContext {
+ public:
+  ScanContext(RepoFs& fs, const KnowledgeBase& kb) : fs_(fs), kb_(kb) {}
+
+  RepoFs& fs() { return fs_; }
+  const KnowledgeBase& kb() const { return kb_; }
+
+  void ecosystem(std::string name) { ecosystems_.insert(std::move(name)); }
+  bool has_ecosystem(std::string_view name) const { return ecosystems_.count(std::string(name)) > 0; }
+
+  // Records a declared constraint on `tool`. A range that does not parse is
+  // kept (verbatim, with a warning) so nothing declared is dropped.
+  void constraint(const std::string& tool, Evidence ev, const Result<Range>& range,
+                  std::string note = {});
+
+  PackageSignals& package(const std::string& ecosystem, const std::string& name);
+
+  void build_lib(const std::string& pkg, const std::string& required_by);
+  void run_lib(const std::string& pkg, const std::string& required_by);
+  void egress(const std::string& host, EgressOrigin origin, const std::string& reason,
+              std::optional<Evidence> ev = std::nullopt, const std::string& mirror_env = {});
+  // Adds the host of a URL ("https://r.example.com/x" → "r.example.com").
+  void egress_url(std::string_view url, EgressOrigin origin, const std::string& reason, Evidence ev);
+  void command(const std::string& name, const std::string& reason);
+  void workspace(Workspace ws);
+  void warn(std::string file, std::string message) { fs_.warn(std::move(file), std::move(message)); }
+  void note(std::string file, std::string message) { fs_.note(std::move(file), std::move(message)); }
+
+  // Package manager facts the native classifier needs (pnpm ≥10 skips
+  // unlisted build scripts).
+  std::optional<Version> pnpm_version;
+  bool pnpm_used = false;
+  bool bun_used = false;
+
+  const std::map<std::pair<std::string, std::string>, PackageSignals>& packages() const { return packages_; }
+
+  // Computes floors and conflicts, sorts everything and returns the contract.
+  Contract finish(std::string root, std::vector<NativePackage> natives);
+
+ private:
+  struct ToolConstraints {
+    std::vector<Constraint> constraints;
+    std::vector<std::optional<Range>> ranges;
+  };
+  RepoFs& fs_;
+  const KnowledgeBase& kb_;
+  std::set<std::string> ecosystems_;
+  std::map<std::string, ToolConstraints> tools_;
+  std::map<std::pair<std::string, std::string>, PackageSignals> packages_;
+  std::map<std::string, std::set<std::string>> build_libs_, run_libs_;
+  std::map<std::string, EgressHost> egress_;
+  std::map<std::string, std::set<std::string>> commands_;
+  std::vector<Workspace> workspaces_;
+};
+
+// "https://user@host:8080/x" → "host:8080"; "" when the text has no host.
+std::string url_host(std::string_view url);
+
+}  // namespace strata::contract

@@ -1,0 +1,163 @@
+#include "contract/serialize.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+namespace strata::contract {
+namespace {
+
+using nlohmann::ordered_json;
+
+ordered_json evidence(const Evidence& e) {
+  return ordered_json{{"file", e.file}, {"field", e.field}, {"value", e.value}};
+}
+
+ordered_json evidence_list(const std::vector<Evidence>& es) {
+  ordered_json a = ordered_json::array();
+  for (const auto& e : es) a.push_back(evidence(e));
+  return a;
+}
+
+ordered_json strings(const std::vector<std::string>& v) {
+  ordered_json a = ordered_json::array();
+  for (const auto& s : v) a.push_back(s);
+  return a;
+}
+
+ordered_json libs(const std::vector<SystemLib>& v) {
+  ordered_json a = ordered_json::array();
+  for (const auto& l : v) a.push_back({{"package", l.package}, {"required_by", strings(l.required_by)}});
+  return a;
+}
+
+ordered_json diagnostics(const std::vector<Diagnostic>& v) {
+  ordered_json a = ordered_json::array();
+  for (const auto& d : v) a.push_back({{"file", d.file}, {"message", d.message}});
+  return a;
+}
+
+void emit(YAML::Emitter& out, const ordered_json& j) {
+  switch (j.type()) {
+    case ordered_json::value_t::object:
+      if (j.empty()) {
+        out << YAML::Flow << YAML::BeginMap << YAML::EndMap;
+        return;
+      }
+      out << YAML::BeginMap;
+      for (const auto& [k, v] : j.items()) {
+        out << YAML::Key << k << YAML::Value;
+        emit(out, v);
+      }
+      out << YAML::EndMap;
+      return;
+    case ordered_json::value_t::array:
+      if (j.empty()) {
+        out << YAML::Flow << YAML::BeginSeq << YAML::EndSeq;
+        return;
+      }
+      out << YAML::BeginSeq;
+      for (const auto& v : j) emit(out, v);
+      out << YAML::EndSeq;
+      return;
+    case ordered_json::value_t::string:
+      // Quote strings so "1.20" stays a string and "true"/"null" stay text.
+      out << YAML::DoubleQuoted << j.get<std::string>();
+      return;
+    case ordered_json::value_t::boolean:
+      out << j.get<bool>();
+      return;
+    case ordered_json::value_t::number_integer:
+    case ordered_json::value_t::number_unsigned:
+      out << j.get<long long>();
+      return;
+    default:
+      out << YAML::Null;
+      return;
+  }
+}
+
+}  // namespace
+
+ordered_json contract_to_tree(const Contract& c) {
+  ordered_json t;
+  t["schema_version"] = c.schema_version;
+  t["root"] = c.root;
+  t["ecosystems"] = strings(c.ecosystems);
+
+  ordered_json floors = ordered_json::object();
+  for (const auto& [tool, rf] : c.runtime_floors) {
+    ordered_json f;
+    f["floor"] = rf.floor.empty() ? ordered_json(nullptr) : ordered_json(rf.floor);
+    f["satisfying"] = rf.satisfying.empty() ? ordered_json(nullptr) : ordered_json(rf.satisfying);
+    ordered_json cs = ordered_json::array();
+    for (const auto& k : rf.constraints) {
+      ordered_json x = evidence(k.source);
+      x["range"] = k.range.empty() ? ordered_json(nullptr) : ordered_json(k.range);
+      x["floor"] = k.floor.empty() ? ordered_json(nullptr) : ordered_json(k.floor);
+      if (!k.note.empty()) x["note"] = k.note;
+      cs.push_back(std::move(x));
+    }
+    f["constraints"] = std::move(cs);
+    f["conflicts"] = strings(rf.conflicts);
+    floors[tool] = std::move(f);
+  }
+  t["runtime_floors"] = std::move(floors);
+
+  ordered_json nb;
+  nb["required"] = c.native_build_required;
+  ordered_json pkgs = ordered_json::array();
+  for (const auto& n : c.native_packages) {
+    ordered_json p;
+    p["ecosystem"] = n.ecosystem;
+    p["name"] = n.name;
+    p["version"] = n.version.empty() ? ordered_json(nullptr) : ordered_json(n.version);
+    p["build"] = build_kind_name(n.build);
+    if (!n.fallback.empty()) p["fallback"] = n.fallback;
+    p["certainty"] = certainty_name(n.certainty);
+    p["reason"] = n.reason;
+    p["evidence"] = evidence_list(n.evidence);
+    pkgs.push_back(std::move(p));
+  }
+  nb["packages"] = std::move(pkgs);
+  t["native_build"] = std::move(nb);
+
+  t["system_libs"] = {{"source", c.system_libs_source}, {"build", libs(c.build_libs)}, {"run", libs(c.run_libs)}};
+
+  ordered_json eg = ordered_json::array();
+  for (const auto& h : c.egress_hosts) {
+    ordered_json x;
+    x["host"] = h.host;
+    x["origin"] = egress_origin_name(h.origin);
+    x["access"] = h.access;
+    x["reason"] = h.reason;
+    if (!h.mirror_env.empty()) x["mirror_env"] = h.mirror_env;
+    x["evidence"] = evidence_list(h.evidence);
+    eg.push_back(std::move(x));
+  }
+  t["egress_hosts"] = std::move(eg);
+
+  ordered_json cmds = ordered_json::array();
+  for (const auto& rc : c.required_commands) cmds.push_back({{"name", rc.name}, {"reasons", strings(rc.reasons)}});
+  t["toolchain"] = {{"required_commands", std::move(cmds)}};
+
+  ordered_json ws = ordered_json::array();
+  for (const auto& w : c.workspaces) ws.push_back({{"path", w.path}, {"name", w.name}, {"manager", w.manager}});
+  t["workspaces"] = std::move(ws);
+
+  ordered_json kb = ordered_json::object();
+  for (const auto& [file, date] : c.knowledge) kb[file] = date;
+  t["knowledge"] = std::move(kb);
+  t["warnings"] = diagnostics(c.warnings);
+  t["notes"] = diagnostics(c.notes);
+  return t;
+}
+
+std::string to_json(const Contract& c) { return contract_to_tree(c).dump(2) + "\n"; }
+
+std::string to_yaml(const Contract& c) {
+  YAML::Emitter out;
+  out.SetIndent(2);
+  emit(out, contract_to_tree(c));
+  return std::string(out.c_str()) + "\n";
+}
+
+}  // namespace strata::contract

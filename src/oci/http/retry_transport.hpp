@@ -1,0 +1,57 @@
+// RetryTransport: a Transport decorator that retries transient failures.
+//
+// Retried: HTTP 408, 429, 500, 502, 503, 504 and exchanges that got no HTTP
+// answer (kUnavailable: refused, reset, timeout). Not retried: a request whose
+// body cannot be rewound, and a response whose body had already started to
+// flow into the request's sink (the caller owns resuming that, e.g. with a
+// Range request). Waits are exponential with jitter, or what Retry-After
+// (seconds or HTTP-date) asks for. A Retry-After also holds back every other
+// request to the same host until it has passed (per-host backoff state).
+// Sleeping goes through the injected Clock so tests never sleep.
+//
+// Thread-safety: send() may be called concurrently.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+
+#include "oci/http/transport.hpp"
+#include "util/clock.hpp"
+
+namespace strata::oci::http {
+
+struct RetryPolicy {
+  int max_attempts = 5;                               // total tries, including the first
+  std::chrono::milliseconds initial_backoff{1000};    // doubled after each failure
+  std::chrono::milliseconds max_backoff{60000};
+  // A Retry-After longer than this is not waited for: the error is returned.
+  std::chrono::seconds max_retry_after{300};
+  double jitter = 0.1;  // +0..10 % on computed backoffs
+};
+
+// Seconds to wait for a Retry-After value (delta-seconds or an HTTP-date),
+// relative to `now` (epoch seconds). nullopt when unparseable.
+std::optional<std::int64_t> parse_retry_after(std::string_view value, std::int64_t now);
+
+bool is_retryable_status(int status);
+
+class RetryTransport final : public Transport {
+ public:
+  RetryTransport(std::shared_ptr<Transport> inner, RetryPolicy policy, Clock& clock);
+  Result<Response> send(Request& request) override;
+
+ private:
+  void wait_for_host(const std::string& authority);
+  void hold_host(const std::string& authority, std::int64_t until);
+
+  std::shared_ptr<Transport> inner_;
+  RetryPolicy policy_;
+  Clock& clock_;
+  std::mutex mutex_;
+  std::map<std::string, std::int64_t> host_not_before_;  // epoch seconds
+};
+
+}  // namespace strata::oci::http

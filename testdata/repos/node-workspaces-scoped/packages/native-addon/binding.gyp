@@ -1,0 +1,1 @@
+{'targets': [{'target_name': 'addon', 'sources': ['addon.cc']}]}
