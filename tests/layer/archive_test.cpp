@@ -8,6 +8,9 @@
 #include <fstream>
 
 #include "layer/archive_fixture.hpp"
+#include "layer/deb_fetcher.hpp"
+#include "layer/lock_file.hpp"
+#include "util/fs.hpp"
 #include "layer/dpkg_status.hpp"
 #include "layer/resolver.hpp"
 #include "layer/test_curl_transport.hpp"
@@ -193,6 +196,70 @@ TEST(Archive, SuiteMismatchAndMissingComponentAreRefused) {
   auto b = env.load({env.source("stable", "swapped")});
   ASSERT_FALSE(b.has_value());
   EXPECT_NE(b.error().message().find("is for suite 'updates'"), std::string::npos) << b.error().message();
+}
+
+}  // namespace
+}  // namespace strata::layer
+
+namespace strata::layer {
+namespace {
+
+TEST(DebFetch, FetchesVerifiesResumesAndRefusesMismatches) {
+  Env env;
+  auto a = env.load({env.source("stable")});
+  ASSERT_TRUE(a.has_value()) << a.error().message();
+  Resolver r({});
+  for (const auto& idx : a->indexes) r.add_index(idx.packages, a->sources[idx.source].priority);
+  auto res = r.resolve({"app"});
+  ASSERT_TRUE(res.has_value()) << res.error().message();
+  Lock lock;
+  lock.platform = "linux/amd64";
+  lock.request = {"app"};
+  for (const auto& s : a->sources)
+    lock.sources.push_back({s.source.uri, s.source.suite, s.source.components, s.release_sha256, *s.release.date, s.fingerprint});
+  for (const auto& p : res->install)
+    lock.packages.push_back({p.package.name, p.package.version, p.package.architecture, p.package.filename,
+                             p.package.size, p.package.sha256, 0});
+  ASSERT_EQ(lock.packages.size(), 4u);
+  ManualClock clock(0);
+  FetchOptions o;
+  o.home = env.home;
+  o.clock = &clock;
+  // Offline with an empty cache: a clear error naming what is missing.
+  o.offline = true;
+  auto off = fetch_debs(env.transport, lock, o);
+  ASSERT_FALSE(off.has_value());
+  EXPECT_NE(off.error().message().find("not in the local cache: app 1.0-1 amd64"), std::string::npos);
+  o.offline = false;
+  // Resume: half of app's .deb is already in the ingest directory.
+  const auto& app = lock.packages[0];
+  auto& fx = ArchiveFixture::get();
+  std::string full = *fs::read_file(fx.root() / "main" / app.filename);
+  stdfs::create_directories(env.home / "debs/ingest");
+  fs::write_file_atomic(env.home / "debs/ingest" / (app.sha256 + ".partial"), full.substr(0, full.size() / 2)).value();
+  auto got = fetch_debs(env.transport, lock, o);
+  ASSERT_TRUE(got.has_value()) << got.error().message();
+  EXPECT_EQ(got->downloaded, 4u);
+  EXPECT_EQ(*fs::read_file(deb_cache_path(env.home, app.sha256)), full);
+  auto again = fetch_debs(env.transport, lock, o);
+  ASSERT_TRUE(again.has_value());
+  EXPECT_EQ(again->cached, 4u);
+  o.offline = true;
+  EXPECT_TRUE(fetch_debs(env.transport, lock, o).has_value());
+  o.offline = false;
+  // A lock whose hash or size does not match what the mirror serves.
+  Lock bad = lock;
+  bad.packages.resize(1);
+  bad.packages[0].sha256 = std::string(64, '0');
+  auto mismatch = fetch_debs(env.transport, bad, o);
+  ASSERT_FALSE(mismatch.has_value());
+  EXPECT_NE(mismatch.error().message().find("does not match the lock"), std::string::npos);
+  EXPECT_FALSE(stdfs::exists(deb_cache_path(env.home, bad.packages[0].sha256)));
+  bad.packages[0] = lock.packages[0];
+  bad.packages[0].size -= 1;
+  bad.packages[0].sha256 = std::string(64, '1');
+  ASSERT_FALSE(fetch_debs(env.transport, bad, o).has_value());
+  EXPECT_FALSE(stdfs::exists(deb_cache_path(env.home, bad.packages[0].sha256)));
 }
 
 }  // namespace
