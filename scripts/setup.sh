@@ -14,6 +14,7 @@ BUILD_DEPS=(
   zlib1g-dev             # streaming inflate
   nlohmann-json3-dev     # JSON (manifests, configs, --json output)
   libyaml-cpp-dev        # YAML (lock files, contracts, project.yaml)
+  libtomlplusplus-dev    # TOML manifests (Cargo.toml, pyproject.toml, mise.toml) for contract scans
   libsolv-dev            # Debian dependency solving
   libcli11-dev           # command-line parsing
   libgtest-dev libgmock-dev

@@ -5,7 +5,13 @@
 
 #include "contract/knowledge.hpp"
 #include "contract/native_classifier.hpp"
+#include "contract/cbuild_scanner.hpp"
+#include "contract/go_scanner.hpp"
 #include "contract/node_scanner.hpp"
+#include "contract/project_yaml.hpp"
+#include "contract/python_scanner.hpp"
+#include "contract/rust_scanner.hpp"
+#include "contract/tool_versions_scanner.hpp"
 #include "contract/scan_context.hpp"
 
 namespace strata::contract {
@@ -43,7 +49,13 @@ Result<Contract> scan_repository(const std::filesystem::path& root, const ScanOp
   RepoFs fs(root, options.limits);
   fs.walk(interesting);
   ScanContext ctx(fs, *kb);
+  scan_project_yaml(ctx);
+  scan_tool_versions(ctx);
   scan_node(ctx);
+  scan_python(ctx);
+  scan_go(ctx);
+  scan_rust(ctx);
+  scan_c_builds(ctx);
   auto natives = classify_native(ctx);
   return ctx.finish(root.string(), std::move(natives));
 }

@@ -1,6 +1,8 @@
 #include "contract/scan_context.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <tuple>
 
 #include "util/strings.hpp"
 
@@ -82,9 +84,12 @@ void ScanContext::egress(const std::string& host, EgressOrigin origin, const std
     h.reason = reason;
   }
   if (h.mirror_env.empty()) h.mirror_env = mirror_env;
-  if (ev && h.evidence.size() < kMaxEvidencePerHost &&
-      std::none_of(h.evidence.begin(), h.evidence.end(),
-                   [&](const Evidence& e) { return e.file == ev->file && e.field == ev->field; }))
+  // A lockfile names its registry once per package: one entry per file is
+  // evidence enough. Config files keep every field (registry and auth line).
+  auto same = [&](const Evidence& e) {
+    return e.file == ev->file && (origin == EgressOrigin::kLockfile || e.field == ev->field);
+  };
+  if (ev && h.evidence.size() < kMaxEvidencePerHost && std::none_of(h.evidence.begin(), h.evidence.end(), same))
     h.evidence.push_back(std::move(*ev));
 }
 

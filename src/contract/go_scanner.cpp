@@ -1,0 +1,107 @@
+#include "contract/go_scanner.hpp"
+
+#include "contract/node_scanner.hpp"
+#include "util/strings.hpp"
+
+namespace strata::contract {
+namespace {
+
+class GoScanner {
+ public:
+  explicit GoScanner(ScanContext& ctx) : ctx_(ctx) {}
+
+  void run() {
+    auto mods = ctx_.fs().files_named("go.mod");
+    auto works = ctx_.fs().files_named("go.work");
+    if (mods.empty() && works.empty()) return;
+    ctx_.ecosystem("go");
+    for (const auto& f : mods) directives(f);
+    for (const auto& f : works) directives(f);
+    cgo();
+    ctx_.egress("proxy.golang.org", EgressOrigin::kDefault, "Go module proxy (GOPROXY default)",
+                Evidence{mods.empty() ? works.front() : mods.front(), "GOPROXY", "https://proxy.golang.org,direct"});
+    ctx_.egress("sum.golang.org", EgressOrigin::kDefault, "Go checksum database (GOSUMDB default)",
+                Evidence{mods.empty() ? works.front() : mods.front(), "GOSUMDB", "sum.golang.org"});
+  }
+
+ private:
+  void directives(const std::string& rel) {
+    auto text = ctx_.fs().read_text(rel);
+    if (!text) return;
+    std::optional<Version> go_line, toolchain;
+    bool in_use = false;
+    for (auto raw : str::split(*text, '\n')) {
+      std::string_view line = raw;
+      if (auto c = line.find("//"); c != std::string_view::npos) line = line.substr(0, c);
+      auto f = str::split_ws(line);
+      if (f.empty()) continue;
+      if (in_use) {
+        if (f[0] == ")") in_use = false;
+        else ctx_.workspace({std::string(f[0]) == "." ? dir_of(rel) : join_rel(dir_of(rel), f[0].substr(f[0].starts_with("./") ? 2 : 0)), "", "go"});
+        continue;
+      }
+      if (f[0] == "module" && f.size() == 2) module_ = std::string(f[1]);
+      if (f[0] == "use") {
+        if (f.size() == 2 && f[1] == "(") in_use = true;
+        else if (f.size() == 2) ctx_.workspace({join_rel(dir_of(rel), f[1].substr(f[1].starts_with("./") ? 2 : 0)), "", "go"});
+      }
+      if (f[0] == "go" && f.size() == 2) {
+        std::string v(f[1]);
+        go_line = parse_version(v);
+        auto r = go_line ? Result<Range>(Range::at_least(*go_line)) : Result<Range>(fail(ErrorCode::kInvalidArgument, "bad go version"));
+        ctx_.constraint("go", {rel, "go", v}, r, "minimum Go version (enforced since Go 1.21)");
+      } else if (f[0] == "toolchain" && f.size() == 2 && f[1].starts_with("go")) {
+        std::string v(f[1].substr(2));
+        toolchain = parse_version(v);
+        auto r = toolchain ? Result<Range>(Range::at_least(*toolchain)) : Result<Range>(fail(ErrorCode::kInvalidArgument, "bad toolchain"));
+        ctx_.constraint("go", {rel, "toolchain", std::string(f[1])}, r,
+                        "preferred toolchain; an older go command downloads it (GOTOOLCHAIN=auto)");
+      }
+    }
+    if (toolchain && go_line && *go_line < *toolchain)
+      ctx_.note(rel, "toolchain go" + toolchain->str() + " is newer than the go line; an image with Go " +
+                         go_line->str() + " would download the toolchain from the module proxy");
+  }
+
+  void cgo() {
+    auto files = ctx_.fs().files_ending(".go");
+    std::size_t checked = 0;
+    for (const auto& f : files) {
+      if (f.ends_with("_test.go")) continue;
+      if (++checked > ctx_.fs().limits().max_go_files) {
+        ctx_.note(".", "stopped looking for cgo after " + std::to_string(ctx_.fs().limits().max_go_files) + " files");
+        break;
+      }
+      auto text = ctx_.fs().read_text(f);
+      if (!text) continue;
+      bool uses_c = text->find("import \"C\"") != std::string::npos || text->find("\n\t\"C\"\n") != std::string::npos;
+      if (!uses_c) continue;
+      PackageSignals& s = ctx_.package("go", module_.empty() ? dir_of(f) : module_);
+      s.structural = BuildKind::kCompile;
+      s.structural_reason = "cgo: import \"C\" (CGO_ENABLED defaults to 1 when a C compiler is present)";
+      if (s.evidence.size() < 5) s.evidence.push_back({f, "import", "\"C\""});
+      for (auto line : str::split(*text, '\n')) {
+        line = str::trim(line);
+        auto p = line.find("#cgo pkg-config:");
+        if (p == std::string_view::npos) continue;
+        for (auto mod : str::split_ws(line.substr(p + 16))) {
+          if (const auto* libs = ctx_.kb().pkgconfig_module(mod)) {
+            for (const auto& l : *libs) s.build_deps.push_back(l);
+          } else {
+            ctx_.note(f, "pkg-config module " + std::string(mod) + " is not in toolchains.yaml; its Debian package is unknown");
+          }
+          s.build_deps.push_back("pkg-config");
+        }
+      }
+    }
+  }
+
+  ScanContext& ctx_;
+  std::string module_;
+};
+
+}  // namespace
+
+void scan_go(ScanContext& ctx) { GoScanner(ctx).run(); }
+
+}  // namespace strata::contract

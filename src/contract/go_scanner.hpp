@@ -1,0 +1,11 @@
+// The Go scanner: go.mod/go.work `go` and `toolchain` lines (matched as
+// whole directives, so `godebug` is never taken for `go`), workspaces, cgo
+// (`import "C"` in non-test files, with `#cgo pkg-config:` libraries), and
+// the default module proxy and checksum database.
+#pragma once
+
+#include "contract/scan_context.hpp"
+
+namespace strata::contract {
+void scan_go(ScanContext& ctx);
+}

@@ -1,0 +1,320 @@
+#include "contract/python_scanner.hpp"
+
+#include <cctype>
+#include <fstream>
+
+#include "contract/node_scanner.hpp"
+#include "contract/toml_file.hpp"
+#include "util/strings.hpp"
+
+namespace strata::contract {
+namespace {
+
+struct Requirement {
+  std::string name;  // normalised
+  std::string spec;  // the version part, e.g. ">=2.9,<3"
+};
+
+// "Django[argon2]>=5.0; python_version>'3'" → {django, ">=5.0"}.
+std::optional<Requirement> parse_requirement(std::string_view line) {
+  line = str::trim(line);
+  if (auto semi = line.find(';'); semi != std::string_view::npos) line = line.substr(0, semi);
+  std::size_t i = 0;
+  while (i < line.size() && (std::isalnum(static_cast<unsigned char>(line[i])) || line[i] == '-' || line[i] == '_' || line[i] == '.')) ++i;
+  if (i == 0) return std::nullopt;
+  Requirement r{pep503(line.substr(0, i)), ""};
+  std::string_view rest = str::trim(line.substr(i));
+  if (rest.starts_with('[')) {
+    auto close = rest.find(']');
+    if (close == std::string_view::npos) return std::nullopt;
+    rest = str::trim(rest.substr(close + 1));
+  }
+  if (rest.starts_with('@')) return r;  // direct URL reference
+  r.spec = std::string(rest);
+  return r;
+}
+
+std::string unquote(std::string_view s) {
+  s = str::trim(s);
+  if (s.size() >= 2 && (s.front() == '"' || s.front() == '\'') && s.back() == s.front()) s = s.substr(1, s.size() - 2);
+  return std::string(s);
+}
+
+class PythonScanner {
+ public:
+  explicit PythonScanner(ScanContext& ctx) : ctx_(ctx) {}
+
+  void run() {
+    auto& fs = ctx_.fs();
+    for (const char* bad : {".python-version.txt", "python-version"})
+      for (const auto& f : fs.files_named(bad))
+        ctx_.warn(f, "looks like a misspelt .python-version; not read — rename it to .python-version");
+    std::vector<std::string> reqs = fs.files_ending(".txt");
+    std::erase_if(reqs, [](const std::string& f) {
+      std::string name = f.substr(f.rfind('/') == std::string::npos ? 0 : f.rfind('/') + 1);
+      return !name.starts_with("requirements");
+    });
+    auto pyprojects = fs.files_named("pyproject.toml");
+    auto pipfiles = fs.files_named("Pipfile");
+    auto setups = fs.files_named("setup.py");
+    auto uvlocks = fs.files_named("uv.lock");
+    auto poetrylocks = fs.files_named("poetry.lock");
+    auto pyversions = fs.files_named(".python-version");
+    auto runtimes = fs.files_named("runtime.txt");
+    if (reqs.empty() && pyprojects.empty() && pipfiles.empty() && setups.empty() && uvlocks.empty() &&
+        poetrylocks.empty() && pyversions.empty())
+      return;
+    ctx_.ecosystem("python");
+    for (const auto& f : pyprojects) pyproject(f);
+    for (const auto& f : reqs) requirements(f);
+    for (const auto& f : pipfiles) pipfile(f);
+    for (const auto& f : setups) setup_py(f);
+    for (const auto& f : runtimes) runtime_txt(f);
+    for (const auto& f : pyversions) python_version(f);
+    for (const auto& f : uvlocks) lock(f, true);
+    for (const auto& f : poetrylocks) lock(f, false);
+    if (!custom_index_) {
+      ctx_.egress("pypi.org", EgressOrigin::kDefault, "the default Python package index");
+      ctx_.egress("files.pythonhosted.org", EgressOrigin::kDefault, "PyPI package downloads");
+    }
+  }
+
+ private:
+  void dependency(const std::string& file, const std::string& field, const Requirement& r) {
+    if (!ctx_.kb().package("pypi", r.name)) return;
+    PackageSignals& s = ctx_.package("pypi", r.name);
+    s.direct = true;
+    s.evidence.push_back({file, field, r.name + r.spec});
+    if (!r.spec.empty()) {
+      if (auto range = parse_pep440(r.spec); range && !range->unbounded_below())
+        if (auto f = range->floor(); f && (!s.declared || *f < *s.declared)) s.declared = f;
+    }
+  }
+
+  void index(const std::string& file, const std::string& field, const std::string& url, const std::string& why) {
+    ctx_.egress_url(url, EgressOrigin::kConfig, why, {file, field, url});
+    custom_index_ = custom_index_ || field.find("extra") == std::string::npos;
+  }
+
+  void pyproject(const std::string& rel) {
+    TomlFile t = TomlFile::read(ctx_, rel);
+    if (!t.ok()) return;
+    if (auto rp = t.string("project.requires-python"))
+      ctx_.constraint("python", {rel, "project.requires-python", *rp}, parse_pep440(*rp));
+    if (auto pp = t.version_like("tool.poetry.dependencies.python"))
+      ctx_.constraint("python", {rel, "tool.poetry.dependencies.python", *pp}, parse_pep440(*pp));
+    for (const auto& d : t.strings("project.dependencies"))
+      if (auto r = parse_requirement(d)) dependency(rel, "project.dependencies", *r);
+    for (const auto& k : t.keys("tool.poetry.dependencies")) {
+      if (k == "python") continue;
+      Requirement r{pep503(k), ""};
+      if (auto v = t.version_like("tool.poetry.dependencies." + k)) r.spec = *v;
+      if (!r.spec.empty() && std::isdigit(static_cast<unsigned char>(r.spec[0]))) r.spec = "==" + r.spec;
+      dependency(rel, "tool.poetry.dependencies." + k, r);
+    }
+    for (const auto& u : t.array_field("tool.uv.index", "url")) index(rel, "tool.uv.index.url", u, "Python package index (uv)");
+    for (const auto& u : t.array_field("tool.poetry.source", "url")) index(rel, "tool.poetry.source.url", u, "Python package index (poetry)");
+    // The project itself compiles when its build backend builds extensions.
+    std::string backend = t.string("build-system.build-backend").value_or("");
+    std::string why;
+    for (const char* b : {"maturin", "scikit_build_core", "mesonpy", "setuptools_rust"})
+      if (backend.find(b) != std::string::npos) why = "build-system.build-backend = " + backend;
+    for (const auto& req : t.strings("build-system.requires")) {
+      auto r = parse_requirement(req);
+      if (r && (r->name == "cython" || r->name == "cffi" || r->name == "pybind11" || r->name == "setuptools-rust" ||
+                r->name == "scikit-build-core" || r->name == "maturin"))
+        if (why.empty()) why = "build-system.requires includes " + r->name;
+    }
+    if (!why.empty()) {
+      std::string name = t.string("project.name").value_or(dir_of(rel));
+      PackageSignals& s = ctx_.package("pypi", pep503(name));
+      s.structural = BuildKind::kCompile;
+      s.structural_reason = "the project builds a native extension: " + why;
+      s.evidence.push_back({rel, why.substr(0, why.find(' ')), backend.empty() ? why : backend});
+      if (backend.find("maturin") != std::string::npos || backend.find("setuptools_rust") != std::string::npos) {
+        s.build_deps.push_back("cargo");
+        s.commands.push_back("cargo");
+      }
+    }
+  }
+
+  void requirements(const std::string& rel) {
+    auto text = ctx_.fs().read_text(rel);
+    if (!text) return;
+    for (auto line : str::split(*text, '\n')) {
+      line = str::trim(line);
+      if (auto hash = line.find(" #"); hash != std::string_view::npos) line = str::trim(line.substr(0, hash));
+      if (line.empty() || line.front() == '#') continue;
+      if (line.front() == '-') {
+        auto f = str::split_ws(line);
+        std::string opt(f[0]), val = f.size() > 1 ? std::string(f[1]) : "";
+        if (auto eq = opt.find('='); eq != std::string::npos) {
+          val = opt.substr(eq + 1);
+          opt = opt.substr(0, eq);
+        }
+        if (opt == "-i" || opt == "--index-url") index(rel, opt, val, "Python package index");
+        else if (opt == "--extra-index-url") index(rel, opt, val, "extra Python package index");
+        else if (opt == "-f" || opt == "--find-links") index(rel, "--extra find-links", val, "Python find-links location");
+        continue;
+      }
+      if (auto r = parse_requirement(line)) dependency(rel, "requirement", *r);
+    }
+  }
+
+  void pipfile(const std::string& rel) {
+    TomlFile t = TomlFile::read(ctx_, rel);
+    if (!t.ok()) return;
+    for (const char* k : {"requires.python_full_version", "requires.python_version"})
+      if (auto v = t.string(k)) ctx_.constraint("python", {rel, k, *v}, parse_version_line(*v));
+    for (const auto& u : t.array_field("source", "url")) index(rel, "source.url", u, "Python package index (Pipfile)");
+    for (const char* sect : {"packages", "dev-packages"})
+      for (const auto& k : t.keys(sect)) {
+        Requirement r{pep503(k), t.version_like(std::string(sect) + "." + k).value_or("")};
+        if (r.spec == "*") r.spec.clear();
+        dependency(rel, std::string(sect) + "." + k, r);
+      }
+  }
+
+  void setup_py(const std::string& rel) {
+    auto text = ctx_.fs().read_text(rel);
+    if (!text) return;
+    for (const char* marker : {"ext_modules", "Extension(", "cythonize", "Pybind11Extension"}) {
+      if (text->find(marker) == std::string::npos) continue;
+      PackageSignals& s = ctx_.package("pypi", pep503(dir_of(rel) == "." ? "setup.py" : dir_of(rel)));
+      s.structural = BuildKind::kCompile;
+      s.structural_reason = "setup.py declares a C extension";
+      s.evidence.push_back({rel, "setup()", marker});
+      break;
+    }
+    // python_requires is only a hint (setup.py is code), so it is read by
+    // pattern and labelled as such.
+    if (auto p = text->find("python_requires"); p != std::string::npos) {
+      auto q1 = text->find_first_of("'\"", p);
+      if (q1 != std::string::npos) {
+        auto q2 = text->find((*text)[q1], q1 + 1);
+        if (q2 != std::string::npos && q2 - q1 < 100) {
+          std::string v = text->substr(q1 + 1, q2 - q1 - 1);
+          ctx_.constraint("python", {rel, "python_requires", v}, parse_pep440(v), "read by pattern from setup.py");
+        }
+      }
+    }
+  }
+
+  void runtime_txt(const std::string& rel) {
+    auto text = ctx_.fs().read_text(rel);
+    if (!text) return;
+    std::string v(str::trim(*text));
+    if (!v.starts_with("python-")) {
+      ctx_.warn(rel, "expected python-X.Y.Z, found " + str::quote(v));
+      return;
+    }
+    ctx_.constraint("python", {rel, "runtime", v}, parse_version_line(v.substr(7)));
+  }
+
+  void python_version(const std::string& rel) {
+    auto text = ctx_.fs().read_text(rel);
+    if (!text) return;
+    std::vector<std::string> versions;
+    for (auto line : str::split(*text, '\n')) {
+      line = str::trim(line);
+      if (line.empty() || line.front() == '#') continue;
+      versions.emplace_back(line);
+    }
+    if (versions.empty()) {
+      ctx_.warn(rel, "empty version file");
+      return;
+    }
+    if (versions.size() > 1) ctx_.note(rel, "several versions listed; the first one is the default and is used");
+    const std::string& v = versions.front();
+    if (v == "system" || v.starts_with("pypy")) {
+      ctx_.note(rel, str::quote(v) + " names no CPython release; no floor taken from it");
+      return;
+    }
+    ctx_.constraint("python", {rel, "version", v}, parse_version_line(v));
+  }
+
+  // uv.lock / poetry.lock: TOML written by a tool with one key per line;
+  // streamed so a large lock costs no DOM.
+  void lock(const std::string& rel, bool uv) {
+    auto path = ctx_.fs().open_path(rel, ctx_.fs().limits().max_lockfile_bytes);
+    if (!path) return;
+    std::ifstream in(*path, std::ios::binary);
+    std::string line, name, version, table;
+    bool sdist = false, wheels = false;
+    auto flush = [&] {
+      if (name.empty()) return;
+      bool known = ctx_.kb().package("pypi", name) != nullptr;
+      bool sdist_only = uv && sdist && !wheels;
+      if (known || sdist_only) {
+        PackageSignals& s = ctx_.package("pypi", name);
+        if (auto v = parse_version(version); v && (!s.locked || *v < *s.locked)) s.locked = v;
+        s.sdist_only = s.sdist_only || sdist_only;
+        s.evidence.push_back({rel, "package " + name, version + (sdist_only ? " (sdist only)" : "")});
+      }
+      name.clear();
+      version.clear();
+      sdist = wheels = false;
+    };
+    auto url_in = [&](std::string_view l, std::string_view key, const std::string& why) {
+      auto p = l.find(key);
+      if (p == std::string_view::npos) return;
+      auto q1 = l.find('"', p + key.size());
+      auto q2 = q1 == std::string_view::npos ? q1 : l.find('"', q1 + 1);
+      if (q2 == std::string_view::npos) return;
+      ctx_.egress_url(l.substr(q1 + 1, q2 - q1 - 1), EgressOrigin::kLockfile, why,
+                      {rel, std::string(str::trim(key.substr(0, key.find(' ')))), std::string(l.substr(q1 + 1, q2 - q1 - 1))});
+    };
+    while (std::getline(in, line)) {
+      std::string_view l = str::trim(line);
+      if (l.starts_with("[[package]]")) {
+        flush();
+        table = "package";
+        continue;
+      }
+      if (l.starts_with('[') && !l.starts_with("[[package.wheels")) {
+        if (!l.starts_with("[package")) flush();
+        table = std::string(l);
+        continue;
+      }
+      if (table == "package") {
+        if (l.starts_with("name = ")) name = pep503(unquote(l.substr(7)));
+        else if (l.starts_with("version = ")) version = unquote(l.substr(10));
+        else if (l.starts_with("sdist = ")) { sdist = true; url_in(l, "url = ", "Python package downloads"); }
+        else if (l.starts_with("wheels = ")) wheels = true;
+        else if (l.starts_with("source = ")) url_in(l, "registry = ", "Python package index (lockfile)");
+      }
+      if (l.starts_with("{ url = ")) url_in(l, "url = ", "Python package downloads");
+      if (!uv && table == "[package.source]" && l.starts_with("url = ")) url_in(l, "url = ", "Python package index (poetry.lock)");
+      if (uv && table.empty() && l.starts_with("requires-python = "))
+        ctx_.constraint("python", {rel, "requires-python", unquote(l.substr(18))}, parse_pep440(unquote(l.substr(18))));
+      if (!uv && table == "[metadata]" && l.starts_with("python-versions = "))
+        ctx_.constraint("python", {rel, "metadata.python-versions", unquote(l.substr(18))},
+                        parse_pep440(unquote(l.substr(18))));
+    }
+    flush();
+  }
+
+  ScanContext& ctx_;
+  bool custom_index_ = false;
+};
+
+}  // namespace
+
+std::string pep503(std::string_view name) {
+  std::string out;
+  bool sep = false;
+  for (char c : name) {
+    if (c == '-' || c == '_' || c == '.') {
+      sep = true;
+      continue;
+    }
+    if (sep && !out.empty()) out += '-';
+    sep = false;
+    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
+void scan_python(ScanContext& ctx) { PythonScanner(ctx).run(); }
+
+}  // namespace strata::contract

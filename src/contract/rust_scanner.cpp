@@ -1,0 +1,209 @@
+#include "contract/rust_scanner.hpp"
+
+#include <fstream>
+
+#include "contract/node_scanner.hpp"
+#include "contract/toml_file.hpp"
+#include "util/strings.hpp"
+
+namespace strata::contract {
+namespace {
+
+const std::string kCratesIoGit = "registry+https://github.com/rust-lang/crates.io-index";
+const std::string kCratesIoSparse = "sparse+https://index.crates.io/";
+
+std::string unquote(std::string_view s) {
+  s = str::trim(s);
+  if (s.size() >= 2 && s.front() == '"' && s.back() == '"') s = s.substr(1, s.size() - 2);
+  return std::string(s);
+}
+
+class RustScanner {
+ public:
+  explicit RustScanner(ScanContext& ctx) : ctx_(ctx) {}
+
+  void run() {
+    auto& fs = ctx_.fs();
+    auto manifests = fs.files_named("Cargo.toml");
+    auto locks = fs.files_named("Cargo.lock");
+    auto toolchains = fs.files_named("rust-toolchain.toml");
+    auto legacy = fs.files_named("rust-toolchain");
+    if (manifests.empty() && locks.empty() && toolchains.empty() && legacy.empty()) return;
+    ctx_.ecosystem("rust");
+    for (const auto& f : fs.files_named("config.toml"))
+      if (f == ".cargo/config.toml" || f.ends_with("/.cargo/config.toml")) cargo_config(f);
+    for (const auto& f : manifests) manifest(f);
+    for (const auto& f : toolchains) toolchain_toml(f);
+    for (const auto& f : legacy) toolchain_legacy(f);
+    for (const auto& f : locks) lock(f);
+    if (!replaced_) {
+      ctx_.egress("index.crates.io", EgressOrigin::kDefault, "crates.io sparse index");
+      ctx_.egress("static.crates.io", EgressOrigin::kDefault, "crates.io crate downloads");
+    }
+  }
+
+ private:
+  void manifest(const std::string& rel) {
+    TomlFile t = TomlFile::read(ctx_, rel);
+    if (!t.ok()) return;
+    for (const char* k : {"package.rust-version", "workspace.package.rust-version"})
+      if (auto v = t.version_like(k)) {
+        auto pv = parse_version(*v);
+        ctx_.constraint("rust", {rel, k, *v},
+                        pv ? Result<Range>(Range::at_least(*pv)) : Result<Range>(fail(ErrorCode::kInvalidArgument, "bad version")),
+                        "minimum supported Rust version");
+      }
+    for (const char* k : {"package.edition", "workspace.package.edition"})
+      if (auto e = t.version_like(k)) {
+        if (auto floor = ctx_.kb().rust_edition_floor(*e))
+          ctx_.constraint("rust", {rel, k, *e}, Range::at_least(*parse_version(*floor)),
+                          "edition " + *e + " needs Rust " + *floor + " (runtime_aliases.yaml)");
+        else
+          ctx_.warn(rel, std::string(k) + ": unknown edition " + str::quote(*e));
+      }
+    std::string name = t.string("package.name").value_or("");
+    std::string dir = dir_of(rel);
+    if (!name.empty()) {
+      std::string build = t.string("package.build").value_or("");
+      bool has_build_rs = ctx_.fs().is_file(join_rel(dir, build.empty() ? "build.rs" : build));
+      auto links = t.string("package.links");
+      if (has_build_rs || links) {
+        PackageSignals& s = ctx_.package("crates", name);
+        s.structural = BuildKind::kCompile;
+        s.structural_reason = links ? "links = \"" + *links + "\": the crate links a native library"
+                                    : "the crate has a build script";
+        s.evidence.push_back({has_build_rs ? join_rel(dir, build.empty() ? "build.rs" : build) : rel,
+                              has_build_rs ? "file" : "package.links", has_build_rs ? "present" : *links});
+      }
+    }
+    for (const char* sect : {"dependencies", "build-dependencies", "dev-dependencies"})
+      for (const auto& dep : t.keys(sect)) {
+        if (!ctx_.kb().package("crates", dep)) continue;
+        PackageSignals& s = ctx_.package("crates", dep);
+        std::string spec = t.version_like(std::string(sect) + "." + dep).value_or("");
+        s.direct = true;
+        s.evidence.push_back({rel, std::string(sect) + "." + dep, spec});
+        if (auto r = parse_npm_range(spec); r && !spec.empty())  // Cargo's default is a caret
+          if (auto f = r->floor(); f && (!s.declared || *f < *s.declared)) s.declared = f;
+      }
+    for (const auto& m : t.strings("workspace.members")) {
+      if (m.find('*') != std::string::npos) {
+        for (const auto& other : ctx_.fs().files_named("Cargo.toml")) {
+          std::string d = dir_of(other);
+          if (d != dir && d.starts_with(join_rel(dir, m.substr(0, m.find('*'))))) ctx_.workspace({d, "", "cargo"});
+        }
+      } else {
+        ctx_.workspace({join_rel(dir, m), "", "cargo"});
+      }
+    }
+  }
+
+  void channel(const std::string& rel, const std::string& field, const std::string& ch) {
+    if (ctx_.kb().rust_floating_channel(ch) || ch.starts_with("nightly-") || ch.starts_with("beta-")) {
+      ctx_.note(rel, "channel " + str::quote(ch) + " names no release number; no floor taken from it");
+      return;
+    }
+    ctx_.constraint("rust", {rel, field, ch}, parse_version_line(ch), "rustup installs this toolchain");
+  }
+
+  void toolchain_toml(const std::string& rel) {
+    TomlFile t = TomlFile::read(ctx_, rel);
+    if (!t.ok()) return;
+    if (auto ch = t.string("toolchain.channel")) channel(rel, "toolchain.channel", *ch);
+    else if (auto v = t.string("toolchain.version")) channel(rel, "toolchain.version", *v);
+    ctx_.egress("static.rust-lang.org", EgressOrigin::kDefault, "rustup toolchain downloads", Evidence{rel, "toolchain", "rustup"});
+  }
+
+  void toolchain_legacy(const std::string& rel) {
+    auto text = ctx_.fs().read_text(rel);
+    if (!text) return;
+    std::string ch(str::trim(*text));
+    if (ch.empty() || ch.find('\n') != std::string::npos) {
+      ctx_.warn(rel, "legacy rust-toolchain must hold exactly one line");
+      return;
+    }
+    channel(rel, "channel", ch);
+  }
+
+  void cargo_config(const std::string& rel) {
+    TomlFile t = TomlFile::read(ctx_, rel);
+    if (!t.ok()) return;
+    for (const auto& r : t.keys("registries"))
+      if (auto idx = t.string("registries." + r + ".index"))
+        ctx_.egress_url(idx->substr(idx->find('+') == std::string::npos ? 0 : idx->find('+') + 1), EgressOrigin::kConfig,
+                        "Cargo registry " + r, {rel, "registries." + r + ".index", *idx});
+    for (const auto& s : t.keys("source")) {
+      if (auto reg = t.string("source." + s + ".registry"))
+        ctx_.egress_url(reg->substr(reg->find('+') == std::string::npos ? 0 : reg->find('+') + 1), EgressOrigin::kConfig,
+                        "Cargo source " + s, {rel, "source." + s + ".registry", *reg});
+      if (auto d = t.string("source." + s + ".directory"))
+        ctx_.note(rel, "source " + s + " is vendored in " + *d + "; no network needed for it");
+      if (s == "crates-io" && t.string("source.crates-io.replace-with")) replaced_ = true;
+    }
+  }
+
+  void lock(const std::string& rel) {
+    auto path = ctx_.fs().open_path(rel, ctx_.fs().limits().max_lockfile_bytes);
+    if (!path) return;
+    std::ifstream in(*path, std::ios::binary);
+    std::string line, name, version, source;
+    bool in_package = false;
+    auto flush = [&] {
+      if (name.empty()) return;
+      if (source == kCratesIoGit || source == kCratesIoSparse) {
+        if (!replaced_) {
+          ctx_.egress("index.crates.io", EgressOrigin::kLockfile, "crates.io sparse index", Evidence{rel, "source", source});
+          ctx_.egress("static.crates.io", EgressOrigin::kLockfile, "crates.io crate downloads", Evidence{rel, "source", source});
+        }
+      } else if (!source.empty()) {
+        std::string url = source.substr(source.find('+') == std::string::npos ? 0 : source.find('+') + 1);
+        ctx_.egress_url(url, EgressOrigin::kLockfile, source.starts_with("git+") ? "git dependency" : "Cargo registry",
+                        {rel, "package " + name + " source", source});
+      }
+      if (ctx_.kb().package("crates", name) || name.ends_with("-sys")) {
+        PackageSignals& s = ctx_.package("crates", name);
+        if (auto v = parse_version(version); v && (!s.locked || *v < *s.locked)) s.locked = v;
+        s.evidence.push_back({rel, "package " + name, version});
+      }
+      name.clear();
+      version.clear();
+      source.clear();
+    };
+    bool top = true;
+    while (std::getline(in, line)) {
+      std::string_view l = str::trim(line);
+      if (l == "[[package]]") {
+        flush();
+        in_package = true;
+        top = false;
+        continue;
+      }
+      if (l.starts_with('[')) {
+        flush();
+        in_package = false;
+        top = false;
+        continue;
+      }
+      if (top && l.starts_with("version = ")) {
+        std::string v = unquote(l.substr(10));
+        if (const KbLockFloor* f = ctx_.kb().lock_floor("Cargo.lock"); f && f->versions.count(v))
+          ctx_.constraint(f->tool, {rel, "version", v}, parse_npm_range(f->versions.at(v)),
+                          "lockfile format implies cargo " + f->versions.at(v));
+      }
+      if (!in_package) continue;
+      if (l.starts_with("name = ")) name = unquote(l.substr(7));
+      else if (l.starts_with("version = ")) version = unquote(l.substr(10));
+      else if (l.starts_with("source = ")) source = unquote(l.substr(9));
+    }
+    flush();
+  }
+
+  ScanContext& ctx_;
+  bool replaced_ = false;
+};
+
+}  // namespace
+
+void scan_rust(ScanContext& ctx) { RustScanner(ctx).run(); }
+
+}  // namespace strata::contract

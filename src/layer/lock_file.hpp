@@ -1,0 +1,47 @@
+// The resolution lock: exactly which .debs an overlay contains and where
+// they came from, so a build from a lock reads no index. YAML with
+// deterministic bytes for the same content (fixed key order, sorted
+// packages, quoted strings). Parsing validates every field and reports the
+// first problem with its location. Pure functions; thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "util/error.hpp"
+
+namespace strata::layer {
+
+struct LockSource {
+  std::string uri;
+  std::string suite;
+  std::vector<std::string> components;
+  std::string release_sha256;
+  std::int64_t date = 0;  // the Release Date, seconds since the epoch
+  std::string fingerprint;
+};
+
+struct LockPackage {
+  std::string name, version, architecture;
+  std::string filename;  // relative to the source URI
+  std::uint64_t size = 0;
+  std::string sha256;
+  std::size_t source = 0;  // index into Lock::sources
+};
+
+struct Lock {
+  static constexpr int kFormat = 1;
+  std::string platform;        // "linux/amd64"
+  std::string base_reference;  // empty for --status or scratch
+  std::string base_digest;
+  std::vector<std::string> request;
+  std::vector<LockSource> sources;
+  std::vector<LockPackage> packages;  // sorted by name, architecture on write
+};
+
+std::string write_lock(Lock lock);
+Result<Lock> parse_lock(std::string_view text, std::string_view what);
+
+}  // namespace strata::layer

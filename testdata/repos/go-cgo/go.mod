@@ -1,0 +1,3 @@
+module example.com/cgo-svc
+
+go 1.21

@@ -1,0 +1,2 @@
+package pq
+import "C"

@@ -1,0 +1,211 @@
+// Registry operations through tests/support/fault_proxy.py in front of the
+// real registry: each either completes with the right bytes or fails with a
+// clear error; a BlobWriter never commits a corrupt blob; credentials never
+// reach a host a redirect leads to.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <random>
+
+#include "oci/http/curl_transport.hpp"
+#include "oci/media_types.hpp"
+#include "oci/registry/registry_store.hpp"
+#include "support/registry_server.hpp"
+#include "util/fs.hpp"
+
+namespace strata::oci::registry {
+namespace {
+
+using strata::testing::RegistryServer;
+
+class FaultProxy {
+ public:
+  static Result<std::unique_ptr<FaultProxy>> start(const RegistryServer& upstream) {
+    std::unique_ptr<FaultProxy> p(new FaultProxy());
+    p->log_ = upstream.dir() / "fault_proxy.out";
+    auto script = strata::testing::source_dir() / "tests" / "support" / "fault_proxy.py";
+    STRATA_TRY(p->pid_, strata::testing::spawn_process({"python3", script.string(), "--upstream", upstream.host_port()}, p->log_));
+    STRATA_TRY(auto port, strata::testing::wait_for_log(p->log_, "listening on ", p->pid_));
+    p->host_port_ = "127.0.0.1:" + port;
+    return p;
+  }
+  ~FaultProxy() { strata::testing::stop_process(pid_); }
+  const std::string& host_port() const { return host_port_; }
+
+  void script(const std::string& rules_json) {
+    auto r = control("POST", "/__fault__/script", rules_json);
+    ASSERT_TRUE(r && r->status == 200);
+  }
+  nlohmann::json log() {
+    auto r = control("GET", "/__fault__/log", "");
+    EXPECT_TRUE(r);
+    return r ? nlohmann::json::parse(r->body) : nlohmann::json();
+  }
+
+ private:
+  FaultProxy() : transport_(http::CurlOptions{}) {}
+  Result<http::Response> control(const std::string& method, const std::string& path, const std::string& body) {
+    http::Request req;
+    req.method = method;
+    req.url = "http://" + host_port_ + path;
+    http::BodySource src = http::body_from_string(std::make_shared<const std::string>(body));
+    if (method == "POST") req.body = &src;
+    return transport_.send(req);
+  }
+  std::filesystem::path log_;
+  pid_t pid_ = -1;
+  std::string host_port_;
+  http::CurlTransport transport_;
+};
+
+std::string random_bytes(std::size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::string s(n, '\0');
+  for (auto& c : s) c = static_cast<char>(rng() & 0xFF);
+  return s;
+}
+
+class FaultProxyTest : public ::testing::Test {
+ protected:
+  void start(RegistryServer::Mode mode) {
+    auto s = RegistryServer::start(mode);
+    ASSERT_TRUE(s) << s.error().message();
+    server_ = std::move(*s);
+    auto p = FaultProxy::start(*server_);
+    ASSERT_TRUE(p) << p.error().message();
+    proxy_ = std::move(*p);
+  }
+  RegistryOptions options() {
+    RegistryOptions o;
+    o.insecure_hosts = {proxy_->host_port()};
+    o.use_default_cert_dirs = false;
+    o.retry.initial_backoff = std::chrono::milliseconds(50);
+    o.retry.max_attempts = 4;
+    o.stall_timeout = std::chrono::seconds(2);
+    // Credentials are keyed by the host the store talks to: the proxy.
+    std::string cfg = server_->username().empty()
+                          ? std::string(R"({"auths":{}})")
+                          : R"({"auths":{")" + proxy_->host_port() + R"(":{"username":")" + server_->username() +
+                                R"(","password":")" + server_->password() + R"("}}})";
+    auto path = server_->dir() / "proxy-auth.json";
+    EXPECT_TRUE(fs::write_file_atomic(path, cfg, 0600));
+    auto kc = Keychain::load(KeychainOptions{path, "", "", "", ""});
+    EXPECT_TRUE(kc);
+    o.keychain = std::make_shared<const Keychain>(std::move(*kc));
+    return o;
+  }
+  std::unique_ptr<Store> open(const std::string& repo, const RegistryOptions& o) {
+    auto s = open_registry_store(DockerReference{proxy_->host_port(), repo, {}, {}}, o);
+    EXPECT_TRUE(s) << s.error().message();
+    return std::move(*s);
+  }
+  std::unique_ptr<RegistryServer> server_;
+  std::unique_ptr<FaultProxy> proxy_;
+};
+
+TEST_F(FaultProxyTest, TransientErrorsAreRetriedAndExhaustionIsAClearError) {
+  start(RegistryServer::Mode::kPlain);
+  auto store = open("fault/retry", options());
+  const std::string blob = random_bytes(100'000, 1);
+  auto desc = descriptor_for(media::kOciLayer, blob);
+  ASSERT_TRUE(write_blob(*store, desc, blob));
+  ASSERT_TRUE(write_blob(*store, descriptor_for(media::kOciConfig, "{}"), "{}"));
+  auto raw = make_raw_manifest(std::string(media::kOciManifest),
+                               R"({"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","config":)" +
+                                   descriptor_to_json(descriptor_for(media::kOciConfig, "{}")).dump() + R"(,"layers":[]})");
+  ASSERT_TRUE(store->put_manifest(raw, "t1"));
+  proxy_->script(R"([{"method":"GET","path":"/blobs/","action":"status","status":503,"times":2},
+                     {"method":"HEAD","path":"/blobs/","action":"status","status":429,"retry_after":"1","times":1},
+                     {"method":"GET","path":"/tags/list","action":"status","status":500,"times":2}])");
+  auto started = std::chrono::steady_clock::now();
+  auto present = store->has_blob(desc);
+  ASSERT_TRUE(present) << present.error().message();
+  EXPECT_TRUE(*present);
+  EXPECT_GE(std::chrono::steady_clock::now() - started, std::chrono::milliseconds(900)) << "Retry-After honoured";
+  auto got = read_blob(*store, desc, 1 << 20);
+  ASSERT_TRUE(got) << got.error().message();
+  EXPECT_EQ(*got, blob);
+  auto tags = store->list_tags();
+  ASSERT_TRUE(tags) << tags.error().message();
+  EXPECT_EQ(*tags, std::vector<std::string>{"t1"});
+  EXPECT_EQ(proxy_->log()["applied"].size(), 5u);
+
+  proxy_->script(R"([{"path":"/blobs/","action":"status","status":503,"times":100}])");
+  auto down = store->has_blob(desc);
+  ASSERT_FALSE(down);
+  EXPECT_TRUE(down.error().is(ErrorCode::kUnavailable)) << down.error().message();
+  EXPECT_NE(down.error().message().find("503"), std::string::npos) << down.error().message();
+}
+
+TEST_F(FaultProxyTest, DownloadsResumeAfterResetsAndTruncationAndRefuseWrongBytes) {
+  start(RegistryServer::Mode::kPlain);
+  auto store = open("fault/download", options());
+  const std::string blob = random_bytes(3'000'000, 2);
+  auto desc = descriptor_for(media::kOciLayer, blob);
+  ASSERT_TRUE(write_blob(*store, desc, blob));
+  proxy_->script(R"([{"method":"GET","path":"/blobs/","action":"reset","bytes":1000000,"times":1},
+                     {"method":"GET","path":"/blobs/","action":"truncate","bytes":700000,"times":1}])");
+  auto got = read_blob(*store, desc, 8 << 20);
+  ASSERT_TRUE(got) << got.error().message();
+  EXPECT_TRUE(*got == blob);
+  EXPECT_EQ(proxy_->log()["applied"].size(), 2u);
+
+  proxy_->script(R"([{"method":"GET","path":"/blobs/","action":"corrupt","offset":12345,"times":1}])");
+  auto bad = read_blob(*store, desc, 8 << 20);
+  ASSERT_FALSE(bad);
+  EXPECT_TRUE(bad.error().is(ErrorCode::kFailedPrecondition)) << bad.error().message();
+
+  proxy_->script(R"([{"method":"GET","path":"/manifests/","action":"slow","seconds":4,"times":1}])");
+  auto img_bytes = R"({"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","config":)" +
+                   descriptor_to_json(descriptor_for(media::kOciConfig, "{}")).dump() + R"(,"layers":[]})";
+  ASSERT_TRUE(write_blob(*store, descriptor_for(media::kOciConfig, "{}"), "{}"));
+  auto raw = make_raw_manifest(std::string(media::kOciManifest), img_bytes);
+  ASSERT_TRUE(store->put_manifest(raw, "slow"));
+  auto m = store->get_manifest("slow");  // stalls past the 2 s limit once, then succeeds
+  ASSERT_TRUE(m) << m.error().message();
+  EXPECT_EQ(m->bytes, raw.bytes);
+}
+
+TEST_F(FaultProxyTest, InterruptedUploadsNeverCommit) {
+  start(RegistryServer::Mode::kPlain);
+  auto store = open("fault/upload", options());
+  const std::string blob = random_bytes(2'000'000, 3);
+  auto desc = descriptor_for(media::kOciLayer, blob);
+  proxy_->script(R"([{"method":"PUT","path":"/blobs/uploads/","action":"drop_upload","times":1}])");
+  auto w = store->blob_writer(desc);
+  ASSERT_TRUE(w);
+  auto wrote = (*w)->write(as_bytes(blob));
+  auto committed = wrote ? (*w)->commit() : wrote;
+  ASSERT_FALSE(committed);
+  EXPECT_TRUE(committed.error().is(ErrorCode::kUnavailable)) << committed.error().message();
+  EXPECT_FALSE(*store->has_blob(desc));
+  // A fresh attempt succeeds.
+  ASSERT_TRUE(write_blob(*store, desc, blob));
+  EXPECT_EQ(*read_blob(*store, desc, 4 << 20), blob);
+
+  // A 500 answer to the PUT: nothing committed, a clear error.
+  auto desc2 = descriptor_for(media::kOciLayer, blob.substr(1));
+  proxy_->script(R"([{"method":"PUT","path":"/blobs/uploads/","action":"status","status":500,"times":10}])");
+  auto failed = write_blob(*store, desc2, blob.substr(1));
+  ASSERT_FALSE(failed);
+  EXPECT_TRUE(failed.error().is(ErrorCode::kUnavailable)) << failed.error().message();
+  EXPECT_FALSE(*store->has_blob(desc2));
+}
+
+TEST_F(FaultProxyTest, RedirectedBlobDownloadsCarryNoCredentials) {
+  start(RegistryServer::Mode::kToken);
+  auto store = open("fault/redirect", options());
+  const std::string blob = random_bytes(200'000, 4);
+  auto desc = descriptor_for(media::kOciLayer, blob);
+  ASSERT_TRUE(write_blob(*store, desc, blob));
+  proxy_->script(R"([{"method":"GET","path":"/blobs/","action":"redirect","times":5}])");
+  auto got = read_blob(*store, desc, 1 << 20);
+  ASSERT_TRUE(got) << got.error().message();
+  EXPECT_EQ(*got, blob);
+  auto log = proxy_->log();
+  EXPECT_GE(log["redirect_requests"].get<int>(), 1);
+  EXPECT_FALSE(log["redirect_auth_seen"].get<bool>());
+}
+
+}  // namespace
+}  // namespace strata::oci::registry
