@@ -160,6 +160,14 @@ Result<std::vector<AptSource>> parse_deb822_sources(std::string_view text, std::
 Result<std::vector<AptSource>> load_sources_file(const stdfs::path& path) {
   STRATA_TRY(std::string text, fs::read_file(path, 16 << 20));
   if (path.extension() == ".sources") return parse_deb822_sources(text, path.string());
+  if (path.extension() == ".list") return parse_one_line_sources(text, path.string());
+  // Any other name (a pipe, "my-sources"): the first meaningful line decides.
+  for (auto line : str::split(text, '\n')) {
+    line = str::trim(line);
+    if (line.empty() || line.front() == '#') continue;
+    if (line.starts_with("deb ") || line.starts_with("deb-src ") || line.starts_with("deb\t")) break;
+    return parse_deb822_sources(text, path.string());
+  }
   return parse_one_line_sources(text, path.string());
 }
 

@@ -118,7 +118,12 @@ Result<void> check_release(const Release& r, const ReleaseChecks& c, std::string
                   "'; refusing a possibly substituted Release");
   }
   for (const auto& comp : c.components) {
-    if (std::find(r.components.begin(), r.components.end(), comp) == r.components.end())
+    // The security archive lists "updates/main" for the "main" it serves;
+    // apt accepts a listed component ending in "/<component>" too.
+    bool listed = std::any_of(r.components.begin(), r.components.end(), [&](const std::string& l) {
+      return l == comp || (l.size() > comp.size() && l.ends_with("/" + comp));
+    });
+    if (!listed)
       return refuse("component '" + comp + "' is not listed (Components: " + str::join(r.components, " ") + ")");
   }
   for (const auto& arch : c.architectures) {

@@ -4,6 +4,7 @@
 
 #include "oci/archive_store.hpp"
 #include "oci/layout_store.hpp"
+#include "oci/registry/registry_store.hpp"
 
 namespace strata::oci {
 
@@ -19,8 +20,15 @@ Result<OpenedStore> open_store(const ImageRef& ref, Access access, const OpenOpt
   switch (ref.transport) {
     case Transport::kScratch:
       return fail(ErrorCode::kInvalidArgument, "scratch is only a base for `strata build --base scratch`, not a store");
-    case Transport::kDocker:
-      return fail(ErrorCode::kUnsupported, "registry transport is not available in this build");
+    case Transport::kDocker: {
+      registry::RegistryOptions ro;
+      ro.insecure_hosts = options.insecure_registries;
+      if (!options.authfile.empty()) ro.authfile = options.authfile;
+      for (const auto& d : options.cert_dirs) ro.cert_dirs.emplace_back(d);
+      STRATA_TRY(out.store, registry::open_registry_store(ref.docker, ro));
+      out.ref = ref.docker.tag_or_digest();
+      return out;
+    }
     case Transport::kLocal: {
       STRATA_TRY(auto s, LayoutStore::open(options.home / "images", LayoutMode::kCreate));
       out.store = std::move(s);

@@ -195,7 +195,7 @@ Result<Response> CurlTransport::send(Request& request) {
   STRATA_TRY(auto url, parse_url(request.url));
   const std::string what = request.method + " " + without_query(request.url);
   const bool insecure = is_insecure_host(options_.insecure_hosts, url.authority);
-  if (url.scheme == "http" && !insecure && url.host != "127.0.0.1" && url.host != "localhost" &&
+  if (url.scheme == "http" && !insecure && !options_.allow_plain_http && url.host != "127.0.0.1" && url.host != "localhost" &&
       url.host != "[::1]") {
     return fail(ErrorCode::kInvalidArgument,
                 what + ": plain HTTP is refused for " + url.authority +

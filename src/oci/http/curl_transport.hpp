@@ -35,6 +35,10 @@ struct CurlOptions {
   // Searched first; tests clear this to stay hermetic.
   std::vector<std::filesystem::path> default_cert_dirs = {"/etc/docker/certs.d",
                                                           "/etc/containers/certs.d"};
+  // Plain HTTP to any host. For apt archives, whose integrity comes from the
+  // signed InRelease chain rather than TLS (as apt itself does); registries
+  // leave this off and name insecure hosts one by one.
+  bool allow_plain_http = false;
   std::string user_agent = "strata";
   std::chrono::seconds connect_timeout{30};
   // A transfer slower than 1 byte/s for this long is abandoned. There is no

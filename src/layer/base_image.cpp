@@ -1,0 +1,55 @@
+#include "layer/base_image.hpp"
+
+#include "layer/dpkg_status.hpp"
+
+namespace strata::layer {
+
+std::vector<std::string> base_capture_patterns() {
+  return {"var/lib/dpkg/status",       "var/lib/dpkg/status.d/*",  "var/lib/dpkg/diversions",
+          "var/lib/dpkg/statoverride", "var/lib/dpkg/alternatives/*", "etc/dpkg/dpkg.cfg.d/*",
+          "var/lib/apt/extended_states", "etc/os-release",         "usr/lib/os-release"};
+}
+
+Result<BaseImage> load_base_image(oci::Store& store, std::string_view ref, const oci::Platform& platform) {
+  STRATA_TRY(auto fetched, oci::fetch_manifest(store, ref));
+  std::string where = store.describe() + (ref.empty() ? "" : ":" + std::string(ref));
+  if (auto* idx = std::get_if<oci::ImageIndex>(&fetched.parsed)) {
+    auto matches = oci::select_platform(*idx, platform);
+    if (matches.empty()) {
+      return fail(ErrorCode::kNotFound, where + " has no image for platform " + platform.str());
+    }
+    STRATA_TRY(fetched, oci::fetch_manifest(store, matches.front().digest.str()));
+  }
+  auto* m = std::get_if<oci::ImageManifest>(&fetched.parsed);
+  if (!m) return fail(ErrorCode::kInvalidArgument, where + ": nested index without an image for " + platform.str());
+  STRATA_TRY(auto cfg_bytes, oci::read_blob(store, m->config));
+  STRATA_TRY(auto config, oci::parse_config(std::move(cfg_bytes), where + " config"));
+  if (auto p = config.platform(); !p.architecture.empty() && !oci::platform_matches(platform, p)) {
+    return fail(ErrorCode::kInvalidArgument, where + " is a " + p.str() + " image, not " + platform.str());
+  }
+  oci::ImageFsOptions opts;
+  opts.capture = oci::capture_paths(base_capture_patterns());
+  STRATA_TRY(auto fs, with_context(oci::ImageFilesystem::load(store, *m, opts), where));
+  BaseImage base{fetched.raw.descriptor, *m, std::move(config), std::move(fs)};
+  return base;
+}
+
+Result<std::vector<Package>> base_packages(const BaseImage& base) {
+  StatusFile status{"/var/lib/dpkg/status", ""};
+  if (base.fs.exists("var/lib/dpkg/status")) {
+    STRATA_TRY(status.contents, base.fs.read_small_file("var/lib/dpkg/status"));
+  }
+  std::vector<StatusFile> status_d;
+  if (auto names = base.fs.list("var/lib/dpkg/status.d")) {
+    for (const auto& n : *names) {
+      if (n.ends_with(".md5sums")) continue;  // distroless keeps md5sums beside the stanzas
+      std::string path = "var/lib/dpkg/status.d/" + n;
+      auto text = base.fs.read_small_file(path);
+      if (!text) continue;  // a directory or an uncaptured oversize file
+      status_d.push_back(StatusFile{"/" + path, std::move(*text)});
+    }
+  }
+  return read_dpkg_status(status, status_d);
+}
+
+}  // namespace strata::layer
