@@ -15,16 +15,6 @@ struct CopyCmdOptions {
   std::string platform;
 };
 
-// The tag to write at the destination, if the reference names one.
-std::optional<std::string> destination_tag(const oci::ImageRef& ref, const std::string& store_ref) {
-  if (ref.transport == oci::Transport::kDocker || ref.transport == oci::Transport::kLocal) {
-    if (ref.transport == oci::Transport::kDocker && ref.docker.digest && !ref.docker.tag) return std::nullopt;
-    return ref.transport == oci::Transport::kLocal ? ref.docker.str() : ref.docker.tag.value_or("latest");
-  }
-  if (store_ref.empty() || oci::Digest::parse(store_ref)) return std::nullopt;
-  return store_ref;
-}
-
 void run_copy(const GlobalOptions& g, const CopyCmdOptions& o) {
   if (o.all && !o.platform.empty()) throw Exit{kExitUsage, "--all and --platform exclude each other"};
   auto src = open_ref(g, o.src, oci::Access::kRead);
