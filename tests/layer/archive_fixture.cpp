@@ -1,4 +1,5 @@
 #include "layer/archive_fixture.hpp"
+#include "support/source_dir.hpp"
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -39,8 +40,7 @@ void run(const std::string& cmd) {
 ArchiveFixture& ArchiveFixture::get() {
   static ArchiveFixture* f = [] {
     auto* fx = new ArchiveFixture;
-    const char* src = std::getenv("STRATA_SOURCE_DIR");
-    std::filesystem::path source = src ? src : STRATA_SOURCE_DIR_FALLBACK;
+    std::filesystem::path source = strata::testing::source_dir();
     char tmpl[] = "/tmp/strata-archive-XXXXXX";
     fx->root_ = ::mkdtemp(tmpl);
     fx->script_ = source / "tests/support/make_archive.sh";

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "support/source_dir.hpp"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 
@@ -170,8 +172,7 @@ TEST(Import, ZstdAndXzInputsAndOutputs) {
 }
 
 TEST(Import, HostileTarballsAreRefused) {
-  const char* src = std::getenv("STRATA_SOURCE_DIR");
-  auto bad = std::filesystem::path(src ? src : ".") / "testdata/bad/layer";
+  auto bad = strata::testing::source_dir() / "testdata/bad/layer";
   int seen = 0;
   for (const auto& f : std::filesystem::directory_iterator(bad)) {
     if (f.path().extension() != ".gz") continue;

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "support/source_dir.hpp"
+
 #include <cstdlib>
 
 #include "layer/compress.hpp"
@@ -16,8 +18,7 @@ using layer::TarWriter;
 using testing::ScratchDir;
 
 std::filesystem::path bad_dir() {
-  const char* src = std::getenv("STRATA_SOURCE_DIR");
-  return std::filesystem::path(src ? src : STRATA_TEST_SOURCE_DIR) / "testdata" / "bad" / "layer";
+  return strata::testing::source_dir() / "testdata" / "bad" / "layer";
 }
 
 TarEntry entry(std::string path, TarEntryType type, std::uint64_t size = 0) {

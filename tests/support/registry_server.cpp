@@ -66,11 +66,6 @@ Result<pid_t> spawn_with_output(const std::vector<std::string>& argv, const std:
 
 }  // namespace
 
-std::filesystem::path source_dir() {
-  if (const char* s = std::getenv("STRATA_SOURCE_DIR"); s != nullptr && *s != '\0') return s;
-  return std::filesystem::path(__FILE__).parent_path().parent_path().parent_path();
-}
-
 Result<pid_t> spawn_process(const std::vector<std::string>& argv, const std::filesystem::path& log) {
   return spawn_with_output(argv, log, true);
 }

@@ -10,6 +10,8 @@
 // thread-safe; one instance per fixture.
 #pragma once
 
+#include "support/source_dir.hpp"
+
 #include <sys/types.h>
 
 #include <filesystem>
@@ -77,7 +79,5 @@ class RegistryServer {
   pid_t token_pid_ = -1;
 };
 
-// The source tree (STRATA_SOURCE_DIR, set by CTest; else the compile-time path).
-std::filesystem::path source_dir();
 
 }  // namespace strata::testing

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "support/source_dir.hpp"
 #include "support/temp_dir.hpp"
 
 namespace strata::testing {
@@ -47,16 +48,6 @@ inline RunResult run(const std::vector<std::string>& argv, const std::string& en
   r.out = slurp(tmp / "out");
   r.err = slurp(tmp / "err");
   return r;
-}
-
-inline std::string strata_binary() {
-  const char* b = std::getenv("STRATA_BINARY");
-  return b ? b : STRATA_TEST_BINARY;
-}
-
-inline std::filesystem::path source_dir() {
-  const char* s = std::getenv("STRATA_SOURCE_DIR");
-  return s ? s : STRATA_TEST_SOURCE_DIR;
 }
 
 inline std::string trim_nl(std::string s) {
