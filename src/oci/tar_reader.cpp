@@ -211,15 +211,11 @@ Result<void> TarReader::check_budget() {
 }
 
 Result<void> TarReader::drain() {
-  if (!data_pending_) return {};
-  data_pending_ = false;
-  std::array<char, 64 * 1024> buf;
-  while (true) {
-    la_ssize_t n = archive_read_data(impl_->a, buf.data(), buf.size());
-    if (n < 0) return archive_error("reading content");
-    if (n == 0) return {};
-    STRATA_TRY_VOID(check_budget());
-  }
+  // Skipped content still counts against the decompression budget.
+  struct Discard final : ByteSink {
+    Result<void> write(std::span<const std::byte>) override { return {}; }
+  } discard;
+  return read_data(discard);
 }
 
 namespace {
