@@ -11,6 +11,7 @@
 #include <random>
 #include <set>
 
+#include "oci/docker_archive.hpp"
 #include "oci/media_types.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
@@ -21,19 +22,6 @@ namespace stdfs = std::filesystem;
 namespace {
 
 std::string format_name(ArchiveFormat f) { return f == ArchiveFormat::kOci ? "oci-archive" : "docker-archive"; }
-
-// Archive member names must stay inside the staging directory.
-bool safe_relative(std::string_view name) {
-  if (name.empty() || name.front() == '/') return false;
-  for (auto part : str::split(name, '/'))
-    if (part == "..") return false;
-  return name.find('\0') == std::string_view::npos;
-}
-
-std::string strip_dot_slash(std::string name) {
-  while (name.starts_with("./")) name.erase(0, 2);
-  return name;
-}
 
 Result<stdfs::path> make_staging_dir(const stdfs::path& near) {
   std::random_device rd;
@@ -50,13 +38,6 @@ Result<stdfs::path> make_staging_dir(const stdfs::path& near) {
 
 }  // namespace
 
-std::string familiar_name(const DockerReference& ref) {
-  std::string name = ref.registry == kDefaultRegistry
-                         ? (ref.repository.starts_with("library/") ? ref.repository.substr(8) : ref.repository)
-                         : ref.name();
-  return name + ":" + ref.tag.value_or(std::string(kDefaultTag));
-}
-
 Result<std::unique_ptr<ArchiveStore>> ArchiveStore::open(stdfs::path file, ArchiveFormat format, ArchiveMode mode) {
   std::error_code ec;
   if (mode == ArchiveMode::kRead && !stdfs::is_regular_file(file, ec)) {
@@ -70,7 +51,7 @@ Result<std::unique_ptr<ArchiveStore>> ArchiveStore::open(stdfs::path file, Archi
     if (!stdfs::exists(staging / "oci-layout")) {
       if (format == ArchiveFormat::kDocker && stdfs::exists(staging / "manifest.json")) {
         STRATA_TRY(store->layout_, LayoutStore::open(staging / "layout", LayoutMode::kCreate));
-        STRATA_TRY_VOID(store->import_legacy_docker());
+        STRATA_TRY_VOID(import_docker_manifest_json(staging, *store->layout_, store->describe()));
         return store;
       }
       return fail(ErrorCode::kInvalidArgument, store->describe() + " is not an " + format_name(format) +
@@ -200,143 +181,6 @@ Result<void> ArchiveStore::extract() {
   return {};
 }
 
-Result<void> ArchiveStore::import_legacy_docker() {
-  STRATA_TRY(auto text, fs::read_file(staging_ / "manifest.json", kMaxManifestBytes));
-  auto j = nlohmann::json::parse(text, nullptr, false);
-  if (j.is_discarded() || !j.is_array()) {
-    return fail(ErrorCode::kInvalidArgument, describe() + ": manifest.json is not a JSON array");
-  }
-  auto member = [&](const nlohmann::json& v) -> Result<stdfs::path> {
-    if (!v.is_string() || !safe_relative(strip_dot_slash(v.get<std::string>()))) {
-      return fail(ErrorCode::kInvalidArgument, describe() + ": manifest.json names an invalid member");
-    }
-    stdfs::path p = staging_ / strip_dot_slash(v.get<std::string>());
-    if (!stdfs::is_regular_file(p)) {
-      return fail(ErrorCode::kInvalidArgument, describe() + ": manifest.json names missing member " + v.get<std::string>());
-    }
-    return p;
-  };
-  // Moves a member into the layout as a blob, returning its descriptor.
-  auto add_blob = [&](const stdfs::path& p, std::string media_type) -> Result<Descriptor> {
-    Hasher h;
-    std::vector<char> buf(1 << 20);
-    int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return fail(fs::io_error("cannot open", p, errno));
-    std::uint64_t size = 0;
-    unsigned char magic[4] = {0, 0, 0, 0};
-    ssize_t n;
-    while ((n = ::read(fd, buf.data(), buf.size())) > 0) {
-      if (size == 0) std::memcpy(magic, buf.data(), std::min<std::size_t>(4, static_cast<std::size_t>(n)));
-      h.update(std::as_bytes(std::span(buf.data(), static_cast<std::size_t>(n))));
-      size += static_cast<std::uint64_t>(n);
-    }
-    ::close(fd);
-    if (n < 0) return fail(fs::io_error("cannot read", p, errno));
-    if (media_type.empty()) {
-      if (magic[0] == 0x1f && magic[1] == 0x8b) media_type = std::string(media::kDockerLayerGzip);
-      else if (magic[0] == 0x28 && magic[1] == 0xb5 && magic[2] == 0x2f && magic[3] == 0xfd)
-        media_type = std::string(media::kOciLayerZstd);
-      else media_type = std::string(media::kDockerLayer);
-    }
-    Descriptor d;
-    d.media_type = media_type;
-    d.digest = Digest::from_hex(HashAlgorithm::kSha256, h.finish_hex());
-    d.size = static_cast<std::int64_t>(size);
-    auto dest = layout_->blob_path(d.digest);
-    STRATA_TRY_VOID(fs::make_dirs(dest.parent_path()));
-    std::error_code ec;
-    stdfs::copy_file(p, dest, stdfs::copy_options::skip_existing, ec);
-    if (ec) return fail(ErrorCode::kIoError, describe() + ": cannot stage " + p.string() + ": " + ec.message());
-    return d;
-  };
-  for (const auto& img : j) {
-    if (!img.is_object() || !img.contains("Config") || !img.contains("Layers") || !img["Layers"].is_array()) {
-      return fail(ErrorCode::kInvalidArgument, describe() + ": manifest.json entry lacks Config or Layers");
-    }
-    STRATA_TRY(auto cfg_path, member(img["Config"]));
-    STRATA_TRY(auto cfg, add_blob(cfg_path, std::string(media::kDockerConfig)));
-    ImageManifest m;
-    m.config = cfg;
-    bool zstd = false;
-    for (const auto& l : img["Layers"]) {
-      STRATA_TRY(auto lp, member(l));
-      STRATA_TRY(auto ld, add_blob(lp, ""));
-      zstd = zstd || ld.media_type == media::kOciLayerZstd;
-      m.layers.push_back(ld);
-    }
-    // Docker has no zstd layer type: such images get an OCI manifest.
-    if (zstd) {
-      m.media_type = std::string(media::kOciManifest);
-      m.config.media_type = std::string(media::kOciConfig);
-      for (auto& l : m.layers) {
-        auto c = media::layer_compression(l.media_type);
-        l.media_type = std::string(c == media::Compression::kGzip ? media::kOciLayerGzip
-                                   : c == media::Compression::kZstd ? media::kOciLayerZstd
-                                                                    : media::kOciLayer);
-      }
-    } else {
-      m.media_type = std::string(media::kDockerManifest);
-    }
-    auto raw = make_raw_manifest(m.media_type, serialize(m));
-    bool tagged = false;
-    if (auto tags = img.find("RepoTags"); tags != img.end() && tags->is_array()) {
-      for (const auto& t : *tags) {
-        if (!t.is_string()) continue;
-        auto r = parse_docker_reference(t.get<std::string>());
-        if (!r) continue;
-        STRATA_TRY_VOID(layout_->put_manifest(raw, r->str()));
-        tagged = true;
-      }
-    }
-    if (!tagged) STRATA_TRY_VOID(layout_->put_manifest(raw, std::nullopt));
-  }
-  return {};
-}
-
-Result<void> ArchiveStore::write_docker_metadata() {
-  STRATA_TRY(auto entries, layout_->entries());
-  nlohmann::ordered_json manifest_json = nlohmann::ordered_json::array();
-  nlohmann::ordered_json repositories = nlohmann::ordered_json::object();
-  // One manifest.json entry per image, with every tag that names it.
-  std::map<Digest, std::vector<DockerReference>> tags;
-  std::vector<Descriptor> images;
-  for (const auto& e : entries) {
-    if (!media::is_image_manifest(e.media_type)) {
-      return fail(ErrorCode::kUnsupported, describe() + ": a docker-archive holds single-platform images, not " +
-                                               e.media_type + "; copy one platform (--platform) instead of --all");
-    }
-    if (!tags.contains(e.digest)) images.push_back(e);
-    auto& list = tags[e.digest];
-    if (auto name = e.ref_name(); !name.empty()) {
-      if (auto r = parse_docker_reference(name)) list.push_back(*r);
-    }
-  }
-  for (const auto& e : images) {
-    STRATA_TRY(auto raw, layout_->get_manifest(e.digest.str()));
-    STRATA_TRY(auto parsed, parse_manifest(raw.bytes, raw.descriptor.media_type, describe()));
-    const auto& m = std::get<ImageManifest>(parsed);
-    nlohmann::ordered_json entry;
-    entry["Config"] = "blobs/" + std::string(m.config.digest.algorithm()) + "/" + std::string(m.config.digest.hex());
-    nlohmann::ordered_json repo_tags = nlohmann::ordered_json::array();
-    for (const auto& r : tags[e.digest]) repo_tags.push_back(familiar_name(r));
-    entry["RepoTags"] = repo_tags;
-    nlohmann::ordered_json layers = nlohmann::ordered_json::array();
-    for (const auto& l : m.layers)
-      layers.push_back("blobs/" + std::string(l.digest.algorithm()) + "/" + std::string(l.digest.hex()));
-    entry["Layers"] = layers;
-    manifest_json.push_back(entry);
-    if (!m.layers.empty()) {
-      for (const auto& r : tags[e.digest]) {
-        std::string fam = familiar_name(r);
-        auto colon = fam.rfind(':');
-        repositories[fam.substr(0, colon)][fam.substr(colon + 1)] = std::string(m.layers.back().digest.hex());
-      }
-    }
-  }
-  STRATA_TRY_VOID(fs::write_file_atomic(staging_ / "manifest.json", manifest_json.dump()));
-  return fs::write_file_atomic(staging_ / "repositories", repositories.dump());
-}
-
 Result<void> ArchiveStore::write_tar() {
   // Deterministic member order and metadata: the same images give the same tar.
   std::vector<std::string> members;
@@ -415,7 +259,7 @@ Result<void> ArchiveStore::write_tar() {
 Result<void> ArchiveStore::close() {
   if (closed_ || mode_ != ArchiveMode::kWrite) return {};
   closed_ = true;
-  if (format_ == ArchiveFormat::kDocker) STRATA_TRY_VOID(write_docker_metadata());
+  if (format_ == ArchiveFormat::kDocker) STRATA_TRY_VOID(write_docker_manifest_json(*layout_, staging_, describe()));
   return write_tar();
 }
 

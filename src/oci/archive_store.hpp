@@ -51,8 +51,6 @@ class ArchiveStore final : public Store {
   ArchiveStore(std::filesystem::path file, ArchiveFormat format, ArchiveMode mode, std::filesystem::path staging)
       : file_(std::move(file)), format_(format), mode_(mode), staging_(std::move(staging)) {}
   Result<void> extract();
-  Result<void> import_legacy_docker();
-  Result<void> write_docker_metadata();
   Result<void> write_tar();
   // docker-archive tags are normalised Docker references.
   Result<std::string> normalise_tag(std::string_view ref) const;
@@ -64,8 +62,5 @@ class ArchiveStore final : public Store {
   std::unique_ptr<LayoutStore> layout_;
   bool closed_ = false;
 };
-
-// "docker.io/library/debian:12" → "debian:12", as docker images shows it.
-std::string familiar_name(const DockerReference& ref);
 
 }  // namespace strata::oci
