@@ -1,9 +1,9 @@
-#include "cli/cmd_contract.hpp"
-
+// strata contract scan DIR [--format yaml|json]
 #include <iostream>
 #include <memory>
 #include <string>
 
+#include "cli/commands.hpp"
 #include "contract/scan.hpp"
 #include "contract/serialize.hpp"
 
@@ -15,40 +15,36 @@ struct ContractScanArgs {
   std::string format = "yaml";
 };
 
-void run_scan(const ContractScanArgs& args) {
-  auto contract = contract::scan_repository(args.dir);
-  if (!contract) {
-    std::cerr << "strata contract scan: " << contract.error().message() << "\n";
-    throw CLI::RuntimeError(1);
-  }
-  std::cout << (args.format == "json" ? contract::to_json(*contract) : contract::to_yaml(*contract));
+void run_scan(const GlobalOptions& g, const ContractScanArgs& args) {
+  auto contract = check(contract::scan_repository(args.dir));
+  bool json = g.json || args.format == "json";
+  std::string doc = json ? contract::to_json(contract) : contract::to_yaml(contract);
+  if (!doc.ends_with('\n')) doc += '\n';
+  std::cout << doc;
   std::cout.flush();
-  if (!std::cout) {
-    std::cerr << "strata contract scan: cannot write the contract for " << args.dir << " to standard output\n";
-    throw CLI::RuntimeError(1);
-  }
+  if (!std::cout) throw Exit{kExitFailure, "cannot write the contract for " + args.dir + " to standard output"};
   // Warnings are part of the document; repeat their count on stderr so a
   // human running the command notices them.
-  if (!contract->warnings.empty())
-    std::cerr << "strata contract scan: " << contract->warnings.size() << " warning(s) in " << args.dir
-              << " (see `warnings` in the contract)\n";
+  if (!contract.warnings.empty()) {
+    log_info(g, "strata contract scan: " + std::to_string(contract.warnings.size()) + " warning(s) in " + args.dir +
+                    " (see `warnings` in the contract)");
+  }
 }
 
 }  // namespace
 
-void register_contract_commands(CLI::App& app) {
-  CLI::App* contract = app.add_subcommand("contract", "Derive what a repository needs (environment contract)");
+void register_contract(CLI::App& app, GlobalOptions& g) {
+  auto* contract = add_command(app, "contract", "Derive what a repository needs (environment contract)", "");
   contract->require_subcommand(1);
   auto args = std::make_shared<ContractScanArgs>();
-  CLI::App* scan = contract->add_subcommand(
-      "scan",
-      "Print the environment contract of a repository: runtime floors, native builds, system "
-      "libraries, egress hosts, required commands — each with its evidence. The repository is "
-      "read, never executed.\n\nExamples:\n  strata contract scan .\n  strata contract scan ~/src/app --format json");
+  auto* scan = add_command(*contract, "scan",
+                           "Print the environment contract of a repository: runtime floors, native builds, system "
+                           "libraries, egress hosts, required commands — each with its evidence. The repository is "
+                           "read, never executed.",
+                           "  strata contract scan .\n  strata contract scan ~/src/app --format json\n");
   scan->add_option("DIR", args->dir, "Repository directory")->required()->check(CLI::ExistingDirectory);
-  scan->add_option("--format", args->format, "Output format (default yaml)")
-      ->check(CLI::IsMember({"yaml", "json"}));
-  scan->callback([args] { run_scan(*args); });
+  scan->add_option("--format", args->format, "Output format (default yaml)")->check(CLI::IsMember({"yaml", "json"}));
+  scan->callback([&g, args] { run_scan(g, *args); });
 }
 
 }  // namespace strata::cli

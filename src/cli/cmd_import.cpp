@@ -1,12 +1,11 @@
-#include "cli/cmd_import.hpp"
-
+// strata import ROOTFS.tar[.gz|.xz|.zst] --dest REF [--change 'ENV K=V']…
 #include <cstdlib>
 #include <iostream>
 
+#include "cli/commands.hpp"
 #include "layer/import.hpp"
 
 namespace strata::cli {
-
 namespace {
 
 struct ImportArgs {
@@ -17,66 +16,52 @@ struct ImportArgs {
   std::string compression = "gzip";
 };
 
-Result<std::string> run_import(const ImportArgs& a, const ImportCommandDeps& deps) {
+void run_import(const GlobalOptions& g, const ImportArgs& a) {
   layer::ImportOptions o;
   o.changes = a.changes;
-  STRATA_TRY(o.compression, layer::parse_compression(a.compression));
-  if (!a.platform.empty()) {
-    STRATA_TRY(o.platform, oci::parse_platform(a.platform));
-  } else {
-    o.platform = oci::host_platform();
+  o.compression = check(layer::parse_compression(a.compression));
+  o.platform = a.platform.empty() ? oci::host_platform() : check(oci::parse_platform(a.platform));
+  if (const char* sde = std::getenv("SOURCE_DATE_EPOCH"); sde && *sde) o.epoch = check(layer::parse_source_date_epoch(sde));
+  auto ref = check(oci::parse_image_ref(a.dest));
+  auto dest = check(oci::open_store(ref, oci::Access::kWrite, g.open_options()));
+  o.tag = destination_tag(ref, dest.ref);
+  auto result = check(layer::import_rootfs(a.rootfs, o, *dest.store));
+  check(dest.store->close());
+  if (g.json) {
+    nlohmann::ordered_json out;
+    out["destination"] = a.dest;
+    out["digest"] = result.manifest.digest.str();
+    out["layer"] = result.layer.digest.str();
+    out["diffId"] = result.digests.diff_id.str();
+    out["entries"] = result.entries;
+    std::cout << out.dump(2) << "\n";
+    return;
   }
-  auto env = deps.getenv ? deps.getenv("SOURCE_DATE_EPOCH") : std::optional<std::string>();
-  if (!deps.getenv) {
-    if (const char* v = std::getenv("SOURCE_DATE_EPOCH")) env = v;
-  }
-  if (env && !env->empty()) {
-    STRATA_TRY(o.epoch, layer::parse_source_date_epoch(*env));
-  }
-  if (!deps.open_dest) return fail(ErrorCode::kInvalidArgument, "import: no way to open --dest was configured");
-  STRATA_TRY(ImportDest dest, deps.open_dest(a.dest));
-  o.tag = dest.tag;
-  STRATA_TRY(auto result, layer::import_rootfs(a.rootfs, o, *dest.store));
-  STRATA_TRY_VOID(dest.store->close());
-  std::string name = dest.name.empty() ? a.dest : dest.name;
-  return name + "@" + result.manifest.digest.str();
+  std::cout << a.dest << "@" << result.manifest.digest.str() << "\n";
 }
 
 }  // namespace
 
-CLI::App* register_import(CLI::App& app, ImportCommandDeps deps, int& exit_code) {
+void register_import(CLI::App& app, GlobalOptions& g) {
   auto args = std::make_shared<ImportArgs>();
-  CLI::App* sub = app.add_subcommand("import", "Make a single-layer image from a root filesystem tarball");
-  sub->footer(
-      "Entries are sorted, owners kept numeric, mtimes clamped to SOURCE_DATE_EPOCH when set;\n"
-      "tarballs with escaping paths or links are refused.\n\n"
-      "Examples:\n"
+  auto* cmd = add_command(
+      app, "import", "Make a single-layer image from a root filesystem tarball",
       "  strata import rootfs.tar.zst --dest oci:/srv/images:bookworm\n"
       "  SOURCE_DATE_EPOCH=1700000000 strata import rootfs.tar --dest docker://localhost:5000/base:1 \\\n"
       "      --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \\\n"
-      "      --change 'CMD [\"/bin/bash\"]'");
-  sub->add_option("rootfs", args->rootfs, "Root filesystem tarball (.tar, .tar.gz, .tar.xz, .tar.zst)")
+      "      --change 'CMD [\"/bin/bash\"]'\n\n"
+      "Entries are sorted, owners kept numeric, mtimes clamped to SOURCE_DATE_EPOCH when set;\n"
+      "tarballs with escaping paths or links are refused.\n");
+  cmd->add_option("ROOTFS", args->rootfs, "Root filesystem tarball (.tar, .tar.gz, .tar.xz, .tar.zst)")
       ->required()
       ->check(CLI::ExistingFile);
-  sub->add_option("--dest", args->dest, "Destination image reference")->required();
-  sub->add_option("--change", args->changes,
+  cmd->add_option("--dest", args->dest, "Destination image reference")->required();
+  cmd->add_option("--change", args->changes,
                   "Dockerfile instruction for the config: ENV, CMD, ENTRYPOINT, WORKDIR, USER, LABEL, EXPOSE "
                   "(repeatable)");
-  sub->add_option("--platform", args->platform, "Platform recorded in the config (default: this machine's)");
-  sub->add_option("--compression", args->compression, "Layer compression: gzip (default), zstd or none");
-  sub->callback([args, deps = std::move(deps), &exit_code] {
-    std::ostream& out = deps.out ? *deps.out : std::cout;
-    std::ostream& err = deps.err ? *deps.err : std::cerr;
-    auto r = run_import(*args, deps);
-    if (!r) {
-      err << "strata import: " << r.error().message() << "\n";
-      exit_code = 1;
-      return;
-    }
-    out << *r << "\n";
-    exit_code = 0;
-  });
-  return sub;
+  cmd->add_option("--platform", args->platform, "Platform recorded in the config (default: this machine's)");
+  cmd->add_option("--compression", args->compression, "Layer compression: gzip (default), zstd or none");
+  cmd->callback([&g, args] { run_import(g, *args); });
 }
 
 }  // namespace strata::cli

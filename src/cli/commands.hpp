@@ -9,5 +9,7 @@ namespace strata::cli {
 void register_inspect(CLI::App& app, GlobalOptions& g);
 void register_copy(CLI::App& app, GlobalOptions& g);
 void register_tags(CLI::App& app, GlobalOptions& g);
+void register_import(CLI::App& app, GlobalOptions& g);
+void register_contract(CLI::App& app, GlobalOptions& g);
 
 }  // namespace strata::cli

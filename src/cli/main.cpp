@@ -1,9 +1,7 @@
 // strata: provision sandbox images without a container engine.
 #include <iostream>
 
-#include "cli/cmd_contract.hpp"
 #include "cli/cmd_fetch.hpp"
-#include "cli/cmd_import.hpp"
 #include "cli/cmd_resolve.hpp"
 #include "cli/commands.hpp"
 #include "layer/base_image.hpp"
@@ -66,17 +64,8 @@ int main(int argc, char** argv) {
   fetch_deps.clock = &strata::system_clock();
   fetch_deps.home = home;
   register_fetch(app, fetch_deps, package_exit);
-  register_contract_commands(app);
-  ImportCommandDeps import_deps;
-  import_deps.open_dest = [&g](const std::string& text) -> strata::Result<ImportDest> {
-    STRATA_TRY(auto ref, strata::oci::parse_image_ref(text));
-    STRATA_TRY(auto opened, strata::oci::open_store(ref, strata::oci::Access::kWrite, g.open_options()));
-    ImportDest dest;
-    dest.tag = destination_tag(ref, opened.ref);
-    dest.store = std::move(opened.store);
-    return dest;
-  };
-  register_import(app, import_deps, package_exit);
+  register_contract(app, g);
+  register_import(app, g);
 
   try {
     app.parse(argc, argv);

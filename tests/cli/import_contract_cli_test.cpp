@@ -1,0 +1,82 @@
+// strata import and strata contract scan through the binary: results on
+// stdout, exit codes, reproducibility under SOURCE_DATE_EPOCH.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "support/run.hpp"
+
+namespace strata::testing {
+namespace {
+
+class ImportCli : public ::testing::Test {
+ protected:
+  RunResult strata(std::vector<std::string> args, const std::string& env = "") {
+    args.insert(args.begin(), {strata_binary(), "--home", (dir_ / "home").string()});
+    return run(args, env);
+  }
+  void make_tree() {
+    std::filesystem::create_directories(dir_ / "root/etc/app");
+    std::filesystem::create_directories(dir_ / "root/usr/bin");
+    std::ofstream(dir_ / "root/etc/app/conf") << "key=value\n";
+    std::ofstream(dir_ / "root/usr/bin/tool") << "#!/bin/sh\necho tool\n";
+    std::filesystem::create_symlink("../etc/app/conf", dir_ / "root/usr/conf-link");
+  }
+  TempDir dir_;
+};
+
+TEST_F(ImportCli, SameTreeDifferentTarballsSameDigest) {
+  make_tree();
+  auto root = (dir_ / "root").string();
+  ASSERT_EQ(run({"tar", "-C", root, "--sort=name", "--owner=0", "--group=0", "-czf", (dir_ / "a.tar.gz").string(), "."}).code, 0);
+  ASSERT_EQ(run({"touch", "-d", "2001-02-03", (dir_ / "root/etc/app/conf").string()}).code, 0);
+  ASSERT_EQ(run({"tar", "-C", root, "--format=gnu", "--owner=0", "--group=0", "-cf", (dir_ / "b.tar").string(), "usr", "etc"}).code, 0);
+  std::string sde = "SOURCE_DATE_EPOCH=946684800";
+  auto a = strata({"import", (dir_ / "a.tar.gz").string(), "--dest", "oci:" + (dir_ / "l").string() + ":a"}, sde);
+  auto b = strata({"import", (dir_ / "b.tar").string(), "--dest", "oci:" + (dir_ / "l").string() + ":b"}, sde);
+  ASSERT_EQ(a.code, 0) << a.err;
+  ASSERT_EQ(b.code, 0) << b.err;
+  auto digest = [](const std::string& out) { return trim_nl(out).substr(trim_nl(out).rfind('@') + 1); };
+  // Different order, format, compression, ./ prefixes and mtimes (all after
+  // the epoch, so clamped): the same image.
+  EXPECT_EQ(digest(a.out), digest(b.out));
+  auto inspect_a = strata({"inspect", "--config", "--raw", "oci:" + (dir_ / "l").string() + ":a"});
+  auto inspect_b = strata({"inspect", "--config", "--raw", "oci:" + (dir_ / "l").string() + ":b"});
+  auto ja = nlohmann::json::parse(inspect_a.out), jb = nlohmann::json::parse(inspect_b.out);
+  EXPECT_EQ(ja["created"], "2000-01-01T00:00:00Z");
+  EXPECT_EQ(ja["created"], jb["created"]);
+  EXPECT_FALSE(digest(a.out).empty());
+  // Re-importing the same tarball gives the same bytes.
+  auto again = strata({"import", (dir_ / "a.tar.gz").string(), "--dest", "oci:" + (dir_ / "l2").string() + ":a"}, sde);
+  EXPECT_EQ(digest(again.out), digest(a.out));
+}
+
+TEST_F(ImportCli, HostileTarballFailsWithExitOneNamingTheEntry) {
+  auto bad = source_dir() / "testdata/bad/layer";
+  std::filesystem::path pick;
+  for (const auto& f : std::filesystem::directory_iterator(bad))
+    if (f.path().filename().string().find("traversal") != std::string::npos) pick = f.path();
+  ASSERT_FALSE(pick.empty()) << "no traversal case in " << bad;
+  auto r = strata({"import", pick.string(), "--dest", "oci:" + (dir_ / "x").string() + ":x"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find(".."), std::string::npos) << r.err;
+  EXPECT_EQ(r.out, "");
+  auto malformed = strata({"import", pick.string(), "--dest", "oci:" + (dir_ / "y").string() + ":y"}, "SOURCE_DATE_EPOCH=yesterday");
+  EXPECT_EQ(malformed.code, 1);
+  EXPECT_NE(malformed.err.find("SOURCE_DATE_EPOCH"), std::string::npos) << malformed.err;
+}
+
+TEST_F(ImportCli, ContractScanPrintsADocument) {
+  auto repo = (source_dir() / "testdata/repos/cmake-native").string();
+  auto yaml = strata({"contract", "scan", repo});
+  ASSERT_EQ(yaml.code, 0) << yaml.err;
+  EXPECT_NE(yaml.out.find("runtime_floors:"), std::string::npos);
+  auto json = strata({"--json", "contract", "scan", repo});
+  ASSERT_EQ(json.code, 0) << json.err;
+  auto j = nlohmann::json::parse(json.out);
+  EXPECT_EQ(j["runtime_floors"]["cmake"]["floor"], "3.20.0");
+}
+
+}  // namespace
+}  // namespace strata::testing
