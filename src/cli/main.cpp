@@ -1,6 +1,7 @@
 // strata: provision sandbox images without a container engine.
 #include <iostream>
 
+#include "cli/cmd_build.hpp"
 #include "cli/cmd_contract.hpp"
 #include "cli/cmd_fetch.hpp"
 #include "cli/cmd_import.hpp"
@@ -77,6 +78,8 @@ int main(int argc, char** argv) {
     return dest;
   };
   register_import(app, import_deps, package_exit);
+  register_build(app, g, http);
+  register_key(app, g);
 
   try {
     app.parse(argc, argv);

@@ -68,10 +68,13 @@ build() {
     arch=$(sed -n 's/^Architecture: //p' "$c"); suite=$(sed -n 's/^X-Suite: //p' "$c")
     pkgdir="$out/work/$name-$version-$arch"
     mkdir -p "$pkgdir/DEBIAN" "$pkgdir/usr/share/doc/$name" "$out/pool/$suite"
-    { grep -v '^X-Suite:' "$c"; echo "Maintainer: strata tests <tests@strata.test>"; echo "Description: fixture package $name"; } \
+    { grep -v '^X-Suite:\|^X-Compression:' "$c"; echo "Maintainer: strata tests <tests@strata.test>"; echo "Description: fixture package $name"; } \
       > "$pkgdir/DEBIAN/control"
     echo "$name $version" > "$pkgdir/usr/share/doc/$name/README"
-    SOURCE_DATE_EPOCH=1700000000 dpkg-deb --root-owner-group -Zgzip --build "$pkgdir" \
+    # Optional per-definition payload hook and data member compression (X-Compression).
+    if [ -x "$defs/payload.sh" ]; then "$defs/payload.sh" "$name" "$arch" "$pkgdir"; fi
+    local comp; comp=$(sed -n 's/^X-Compression: //p' "$c")
+    SOURCE_DATE_EPOCH=1700000000 dpkg-deb --root-owner-group "-Z${comp:-gzip}" --build "$pkgdir" \
       "$out/pool/$suite/${name}_${version//:/%3a}_$arch.deb" > /dev/null
   done
   for suite in $(awk '/^Suite: /{print $2}' "$defs/suites"); do
