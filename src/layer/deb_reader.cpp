@@ -139,4 +139,16 @@ Result<std::unique_ptr<oci::TarReader>> DebReader::data(oci::ReadLimits limits) 
   return oci::TarReader::open(pull, limits, what);
 }
 
+Result<void> DebReader::finish() {
+  std::string name;
+  auto more = next_member(name);
+  if (!more) {
+    return fail(ErrorCode::kInvalidArgument,
+                what_ + ": bytes after " + control_.data_member + " are not an ar member (a member larger than "
+                        "its header declares?); the .deb is damaged");
+  }
+  if (*more) return fail(ErrorCode::kInvalidArgument, what_ + ": unexpected member " + str::quote(name) + " after " + control_.data_member);
+  return {};
+}
+
 }  // namespace strata::layer

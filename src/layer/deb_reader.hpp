@@ -6,7 +6,7 @@
 // hostile data archives (path traversal, links out of the root, truncated or
 // oversized members) are refused with an error naming the .deb and entry.
 //
-// Usage: open(), control(), then data() once. Not thread-safe; one reader per
+// Usage: open(), control(), then data() once, read it, then finish(). Not thread-safe; one reader per
 // .deb. The TarReader returned by data() must not outlive the DebReader.
 #pragma once
 
@@ -36,6 +36,10 @@ class DebReader {
   Result<DebControl> control();
   // Positions on the data member and returns a reader over its entries.
   Result<std::unique_ptr<oci::TarReader>> data(oci::ReadLimits limits = {});
+
+  // After the data member: refuses any further member (bar '_' ones) and
+  // bytes beyond the last member, as dpkg-deb does.
+  Result<void> finish();
 
   const std::string& what() const { return what_; }
 

@@ -215,6 +215,7 @@ Result<FragmentInfo> convert_deb(const stdfs::path& deb, const RewriteRules& rul
     by_package_path[item.package_path] = items.size();
     items.push_back(std::move(item));
   }
+  STRATA_TRY_VOID(reader->finish());
   info.list.erase(std::unique(info.list.begin(), info.list.end()), info.list.end());
 
   // md5sums: shipped or generated (as dpkg does at unpack).
