@@ -34,7 +34,7 @@ release() {
     for f in NotAutomatic ButAutomaticUpgrades Acquire-By-Hash; do
       v=$(suite_field "$suite" "$f"); [ -n "$v" ] && echo "$f: $v"
     done
-    echo "Architectures: amd64 i386"
+    echo "Architectures: amd64 i386 arm64"
     echo "Components: main"
     echo "SHA256:"
     (cd "$d" && find main -type f -not -path '*/by-hash/*' | sort | while read -r f; do
@@ -79,7 +79,7 @@ build() {
   done
   for suite in $(awk '/^Suite: /{print $2}' "$defs/suites"); do
     mkdir -p "$out/pool/$suite"
-    for arch in amd64 i386; do
+    for arch in amd64 i386 arm64; do
       local d="$out/dists/$suite/main/binary-$arch"
       mkdir -p "$d"
       (cd "$out" && dpkg-scanpackages -m -a "$arch" "pool/$suite" /dev/null 2> /dev/null) > "$d/Packages"
