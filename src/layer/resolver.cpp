@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <deque>
 #include <map>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
@@ -47,12 +48,14 @@ struct Resolver::Impl {
   ResolveOptions options;
   std::deque<Package> storage;
   std::vector<Entry> entries;
-  std::unordered_map<std::string, std::size_t> by_key;
   std::unordered_map<std::string, std::vector<std::size_t>> by_name;
   std::unordered_map<std::string, std::vector<Provide>> providers;
   // Installed packages with an upgrade candidate, by the candidate's source
   // package name (apt's "upgrade by source package", see upgrade_siblings).
   std::unordered_map<std::string, std::vector<std::size_t>> upgradable_by_source;
+  // Entries whose installed or candidate version has Conflicts/Breaks on a
+  // name, by that name: the reverse half of conflicting() looks only here.
+  std::unordered_map<std::string, std::vector<std::size_t>> negative_on;
   std::size_t origins = 0;
   std::vector<int> origin_priority;
 
@@ -69,14 +72,24 @@ struct Resolver::Impl {
            options.foreign_archs.end();
   }
 
+  // apt's package lookup by (name, architecture). Names have one or a few
+  // architectures, so the per-name list is scanned rather than building a
+  // "name:arch" key string per lookup (this runs once per index stanza).
+  std::optional<std::size_t> find_entry(std::string_view name, std::string_view arch) const {
+    auto it = by_name.find(std::string(name));
+    if (it == by_name.end()) return std::nullopt;
+    for (std::size_t id : it->second)
+      if (entries[id].arch == arch) return id;
+    return std::nullopt;
+  }
+
   std::size_t entry_for(const std::string& name, const std::string& arch) {
-    std::string key = name + ":" + arch;
-    auto it = by_key.find(key);
-    if (it != by_key.end()) return it->second;
+    auto& ids = by_name[name];
+    for (std::size_t id : ids)
+      if (entries[id].arch == arch) return id;
     std::size_t id = entries.size();
     entries.push_back(Entry{name, arch, {}, -1, -1, id});
-    by_key.emplace(std::move(key), id);
-    by_name[name].push_back(id);
+    ids.push_back(id);
     return id;
   }
 
@@ -127,7 +140,13 @@ struct Resolver::Impl {
       if (e.installed >= 0) vs.push_back(e.installed);
       if (e.candidate >= 0 && e.candidate != e.installed) vs.push_back(e.candidate);
       for (int vi : vs) {
-        for (const auto& rel : e.versions[vi].pkg->provides) providers[rel.name].push_back(Provide{id, vi, &rel});
+        const Package& p = *e.versions[vi].pkg;
+        for (const auto& rel : p.provides) providers[rel.name].push_back(Provide{id, vi, &rel});
+        for (const auto* list : {&p.conflicts, &p.breaks})
+          for (const auto& rel : *list) {
+            auto& v = negative_on[rel.name];
+            if (v.empty() || v.back() != id) v.push_back(id);
+          }
       }
     }
   }
@@ -269,8 +288,20 @@ struct Resolver::Impl {
     for (const auto* list : {&p.conflicts, &p.breaks})
       for (const auto& r : *list) targets(r, entries[e].arch, Select::kInstall, true, e, t);
     for (auto& x : t) out.push_back(x.first);
-    // Reverse: installed-state packages that conflict with v.
-    for (std::size_t o = 0; o < entries.size(); ++o) {
+    // Reverse: installed-state packages that conflict with v (only those
+    // with a Conflicts/Breaks on v's name or on a name v provides).
+    std::vector<std::size_t> candidates;
+    for (const std::string* n : [&] {
+           std::vector<const std::string*> names{&p.name};
+           for (const auto& pr : p.provides) names.push_back(&pr.name);
+           return names;
+         }()) {
+      if (auto it = negative_on.find(*n); it != negative_on.end())
+        candidates.insert(candidates.end(), it->second.begin(), it->second.end());
+    }
+    std::sort(candidates.begin(), candidates.end());
+    candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+    for (std::size_t o : candidates) {
       if (o == e) continue;
       int ov = selected(o, Select::kInstall);
       if (ov < 0) continue;
@@ -532,8 +563,8 @@ Result<Resolution> Resolver::resolve(const std::vector<std::string>& requests) {
     if (!valid_package_name(name))
       return fail(ErrorCode::kInvalidArgument, "invalid package request " + str::quote(req) +
                                                    ": expected NAME, NAME:ARCH or NAME=VERSION");
-    auto it = im.by_key.find(name + ":" + arch);
-    if (it == im.by_key.end() || im.entries[it->second].candidate < 0) {
+    auto found_entry = im.find_entry(name, arch);
+    if (!found_entry || im.entries[*found_entry].candidate < 0) {
       // A virtual package: apt installs its only provider, refuses several.
       std::set<std::size_t> provs;
       if (auto pv = im.providers.find(name); pv != im.providers.end())
@@ -554,14 +585,14 @@ Result<Resolution> Resolver::resolve(const std::vector<std::string>& requests) {
         return fail(ErrorCode::kNotFound, "package " + name + " is a virtual package provided by: " +
                                               str::join(names, ", ") + "; request one of them explicitly");
       }
-      if (it != im.by_key.end())
+      if (found_entry)
         return fail(ErrorCode::kNotFound, "package " + name + ":" + arch +
                                               " has no installation candidate (it is not available from any "
                                               "source; check --sources and --platform)");
       return fail(ErrorCode::kNotFound, "unable to locate package " + name + ":" + arch +
                                             " in the configured sources (check the name, --sources and --platform)");
     }
-    std::size_t e = it->second;
+    std::size_t e = *found_entry;
     if (!version.empty()) {
       Entry& en = im.entries[e];
       int found = -1;
