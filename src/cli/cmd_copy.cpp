@@ -17,9 +17,12 @@ struct CopyCmdOptions {
 
 void run_copy(const GlobalOptions& g, const CopyCmdOptions& o) {
   if (o.all && !o.platform.empty()) throw Exit{kExitUsage, "--all and --platform exclude each other"};
-  auto src = open_ref(g, o.src, oci::Access::kRead);
+  // One client per registry for both ends: a copy within a registry shares
+  // connections, the auth challenge and tokens.
+  const auto open_options = oci::with_shared_registries(g.open_options());
+  auto src = check(oci::open_store(check(oci::parse_image_ref(o.src)), oci::Access::kRead, open_options));
   auto dst_ref = check(oci::parse_image_ref(o.dst));
-  auto dst = check(oci::open_store(dst_ref, oci::Access::kWrite, g.open_options()));
+  auto dst = check(oci::open_store(dst_ref, oci::Access::kWrite, open_options));
   oci::CopyOptions opts;
   opts.all = o.all;
   opts.referrers = o.referrers;

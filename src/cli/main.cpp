@@ -1,6 +1,7 @@
 // strata: provision sandbox images without a container engine.
 #include <iostream>
 
+#include "cli/cmd_build.hpp"
 #include "cli/cmd_fetch.hpp"
 #include "cli/cmd_resolve.hpp"
 #include "cli/commands.hpp"
@@ -66,6 +67,8 @@ int main(int argc, char** argv) {
   register_fetch(app, fetch_deps, package_exit);
   register_contract(app, g);
   register_import(app, g);
+  register_build(app, g, http);
+  register_key(app, g);
 
   try {
     app.parse(argc, argv);

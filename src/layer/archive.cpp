@@ -2,8 +2,10 @@
 
 #include <algorithm>
 
+#include "layer/package_cache.hpp"
 #include "layer/packages_index.hpp"
 #include "layer/signature.hpp"
+#include "util/fs.hpp"
 #include "util/sha.hpp"
 
 namespace strata::layer {
@@ -11,6 +13,40 @@ namespace strata::layer {
 namespace {
 
 constexpr std::size_t kMaxRelease = 64 << 20;
+
+// Verified InRelease files, so identical bytes are not verified again with
+// gpgv on every run: $STRATA_HOME/releases/<sha256 of the InRelease bytes>-
+// <sha256 of the trusted keys>, holding the signing key's fingerprint, a
+// newline, and the signed text gpgv extracted. The key part makes an entry
+// count only for the same trust (same keyrings, inline keys, fingerprint
+// restrictions). Only the signature check is skipped: the Release is parsed
+// and checked (Date, Valid-Until, suite, components) on every run, as apt
+// re-checks Valid-Until of its cached lists.
+Result<std::string> trust_digest(const TrustedKeys& keys) {
+  std::string all;
+  for (const auto& k : keys.keyrings) {
+    STRATA_TRY(std::string bytes, fs::read_file(k, 64 << 20));
+    all += "keyring " + std::to_string(bytes.size()) + "\n" + bytes;
+  }
+  for (const auto& k : keys.armored_keys) all += "inline " + std::to_string(k.size()) + "\n" + k;
+  for (const auto& f : keys.fingerprints) all += "fpr " + f + "\n";
+  return sha256_hex(all);
+}
+
+std::filesystem::path verified_release_path(const ArchiveOptions& opt, const std::string& release_sha,
+                                            const std::string& trust) {
+  return opt.home / "releases" / (release_sha + "-" + trust);
+}
+
+std::optional<VerifiedText> load_verified_release(const std::filesystem::path& p) {
+  std::error_code ec;
+  if (!std::filesystem::exists(p, ec)) return std::nullopt;
+  auto bytes = fs::read_file(p, kMaxRelease + 4096);
+  if (!bytes) return std::nullopt;
+  auto nl = bytes->find('\n');
+  if (nl == std::string::npos || nl == 0) return std::nullopt;
+  return VerifiedText{bytes->substr(nl + 1), bytes->substr(0, nl)};
+}
 
 Result<LoadedSource> load_release(oci::http::Transport& transport, const AptSource& src, const ArchiveOptions& opt,
                                   std::vector<std::string>& warnings) {
@@ -35,9 +71,17 @@ Result<LoadedSource> load_release(oci::http::Transport& transport, const AptSour
                         ? inrelease->substr(begin + 2, end - begin - 1)
                         : *inrelease;
     } else {
-      STRATA_TRY(VerifiedText v, verify_clearsigned(*inrelease, keys, dist + "/InRelease"));
-      signed_text = std::move(v.content);
-      out.fingerprint = v.fingerprint;
+      STRATA_TRY(std::string trust, trust_digest(keys));
+      auto memo = verified_release_path(opt, out.release_sha256, trust);
+      std::optional<VerifiedText> v = load_verified_release(memo);
+      if (!v) {
+        STRATA_TRY(v, verify_clearsigned(*inrelease, keys, dist + "/InRelease"));
+        // Best effort: a failure to remember only costs a gpgv run next time.
+        if (fs::make_dirs(memo.parent_path()))
+          (void)fs::write_file_atomic(memo, v->fingerprint + "\n" + v->content);
+      }
+      signed_text = std::move(v->content);
+      out.fingerprint = v->fingerprint;
     }
   } else {
     STRATA_TRY(auto release, http_get(transport, dist + "/Release", kMaxRelease));
@@ -109,11 +153,23 @@ Result<LoadedArchive> load_archive(oci::http::Transport& transport, const std::v
         idx.component = comp;
         idx.arch = a;
         std::string origin = req.dist_url + "/" + req.path;
+        // The parsed form of an index the signed Release names by hash: no
+        // fetch, no hashing of the text, no parsing (package_cache.hpp).
+        if (auto listed = rel.sha256.find(req.path); listed != rel.sha256.end()) {
+          if (auto cached = load_cached_packages(req.cache_dir, listed->second.sha256)) {
+            idx.packages = std::move(*cached);
+            idx.sha256 = listed->second.sha256;
+            out.indexes.push_back(std::move(idx));
+            continue;
+          }
+        }
         STRATA_TRY(VerifiedIndex v, fetch_packages_index(transport, rel, req, [&](const VerifiedIndex& vi) -> Result<void> {
           STRATA_TRY(idx.packages, parse_packages_index(vi.text, origin));
           return {};
         }));
         idx.sha256 = v.sha256;
+        if (auto stored = store_cached_packages(req.cache_dir, v.sha256, idx.packages); !stored)
+          out.warnings.push_back("warning: " + origin + ": cannot cache the parsed index: " + stored.error().message());
         out.indexes.push_back(std::move(idx));
       }
     }

@@ -10,7 +10,8 @@ std::vector<std::string> base_capture_patterns() {
           "var/lib/apt/extended_states", "etc/os-release",         "usr/lib/os-release"};
 }
 
-Result<BaseImage> load_base_image(oci::Store& store, std::string_view ref, const oci::Platform& platform) {
+Result<BaseImage> load_base_image(oci::Store& store, std::string_view ref, const oci::Platform& platform,
+                                  std::function<bool(std::string_view)> extra_capture) {
   STRATA_TRY(auto fetched, oci::fetch_manifest(store, ref));
   std::string where = store.describe() + (ref.empty() ? "" : ":" + std::string(ref));
   if (auto* idx = std::get_if<oci::ImageIndex>(&fetched.parsed)) {
@@ -29,6 +30,11 @@ Result<BaseImage> load_base_image(oci::Store& store, std::string_view ref, const
   }
   oci::ImageFsOptions opts;
   opts.capture = oci::capture_paths(base_capture_patterns());
+  if (extra_capture) {
+    opts.capture = [standard = std::move(opts.capture), extra = std::move(extra_capture)](std::string_view p) {
+      return standard(p) || extra(p);
+    };
+  }
   STRATA_TRY(auto fs, with_context(oci::ImageFilesystem::load(store, *m, opts), where));
   BaseImage base{fetched.raw.descriptor, *m, std::move(config), std::move(fs)};
   return base;

@@ -5,6 +5,7 @@
 // `strata resolve --base` and the overlay builder start here.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -21,8 +22,10 @@ struct BaseImage {
   oci::ImageFilesystem fs;
 };
 
-// Loads `ref` from `store`, picking `platform` from an index.
-Result<BaseImage> load_base_image(oci::Store& store, std::string_view ref, const oci::Platform& platform);
+// Loads `ref` from `store`, picking `platform` from an index. `extra_capture`
+// names more files whose content to keep (the overlay builder's needs).
+Result<BaseImage> load_base_image(oci::Store& store, std::string_view ref, const oci::Platform& platform,
+                                  std::function<bool(std::string_view)> extra_capture = {});
 
 // The packages the base's dpkg database counts as installed (status plus
 // status.d/ stanzas; none for an image without dpkg state).

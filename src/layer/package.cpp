@@ -58,6 +58,23 @@ Result<Package> package_from_stanza(const Deb822Stanza& stanza, StanzaKind kind,
     else if (*prio == "standard") p.priority = 3;
     else if (*prio == "optional") p.priority = 4;
   }
+  p.source = p.name;
+  p.source_version = p.version;
+  if (auto src = stanza.get("Source")) {
+    std::string_view sv = str::trim(*src);
+    auto paren = sv.find('(');
+    std::string_view name = str::trim(sv.substr(0, paren));
+    if (!valid_package_name(name)) return bad("invalid Source field " + str::quote(*src, 80));
+    p.source = std::string(name);
+    if (paren != std::string_view::npos) {
+      auto close = sv.find(')', paren);
+      if (close == std::string_view::npos || !str::trim(sv.substr(close + 1)).empty())
+        return bad("invalid Source field " + str::quote(*src, 80) + ": expected 'name (version)'");
+      std::string_view ver = str::trim(sv.substr(paren + 1, close - paren - 1));
+      STRATA_TRY_VOID(validate_version(ver, where + " Source"));
+      p.source_version = std::string(ver);
+    }
+  }
   auto relations = [&](std::string_view field, Alternatives alts) -> Result<std::vector<OrGroup>> {
     auto v = stanza.get(field);
     if (!v) return std::vector<OrGroup>{};

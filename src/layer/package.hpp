@@ -30,6 +30,10 @@ struct Package {
   std::vector<Relation> conflicts;
   std::vector<Relation> breaks;
   std::vector<Relation> provides;  // op is kAny or kEq
+  // The source package it was built from ("Source: name (version)"); both
+  // default to the binary's own name and version, as dpkg and apt do.
+  std::string source;
+  std::string source_version;
   // Archive location (Packages only).
   std::string filename;
   std::uint64_t size = 0;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <deque>
 #include <map>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
@@ -47,9 +48,14 @@ struct Resolver::Impl {
   ResolveOptions options;
   std::deque<Package> storage;
   std::vector<Entry> entries;
-  std::unordered_map<std::string, std::size_t> by_key;
   std::unordered_map<std::string, std::vector<std::size_t>> by_name;
   std::unordered_map<std::string, std::vector<Provide>> providers;
+  // Installed packages with an upgrade candidate, by the candidate's source
+  // package name (apt's "upgrade by source package", see upgrade_siblings).
+  std::unordered_map<std::string, std::vector<std::size_t>> upgradable_by_source;
+  // Entries whose installed or candidate version has Conflicts/Breaks on a
+  // name, by that name: the reverse half of conflicting() looks only here.
+  std::unordered_map<std::string, std::vector<std::size_t>> negative_on;
   std::size_t origins = 0;
   std::vector<int> origin_priority;
 
@@ -66,14 +72,24 @@ struct Resolver::Impl {
            options.foreign_archs.end();
   }
 
+  // apt's package lookup by (name, architecture). Names have one or a few
+  // architectures, so the per-name list is scanned rather than building a
+  // "name:arch" key string per lookup (this runs once per index stanza).
+  std::optional<std::size_t> find_entry(std::string_view name, std::string_view arch) const {
+    auto it = by_name.find(std::string(name));
+    if (it == by_name.end()) return std::nullopt;
+    for (std::size_t id : it->second)
+      if (entries[id].arch == arch) return id;
+    return std::nullopt;
+  }
+
   std::size_t entry_for(const std::string& name, const std::string& arch) {
-    std::string key = name + ":" + arch;
-    auto it = by_key.find(key);
-    if (it != by_key.end()) return it->second;
+    auto& ids = by_name[name];
+    for (std::size_t id : ids)
+      if (entries[id].arch == arch) return id;
     std::size_t id = entries.size();
     entries.push_back(Entry{name, arch, {}, -1, -1, id});
-    by_key.emplace(std::move(key), id);
-    by_name[name].push_back(id);
+    ids.push_back(id);
     return id;
   }
 
@@ -118,11 +134,19 @@ struct Resolver::Impl {
     }
     for (std::size_t id = 0; id < entries.size(); ++id) {
       const Entry& e = entries[id];
+      if (e.installed >= 0 && e.candidate >= 0 && e.candidate != e.installed)
+        upgradable_by_source[e.versions[e.candidate].pkg->source].push_back(id);
       std::vector<int> vs;
       if (e.installed >= 0) vs.push_back(e.installed);
       if (e.candidate >= 0 && e.candidate != e.installed) vs.push_back(e.candidate);
       for (int vi : vs) {
-        for (const auto& rel : e.versions[vi].pkg->provides) providers[rel.name].push_back(Provide{id, vi, &rel});
+        const Package& p = *e.versions[vi].pkg;
+        for (const auto& rel : p.provides) providers[rel.name].push_back(Provide{id, vi, &rel});
+        for (const auto* list : {&p.conflicts, &p.breaks})
+          for (const auto& rel : *list) {
+            auto& v = negative_on[rel.name];
+            if (v.empty() || v.back() != id) v.push_back(id);
+          }
       }
     }
   }
@@ -264,8 +288,20 @@ struct Resolver::Impl {
     for (const auto* list : {&p.conflicts, &p.breaks})
       for (const auto& r : *list) targets(r, entries[e].arch, Select::kInstall, true, e, t);
     for (auto& x : t) out.push_back(x.first);
-    // Reverse: installed-state packages that conflict with v.
-    for (std::size_t o = 0; o < entries.size(); ++o) {
+    // Reverse: installed-state packages that conflict with v (only those
+    // with a Conflicts/Breaks on v's name or on a name v provides).
+    std::vector<std::size_t> candidates;
+    for (const std::string* n : [&] {
+           std::vector<const std::string*> names{&p.name};
+           for (const auto& pr : p.provides) names.push_back(&pr.name);
+           return names;
+         }()) {
+      if (auto it = negative_on.find(*n); it != negative_on.end())
+        candidates.insert(candidates.end(), it->second.begin(), it->second.end());
+    }
+    std::sort(candidates.begin(), candidates.end());
+    candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+    for (std::size_t o : candidates) {
       if (o == e) continue;
       int ov = selected(o, Select::kInstall);
       if (ov < 0) continue;
@@ -297,12 +333,74 @@ struct Resolver::Impl {
     marked[e] = old;
   }
 
-  // apt's pkgDepCache::MarkInstall with AutoInst = true.
-  bool mark_install(std::size_t e, unsigned depth, bool from_user) {
+  // apt's IsInstallOkMultiArchSameVersionSynced: a M-A: same candidate must
+  // have the version of the candidates of its installed other-arch siblings.
+  bool multi_arch_synced(std::size_t e) const {
+    const Entry& en = entries[e];
+    const Package& cand = pkg(e, en.candidate);
+    if (cand.multi_arch != MultiArch::kSame) return true;
+    for (std::size_t s : by_name.at(en.name)) {
+      if (s == e || entries[s].installed < 0) continue;
+      int sc = entries[s].candidate;
+      if (sc >= 0 && pkg(s, sc).version != cand.version && pkg(s, sc).multi_arch == MultiArch::kSame &&
+          !entries[s].versions[sc].origins.empty())
+        return false;
+    }
+    return true;
+  }
+
+  // apt's StateCache::InstBroken for a package marked for install: one of
+  // its own (Pre-)Depends is unmet, or its own Conflicts/Breaks hit the
+  // planned state.
+  bool install_broken(std::size_t e) const {
+    const Entry& en = entries[e];
+    const Package& p = pkg(e, en.candidate);
+    for (const auto* list : {&p.pre_depends, &p.depends})
+      for (const auto& g : *list)
+        if (!group_satisfied(g, en.arch, Select::kInstall, e)) return true;
+    std::vector<std::pair<std::size_t, int>> t;
+    for (const auto* list : {&p.conflicts, &p.breaks})
+      for (const auto& r : *list) targets(r, en.arch, Select::kInstall, true, e, t);
+    return !t.empty();
+  }
+
+  // apt ≥ 2.1's MarkInstall_UpgradeOtherBinaries (APT::Get::Upgrade-By-Source-
+  // Package, on by default): when a version of source S at source version V
+  // is marked for install, every *other* installed binary (any architecture)
+  // whose candidate comes from S at exactly V is upgraded to that candidate.
+  // Binaries not installed, already at that version, or whose candidate has
+  // another source version are left alone. apt marks them all first without
+  // dependencies (MarkInstall AutoInst=false, which keeps the M-A: same sync
+  // check), then resolves each one that is broken; a failure there undoes
+  // only that sibling's upgrade and never fails the package that caused it.
+  void upgrade_siblings(std::size_t e, unsigned depth) {
+    const Package& ver = pkg(e, entries[e].candidate);
+    auto it = upgradable_by_source.find(ver.source);
+    if (it == upgradable_by_source.end()) return;
+    std::vector<std::size_t> todo;
+    for (std::size_t o : it->second) {
+      const Entry& oe = entries[o];
+      if (o == e || marked[o]) continue;
+      const Package& oc = pkg(o, oe.candidate);
+      if (oc.source != ver.source || oc.source_version != ver.source_version) continue;
+      todo.push_back(o);
+    }
+    for (std::size_t o : todo)
+      if (!marked[o] && multi_arch_synced(o)) marked[o] = 1;
+    for (std::size_t o : todo) {
+      if (!marked[o] || !install_broken(o)) continue;
+      if (!mark_install(o, depth + 1, false, true)) marked[o] = 0;
+    }
+  }
+
+  // apt's pkgDepCache::MarkInstall with AutoInst = true. `again`: the
+  // package is already marked but broken, and apt resolves it once more
+  // (apt's "Mode == ModeInstall but InstBroken" path).
+  bool mark_install(std::size_t e, unsigned depth, bool from_user, bool again = false) {
     Entry& en = entries[e];
     if (en.candidate < 0) return false;
     if (en.candidate == en.installed) return true;
-    if (marked[e]) return true;
+    if (marked[e] && !again) return true;
     if (depth > kMaxDepth) return false;
     const Package& cand = pkg(e, en.candidate);
     const std::string& arch = en.arch;
@@ -311,14 +409,7 @@ struct Resolver::Impl {
       for (const auto* list : {&cand.pre_depends, &cand.depends})
         for (const auto& g : *list)
           if (!group_satisfied(g, arch, Select::kCandidateOrInstall, e)) return false;
-      // M-A: same siblings must stay in version sync.
-      if (cand.multi_arch == MultiArch::kSame) {
-        for (std::size_t s : by_name[en.name]) {
-          if (s == e || entries[s].installed < 0) continue;
-          int sc = entries[s].candidate;
-          if (sc >= 0 && pkg(s, sc).version != cand.version && pkg(s, sc).multi_arch == MultiArch::kSame) return false;
-        }
-      }
+      if (!multi_arch_synced(e)) return false;
     }
     // Conflicts and Breaks: an installed package in the way is upgraded when
     // its candidate is no longer in conflict; strata never removes packages.
@@ -337,6 +428,7 @@ struct Resolver::Impl {
       upgrade.push_back(o);
     }
     marked[e] = 1;
+    upgrade_siblings(e, depth);
     for (std::size_t o : upgrade) {
       if (!mark_install(o, depth + 1, false)) {
         marked[e] = 0;
@@ -471,8 +563,8 @@ Result<Resolution> Resolver::resolve(const std::vector<std::string>& requests) {
     if (!valid_package_name(name))
       return fail(ErrorCode::kInvalidArgument, "invalid package request " + str::quote(req) +
                                                    ": expected NAME, NAME:ARCH or NAME=VERSION");
-    auto it = im.by_key.find(name + ":" + arch);
-    if (it == im.by_key.end() || im.entries[it->second].candidate < 0) {
+    auto found_entry = im.find_entry(name, arch);
+    if (!found_entry || im.entries[*found_entry].candidate < 0) {
       // A virtual package: apt installs its only provider, refuses several.
       std::set<std::size_t> provs;
       if (auto pv = im.providers.find(name); pv != im.providers.end())
@@ -493,14 +585,14 @@ Result<Resolution> Resolver::resolve(const std::vector<std::string>& requests) {
         return fail(ErrorCode::kNotFound, "package " + name + " is a virtual package provided by: " +
                                               str::join(names, ", ") + "; request one of them explicitly");
       }
-      if (it != im.by_key.end())
+      if (found_entry)
         return fail(ErrorCode::kNotFound, "package " + name + ":" + arch +
                                               " has no installation candidate (it is not available from any "
                                               "source; check --sources and --platform)");
       return fail(ErrorCode::kNotFound, "unable to locate package " + name + ":" + arch +
                                             " in the configured sources (check the name, --sources and --platform)");
     }
-    std::size_t e = it->second;
+    std::size_t e = *found_entry;
     if (!version.empty()) {
       Entry& en = im.entries[e];
       int found = -1;
@@ -515,8 +607,12 @@ Result<Resolution> Resolver::resolve(const std::vector<std::string>& requests) {
     }
     requested.push_back(e);
   }
-  // apt-get install: mark every request first (FromUser, no dependencies),
-  // then resolve the dependencies of each in turn.
+  // apt-get install (TryToInstall, then doAutoInstall): mark every request
+  // first (FromUser, no dependencies), then walk each one in request order.
+  // Requests are "protected" (pkgProblemResolver::Protect), which skips
+  // MarkInstall's "already marked and not broken" shortcut, so every request
+  // is walked: checked against apt-get 2.6, a request whose dependencies are
+  // already met still upgrades the other binaries of its source package.
   for (std::size_t e : requested) {
     Entry& en = im.entries[e];
     if (en.candidate != en.installed) im.marked[e] = 1;
@@ -525,8 +621,7 @@ Result<Resolution> Resolver::resolve(const std::vector<std::string>& requests) {
   for (std::size_t e : requested) {
     Entry& en = im.entries[e];
     if (en.candidate == en.installed) continue;
-    im.marked[e] = 0;
-    if (!im.mark_install(e, 0, true)) {
+    if (!im.mark_install(e, 0, true, true)) {
       im.marked[e] = 1;
       report += im.broken_report(e);
     }

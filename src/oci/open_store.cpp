@@ -15,17 +15,34 @@ std::filesystem::path default_home() {
   return std::filesystem::path("/var/cache/strata");
 }
 
+namespace {
+
+registry::RegistryOptions registry_options(const OpenOptions& options) {
+  registry::RegistryOptions ro;
+  ro.insecure_hosts = options.insecure_registries;
+  if (!options.authfile.empty()) ro.authfile = options.authfile;
+  for (const auto& d : options.cert_dirs) ro.cert_dirs.emplace_back(d);
+  return ro;
+}
+
+}  // namespace
+
+OpenOptions with_shared_registries(OpenOptions options) {
+  options.registries = std::make_shared<registry::RegistryClientCache>(registry_options(options));
+  return options;
+}
+
 Result<OpenedStore> open_store(const ImageRef& ref, Access access, const OpenOptions& options) {
   OpenedStore out;
   switch (ref.transport) {
     case Transport::kScratch:
       return fail(ErrorCode::kInvalidArgument, "scratch is only a base for `strata build --base scratch`, not a store");
     case Transport::kDocker: {
-      registry::RegistryOptions ro;
-      ro.insecure_hosts = options.insecure_registries;
-      if (!options.authfile.empty()) ro.authfile = options.authfile;
-      for (const auto& d : options.cert_dirs) ro.cert_dirs.emplace_back(d);
-      STRATA_TRY(out.store, registry::open_registry_store(ref.docker, ro));
+      if (options.registries) {
+        STRATA_TRY(out.store, options.registries->open(ref.docker));
+      } else {
+        STRATA_TRY(out.store, registry::open_registry_store(ref.docker, registry_options(options)));
+      }
       out.ref = ref.docker.tag_or_digest();
       return out;
     }

@@ -16,13 +16,25 @@ namespace strata::oci {
 
 enum class Access { kRead, kWrite };
 
+namespace registry {
+class RegistryClientCache;
+}
+
 struct OpenOptions {
   std::filesystem::path home;                   // $STRATA_HOME
   std::string authfile;                         // empty: the default search
   std::vector<std::string> insecure_registries; // HOST[:PORT]
   std::vector<std::string> cert_dirs;           // extra certs.d-style dirs
   int jobs = 4;
+  // Registry stores opened with the same cache share one HTTP transport and
+  // one client per registry host (connections, auth challenge, tokens).
+  // nullptr: every registry store gets its own.
+  std::shared_ptr<registry::RegistryClientCache> registries;
 };
+
+// `options` with a fresh shared registry client cache built from them: pass
+// the result to every open_store() of one command (copy, mirror).
+OpenOptions with_shared_registries(OpenOptions options);
 
 struct OpenedStore {
   std::unique_ptr<Store> store;

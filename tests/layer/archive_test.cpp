@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <fstream>
 
 #include "layer/archive_fixture.hpp"
@@ -13,8 +14,9 @@
 #include "util/fs.hpp"
 #include "layer/dpkg_status.hpp"
 #include "layer/resolver.hpp"
-#include "layer/test_curl_transport.hpp"
+#include "oci/http/registry_transport.hpp"
 #include "util/clock.hpp"
+#include "support/source_dir.hpp"
 
 namespace strata::layer {
 namespace {
@@ -22,9 +24,19 @@ namespace {
 namespace stdfs = std::filesystem;
 using testing::ArchiveFixture;
 
+// The production HTTP stack (redirects → retries → libcurl), with plain HTTP
+// allowed as for every apt archive: integrity comes from the signed Release.
+std::shared_ptr<oci::http::Transport> archive_transport() {
+  oci::http::RegistryTransportOptions o;
+  o.curl.allow_plain_http = true;
+  o.curl.default_cert_dirs.clear();
+  return oci::http::make_registry_transport(o);
+}
+
 struct Env {
   stdfs::path home;
-  testing::TestCurlTransport transport;
+  std::shared_ptr<oci::http::Transport> http = archive_transport();
+  oci::http::Transport& transport = *http;
   Env() {
     char tmpl[] = "/tmp/strata-home-XXXXXX";
     home = ::mkdtemp(tmpl);
@@ -41,11 +53,14 @@ struct Env {
     s.where = "test:" + suite;
     return s;
   }
-  Result<LoadedArchive> load(const std::vector<AptSource>& sources) {
+  std::string arch = "amd64";
+  Clock* clock = &system_clock();
+  Result<LoadedArchive> load(const std::vector<AptSource>& sources, std::vector<std::string> foreign = {}) {
     ArchiveOptions o;
     o.home = home;
-    o.arch = "amd64";
-    o.clock = &system_clock();
+    o.arch = arch;
+    o.foreign_archs = std::move(foreign);
+    o.clock = clock;
     return load_archive(transport, sources, o);
   }
   std::size_t cached_indexes() const {
@@ -54,8 +69,9 @@ struct Env {
     for ([[maybe_unused]] auto& e : stdfs::directory_iterator(home / "indexes/sha256", ec)) ++n;
     return n;
   }
-  std::string resolve(const LoadedArchive& a, const std::vector<std::string>& req, const std::string& status = "") {
-    Resolver r({});
+  std::string resolve(const LoadedArchive& a, const std::vector<std::string>& req, const std::string& status = "",
+                      ResolveOptions options = {}) {
+    Resolver r(std::move(options));
     for (const auto& idx : a.indexes) r.add_index(idx.packages, a.sources[idx.source].priority);
     if (!status.empty()) r.set_installed(*read_dpkg_status({"status", status}));
     auto res = r.resolve(req);
@@ -113,6 +129,165 @@ TEST(Archive, DetachedSignatureIsAccepted) {
   Env env;
   auto a = env.load({env.source("stable", "detached")});
   ASSERT_TRUE(a.has_value()) << a.error().message();
+}
+
+// What the real apt-get (tests/support/apt_simulate.sh) installs for the
+// same request on the same fixture archive and dpkg status.
+std::string apt_get_says(const stdfs::path& state, const std::vector<std::string>& suites, const std::string& status,
+                         const std::string& archs, const std::vector<std::string>& req) {
+  auto& fx = ArchiveFixture::get();
+  stdfs::create_directories(state);
+  std::string list;
+  for (const auto& s : suites)
+    list += "deb [signed-by=" + fx.keyring().string() + "] file:" + (fx.root() / "main").string() + " " + s + " main\n";
+  std::ofstream(state / "sources.list") << list;
+  std::ofstream(state / "status") << status;
+  std::string cmd = (testing::source_dir() / "tests/support/apt_simulate.sh").string() + " " +
+                    (state / "apt").string() + " " + (state / "sources.list").string() + " " +
+                    (state / "status").string() + " " + archs + " --";
+  for (const auto& r : req) cmd += " '" + r + "'";
+  cmd += " 2>&1";
+  std::string out;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (p == nullptr) return "popen failed";
+  char buf[4096];
+  while (std::size_t n = std::fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  int rc = ::pclose(p);
+  if (rc != 0) return "ERROR (apt-get): " + out;
+  return out;
+}
+
+const char* const kGlibStatus = R"(Package: libglib
+Status: install ok installed
+Version: 2.0-1
+Architecture: amd64
+Source: glib
+Multi-Arch: same
+Depends: libglib-data
+
+Package: libglib-data
+Status: install ok installed
+Version: 2.0-1
+Architecture: all
+Source: glib
+Multi-Arch: foreign
+
+Package: libglib-bin
+Status: install ok installed
+Version: 2.0-1
+Architecture: amd64
+Source: glib
+
+Package: libglib-extra
+Status: install ok installed
+Version: 2.0-1
+Architecture: amd64
+Source: glib
+)";
+
+// The fixture cases against the real apt-get: the same names, versions and
+// architectures, including apt's upgrade of the other installed binaries of
+// a source package (APT::Get::Upgrade-By-Source-Package).
+TEST(Archive, ResolutionMatchesAptGetOnTheFixtureArchive) {
+  Env env;
+  std::vector<std::string> suites{"stable", "updates"};
+  auto a = env.load({env.source("stable"), env.source("updates")}, {"i386"});
+  ASSERT_TRUE(a.has_value()) << a.error().message();
+  std::string i386_status = std::string(kGlibStatus) +
+                            "\nPackage: libglib\nStatus: install ok installed\nVersion: 2.0-1\nArchitecture: i386\n"
+                            "Source: glib\nMulti-Arch: same\nDepends: libglib-data\n";
+  struct Case {
+    std::string status;
+    std::vector<std::string> request;
+    std::string expected;  // reviewed against apt-get 2.6.1
+    bool i386 = false;
+  };
+  std::vector<Case> cases{
+      {kGlibStatus, {"vips-dev"},
+       "libglib 2.0-2 amd64\nlibglib-bin 2.0-2+b1 amd64\nlibglib-data 2.0-2 all\nlibglib-dev 2.0-2 amd64\n"
+       "vips-dev 1 amd64\n"},
+      {kGlibStatus, {"libglib-data"}, "libglib 2.0-2 amd64\nlibglib-bin 2.0-2+b1 amd64\nlibglib-data 2.0-2 all\n"},
+      {kGlibStatus, {"glib-user"},
+       "glib-user 1 amd64\nlibglib 2.0-2 amd64\nlibglib-bin 2.0-2+b1 amd64\nlibglib-data 2.0-2 all\n"},
+      {kGlibStatus, {"libglib-extra"}, "libglib-extra 2.0-1.1 amd64\n"},
+      {i386_status, {"libglib-tools"},
+       "libglib 2.0-2 amd64\nlibglib 2.0-2 i386\nlibglib-bin 2.0-2+b1 amd64\nlibglib-data 2.0-2 all\n"
+       "libglib-tools 2.0-2 amd64\n",
+       true},
+      {"", {"app"}, "app 1.0-1 amd64\nbase-helper 1.0 all\nlibfoo 2.0-1 amd64\nmawk 1.3.4-1 amd64\n"},
+      {"", {"mailer", "pyapp"}, "mailer 1 all\npostfix 3.7.11-0 amd64\npyapp 1 all\npython3 3.11.2-1 amd64\ntool 1.0 amd64\n"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.request.front());
+    ResolveOptions ro;
+    if (c.i386) ro.foreign_archs = {"i386"};
+    std::string strata = env.resolve(*a, c.request, c.status, ro);
+    EXPECT_EQ(strata, c.expected);
+    std::string archs = c.i386 ? "amd64,i386" : "amd64";
+    EXPECT_EQ(strata, apt_get_says(env.home / ("apt-" + archs), suites, c.status, archs, c.request));
+  }
+}
+
+// --platform linux/arm64 on an amd64 host: the arm64 indexes of the archive
+// (nothing is executed), in the library and end to end through the binary.
+TEST(Archive, ForeignPlatformResolvesFromItsOwnIndexes) {
+  Env env;
+  env.arch = "arm64";
+  auto a = env.load({env.source("stable")});
+  ASSERT_TRUE(a.has_value()) << a.error().message();
+  for (const auto& idx : a->indexes) EXPECT_TRUE(idx.arch == "arm64" || idx.arch == "all") << idx.arch;
+  ResolveOptions ro;
+  ro.native_arch = "arm64";
+  const std::string expected = "app 1.0-1 arm64\nbase-helper 1.0 all\nlibfoo 1.0-1 arm64\nmawk 1.3.4-1 arm64\n";
+  EXPECT_EQ(env.resolve(*a, {"app"}, "", ro), expected);
+  EXPECT_EQ(apt_get_says(env.home / "apt-arm64", {"stable"}, "", "arm64", {"app"}), expected);
+  // Packages only built for amd64 are not installable for arm64.
+  EXPECT_NE(env.resolve(*a, {"needs-newer"}, "", ro).find("unable to locate package needs-newer:arm64"),
+            std::string::npos);
+
+  auto& fx = ArchiveFixture::get();
+  stdfs::path list = env.home / "fixture.list";
+  std::ofstream(list) << "deb [signed-by=" << fx.keyring().string() << "] " << fx.url() << " stable main\n";
+  std::string cmd = "STRATA_HOME=" + (env.home / "cli-home").string() + " " + testing::strata_binary() +
+                    " resolve app --platform linux/arm64 --sources " + list.string() + " 2>&1";
+  std::string out;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  char buf[4096];
+  while (std::size_t n = std::fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  EXPECT_EQ(::pclose(p), 0) << out;
+  EXPECT_EQ(out, expected);
+}
+
+// An InRelease verified once is not re-verified while its bytes and the
+// trusted keys are the same; its Valid-Until is still checked on every run.
+TEST(Archive, VerifiedReleaseIsRememberedButValidUntilStillApplies) {
+  auto& fx = ArchiveFixture::get();
+  fx.make_variant("memo");
+  fx.resign("memo", "stable", "VALID_UNTIL_OFFSET=3600");
+  Env env;
+  auto a = env.load({env.source("stable", "memo")});
+  ASSERT_TRUE(a.has_value()) << a.error().message();
+  std::vector<stdfs::path> memos;
+  for (auto& e : stdfs::directory_iterator(env.home / "releases")) memos.push_back(e.path());
+  ASSERT_EQ(memos.size(), 1u);
+  EXPECT_EQ(memos[0].filename().string().substr(0, 64), a->sources[0].release_sha256);
+  // The remembered verification is what the next run uses (no gpgv): a
+  // memo that says another suite is refused by the Release checks.
+  std::string memo = *fs::read_file(memos[0], 1 << 20);
+  std::string edited = memo;
+  edited.replace(edited.find("Suite: stable"), 13, "Suite: oldstb");
+  ASSERT_TRUE(fs::write_file_atomic(memos[0], edited).has_value());
+  auto b = env.load({env.source("stable", "memo")});
+  ASSERT_FALSE(b.has_value());
+  EXPECT_NE(b.error().message().find("is for suite 'oldstb'"), std::string::npos) << b.error().message();
+  ASSERT_TRUE(fs::write_file_atomic(memos[0], memo).has_value());
+  // Two hours later the same verified bytes have expired.
+  ManualClock later(system_clock().now() + 7200);
+  env.clock = &later;
+  auto c = env.load({env.source("stable", "memo")});
+  ASSERT_FALSE(c.has_value());
+  EXPECT_NE(c.error().message().find("expired: Valid-Until"), std::string::npos) << c.error().message();
 }
 
 struct Hostile {

@@ -408,5 +408,122 @@ Depends: gone
   EXPECT_EQ(f.lines({"app=7"}), "ERROR: version '7' for 'app' was not found in the sources");
 }
 
+// apt ≥ 2.1 (APT::Get::Upgrade-By-Source-Package): marking a version of
+// source S at source version V upgrades every other installed binary whose
+// candidate is S at exactly V. Expected results checked against apt-get 2.6.
+TEST(Resolver, UpgradesOtherInstalledBinariesOfTheSameSourceVersion) {
+  Fixture f;
+  f.options.foreign_archs = {"i386"};
+  f.indexes = {{R"(Package: libg
+Version: 2
+Architecture: amd64
+Source: g
+Multi-Arch: same
+
+Package: libg
+Version: 2
+Architecture: i386
+Source: g
+Multi-Arch: same
+
+Package: g-data
+Version: 2
+Architecture: all
+Source: g
+
+Package: g-bin
+Version: 2+b1
+Architecture: amd64
+Source: g (2)
+
+Package: g-extra
+Version: 1.1
+Architecture: amd64
+Source: g
+
+Package: g-new
+Version: 2
+Architecture: amd64
+Source: g
+
+Package: g-dev
+Version: 2
+Architecture: amd64
+Source: g
+Depends: libg (= 2)
+
+Package: other
+Version: 2
+Architecture: amd64
+
+Package: user
+Version: 1
+Architecture: amd64
+Depends: g-dev
+)", 500}};
+  f.installed = R"(Package: libg
+Status: install ok installed
+Version: 1
+Architecture: amd64
+Source: g
+Multi-Arch: same
+
+Package: g-data
+Status: install ok installed
+Version: 1
+Architecture: all
+Source: g
+
+Package: g-bin
+Status: install ok installed
+Version: 1
+Architecture: amd64
+Source: g
+
+Package: g-extra
+Status: install ok installed
+Version: 1
+Architecture: amd64
+Source: g
+
+Package: other
+Status: install ok installed
+Version: 1
+Architecture: amd64
+Source: g
+)";
+  // A new dependency (g-dev) drags the installed siblings along: g-bin is a
+  // binNMU of the same source version; g-extra's candidate is another source
+  // version; g-new is not installed; `other` was from g but its candidate is
+  // from source `other`.
+  EXPECT_EQ(f.lines({"user"}),
+            "g-bin 2+b1 amd64\ng-data 2 all\ng-dev 2 amd64\nlibg 2 amd64\nuser 1 amd64\n");
+  // A requested upgrade whose own dependencies are met does the same.
+  EXPECT_EQ(f.lines({"g-data"}), "g-bin 2+b1 amd64\ng-data 2 all\nlibg 2 amd64\n");
+  EXPECT_EQ(f.lines({"g-extra"}), "g-extra 1.1 amd64\n");
+  // Every architecture of an installed M-A: same sibling is upgraded.
+  f.installed += "\nPackage: libg\nStatus: install ok installed\nVersion: 1\nArchitecture: i386\nSource: g\n"
+                 "Multi-Arch: same\n";
+  EXPECT_EQ(f.lines({"g-new"}),
+            "g-bin 2+b1 amd64\ng-data 2 all\ng-new 2 amd64\nlibg 2 amd64\nlibg 2 i386\n");
+}
+
+TEST(Resolver, SourceUpgradeSkipsASiblingOutOfMultiArchSync) {
+  // libg:i386 has no version 2 candidate, so libg:amd64 2 would break the
+  // M-A: same version sync; apt leaves it (and only it) alone.
+  Fixture f;
+  f.options.foreign_archs = {"i386"};
+  f.indexes = {{"Package: libg\nVersion: 2\nArchitecture: amd64\nSource: g\nMulti-Arch: same\n\n"
+                "Package: libg\nVersion: 1.5\nArchitecture: i386\nSource: g\nMulti-Arch: same\n\n"
+                "Package: g-data\nVersion: 2\nArchitecture: all\nSource: g\n",
+                500}};
+  f.installed = "Package: libg\nStatus: install ok installed\nVersion: 1\nArchitecture: amd64\nSource: g\n"
+                "Multi-Arch: same\n\n"
+                "Package: libg\nStatus: install ok installed\nVersion: 1\nArchitecture: i386\nSource: g\n"
+                "Multi-Arch: same\n\n"
+                "Package: g-data\nStatus: install ok installed\nVersion: 1\nArchitecture: all\nSource: g\n";
+  EXPECT_EQ(f.lines({"g-data"}), "g-data 2 all\n");
+}
+
 }  // namespace
 }  // namespace strata::layer

@@ -34,7 +34,7 @@ release() {
     for f in NotAutomatic ButAutomaticUpgrades Acquire-By-Hash; do
       v=$(suite_field "$suite" "$f"); [ -n "$v" ] && echo "$f: $v"
     done
-    echo "Architectures: amd64 i386"
+    echo "Architectures: amd64 i386 arm64"
     echo "Components: main"
     echo "SHA256:"
     (cd "$d" && find main -type f -not -path '*/by-hash/*' | sort | while read -r f; do
@@ -68,15 +68,18 @@ build() {
     arch=$(sed -n 's/^Architecture: //p' "$c"); suite=$(sed -n 's/^X-Suite: //p' "$c")
     pkgdir="$out/work/$name-$version-$arch"
     mkdir -p "$pkgdir/DEBIAN" "$pkgdir/usr/share/doc/$name" "$out/pool/$suite"
-    { grep -v '^X-Suite:' "$c"; echo "Maintainer: strata tests <tests@strata.test>"; echo "Description: fixture package $name"; } \
+    { grep -v '^X-Suite:\|^X-Compression:' "$c"; echo "Maintainer: strata tests <tests@strata.test>"; echo "Description: fixture package $name"; } \
       > "$pkgdir/DEBIAN/control"
     echo "$name $version" > "$pkgdir/usr/share/doc/$name/README"
-    SOURCE_DATE_EPOCH=1700000000 dpkg-deb --root-owner-group -Zgzip --build "$pkgdir" \
+    # Optional per-definition payload hook and data member compression (X-Compression).
+    if [ -x "$defs/payload.sh" ]; then "$defs/payload.sh" "$name" "$arch" "$pkgdir"; fi
+    local comp; comp=$(sed -n 's/^X-Compression: //p' "$c")
+    SOURCE_DATE_EPOCH=1700000000 dpkg-deb --root-owner-group "-Z${comp:-gzip}" --build "$pkgdir" \
       "$out/pool/$suite/${name}_${version//:/%3a}_$arch.deb" > /dev/null
   done
   for suite in $(awk '/^Suite: /{print $2}' "$defs/suites"); do
     mkdir -p "$out/pool/$suite"
-    for arch in amd64 i386; do
+    for arch in amd64 i386 arm64; do
       local d="$out/dists/$suite/main/binary-$arch"
       mkdir -p "$d"
       (cd "$out" && dpkg-scanpackages -m -a "$arch" "pool/$suite" /dev/null 2> /dev/null) > "$d/Packages"

@@ -1,5 +1,6 @@
 #include "oci/http/retry_transport.hpp"
 
+#include <algorithm>
 #include <ctime>
 #include <random>
 
@@ -88,7 +89,9 @@ Result<Response> RetryTransport::send(Request& request) {
     Result<Response> result = inner_->send(request);
     request.sink = original_sink;
     const bool body_started = counter && counter->offered() > 0;
-    const bool last = attempt >= policy_.max_attempts || !rewindable || body_started;
+    const int max_attempts = request.max_attempts > 0 ? std::min(request.max_attempts, policy_.max_attempts)
+                                                      : policy_.max_attempts;
+    const bool last = attempt >= max_attempts || !rewindable || body_started;
 
     if (!result) {
       if (last || !result.error().is(ErrorCode::kUnavailable)) {

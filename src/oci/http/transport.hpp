@@ -56,6 +56,9 @@ struct Request {
   ByteSink* sink = nullptr;       // where a 2xx response body goes; nullptr: into Response::body
   std::size_t max_body = 1 << 20; // cap for bodies collected into Response::body
   bool follow_redirects = false;  // transports never follow; the caller decides
+  // Caps the tries of a retrying transport for this request (0: its policy).
+  // A probe whose failure is expected (https against a plain-HTTP port) uses 1.
+  int max_attempts = 0;
   // Called with the final status and headers of a 2xx response before any
   // body byte reaches `sink`; an error aborts the exchange and is returned by
   // send(). Lets a caller refuse a body it cannot accept (a 200 where a 206

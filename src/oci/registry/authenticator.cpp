@@ -89,6 +89,55 @@ std::string Authenticator::cache_key(const std::vector<std::string>& scopes) {
   return str::join(std::vector<std::string>(sorted.begin(), sorted.end()), " ");
 }
 
+namespace {
+
+struct ParsedScope {
+  std::string resource;  // "repository:team/app"
+  std::set<std::string> actions;
+};
+
+ParsedScope parse_scope(std::string_view scope) {
+  ParsedScope p;
+  auto colon = scope.rfind(':');
+  if (colon == std::string_view::npos || scope.find(':') == colon) {
+    p.resource = std::string(scope);
+    return p;
+  }
+  p.resource = std::string(scope.substr(0, colon));
+  for (auto a : str::split(scope.substr(colon + 1), ','))
+    if (!a.empty()) p.actions.insert(std::string(a));
+  return p;
+}
+
+bool covers(const std::vector<std::string>& have, const std::vector<std::string>& want) {
+  for (const auto& w : want) {
+    auto pw = parse_scope(w);
+    bool ok = false;
+    for (const auto& h : have) {
+      auto ph = parse_scope(h);
+      if (ph.resource != pw.resource) continue;
+      if (ph.actions.contains("*") ||
+          std::includes(ph.actions.begin(), ph.actions.end(), pw.actions.begin(), pw.actions.end())) {
+        ok = true;
+        break;
+      }
+    }
+    if (!ok) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+const Authenticator::Token* Authenticator::find_covering(const std::vector<std::string>& scopes) const {
+  const std::int64_t now = clock_.now();
+  if (auto it = tokens_.find(cache_key(scopes)); it != tokens_.end() && now < it->second.expires_at - kExpiryMargin)
+    return &it->second;
+  for (const auto& [key, token] : tokens_)
+    if (now < token.expires_at - kExpiryMargin && covers(token.scopes, scopes)) return &token;
+  return nullptr;
+}
+
 Result<void> Authenticator::authorize(http::Request& request, const std::vector<std::string>& scopes) {
   std::optional<Challenge> challenge;
   {
@@ -106,15 +155,15 @@ Result<void> Authenticator::authorize(http::Request& request, const std::vector<
   const std::string key = cache_key(scopes);
   {
     std::lock_guard lock(mutex_);
-    auto it = tokens_.find(key);
-    if (it != tokens_.end() && clock_.now() < it->second.expires_at - kExpiryMargin) {
-      request.headers.set("Authorization", "Bearer " + it->second.value);
+    if (const Token* t = find_covering(scopes)) {
+      request.headers.set("Authorization", "Bearer " + t->value);
       return {};
     }
   }
   // Fetched outside the lock: a slow token server must not stall other scopes.
   STRATA_TRY(auto token, fetch_token(*challenge, scopes));
   request.headers.set("Authorization", "Bearer " + token.value);
+  token.scopes = scopes;
   std::lock_guard lock(mutex_);
   tokens_[key] = std::move(token);
   return {};
@@ -131,6 +180,8 @@ bool Authenticator::on_unauthorized(const http::Response& response, std::vector<
     return credential_ && credential_->has_basic() && !had_authorization;
   }
   if (challenge->scheme != "bearer") return false;
+  // Forget whichever token served these scopes (exact or covering).
+  std::erase_if(tokens_, [&](const auto& kv) { return covers(kv.second.scopes, scopes); });
   tokens_.erase(cache_key(scopes));
   bool added = false;
   for (auto& s : challenge_scopes(*challenge)) {

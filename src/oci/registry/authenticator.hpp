@@ -5,7 +5,9 @@
 // token from the challenge's realm (GET realm?service=&scope=… with Basic
 // credentials when known; POST grant_type=refresh_token for identity tokens).
 // Tokens are cached per scope set until they expire (`expires_in`, default
-// and floor 60 s, counted from `issued_at` when given) on the injected Clock.
+// and floor 60 s, counted from `issued_at` when given) on the injected Clock;
+// a cached token asked for a superset of the scopes a request needs serves it
+// too. One Authenticator serves every repository of a host.
 // Credentials and tokens are never put in errors.
 //
 // Thread-safety: every method may be called concurrently.
@@ -53,9 +55,13 @@ class Authenticator {
   struct Token {
     std::string value;
     std::int64_t expires_at = 0;
+    std::vector<std::string> scopes;  // what it was requested for
   };
   Result<Token> fetch_token(const Challenge& challenge, const std::vector<std::string>& scopes);
   static std::string cache_key(const std::vector<std::string>& scopes);
+  // An unexpired cached token requested for every scope in `scopes` or more
+  // (a pull,push token serves pulls; a mount token serves both repos).
+  const Token* find_covering(const std::vector<std::string>& scopes) const;
 
   std::string registry_;
   std::optional<Credential> credential_;

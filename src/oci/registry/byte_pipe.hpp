@@ -6,11 +6,15 @@
 // turns out wrong at commit() is failed before the registry has received the
 // whole body, so a streaming upload can never complete with bad content.
 //
+// The bytes live in one fixed ring buffer (allocated on the first write, so
+// an idle pipe costs nothing); copies in and out are memcpy outside the lock,
+// each side touching only its own region of the ring.
+//
 // Thread-safety: one producer thread and one consumer thread.
 #pragma once
 
 #include <condition_variable>
-#include <deque>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <span>
@@ -37,8 +41,10 @@ class BytePipe {
  private:
   std::mutex mutex_;
   std::condition_variable changed_;
-  std::deque<std::byte> buffer_;
   std::size_t capacity_;
+  std::unique_ptr<std::byte[]> ring_;  // capacity_ + 1 bytes (the held-back byte)
+  std::size_t head_ = 0;               // next byte to read
+  std::size_t size_ = 0;               // bytes in the ring
   bool finished_ = false;
   std::optional<Error> error_;
 };

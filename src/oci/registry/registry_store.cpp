@@ -418,36 +418,52 @@ Result<ImageIndex> RegistryStore::referrers(const Digest& digest) {
   return result;
 }
 
-Result<std::unique_ptr<Store>> open_registry_store(const DockerReference& ref, const RegistryOptions& options) {
+Result<std::shared_ptr<RegistryClient>> RegistryClientCache::client(const std::string& registry) {
+  std::lock_guard lock(mutex_);
+  if (auto it = clients_.find(registry); it != clients_.end()) return it->second;
+  Clock& clock = options_.clock != nullptr ? *options_.clock : system_clock();
+  if (!options_.transport) {
+    http::RegistryTransportOptions t;
+    t.curl.insecure_hosts = options_.insecure_hosts;
+    t.curl.extra_cert_dirs = options_.cert_dirs;
+    if (!options_.use_default_cert_dirs) t.curl.default_cert_dirs.clear();
+    t.curl.user_agent = options_.user_agent;
+    t.curl.connect_timeout = options_.connect_timeout;
+    t.curl.stall_timeout = options_.stall_timeout;
+    t.retry = options_.retry;
+    t.clock = &clock;
+    options_.transport = http::make_registry_transport(t);
+  }
+  if (!options_.keychain) {
+    STRATA_TRY(auto kc, Keychain::load(KeychainOptions::from_environment(options_.authfile)));
+    options_.keychain = std::make_shared<const Keychain>(std::move(kc));
+  }
+  STRATA_TRY(auto credential, options_.keychain->lookup(registry));
+  const std::string authority = api_authority(registry);
+  auto auth = std::make_shared<Authenticator>(registry, std::move(credential), options_.transport, clock);
+  const bool insecure = http::is_insecure_host(options_.insecure_hosts, registry) ||
+                        http::is_insecure_host(options_.insecure_hosts, authority);
+  auto client = std::make_shared<RegistryClient>(authority, insecure, options_.transport, std::move(auth));
+  clients_.emplace(registry, client);
+  return client;
+}
+
+std::size_t RegistryClientCache::clients() const {
+  std::lock_guard lock(mutex_);
+  return clients_.size();
+}
+
+Result<std::unique_ptr<Store>> RegistryClientCache::open(const DockerReference& ref) {
   if (ref.registry.empty() || ref.repository.empty()) {
     return fail(ErrorCode::kInvalidArgument, "registry reference " + str::quote(ref.str()) + " has no registry or repository");
   }
-  Clock& clock = options.clock != nullptr ? *options.clock : system_clock();
-  std::shared_ptr<http::Transport> transport = options.transport;
-  if (!transport) {
-    http::RegistryTransportOptions t;
-    t.curl.insecure_hosts = options.insecure_hosts;
-    t.curl.extra_cert_dirs = options.cert_dirs;
-    if (!options.use_default_cert_dirs) t.curl.default_cert_dirs.clear();
-    t.curl.user_agent = options.user_agent;
-    t.curl.connect_timeout = options.connect_timeout;
-    t.curl.stall_timeout = options.stall_timeout;
-    t.retry = options.retry;
-    t.clock = &clock;
-    transport = http::make_registry_transport(t);
-  }
-  std::shared_ptr<const Keychain> keychain = options.keychain;
-  if (!keychain) {
-    STRATA_TRY(auto kc, Keychain::load(KeychainOptions::from_environment(options.authfile)));
-    keychain = std::make_shared<const Keychain>(std::move(kc));
-  }
-  STRATA_TRY(auto credential, keychain->lookup(ref.registry));
-  const std::string authority = api_authority(ref.registry);
-  auto auth = std::make_shared<Authenticator>(ref.registry, std::move(credential), transport, clock);
-  const bool insecure = http::is_insecure_host(options.insecure_hosts, ref.registry) ||
-                        http::is_insecure_host(options.insecure_hosts, authority);
-  auto client = std::make_shared<RegistryClient>(authority, insecure, transport, std::move(auth));
-  return std::unique_ptr<Store>(new RegistryStore(ref, std::move(client), options));
+  STRATA_TRY(auto c, client(ref.registry));
+  return std::unique_ptr<Store>(new RegistryStore(ref, std::move(c), options_));
+}
+
+Result<std::unique_ptr<Store>> open_registry_store(const DockerReference& ref, const RegistryOptions& options) {
+  RegistryClientCache cache(options);
+  return cache.open(ref);
 }
 
 }  // namespace strata::oci::registry

@@ -14,6 +14,8 @@
 
 #include <chrono>
 #include <filesystem>
+#include <map>
+#include <mutex>
 #include <memory>
 #include <optional>
 #include <string>
@@ -94,6 +96,27 @@ class RegistryStore final : public Store {
 
 // Opens the repository `ref.registry/ref.repository` (the tag/digest of `ref`
 // is ignored; pass them to the Store methods). Does no network I/O yet.
+// Stores opened this way share nothing; use a RegistryClientCache to share.
 Result<std::unique_ptr<Store>> open_registry_store(const DockerReference& ref, const RegistryOptions& options);
+
+// Opens RegistryStores that share one transport (one libcurl connection
+// cache), one keychain and one RegistryClient per registry host, so a copy
+// between two repositories of a registry, or a mirror job, reuses
+// connections, the learned challenge and tokens. The transport and keychain
+// are made on first use. Thread-safe.
+class RegistryClientCache {
+ public:
+  explicit RegistryClientCache(RegistryOptions options) : options_(std::move(options)) {}
+
+  Result<std::unique_ptr<Store>> open(const DockerReference& ref);
+  // The client for a registry host, made on first use.
+  Result<std::shared_ptr<RegistryClient>> client(const std::string& registry);
+  std::size_t clients() const;
+
+ private:
+  RegistryOptions options_;
+  mutable std::mutex mutex_;
+  std::map<std::string, std::shared_ptr<RegistryClient>> clients_;
+};
 
 }  // namespace strata::oci::registry

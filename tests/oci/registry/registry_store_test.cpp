@@ -149,8 +149,8 @@ TEST(RegistryStoreAuthTest, BasicAuthWrongPasswordIsUnauthorizedWithoutLeakingIt
   EXPECT_TRUE(tags.error().is(ErrorCode::kUnauthorized));
   EXPECT_NE(tags.error().message().find("--authfile"), std::string::npos);
   EXPECT_EQ(tags.error().message().find("hunter2"), std::string::npos);
-  // The ping taught the Basic challenge, so the one request carried the
-  // credentials; a refusal of sent credentials is not retried.
+  // The first 401 taught the Basic challenge, so the repeated request carried
+  // the credentials; a refusal of sent credentials is not retried.
   ASSERT_EQ(fake->requests.size(), 2u);
   EXPECT_TRUE(fake->requests[1].headers.get("Authorization"));
 }

@@ -1,0 +1,376 @@
+#include "layer/overlay.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <queue>
+#include <thread>
+
+#include "layer/alternatives.hpp"
+#include "layer/deb822.hpp"
+#include "layer/dpkg_database.hpp"
+#include "layer/effects.hpp"
+#include "layer/fragment.hpp"
+#include "layer/ldconfig.hpp"
+#include "layer/relation.hpp"
+#include "layer/rewrite_rules.hpp"
+#include "layer/tar_writer.hpp"
+#include "oci/media_types.hpp"
+#include "util/fs.hpp"
+#include "util/sha.hpp"
+#include "util/strings.hpp"
+
+namespace strata::layer {
+
+namespace {
+
+namespace stdfs = std::filesystem;
+using oci::TarEntryType;
+
+// Streams a file into one or more sinks.
+Result<void> stream_file(const stdfs::path& path, const std::vector<oci::ByteSink*>& sinks,
+                         const std::vector<Hasher*>& hashers) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return fail(fs::io_error("opening", path, errno));
+  std::string buf(std::size_t{1} << 20, '\0');
+  Result<void> r;
+  while (true) {
+    ssize_t n = ::read(fd, buf.data(), buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      r = fail(fs::io_error("reading", path, errno));
+      break;
+    }
+    if (n == 0) break;
+    std::string_view piece(buf.data(), static_cast<std::size_t>(n));
+    for (Hasher* h : hashers) h->update(piece);
+    for (oci::ByteSink* s : sinks) {
+      r = s->write(oci::as_bytes(piece));
+      if (!r) break;
+    }
+    if (!r) break;
+  }
+  ::close(fd);
+  return r;
+}
+
+class HashSink final : public oci::ByteSink {
+ public:
+  explicit HashSink(Hasher& h) : h_(h) {}
+  Result<void> write(std::span<const std::byte> data) override {
+    h_.update(data);
+    return {};
+  }
+
+ private:
+  Hasher& h_;
+};
+
+class TeeSink final : public oci::ByteSink {
+ public:
+  TeeSink(oci::ByteSink& a, oci::ByteSink& b) : a_(a), b_(b) {}
+  Result<void> write(std::span<const std::byte> data) override {
+    STRATA_TRY_VOID(a_.write(data));
+    return b_.write(data);
+  }
+
+ private:
+  oci::ByteSink& a_;
+  oci::ByteSink& b_;
+};
+
+// Converts (or finds) every fragment on `jobs` threads; results in input order.
+Result<std::vector<Fragment>> all_fragments(const std::vector<OverlayDeb>& debs, const RewriteRules& rules,
+                                            const OverlayOptions& o) {
+  FragmentCache cache(o.home);
+  std::vector<std::optional<Result<Fragment>>> results(debs.size());
+  std::atomic<std::size_t> next{0};
+  auto worker = [&] {
+    for (std::size_t i = next++; i < debs.size(); i = next++) {
+      const auto& d = debs[i];
+      results[i] = cache.get(d.path, d.sha256, rules, o.compression,
+                             d.name + "_" + d.version + "_" + d.architecture + ".deb");
+    }
+  };
+  unsigned n = std::max(1u, std::min<unsigned>(o.jobs, static_cast<unsigned>(debs.size())));
+  std::vector<std::thread> threads;
+  for (unsigned t = 1; t < n; ++t) threads.emplace_back(worker);
+  worker();
+  for (auto& t : threads) t.join();
+  std::vector<Fragment> out;
+  for (auto& r : results) {
+    if (!*r) return fail(r->error());
+    out.push_back(std::move(**r));
+  }
+  return out;
+}
+
+std::set<std::string> replaces_of(const FragmentInfo& p) {
+  std::set<std::string> out;
+  auto stanzas = parse_deb822(p.control, p.package);
+  if (!stanzas || stanzas->empty()) return out;
+  auto field = stanzas->front().get("Replaces");
+  if (!field) return out;
+  auto groups = parse_relations(*field, p.package + " Replaces", Alternatives::kForbidden);
+  if (!groups) return out;
+  for (const auto& g : *groups) {
+    for (const auto& r : g) out.insert(r.name);
+  }
+  return out;
+}
+
+// Checks files shipped twice and orders fragments: by name, a replacing
+// package after the one it replaces.
+Result<std::vector<std::size_t>> order_fragments(const std::vector<Fragment>& frags) {
+  std::vector<std::set<std::string>> replaces;
+  for (const auto& f : frags) replaces.push_back(replaces_of(f.info));
+  std::map<std::string, std::pair<std::size_t, const FragmentEntry*>> owner;
+  std::vector<std::set<std::size_t>> after(frags.size());  // i must come after each of after[i]
+  for (std::size_t i = 0; i < frags.size(); ++i) {
+    for (const auto& e : frags[i].info.entries) {
+      if (e.type == TarEntryType::kDirectory) continue;
+      auto [it, fresh] = owner.emplace(e.path, std::pair{i, &e});
+      if (fresh) continue;
+      std::size_t j = it->second.first;
+      const FragmentEntry& other = *it->second.second;
+      const auto& a = frags[i].info;
+      const auto& b = frags[j].info;
+      bool same_content = other.type == e.type && other.md5 == e.md5 && other.link_target == e.link_target;
+      if (a.package == b.package && a.multi_arch == "same" && same_content) continue;
+      if (replaces[i].contains(b.package)) {
+        after[i].insert(j);
+        it->second = {i, &e};
+      } else if (replaces[j].contains(a.package)) {
+        after[j].insert(i);
+      } else {
+        return fail(ErrorCode::kInvalidArgument,
+                    "/" + e.path + " is shipped by both " + b.package + " " + b.version + " and " + a.package +
+                        " " + a.version + " and neither Replaces the other; dpkg would refuse this install "
+                        "(drop one of them from the request)");
+      }
+    }
+  }
+  auto less = [&](std::size_t x, std::size_t y) {
+    const auto& a = frags[x].info;
+    const auto& b = frags[y].info;
+    return std::tie(a.package, a.architecture) > std::tie(b.package, b.architecture);  // min-heap
+  };
+  std::priority_queue<std::size_t, std::vector<std::size_t>, decltype(less)> ready(less);
+  std::vector<std::size_t> pending(frags.size());
+  std::vector<std::vector<std::size_t>> before_of(frags.size());
+  for (std::size_t i = 0; i < frags.size(); ++i) {
+    pending[i] = after[i].size();
+    for (std::size_t j : after[i]) before_of[j].push_back(i);
+    if (pending[i] == 0) ready.push(i);
+  }
+  std::vector<std::size_t> order;
+  while (!ready.empty()) {
+    std::size_t i = ready.top();
+    ready.pop();
+    order.push_back(i);
+    for (std::size_t k : before_of[i]) {
+      if (--pending[k] == 0) ready.push(k);
+    }
+  }
+  if (order.size() != frags.size()) {
+    return fail(ErrorCode::kInvalidArgument, "packages replace each other's files in a cycle; cannot order them");
+  }
+  return order;
+}
+
+// The effects tar (no trailer): sorted, missing parent directories added.
+Result<std::string> effects_tar(std::vector<EffectFile> files, const OverlayView& view, std::int64_t epoch) {
+  std::map<std::string, EffectFile> by_path;
+  for (auto& f : files) {
+    auto [it, fresh] = by_path.emplace(f.entry.path, f);
+    if (!fresh && !(it->second.entry == f.entry && it->second.content == f.content)) {
+      return fail(ErrorCode::kInvalidArgument, "two effects write /" + f.entry.path + " differently");
+    }
+  }
+  std::vector<std::string> dirs;
+  for (const auto& [path, f] : by_path) {
+    for (std::string_view p = oci::parent_path(path); !p.empty(); p = oci::parent_path(p)) {
+      std::string d(p);
+      if (view.rules().base_has_directory(d) || by_path.contains(d)) break;
+      const FragmentEntry* e = view.layer_entry(d);
+      if (e && e->type == TarEntryType::kDirectory) break;
+      dirs.push_back(d);
+    }
+  }
+  for (const auto& d : dirs) {
+    EffectFile f;
+    f.entry.path = d;
+    f.entry.type = TarEntryType::kDirectory;
+    f.entry.mode = 0755;
+    f.entry.mtime = epoch;
+    by_path.emplace(d, std::move(f));
+  }
+  std::vector<const EffectFile*> sorted;
+  for (const auto& [p, f] : by_path) sorted.push_back(&f);
+  std::sort(sorted.begin(), sorted.end(),
+            [](const EffectFile* a, const EffectFile* b) { return oci::tar_path_less(a->entry.path, b->entry.path); });
+  oci::StringSink out;
+  TarWriter w(out);
+  for (const EffectFile* f : sorted) {
+    if (f->entry.type == TarEntryType::kRegular) {
+      STRATA_TRY_VOID(w.add_file(f->entry, f->content));
+    } else {
+      STRATA_TRY_VOID(w.add(f->entry));
+    }
+  }
+  STRATA_TRY_VOID(w.finish(TarWriter::Trailer::kOmit));
+  return std::move(out.str());
+}
+
+Result<void> copy_blob(oci::Store& from, oci::Store& to, const oci::Descriptor& d) {
+  STRATA_TRY(bool present, to.has_blob(d));
+  if (present) return {};
+  STRATA_TRY(bool mounted, to.mount_blob(d, from));
+  if (mounted) return {};
+  STRATA_TRY(auto w, to.blob_writer(d));
+  auto r = from.fetch_blob(d, *w, w->offset());
+  if (r) r = w->commit();
+  if (!r) {
+    w->abort();
+    return fail(r.error().context("copying base blob " + d.digest.str() + " to " + to.describe()));
+  }
+  return {};
+}
+
+}  // namespace
+
+bool overlay_capture(std::string_view path) {
+  static const auto rules = oci::capture_paths(RewriteRules::capture_patterns());
+  return rules(path) || ldconfig_capture(path);
+}
+
+Result<OverlayResult> build_overlay(const BaseImage& base, oci::Store& base_store, const std::vector<OverlayDeb>& debs,
+                                    const OverlayOptions& o, oci::Store& dest) {
+  if (o.compression != Compression::kGzip && o.compression != Compression::kZstd) {
+    return fail(ErrorCode::kInvalidArgument, "overlay layers are gzip or zstd");
+  }
+  OverlayResult result;
+  STRATA_TRY(RewriteRules rules, RewriteRules::from_base(base.fs, o.epoch));
+  for (const auto& w : rules.warnings()) result.notes.push_back(w);
+  STRATA_TRY(std::vector<Fragment> frags, all_fragments(debs, rules, o));
+  for (const auto& f : frags) (f.converted ? result.converted : result.reused)++;
+  STRATA_TRY(auto order, order_fragments(frags));
+
+  std::vector<const FragmentInfo*> packages;
+  for (std::size_t i : order) {
+    packages.push_back(&frags[i].info);
+    for (const auto& n : frags[i].info.notes) result.notes.push_back(n);
+    for (auto& u : unreproduced_script_effects(frags[i].info)) result.unreproduced.push_back(std::move(u));
+  }
+  OverlayView view(base.fs, rules, packages);
+  std::vector<EffectFile> files;
+  STRATA_TRY(files, dpkg_database_effects(base.fs, packages, o.requested, o.epoch));
+  STRATA_TRY(Effects alts, alternatives_effects(view, o.epoch));
+  STRATA_TRY(Effects ld, ldconfig_effects(view, o.debian_arch, o.epoch));
+  for (Effects* fx : {&alts, &ld}) {
+    files.insert(files.end(), fx->files.begin(), fx->files.end());
+    result.unreproduced.insert(result.unreproduced.end(), fx->unreproduced.begin(), fx->unreproduced.end());
+    result.notes.insert(result.notes.end(), fx->notes.begin(), fx->notes.end());
+  }
+  STRATA_TRY(std::string effects, effects_tar(std::move(files), view, o.epoch));
+
+  // Effects, then the end-of-archive blocks as their own compressed piece.
+  oci::StringSink effects_packed;
+  {
+    STRATA_TRY(auto c, CompressingSink::create(o.compression, effects_packed));
+    STRATA_TRY_VOID(c->write(oci::as_bytes(effects)));
+    STRATA_TRY_VOID(c->end_member());
+    STRATA_TRY_VOID(c->write(oci::as_bytes(std::string(2 * kTarBlock, '\0'))));
+    STRATA_TRY(auto d, c->finish());
+    (void)d;
+  }
+  std::string tail_plain = effects + std::string(2 * kTarBlock, '\0');
+
+  // Pass 1: digests (and each cached fragment verified).
+  Hasher diff_id, digest;
+  std::uint64_t size = 0, plain_size = 0;
+  for (std::size_t i : order) {
+    const Fragment& f = frags[i];
+    Hasher check;
+    STRATA_TRY_VOID(stream_file(f.tar, {}, {&diff_id}));
+    STRATA_TRY_VOID(stream_file(f.compressed, {}, {&digest, &check}));
+    if (check.finish_hex() != f.info.compressed_sha256) {
+      return fail(ErrorCode::kCorruption, f.compressed.string() + ": cached fragment of " + f.info.package +
+                                              " is damaged; delete it (strata converts it again)");
+    }
+    size += f.info.compressed_size;
+    plain_size += f.info.tar_size;
+  }
+  diff_id.update(tail_plain);
+  digest.update(effects_packed.str());
+  size += effects_packed.str().size();
+  plain_size += tail_plain.size();
+  result.digests.diff_id = oci::Digest::from_hex(HashAlgorithm::kSha256, diff_id.finish_hex());
+  result.digests.digest = oci::Digest::from_hex(HashAlgorithm::kSha256, digest.finish_hex());
+  result.digests.size = static_cast<std::int64_t>(size);
+  result.digests.uncompressed_size = plain_size;
+  result.layer.media_type = std::string(layer_media_type(o.compression));
+  result.layer.digest = result.digests.digest;
+  result.layer.size = result.digests.size;
+
+  // Pass 2: the blob, unless the destination has it already.
+  STRATA_TRY(bool present, dest.has_blob(result.layer));
+  if (!present) {
+    STRATA_TRY(auto w, dest.blob_writer(result.layer));
+    Result<void> r;
+    if (w->offset() != 0) {  // resuming would need seeking into pieces; start over
+      w->abort();
+      STRATA_TRY(w, dest.blob_writer(result.layer));
+    }
+    for (std::size_t i : order) {
+      r = stream_file(frags[i].compressed, {w.get()}, {});
+      if (!r) break;
+    }
+    if (r) r = w->write(oci::as_bytes(effects_packed.str()));
+    if (r) r = w->commit();
+    if (!r) {
+      w->abort();
+      return fail(r.error().context("writing the overlay layer to " + dest.describe()));
+    }
+  }
+  for (const auto& l : base.manifest.layers) STRATA_TRY_VOID(copy_blob(base_store, dest, l));
+
+  // Config: the base's, with the layer appended.
+  nlohmann::ordered_json config = base.config.json;
+  std::string created = str::rfc3339(o.epoch);
+  config["created"] = created;
+  config["rootfs"]["type"] = "layers";
+  config["rootfs"]["diff_ids"].push_back(result.digests.diff_id.str());
+  if (!config.contains("history")) config["history"] = nlohmann::ordered_json::array();
+  nlohmann::ordered_json h = nlohmann::ordered_json::object();
+  h["created"] = created;
+  h["created_by"] = o.created_by;
+  config["history"].push_back(h);
+  std::string config_bytes = config.dump();
+  result.config = oci::descriptor_for(oci::media::kOciConfig, config_bytes);
+  STRATA_TRY_VOID(oci::write_blob(dest, result.config, config_bytes));
+
+  oci::ImageManifest m;
+  m.media_type = std::string(oci::media::kOciManifest);
+  m.config = result.config;
+  m.layers = base.manifest.layers;
+  m.layers.push_back(result.layer);
+  m.annotations = o.annotations;
+  m.annotations["org.opencontainers.image.base.digest"] = base.descriptor.digest.str();
+  m.annotations["org.opencontainers.image.created"] = created;
+  if (!result.unreproduced.empty()) {
+    m.annotations[std::string(kAnnotationUnreproduced)] = str::join(result.unreproduced, "\n");
+  }
+  auto raw = oci::make_raw_manifest(std::string(oci::media::kOciManifest), oci::serialize(m));
+  result.manifest = raw.descriptor;
+  std::optional<std::string_view> tag;
+  if (o.tag) tag = *o.tag;
+  STRATA_TRY_VOID(dest.put_manifest(raw, tag));
+  return result;
+}
+
+}  // namespace strata::layer

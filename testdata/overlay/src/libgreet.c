@@ -1,0 +1,2 @@
+#include <stdio.h>
+void greet(const char* who) { printf("hello, %s, from libgreet\n", who); }

@@ -1,0 +1,204 @@
+// strata build on the fixture archive (testdata/overlay): the overlay runs
+// (chroot into the umoci-unpacked image), dpkg/apt see the packages, the
+// alternatives and ld.so.cache are what dpkg and ldconfig would leave, the
+// build is reproducible and fragments are reused across combinations.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <regex>
+
+#include "layer/overlay_fixture.hpp"
+#include "support/run.hpp"
+#include "support/temp_dir.hpp"
+
+namespace strata::testing {
+namespace {
+
+namespace stdfs = std::filesystem;
+
+struct Built {
+  RunResult run;
+  std::string digest;
+  nlohmann::json json;
+};
+
+// Runs `strata --json build` into oci:<dir>:<tag>.
+Built build(const stdfs::path& home, const stdfs::path& layout, const std::string& tag,
+            std::vector<std::string> packages, const std::vector<std::string>& extra = {},
+            const std::string& env = "") {
+  auto& fx = OverlayFixture::get();
+  std::vector<std::string> argv{strata_binary(), "--json", "--home", home.string(), "build", "--base", fx.base_ref(),
+                                "--sources", fx.sources().string(), "--platform", "linux/amd64",
+                                "--dest", "oci:" + layout.string() + ":" + tag};
+  argv.insert(argv.end(), packages.begin(), packages.end());
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  Built b;
+  b.run = run(argv, env);
+  if (b.run.code == 0) {
+    b.json = nlohmann::json::parse(b.run.out, nullptr, false);
+    if (!b.json.is_discarded()) b.digest = b.json.value("digest", "");
+  }
+  return b;
+}
+
+std::string sh(const std::string& cmd) {
+  auto r = run({"/bin/sh", "-c", cmd});
+  EXPECT_EQ(r.code, 0) << cmd << "\n" << r.err;
+  return r.out;
+}
+
+stdfs::path unpack(const stdfs::path& layout, const std::string& tag, const stdfs::path& bundle) {
+  auto r = run({"umoci", "unpack", "--rootless", "--image", layout.string() + ":" + tag, bundle.string()});
+  EXPECT_EQ(r.code, 0) << r.err;
+  return bundle / "rootfs";
+}
+
+const std::vector<std::string> kFull{"greet", "hello-static", "hello-other", "daemon-user", "diverted-tool",
+                                     "shared-a", "shared-b"};
+
+TEST(OverlayBuild, ProgramsRunAndDatabasesSeeThePackages) {
+  TempDir t;
+  auto b = build(t / "home", t / "out", "full", kFull);
+  ASSERT_EQ(b.run.code, 0) << b.run.err;
+  EXPECT_NE(b.run.err.find("daemon-user: postinst creates users or groups (adduser); not reproduced"),
+            std::string::npos) << b.run.err;
+  auto root = unpack(t / "out", "full", t / "bundle");
+
+  // A dynamically linked program whose library lives in a directory only
+  // /etc/ld.so.conf.d names: it runs only if ld.so.cache is right.
+  EXPECT_EQ(sh("chroot " + root.string() + " /usr/bin/greet strata"), "hello, strata, from libgreet\n");
+  // Through alternatives (highest priority wins) and a merged-/usr path.
+  EXPECT_EQ(sh("chroot " + root.string() + " /usr/bin/hello"), "static hello via hello\n");
+  EXPECT_EQ(sh("chroot " + root.string() + " /bin/hi"), "static hello via hi\n");
+  EXPECT_EQ(sh("readlink " + (root / "etc/alternatives/hello").string()), "/bin/hello-static\n");
+  EXPECT_EQ(sh("readlink " + (root / "usr/bin/hello").string()), "/etc/alternatives/hello\n");
+  EXPECT_FALSE(stdfs::exists(root / "etc/alternatives/hello.1.gz")) << "slave whose target is missing";
+  EXPECT_TRUE(stdfs::is_symlink(root / "bin")) << "/bin must stay a symlink to usr/bin";
+  EXPECT_TRUE(stdfs::exists(root / "usr/bin/hello-static"));
+  EXPECT_EQ(stdfs::hard_link_count(root / "usr/bin/hello-static"), 2u);
+  EXPECT_EQ(sh("cat " + (root / "var/lib/dpkg/alternatives/hello").string()),
+            "auto\n/usr/bin/hello\nhello.1.gz\n/usr/share/man/man1/hello.1.gz\nhi\n/usr/bin/hi\n\n"
+            "/bin/hello-static\n50\n/usr/share/man/man1/hello-static.1.gz\n/bin/hello-hard\n"
+            "/usr/bin/hello-other\n20\n\n/usr/bin/hello-other\n\n");
+  // Path filter, diversion, Replaces.
+  EXPECT_FALSE(stdfs::exists(root / "usr/share/doc/hello-static/extra.txt"));
+  EXPECT_TRUE(stdfs::exists(root / "usr/share/doc/hello-static/README"));
+  EXPECT_FALSE(stdfs::exists(root / "usr/bin/diverted-tool"));
+  EXPECT_TRUE(stdfs::exists(root / "usr/bin/diverted-tool.distrib"));
+  EXPECT_EQ(sh("cat " + (root / "usr/share/shared/file").string()), "from shared-b\n");
+
+  // dpkg and apt.
+  std::string admin = (root / "var/lib/dpkg").string();
+  std::string listed = sh("dpkg-query --admindir=" + admin + " -W -f='${Package}:${Architecture} ${db:Status-Abbrev}\\n'");
+  for (std::string p : {"base-files:amd64", "greet:amd64", "libgreet1:amd64", "hello-static:amd64", "daemon-user:all"}) {
+    EXPECT_NE(listed.find(p + " ii "), std::string::npos) << p << " in\n" << listed;
+  }
+  EXPECT_NE(sh("dpkg-query --admindir=" + admin + " -L hello-static").find("/bin/hello-static"), std::string::npos);
+  EXPECT_NE(sh("dpkg-query --admindir=" + admin + " -L libgreet1:amd64").find("/usr/lib/greet/x86_64-linux-gnu/libgreet.so.1.0"),
+            std::string::npos);
+  std::string conffiles = sh("dpkg-query --admindir=" + admin + " -W -f='${Conffiles}' hello-static");
+  std::string md5 = sh("md5sum < " + (root / "etc/hello.conf").string()).substr(0, 32);
+  EXPECT_EQ(conffiles, " /etc/hello.conf " + md5);
+  EXPECT_TRUE(stdfs::exists(root / "var/lib/dpkg/info/libgreet1:amd64.md5sums"));
+  EXPECT_TRUE(stdfs::exists(root / "var/lib/dpkg/info/hello-static.postinst"));
+  std::string states = sh("cat " + (root / "var/lib/apt/extended_states").string());
+  EXPECT_NE(states.find("Package: libgreet1\nArchitecture: amd64\nAuto-Installed: 1\n"), std::string::npos) << states;
+  EXPECT_EQ(states.find("Package: greet\n"), std::string::npos) << "greet was requested";
+  // Verify with dpkg itself: every file of every package has its md5sum.
+  EXPECT_EQ(run({"dpkg", "--root=" + root.string(), "--verify", "greet", "libgreet1:amd64"}).out, "");
+
+  // ld.so.cache as glibc reads it.
+  std::string cache = sh("ldconfig -p -C " + (root / "etc/ld.so.cache").string());
+  EXPECT_NE(cache.find("libgreet.so.1 (libc6,x86-64) => /usr/lib/greet/x86_64-linux-gnu/libgreet.so.1"), std::string::npos)
+      << cache;
+  EXPECT_NE(cache.find("libc.so.6 (libc6,x86-64) => /lib/x86_64-linux-gnu/libc.so.6"), std::string::npos) << cache;
+}
+
+TEST(OverlayBuild, ReproducibleAcrossHomesUmaskTimezoneLocaleAndJobs) {
+  TempDir t;
+  auto a = build(t / "home-a", t / "a", "x", kFull, {}, "umask 022; TZ=UTC LANG=C");
+  auto b = build(t / "home-b", t / "b", "x", kFull, {"--jobs", "1"},
+                 "umask 077; TZ=Pacific/Kiritimati LANG=de_DE.UTF-8 LC_ALL=de_DE.UTF-8");
+  ASSERT_EQ(a.run.code, 0) << a.run.err;
+  ASSERT_EQ(b.run.code, 0) << b.run.err;
+  EXPECT_EQ(a.digest, b.digest);
+  EXPECT_EQ(a.json["key"], b.json["key"]);
+  auto z1 = build(t / "home-a", t / "z1", "x", kFull, {"--compression", "zstd"});
+  auto z2 = build(t / "home-c", t / "z2", "x", kFull, {"--compression", "zstd", "--jobs", "3"});
+  ASSERT_EQ(z1.run.code, 0) << z1.run.err;
+  EXPECT_EQ(z1.digest, z2.digest);
+  EXPECT_NE(z1.digest, a.digest);
+}
+
+TEST(OverlayBuild, FragmentsAreReusedAndTheKeyIsACacheHit) {
+  TempDir t;
+  auto first = build(t / "home", t / "out", "one", {"greet"});
+  ASSERT_EQ(first.run.code, 0) << first.run.err;
+  EXPECT_EQ(first.json["fragments_converted"], 2);  // greet, libgreet1
+  EXPECT_EQ(first.json["cached"], false);
+  auto second = build(t / "home", t / "out", "two", {"greet", "hello-static"});
+  ASSERT_EQ(second.run.code, 0) << second.run.err;
+  EXPECT_EQ(second.json["fragments_converted"], 1);  // only hello-static is new
+  EXPECT_EQ(second.json["fragments_reused"], 2);
+  auto again = build(t / "home", t / "out", "three", {"hello-static", "greet"});
+  ASSERT_EQ(again.run.code, 0) << again.run.err;
+  EXPECT_EQ(again.json["cached"], true);
+  EXPECT_EQ(again.digest, second.digest);
+  auto& fx = OverlayFixture::get();
+  auto key = run({strata_binary(), "--home", (t / "home").string(), "key", "--base", fx.base_ref(), "--sources",
+                  fx.sources().string(), "--platform", "linux/amd64", "greet", "hello-static"});
+  ASSERT_EQ(key.code, 0) << key.err;
+  EXPECT_EQ(trim_nl(key.out), second.json["key"].get<std::string>());
+  auto tag = sh("cat " + (t / "out/index.json").string());
+  EXPECT_NE(tag.find("overlay-" + trim_nl(key.out)), std::string::npos);
+  // --max-age 0s: the recorded archive snapshot is older than that, so it rebuilds (same bytes).
+  auto rebuilt = build(t / "home", t / "out", "four", {"greet", "hello-static"}, {"--max-age", "0s"});
+  ASSERT_EQ(rebuilt.run.code, 0) << rebuilt.run.err;
+  EXPECT_EQ(rebuilt.json["cached"], false);
+  EXPECT_EQ(rebuilt.digest, second.digest);
+}
+
+TEST(OverlayBuild, FilesShippedTwiceNeedReplaces) {
+  TempDir t;
+  auto bad = build(t / "home", t / "out", "bad", {"shared-a", "shared-c"});
+  EXPECT_EQ(bad.run.code, 1);
+  EXPECT_NE(bad.run.err.find("/usr/share/shared/file is shipped by both shared-a 1.0-1 and shared-c 1.0-1"),
+            std::string::npos) << bad.run.err;
+}
+
+TEST(OverlayBuild, LayersAreValidMultiMemberStreamsForStandardTools) {
+  TempDir t;
+  auto g = build(t / "home", t / "out", "gz", {"greet", "hello-static"});
+  auto z = build(t / "home", t / "out", "zst", {"greet", "hello-static"}, {"--compression", "zstd"});
+  ASSERT_EQ(g.run.code, 0) << g.run.err;
+  ASSERT_EQ(z.run.code, 0) << z.run.err;
+  for (const auto& [tag, cmd] : {std::pair{"gz", "zcat"}, std::pair{"zst", "zstd -dc"}}) {
+    auto manifest = nlohmann::json::parse(sh("skopeo inspect --raw oci:" + (t / "out").string() + ":" + tag));
+    std::string layer = manifest["layers"].back()["digest"];
+    auto blob = t / "out/blobs/sha256" / layer.substr(7);
+    std::string listing = sh(std::string(cmd) + " " + blob.string() + " | tar -t");
+    EXPECT_NE(listing.find("usr/bin/greet"), std::string::npos) << tag;
+    EXPECT_NE(listing.find("var/lib/dpkg/status"), std::string::npos) << tag;
+    std::string diff_id = "sha256:" + sh(std::string(cmd) + " " + blob.string() + " | sha256sum").substr(0, 64);
+    auto config = nlohmann::json::parse(sh("skopeo inspect --config oci:" + (t / "out").string() + ":" + tag));
+    EXPECT_EQ(config["rootfs"]["diff_ids"].back(), diff_id) << tag;
+    auto inspect = nlohmann::json::parse(sh("skopeo inspect oci:" + (t / "out").string() + ":" + tag));
+    EXPECT_EQ(inspect["Digest"], (tag == std::string("gz") ? g : z).digest);
+    EXPECT_EQ(inspect["Layers"].size(), 2u);
+  }
+  // This umoci has no zstd support: extract the layers with tar and run from there.
+  auto manifest = nlohmann::json::parse(sh("skopeo inspect --raw oci:" + (t / "out").string() + ":zst"));
+  auto root = t / "zroot";
+  stdfs::create_directories(root);
+  for (const auto& l : manifest["layers"]) {
+    std::string d = l["digest"];
+    std::string tool = l["mediaType"].get<std::string>().ends_with("zstd") ? "zstd -dc " : "zcat ";
+    sh(tool + (t / "out/blobs/sha256" / d.substr(7)).string() + " | tar -x -C " + root.string());
+  }
+  EXPECT_EQ(sh("chroot " + root.string() + " /usr/bin/greet"), "hello, world, from libgreet\n");
+}
+
+}  // namespace
+}  // namespace strata::testing

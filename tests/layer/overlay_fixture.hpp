@@ -1,0 +1,28 @@
+// The overlay fixture: a signed archive built from testdata/overlay (real
+// .debs whose programs are compiled at test time), served over loopback HTTP,
+// and a merged-/usr base image imported from the host's libc
+// (tests/support/make_overlay_base.sh) in an OCI layout. Built once per test
+// binary; the server is stopped by PID at exit.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+namespace strata::testing {
+
+class OverlayFixture {
+ public:
+  static OverlayFixture& get();
+  const std::filesystem::path& root() const { return root_; }
+  // apt sources file for the archive (signed-by the fixture key).
+  const std::filesystem::path& sources() const { return sources_; }
+  // "oci:<dir>:base", the imported base image.
+  std::string base_ref() const { return "oci:" + (root_ / "images").string() + ":base"; }
+  std::filesystem::path images() const { return root_ / "images"; }
+
+ private:
+  std::filesystem::path root_, sources_;
+  int port_ = 0;
+};
+
+}  // namespace strata::testing
