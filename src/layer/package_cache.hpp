@@ -26,6 +26,8 @@
 
 namespace strata::layer {
 
+// Bump whenever Package gains, loses or reinterprets a field: entries of
+// another version are ignored and rewritten.
 inline constexpr std::uint32_t kPackageCacheFormat = 1;
 
 // The cached form of `packages`, parsed from the index whose SHA256 is `sha256`.
