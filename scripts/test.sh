@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite on a fresh Debian 12 machine as root: installs what the
 # tests need (apt-get), builds with -Werror, and runs every test tier except
-# the opt-in live tier (STRATA_LIVE=1 adds it). Servers (registries, archive,
+# the opt-in live tier (STRATA_LIVE=1 adds it), after running each fuzz
+# target briefly under the sanitizers. Servers (registries, archive,
 # token server, fault proxy) are started by the tests themselves on loopback
 # ports and stopped by PID.
 set -euo pipefail
@@ -13,4 +14,6 @@ CI=${CI:-1} "$root/scripts/build.sh"
 cd "${BUILD_DIR:-$root/build}"
 exclude=(-LE live)
 [ -n "${STRATA_LIVE:-}" ] && exclude=()
+# Every fuzz target briefly, under ASan+UBSan (longer runs: FUZZ_SECONDS=600 scripts/fuzz.sh).
+FUZZ_SECONDS=${FUZZ_SECONDS:-10} "$root/scripts/fuzz.sh"
 ctest --output-on-failure -j "${STRATA_TEST_JOBS:-2}" --timeout 900 "${exclude[@]}"
