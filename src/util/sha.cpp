@@ -11,9 +11,20 @@ struct Hasher::Ctx {
   ~Ctx() { EVP_MD_CTX_free(md); }
 };
 
+namespace {
+// Fetched once: EVP_sha256() makes OpenSSL 3 look the implementation up again
+// on every init, which shows on small blobs.
+const EVP_MD* fetched(HashAlgorithm alg) {
+  static EVP_MD* sha256 = EVP_MD_fetch(nullptr, "SHA256", nullptr);
+  static EVP_MD* sha512 = EVP_MD_fetch(nullptr, "SHA512", nullptr);
+  const EVP_MD* md = alg == HashAlgorithm::kSha256 ? sha256 : sha512;
+  return md ? md : (alg == HashAlgorithm::kSha256 ? EVP_sha256() : EVP_sha512());
+}
+}  // namespace
+
 Hasher::Hasher(HashAlgorithm alg) : alg_(alg), ctx_(std::make_unique<Ctx>()) {
   ctx_->md = EVP_MD_CTX_new();
-  const EVP_MD* md = alg == HashAlgorithm::kSha256 ? EVP_sha256() : EVP_sha512();
+  const EVP_MD* md = fetched(alg);
   if (ctx_->md == nullptr || EVP_DigestInit_ex(ctx_->md, md, nullptr) != 1) {
     throw std::runtime_error("OpenSSL: cannot initialise digest");
   }
