@@ -34,6 +34,7 @@ int main(int argc, char** argv) {
   register_inspect(app, g);
   register_copy(app, g);
   register_tags(app, g);
+  register_mirror(app, g);
 
   // Packages: archive HTTP shares the registry stack (retry, redirects).
   strata::oci::http::RegistryTransportOptions archive_http;

@@ -147,18 +147,23 @@ Result<std::unique_ptr<LayoutStore>> LayoutStore::open(stdfs::path dir, LayoutMo
     if (stdfs::exists(dir, ec) && !stdfs::is_directory(dir, ec)) {
       return fail(ErrorCode::kInvalidArgument, "oci:" + dir.string() + " exists and is not a directory");
     }
-    if (stdfs::exists(dir, ec) && !stdfs::is_empty(dir, ec)) {
-      return fail(ErrorCode::kInvalidArgument,
-                  "oci:" + dir.string() + " is a non-empty directory without an oci-layout file; "
-                  "refusing to turn it into an image layout (name an empty or new directory)");
+    // Creation happens under the layout's lock, so two processes (or threads)
+    // creating the same layout at once both end up with one valid layout.
+    STRATA_TRY_VOID(fs::make_dirs(dir / ".strata"));
+    STRATA_TRY(auto lock, fs::FileLock::acquire(dir / ".strata" / "index.lock"));
+    if (!stdfs::exists(dir / "oci-layout", ec)) {
+      for (const auto& entry : stdfs::directory_iterator(dir, ec)) {
+        if (entry.path().filename() == ".strata") continue;
+        return fail(ErrorCode::kInvalidArgument,
+                    "oci:" + dir.string() + " is a non-empty directory without an oci-layout file; "
+                    "refusing to turn it into an image layout (name an empty or new directory)");
+      }
+      STRATA_TRY_VOID(fs::make_dirs(dir / "blobs" / "sha256"));
+      STRATA_TRY_VOID(fs::write_file_atomic(
+          dir / "index.json", R"({"schemaVersion":2,"mediaType":"application/vnd.oci.image.index.v1+json","manifests":[]})"));
+      // Written last: its presence means the layout is complete.
+      STRATA_TRY_VOID(fs::write_file_atomic(dir / "oci-layout", kLayoutFile));
     }
-    STRATA_TRY_VOID(fs::make_dirs(dir / "blobs" / "sha256"));
-    auto lock = fs::FileLock::acquire(dir / ".strata" / "index.lock");
-    if (!lock) return fail(lock.error());
-    if (!stdfs::exists(dir / "index.json", ec)) {
-      STRATA_TRY_VOID(fs::write_file_atomic(dir / "index.json", R"({"schemaVersion":2,"mediaType":"application/vnd.oci.image.index.v1+json","manifests":[]})"));
-    }
-    STRATA_TRY_VOID(fs::write_file_atomic(dir / "oci-layout", kLayoutFile));
   } else {
     STRATA_TRY(auto text, fs::read_file(dir / "oci-layout", 1 << 16));
     auto j = nlohmann::json::parse(text, nullptr, false);
