@@ -176,11 +176,16 @@ Result<ImageConfig> parse_config(std::string bytes, std::string_view where) {
 }
 
 Platform ImageConfig::platform() const {
+  // Configs come from anywhere: a field of the wrong type reads as absent.
+  auto text = [&](const char* key) {
+    auto it = json.find(key);
+    return it != json.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
   Platform p;
-  p.os = json.value("os", "");
-  p.architecture = json.value("architecture", "");
-  p.variant = json.value("variant", "");
-  p.os_version = json.value("os.version", "");
+  p.os = text("os");
+  p.architecture = text("architecture");
+  p.variant = text("variant");
+  p.os_version = text("os.version");
   return p;
 }
 

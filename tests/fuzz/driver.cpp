@@ -21,6 +21,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <exception>
 #include <random>
 #include <sstream>
 #include <string>
@@ -142,6 +143,11 @@ int main(int argc, char** argv) {
     }
   }
   __sanitizer_set_death_callback(dump_current);
+  // An exception escaping a parser is a bug too (strata returns errors).
+  std::set_terminate([] {
+    dump_current();
+    std::abort();
+  });
   for (const auto& c : corpus) run_one(c);  // regressions first
   std::fprintf(stderr, "fuzz: replayed %zu corpus inputs\n", corpus.size());
   if (corpus.empty()) corpus.push_back({});

@@ -65,6 +65,18 @@ TEST(Manifest, RejectsHostileDocuments) {
   EXPECT_FALSE(parse_manifest(manifest_json(), std::string(media::kOciIndex), "x"));
 }
 
+// Found by fuzzing: a config whose fields have the wrong JSON types made
+// platform() throw; they read as absent instead.
+TEST(Manifest, ConfigFieldsOfTheWrongTypeReadAsAbsent) {
+  auto cfg = parse_config(R"({"architecture":{"a":1},"os":{},"variant":[1],"rootfs":{"type":"layers","diff_ids":[1,"x"]},"config":{"Env":"PATH","Labels":[]}})", "cfg");
+  ASSERT_TRUE(cfg);
+  EXPECT_EQ(cfg->platform().os, "");
+  EXPECT_EQ(cfg->platform().architecture, "");
+  EXPECT_EQ(cfg->diff_ids(), std::vector<std::string>{"x"});
+  EXPECT_TRUE(cfg->env().empty());
+  EXPECT_TRUE(cfg->labels().empty());
+}
+
 TEST(Manifest, PlatformSelection) {
   ImageIndex idx;
   idx.media_type = std::string(media::kOciIndex);
