@@ -25,20 +25,7 @@ namespace {
 class FileAppendSink final : public oci::ByteSink {
  public:
   FileAppendSink(int fd, stdfs::path path) : fd_(fd), path_(std::move(path)) {}
-  Result<void> write(std::span<const std::byte> data) override {
-    const char* p = reinterpret_cast<const char*>(data.data());
-    std::size_t left = data.size();
-    while (left > 0) {
-      ssize_t n = ::write(fd_, p, left);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        return std::unexpected(fs::io_error("writing", path_, errno));
-      }
-      p += n;
-      left -= static_cast<std::size_t>(n);
-    }
-    return {};
-  }
+  Result<void> write(std::span<const std::byte> data) override { return fs::write_all(fd_, data, path_); }
 
  private:
   int fd_;

@@ -49,15 +49,8 @@ class FdSink final : public oci::ByteSink {
  public:
   FdSink(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
   Result<void> write(std::span<const std::byte> data) override {
-    while (!data.empty()) {
-      ssize_t n = ::write(fd_, data.data(), data.size());
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        return fail(fs::io_error("writing", path_, errno));
-      }
-      data = data.subspan(static_cast<std::size_t>(n));
-      offset_ += static_cast<std::uint64_t>(n);
-    }
+    STRATA_TRY_VOID(fs::write_all(fd_, data, path_));
+    offset_ += data.size();
     return {};
   }
   std::uint64_t offset() const { return offset_; }

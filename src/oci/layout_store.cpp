@@ -55,18 +55,7 @@ class LayoutBlobWriter final : public BlobWriter {
   Result<void> write(std::span<const std::byte> data) override {
     if (fd_ < 0) return fail(ErrorCode::kFailedPrecondition, "write to a closed blob writer");
     STRATA_TRY_VOID(verifier_.update(data));
-    const char* p = reinterpret_cast<const char*>(data.data());
-    std::size_t left = data.size();
-    while (left > 0) {
-      ssize_t n = ::write(fd_, p, left);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        return fail(fs::io_error("cannot write", path_, errno));
-      }
-      p += n;
-      left -= static_cast<std::size_t>(n);
-    }
-    return {};
+    return fs::write_all(fd_, data, path_);
   }
 
   Result<void> commit() override {

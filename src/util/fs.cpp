@@ -119,20 +119,21 @@ void AtomicFile::discard() {
   }
 }
 
-Result<void> AtomicFile::write(std::span<const std::byte> data) {
-  if (fd_ < 0) return fail(ErrorCode::kFailedPrecondition, "write after commit: " + final_.string());
-  const auto* p = reinterpret_cast<const char*>(data.data());
-  std::size_t left = data.size();
-  while (left > 0) {
-    ssize_t n = ::write(fd_, p, left);
+Result<void> write_all(int fd, std::span<const std::byte> data, const stdfs::path& path) {
+  while (!data.empty()) {
+    ssize_t n = ::write(fd, data.data(), data.size());
     if (n < 0) {
       if (errno == EINTR) continue;
-      return fail(io_error("cannot write", temp_, errno));
+      return fail(io_error("cannot write", path, errno));
     }
-    p += n;
-    left -= static_cast<std::size_t>(n);
+    data = data.subspan(static_cast<std::size_t>(n));
   }
   return {};
+}
+
+Result<void> AtomicFile::write(std::span<const std::byte> data) {
+  if (fd_ < 0) return fail(ErrorCode::kFailedPrecondition, "write after commit: " + final_.string());
+  return write_all(fd_, data, temp_);
 }
 
 Result<void> AtomicFile::write(std::string_view data) {

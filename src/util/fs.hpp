@@ -72,6 +72,10 @@ class FileLock {
   int fd_ = -1;
 };
 
+// Writes every byte to `fd` (retrying short writes and EINTR); `path` names
+// the file in the error.
+Result<void> write_all(int fd, std::span<const std::byte> data, const stdfs::path& path);
+
 // "<what> <path>: <strerror(errno)>" as an kIoError.
 Error io_error(std::string_view what, const stdfs::path& path, int err);
 
