@@ -12,6 +12,9 @@
 #include "layer/lock_file.hpp"
 #include "layer/overlay.hpp"
 #include "layer/resolver.hpp"
+#include "layer/scratch_base.hpp"
+#include "layer/scratch_effects.hpp"
+#include "layer/scratch_packages.hpp"
 #include "oci/media_types.hpp"
 #include "util/clock.hpp"
 #include "util/fs.hpp"
@@ -84,8 +87,11 @@ struct PlatformBuild {
 }  // namespace
 
 void add_overlay_options(CLI::App* cmd, OverlayRequest& r) {
-  cmd->add_option("packages", r.packages, "Packages to add (NAME, NAME:ARCH or NAME=VERSION)")->required();
-  cmd->add_option("--base", r.base, "Base image reference")->required();
+  cmd->add_option("packages", r.packages, "Packages to add (NAME, NAME:ARCH or NAME=VERSION)");
+  cmd->add_option("--base", r.base, "Base image reference, or scratch: a Debian root from the archive alone")
+      ->required();
+  cmd->add_option("--variant", r.variant,
+                  "--base scratch: the package set, essential or minbase (default; as mmdebstrap names them)");
   cmd->add_option("--lock", r.lock, "Build exactly this lock (reads no index)")->check(CLI::ExistingFile);
   cmd->add_option("--lock-out", r.lock_out, "Write the lock used to FILE (FILE.<os>-<arch> per platform for several)");
   cmd->add_option("--sources", r.sources, "apt sources file (.list or .sources); replaces the host's")
@@ -97,6 +103,11 @@ void add_overlay_options(CLI::App* cmd, OverlayRequest& r) {
 }
 
 Result<OverlayKey> overlay_key(const GlobalOptions& g, const OverlayRequest& r) {
+  bool scratch = r.base == kScratchBase;
+  if (!scratch && r.packages.empty() && r.lock.empty()) {
+    return fail(ErrorCode::kInvalidArgument, "name at least one package to add to --base " + r.base);
+  }
+  STRATA_TRY(auto variant, layer::parse_scratch_variant(r.variant));
   std::optional<layer::Lock> lock = read_lock(r);
   auto platforms = platforms_of(r, lock);
   STRATA_TRY(auto compression, layer::parse_compression(r.compression));
@@ -111,11 +122,22 @@ Result<OverlayKey> overlay_key(const GlobalOptions& g, const OverlayRequest& r) 
   std::sort(packages.begin(), packages.end());
   packages.erase(std::unique(packages.begin(), packages.end()), packages.end());
   j["packages"] = packages;
+  j["platforms"] = nlohmann::json::array();
+  j["base"] = nlohmann::json::object();
+  if (scratch) {
+    // No base image: the scratch recipe and the package set name the base.
+    std::string base = std::string(kScratchBase) + ":" + std::string(layer::scratch_variant_name(variant)) + ":" +
+                       std::to_string(kScratchRecipe);
+    for (const auto& p : platforms) {
+      j["platforms"].push_back(platform_text(p));
+      j["base"][platform_text(p)] = base;
+      key.base_digests.emplace_back(platform_text(p), base);
+    }
+  }
+  if (!scratch) {
   STRATA_TRY(auto base_ref, oci::parse_image_ref(r.base));
   STRATA_TRY(auto opened, oci::open_store(base_ref, oci::Access::kRead, g.open_options()));
   STRATA_TRY(auto fetched, oci::fetch_manifest(*opened.store, opened.ref));
-  j["platforms"] = nlohmann::json::array();
-  j["base"] = nlohmann::json::object();
   for (const auto& p : platforms) {
     std::string digest = fetched.raw.descriptor.digest.str();
     if (auto* idx = std::get_if<oci::ImageIndex>(&fetched.parsed)) {
@@ -126,6 +148,7 @@ Result<OverlayKey> overlay_key(const GlobalOptions& g, const OverlayRequest& r) 
     j["platforms"].push_back(platform_text(p));
     j["base"][platform_text(p)] = digest;
     key.base_digests.emplace_back(platform_text(p), digest);
+  }
   }
   j["sources"] = nlohmann::json::array();
   if (lock) {
@@ -160,6 +183,21 @@ layer::Lock resolve_lock(const GlobalOptions& g, const OverlayRequest& r, const 
   auto sources = read_sources(r);
   auto archive = check(layer::load_archive(http, sources, ao));
   for (const auto& w : archive.warnings) log_info(g, w);
+  std::vector<std::string> requests = r.packages;
+  if (r.base == kScratchBase) {
+    // Nothing is installed: request the variant's set explicitly, as
+    // mmdebstrap does, so apt's walk pulls in its dependencies.
+    std::vector<layer::ScratchIndex> indexes;
+    for (const auto& idx : archive.indexes) indexes.push_back({&idx.packages, archive.sources[idx.source].priority});
+    auto set = layer::scratch_requests(indexes, arch, check(layer::parse_scratch_variant(r.variant)));
+    if (set.empty()) {
+      throw Exit{kExitFailure, "--base scratch: the sources have no Essential packages for " + arch +
+                                   "; they cannot make a Debian root (check --sources and --platform)"};
+    }
+    requests.insert(requests.begin(), set.begin(), set.end());
+    std::sort(requests.begin(), requests.end());
+    requests.erase(std::unique(requests.begin(), requests.end()), requests.end());
+  }
   layer::ResolveOptions ro;
   ro.native_arch = arch;
   layer::Resolver resolver(ro);
@@ -169,13 +207,13 @@ layer::Lock resolve_lock(const GlobalOptions& g, const OverlayRequest& r, const 
     origin_source.push_back(idx.source);
   }
   resolver.set_installed(installed);
-  auto res = check(resolver.resolve(r.packages));
+  auto res = check(resolver.resolve(requests));
   for (const auto& n : res.notes) log_info(g, n);
   layer::Lock lock;
   lock.platform = p.str();
   lock.base_reference = r.base;
   lock.base_digest = base_digest;
-  lock.request = r.packages;
+  lock.request = requests;  // for scratch, the whole set: a lock build reads no index
   for (const auto& s : archive.sources) {
     lock.sources.push_back({s.source.uri, s.source.suite, s.source.components, s.release_sha256,
                             s.release.date.value_or(0), s.fingerprint});
@@ -218,10 +256,7 @@ std::optional<oci::Descriptor> cached_overlay(oci::Store& dest, const std::strin
 }
 
 void run_build(const GlobalOptions& g, const OverlayRequest& r, oci::http::Transport& http) {
-  if (r.base == "scratch") {
-    throw Exit{kExitFailure, "--base scratch: building a root filesystem from the archive alone is not available "
-                             "yet (issue 5); use a base image"};
-  }
+  bool scratch = r.base == kScratchBase;
   std::optional<layer::Lock> given = read_lock(r);
   auto platforms = platforms_of(r, given);
   if (given && platforms.size() != 1) throw Exit{kExitUsage, "--lock builds the one platform of its lock"};
@@ -275,16 +310,19 @@ void run_build(const GlobalOptions& g, const OverlayRequest& r, oci::http::Trans
     return;
   }
 
-  auto base_ref = check(oci::parse_image_ref(r.base));
-  auto base_store = check(oci::open_store(base_ref, oci::Access::kRead, g.open_options()));
+  // A scratch build has no base store: its base has no blobs to copy.
+  oci::OpenedStore base_store = scratch ? oci::OpenedStore{} : check(oci::open_store(
+      check(oci::parse_image_ref(r.base)), oci::Access::kRead, g.open_options()));
+  oci::Store& base_blobs = scratch ? *dest.store : *base_store.store;
   std::vector<PlatformBuild> builds;
   for (std::size_t i = 0; i < platforms.size(); ++i) {
     const auto& p = platforms[i];
-    auto base = check(layer::load_base_image(*base_store.store, base_store.ref, p, layer::overlay_capture));
+    auto base = scratch ? check(layer::scratch_base(p))
+                        : check(layer::load_base_image(*base_store.store, base_store.ref, p, layer::overlay_capture));
     auto installed = check(layer::base_packages(base));
     PlatformBuild b;
     b.platform = p;
-    b.lock = resolve_lock(g, r, given, p, installed, base.descriptor.digest.str(), http);
+    b.lock = resolve_lock(g, r, given, p, installed, scratch ? "" : base.descriptor.digest.str(), http);
     std::string lock_bytes = layer::write_lock(b.lock);
     if (!r.lock_out.empty()) {
       std::string path = r.lock_out;
@@ -317,7 +355,18 @@ void run_build(const GlobalOptions& g, const OverlayRequest& r, oci::http::Trans
     for (const auto& lp : b.lock.packages) {
       debs.push_back({lp.name, lp.version, lp.architecture, lp.sha256, layer::deb_cache_path(fo.home, lp.sha256)});
     }
-    b.result = check(layer::build_overlay(base, *base_store.store, debs, o, *dest.store));
+    if (scratch) {
+      layer::ScratchEffectsInput in;
+      for (const auto& d : debs) in.debs[d.name] = d.path;
+      in.sources = b.lock.sources;
+      in.debian_arch = o.debian_arch;
+      in.epoch = o.epoch;
+      o.extra_effects = [in](const layer::OverlayView& view, std::vector<std::string>& unreproduced) {
+        return layer::scratch_effects(view, in, unreproduced);
+      };
+      o.created_by = "strata build --base scratch --variant " + r.variant + " " + str::join(r.packages, " ");
+    }
+    b.result = check(layer::build_overlay(base, base_blobs, debs, o, *dest.store));
     for (const auto& n : b.result.notes) log_debug(g, n);
     for (const auto& u : b.result.unreproduced) log_info(g, "not reproduced: " + u);
     log_info(g, p.str() + ": " + std::to_string(debs.size()) + " packages, " + std::to_string(b.result.converted) +

@@ -15,6 +15,9 @@ namespace strata::cli {
 
 // Bump when the overlay's bytes change for the same inputs (part of the key).
 inline constexpr int kOverlayRecipe = 1;
+// Bump when a scratch root changes for the same inputs (scratch_effects).
+inline constexpr int kScratchRecipe = 1;
+inline constexpr std::string_view kScratchBase = "scratch";
 
 void register_build(CLI::App& app, GlobalOptions& g, std::shared_ptr<oci::http::Transport> http);
 void register_key(CLI::App& app, GlobalOptions& g);
@@ -29,6 +32,7 @@ struct OverlayRequest {
   std::string compression = "gzip";
   std::string max_age;
   bool allow_unsigned = false;
+  std::string variant = "minbase";  // --base scratch: essential | minbase
 };
 
 // Adds the options `build` and `key` share to `cmd`.

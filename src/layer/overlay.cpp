@@ -271,7 +271,11 @@ Result<OverlayResult> build_overlay(const BaseImage& base, oci::Store& base_stor
   STRATA_TRY(files, dpkg_database_effects(base.fs, packages, o.requested, o.epoch));
   STRATA_TRY(Effects alts, alternatives_effects(view, o.epoch));
   STRATA_TRY(Effects ld, ldconfig_effects(view, o.debian_arch, o.epoch));
-  for (Effects* fx : {&alts, &ld}) {
+  Effects extra;
+  if (o.extra_effects) {
+    STRATA_TRY(extra, o.extra_effects(view, result.unreproduced));
+  }
+  for (Effects* fx : {&alts, &ld, &extra}) {
     files.insert(files.end(), fx->files.begin(), fx->files.end());
     result.unreproduced.insert(result.unreproduced.end(), fx->unreproduced.begin(), fx->unreproduced.end());
     result.notes.insert(result.notes.end(), fx->notes.begin(), fx->notes.end());
@@ -360,7 +364,9 @@ Result<OverlayResult> build_overlay(const BaseImage& base, oci::Store& base_stor
   m.layers = base.manifest.layers;
   m.layers.push_back(result.layer);
   m.annotations = o.annotations;
-  m.annotations["org.opencontainers.image.base.digest"] = base.descriptor.digest.str();
+  if (base.descriptor.size > 0) {  // a scratch base has no manifest
+    m.annotations["org.opencontainers.image.base.digest"] = base.descriptor.digest.str();
+  }
   m.annotations["org.opencontainers.image.created"] = created;
   if (!result.unreproduced.empty()) {
     m.annotations[std::string(kAnnotationUnreproduced)] = str::join(result.unreproduced, "\n");

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -23,6 +24,7 @@
 
 #include "layer/base_image.hpp"
 #include "layer/compress.hpp"
+#include "layer/effects.hpp"
 #include "oci/store.hpp"
 
 namespace strata::layer {
@@ -43,6 +45,9 @@ struct OverlayOptions {
   std::map<std::string, std::string> annotations;
   std::optional<std::string> tag;
   std::string created_by = "strata build";
+  // More effects after the standard ones (the scratch root's); it may edit
+  // the list of unreproduced script effects it covers.
+  std::function<Result<Effects>(const OverlayView&, std::vector<std::string>& unreproduced)> extra_effects;
 };
 
 struct OverlayResult {

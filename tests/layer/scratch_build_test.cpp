@@ -1,0 +1,261 @@
+// strata build --base scratch on the scratch fixture archive (testdata/scratch):
+// the package set is the variant's (Essential, required, apt) plus what was
+// asked for and their dependencies; the root has the merged-/usr skeleton,
+// accounts, shells, base-files' defaults, the dpkg database and the config
+// Debian's images carry; umoci unpacks it, a program runs in it with chroot,
+// and two builds in different environments give the same digest.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <fstream>
+
+#include "support/run.hpp"
+#include "support/source_dir.hpp"
+#include "support/temp_dir.hpp"
+
+namespace strata::testing {
+namespace {
+
+namespace stdfs = std::filesystem;
+
+// The signed fixture archive, served over loopback HTTP, once per binary.
+class ScratchArchive {
+ public:
+  static ScratchArchive& get() {
+    static ScratchArchive* a = new ScratchArchive;
+    return *a;
+  }
+  const stdfs::path& sources() const { return sources_; }
+
+ private:
+  ScratchArchive() {
+    stdfs::path source = source_dir();
+    char tmpl[] = "/tmp/strata-scratch-XXXXXX";
+    root_ = ::mkdtemp(tmpl);
+    std::string cmd = "STRATA_ARCHIVE_DEFS=" + (source / "testdata/scratch").string() + " " +
+                      (source / "tests/support/make_archive.sh").string() + " build " +
+                      (root_ / "archive/main").string() + " >/dev/null";
+    if (std::system(cmd.c_str()) != 0) {
+      ADD_FAILURE() << "building the scratch fixture archive failed: " << cmd;
+      std::abort();
+    }
+    int fds[2];
+    if (::pipe(fds) != 0) std::abort();
+    pid_t pid = ::fork();
+    if (pid == 0) {
+      ::dup2(fds[1], 1);
+      ::close(fds[0]);
+      std::string server = (source / "tests/support/archive_server.py").string();
+      std::string dir = (root_ / "archive").string();
+      ::execlp("python3", "python3", server.c_str(), dir.c_str(), static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    ::close(fds[1]);
+    server_ = pid;
+    std::atexit([] {
+      auto& self = get();
+      std::string kill_agent = "GNUPGHOME=" + (self.root_ / "archive/main/gnupg").string() +
+                               " gpgconf --kill gpg-agent >/dev/null 2>&1";
+      if (std::system(kill_agent.c_str()) != 0) {
+      }
+      ::kill(self.server_, SIGTERM);
+      ::waitpid(self.server_, nullptr, 0);
+    });
+    char buf[64] = {};
+    int port = 0;
+    ssize_t n = ::read(fds[0], buf, sizeof buf - 1);
+    if (n <= 5 || std::sscanf(buf, "PORT %d", &port) != 1) {
+      ADD_FAILURE() << "archive server did not start (python3 missing?)";
+      std::abort();
+    }
+    sources_ = root_ / "scratch.list";
+    std::ofstream(sources_) << "deb [signed-by=" << (root_ / "archive/main/keyring.gpg").string()
+                            << "] http://127.0.0.1:" << port << "/main stable main\n";
+  }
+  stdfs::path root_, sources_;
+  pid_t server_ = 0;
+};
+
+struct Built {
+  RunResult run;
+  std::string digest;
+  nlohmann::json json;
+};
+
+Built build(const stdfs::path& home, const stdfs::path& layout, const std::vector<std::string>& args,
+            const std::string& env = "SOURCE_DATE_EPOCH=1700000000") {
+  std::vector<std::string> argv{strata_binary(), "--json", "--home", home.string(), "build", "--base", "scratch",
+                                "--sources", ScratchArchive::get().sources().string(), "--platform", "linux/amd64",
+                                "--dest", "oci:" + layout.string() + ":root"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  Built b;
+  b.run = run(argv, env);
+  if (b.run.code == 0) {
+    b.json = nlohmann::json::parse(b.run.out, nullptr, false);
+    if (!b.json.is_discarded()) b.digest = b.json.value("digest", "");
+  }
+  return b;
+}
+
+std::string sh(const std::string& cmd) {
+  auto r = run({"/bin/sh", "-c", cmd});
+  EXPECT_EQ(r.code, 0) << cmd << "\n" << r.err;
+  return r.out;
+}
+
+std::vector<std::string> names(const nlohmann::json& j) {
+  std::vector<std::string> out;
+  for (const auto& p : j["packages"]) out.push_back(p["name"].get<std::string>());
+  return out;
+}
+
+stdfs::path unpack(const stdfs::path& layout, const stdfs::path& bundle) {
+  auto r = run({"umoci", "unpack", "--rootless", "--image", layout.string() + ":root", bundle.string()});
+  EXPECT_EQ(r.code, 0) << r.err;
+  return bundle / "rootfs";
+}
+
+std::string mode_of(const stdfs::path& p) { return sh("stat -c '%a %F' " + shell_quote(p.string())); }
+
+// "uid/gid" of a path as the image's layer records it (umoci --rootless
+// gives every file to the caller, so the unpacked tree cannot say).
+std::string owner_in_layer(const stdfs::path& layout, const std::string& path) {
+  auto manifest = nlohmann::json::parse(run({strata_binary(), "inspect", "oci:" + layout.string() + ":root"}).out);
+  std::string digest = manifest["layers"].back()["digest"];
+  std::string blob = (layout / "blobs/sha256" / digest.substr(7)).string();
+  std::string line = sh("tar --numeric-owner -tvzf " + blob + " " + shell_quote(path));
+  auto words = line.find(' ');
+  return line.substr(words + 1, line.find(' ', words + 1) - words - 1);
+}
+
+TEST(ScratchBuild, PackageSetIsTheVariantsPlusTheRequestAndDependencies) {
+  TempDir t;
+  auto minbase = build(t / "home", t / "out", {"hello-user"});
+  ASSERT_EQ(minbase.run.code, 0) << minbase.run.err;
+  EXPECT_EQ(names(minbase.json),
+            (std::vector<std::string>{"apt", "base-files", "base-passwd", "debianutils", "extra-tool", "hello-user",
+                                      "libc-bin", "libtiny", "required-tool", "tinysh"}));
+  auto essential = build(t / "home", t / "out2", {"--variant", "essential"});
+  ASSERT_EQ(essential.run.code, 0) << essential.run.err;
+  EXPECT_EQ(names(essential.json),
+            (std::vector<std::string>{"base-files", "base-passwd", "debianutils", "libtiny", "tinysh"}));
+  auto bad = build(t / "home", t / "out3", {"--variant", "buildd"});
+  EXPECT_NE(bad.run.code, 0);
+  EXPECT_NE(bad.run.err.find("--variant buildd"), std::string::npos) << bad.run.err;
+}
+
+TEST(ScratchBuild, RootFilesystemConfigAndDatabase) {
+  TempDir t;
+  auto b = build(t / "home", t / "out", {"hello-user"});
+  ASSERT_EQ(b.run.code, 0) << b.run.err;
+  EXPECT_NE(b.run.err.find("hello-user: postinst not run"), std::string::npos) << b.run.err;
+  EXPECT_EQ(b.run.err.find("base-passwd: postinst"), std::string::npos) << "reproduced, not reported\n" << b.run.err;
+  auto root = unpack(t / "out", t / "bundle");
+
+  // Merged /usr, with package files placed through the links.
+  for (std::string l : {"bin", "sbin", "lib", "lib64"}) {
+    EXPECT_EQ(sh("readlink " + (root / l).string()), "usr/" + l + "\n") << l;
+  }
+  EXPECT_TRUE(stdfs::is_regular_file(root / "usr/bin/tinysh"));
+  EXPECT_TRUE(stdfs::is_regular_file(root / "usr/lib/x86_64-linux-gnu/libtiny.so.1"));
+  EXPECT_EQ(sh("chroot " + root.string() + " /bin/sh -c id"), "tinysh -c id\n");
+  EXPECT_EQ(mode_of(root / "tmp"), "1777 directory\n");
+  EXPECT_EQ(mode_of(root / "root"), "700 directory\n");
+  EXPECT_EQ(mode_of(root / "etc/machine-id"), "444 regular empty file\n");
+
+  // Accounts from base-passwd's master files, shadow with the epoch's day.
+  EXPECT_EQ(sh("head -1 " + (root / "etc/passwd").string()), "root:x:0:0:root:/root:/bin/tinysh\n");
+  EXPECT_EQ(sh("grep ^staff: " + (root / "etc/group").string()), "staff:x:50:alice\n");
+  EXPECT_EQ(sh("head -1 " + (root / "etc/shadow").string()), "root:*:19675:0:99999:7:::\n");
+  EXPECT_EQ(sh("grep ^staff: " + (root / "etc/gshadow").string()), "staff:*::alice\n");
+  EXPECT_EQ(mode_of(root / "etc/shadow"), "640 regular file\n");
+  EXPECT_EQ(owner_in_layer(t / "out", "etc/shadow"), "0/42");
+  EXPECT_EQ(owner_in_layer(t / "out", "etc/gshadow"), "0/42");
+  EXPECT_EQ(sh("getent -s files passwd _apt 2>/dev/null || grep ^_apt: " + (root / "etc/passwd").string()).substr(0, 5),
+            "_apt:");
+
+  // update-shells: template, declared shells, then their merged-/usr twins.
+  EXPECT_EQ(sh("cat " + (root / "etc/shells").string()),
+            "# /etc/shells: valid login shells\n/bin/sh\n/bin/tinysh\n/usr/bin/sh\n/usr/bin/tinysh\n");
+
+  // base-files' postinst.
+  EXPECT_EQ(sh("cat " + (root / "etc/motd").string()), "welcome to the scratch fixture\n");
+  EXPECT_EQ(sh("cat " + (root / "root/.bashrc").string()), "# ~/.bashrc\n");
+  EXPECT_EQ(mode_of(root / "var/mail"), "2775 directory\n");
+  EXPECT_EQ(owner_in_layer(t / "out", "var/mail"), "0/8");
+  EXPECT_EQ(mode_of(root / "var/log/wtmp"), "664 regular empty file\n");
+  EXPECT_EQ(owner_in_layer(t / "out", "var/log/wtmp"), "0/43");
+  EXPECT_EQ(sh("readlink " + (root / "usr/local/man").string()), "share/man\n");
+  EXPECT_EQ(sh("readlink " + (root / "etc/dpkg/origins/default").string()), "debian\n");
+
+  // Other fresh-install defaults; the rest of those scripts is reported.
+  EXPECT_EQ(sh("cat " + (root / "etc/nsswitch.conf").string()), "passwd: files\ngroup: files\n");
+  EXPECT_NE(b.run.err.find("libc-bin: postinst not run; only its update-alternatives calls, the ldconfig cache, "
+                           "and the fresh-install files /etc/nsswitch.conf are reproduced"),
+            std::string::npos) << b.run.err;
+
+  // Alternatives from a postinst, through /bin → usr/bin.
+  EXPECT_EQ(sh("readlink " + (root / "usr/bin/which").string()), "/etc/alternatives/which\n");
+  EXPECT_EQ(sh("readlink " + (root / "etc/alternatives/which").string()), "/bin/which.debianutils\n");
+
+  // dpkg database and apt's view.
+  std::string admin = (root / "var/lib/dpkg").string();
+  std::string listed = sh("dpkg-query --admindir=" + admin + " -W -f='${Package} ${db:Status-Abbrev}\\n'");
+  for (std::string p : {"base-files", "base-passwd", "debianutils", "tinysh", "libtiny", "apt", "hello-user"}) {
+    EXPECT_NE(listed.find(p + " ii "), std::string::npos) << p << " in\n" << listed;
+  }
+  EXPECT_NE(sh("dpkg-query --admindir=" + admin + " -L tinysh").find("/bin/tinysh"), std::string::npos);
+  EXPECT_EQ(sh("cat " + (root / "var/lib/dpkg/arch").string()), "amd64\n");
+  EXPECT_TRUE(stdfs::exists(root / "var/lib/dpkg/available"));
+  std::string states = sh("cat " + (root / "var/lib/apt/extended_states").string());
+  EXPECT_NE(states.find("Package: libtiny\n"), std::string::npos) << states;
+  EXPECT_EQ(states.find("Package: tinysh\n"), std::string::npos) << states;
+  std::string sources = sh("cat " + (root / "etc/apt/sources.list.d/strata.sources").string());
+  EXPECT_NE(sources.find("Suites: stable\nComponents: main\nSigned-By: "), std::string::npos) << sources;
+
+  // Config as Debian's images have it; no base digest for a scratch base.
+  auto config = nlohmann::json::parse(sh("cat " + (t / "bundle/config.json").string()));
+  auto inspect = nlohmann::json::parse(
+      run({strata_binary(), "inspect", "--config", "oci:" + (t / "out").string() + ":root"}).out);
+  EXPECT_EQ(inspect["config"]["Env"],
+            nlohmann::json::array({"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}));
+  EXPECT_EQ(inspect["config"]["Cmd"], nlohmann::json::array({"/bin/bash"}));
+  EXPECT_EQ(inspect["created"], "2023-11-14T22:13:20Z");
+  EXPECT_EQ(inspect["rootfs"]["diff_ids"].size(), 1u);
+  auto manifest = nlohmann::json::parse(run({strata_binary(), "inspect", "oci:" + (t / "out").string() + ":root"}).out);
+  EXPECT_FALSE(manifest["annotations"].contains("org.opencontainers.image.base.digest"));
+  EXPECT_EQ(manifest["annotations"]["org.opencontainers.image.base.name"], "scratch");
+  EXPECT_NE(manifest["annotations"]["dev.strata.overlay.unreproduced"].get<std::string>().find("hello-user"),
+            std::string::npos);
+  (void)config;
+}
+
+TEST(ScratchBuild, ReproducibleAcrossHomesUmaskAndTimezone) {
+  TempDir t;
+  auto a = build(t / "home-a", t / "a", {"hello-user"}, "SOURCE_DATE_EPOCH=1700000000 TZ=UTC");
+  auto b = run({"/bin/sh", "-c",
+                "umask 077; SOURCE_DATE_EPOCH=1700000000 TZ=Pacific/Kiritimati LC_ALL=C.UTF-8 " +
+                    shell_quote(strata_binary()) + " --json --jobs 1 --home " + shell_quote((t / "home-b").string()) +
+                    " build --base scratch --sources " + shell_quote(ScratchArchive::get().sources().string()) +
+                    " --platform linux/amd64 --dest oci:" + shell_quote((t / "b").string()) + ":root hello-user"});
+  ASSERT_EQ(a.run.code, 0) << a.run.err;
+  ASSERT_EQ(b.code, 0) << b.err;
+  auto bj = nlohmann::json::parse(b.out);
+  EXPECT_EQ(a.digest, bj["digest"].get<std::string>());
+  EXPECT_FALSE(a.json["cached"].get<bool>());
+  EXPECT_FALSE(bj["cached"].get<bool>());
+  // The same request again is a cache hit with the same digest.
+  auto again = build(t / "home-a", t / "a", {"hello-user"}, "SOURCE_DATE_EPOCH=1700000000");
+  ASSERT_EQ(again.run.code, 0) << again.run.err;
+  EXPECT_TRUE(again.json["cached"].get<bool>());
+  EXPECT_EQ(again.digest, a.digest);
+}
+
+}  // namespace
+}  // namespace strata::testing
