@@ -11,6 +11,7 @@
 #include "layer/import.hpp"
 #include "layer/lock_file.hpp"
 #include "layer/overlay.hpp"
+#include "layer/resolve_request.hpp"
 #include "layer/resolver.hpp"
 #include "layer/scratch_base.hpp"
 #include "layer/scratch_effects.hpp"
@@ -38,15 +39,6 @@ std::optional<layer::Lock> read_lock(const OverlayRequest& r) {
   return check(layer::parse_lock(text, r.lock));
 }
 
-std::vector<layer::AptSource> read_sources(const OverlayRequest& r) {
-  std::vector<layer::AptSource> sources;
-  if (r.sources.empty()) return check(layer::load_host_sources("/etc/apt"));
-  for (const auto& f : r.sources) {
-    auto v = check(layer::load_sources_file(f));
-    sources.insert(sources.end(), v.begin(), v.end());
-  }
-  return sources;
-}
 
 // A stable name for the keys a source trusts (fingerprints, else key bytes).
 std::vector<std::string> key_identities(const layer::AptSource& s) {
@@ -157,7 +149,7 @@ Result<OverlayKey> overlay_key(const GlobalOptions& g, const OverlayRequest& r) 
                               {"keys", std::vector<std::string>{s.fingerprint}}});
     }
   } else {
-    for (const auto& s : read_sources(r)) {
+    for (const auto& s : check(layer::load_sources(r.sources))) {
       j["sources"].push_back(
           {{"uri", s.uri}, {"suite", s.suite}, {"components", s.components}, {"keys", key_identities(s)}});
     }
@@ -174,56 +166,35 @@ layer::Lock resolve_lock(const GlobalOptions& g, const OverlayRequest& r, const 
                          const oci::Platform& p, const std::vector<layer::Package>& installed,
                          const std::string& base_digest, oci::http::Transport& http) {
   if (given) return *given;
-  std::string arch = check(debian_arch_for_platform(p.str()));
-  layer::ArchiveOptions ao;
-  ao.home = g.open_options().home;
-  ao.arch = arch;
-  ao.clock = &system_clock();
-  ao.allow_unsigned = r.allow_unsigned;
-  auto sources = read_sources(r);
-  auto archive = check(layer::load_archive(http, sources, ao));
-  for (const auto& w : archive.warnings) log_info(g, w);
-  std::vector<std::string> requests = r.packages;
+  layer::ResolveRequest req;
+  req.packages = r.packages;
+  req.sources = check(layer::load_sources(r.sources));
+  req.platform = p;
+  req.installed = installed;
+  req.base_reference = r.base;
+  req.base_digest = base_digest;
+  req.archive.home = g.open_options().home;
+  req.archive.allow_unsigned = r.allow_unsigned;
   if (r.base == kScratchBase) {
     // Nothing is installed: request the variant's set explicitly, as
     // mmdebstrap does, so apt's walk pulls in its dependencies.
-    std::vector<layer::ScratchIndex> indexes;
-    for (const auto& idx : archive.indexes) indexes.push_back({&idx.packages, archive.sources[idx.source].priority});
-    auto set = layer::scratch_requests(indexes, arch, check(layer::parse_scratch_variant(r.variant)));
-    if (set.empty()) {
-      throw Exit{kExitFailure, "--base scratch: the sources have no Essential packages for " + arch +
-                                   "; they cannot make a Debian root (check --sources and --platform)"};
-    }
-    requests.insert(requests.begin(), set.begin(), set.end());
-    std::sort(requests.begin(), requests.end());
-    requests.erase(std::unique(requests.begin(), requests.end()), requests.end());
+    auto variant = check(layer::parse_scratch_variant(r.variant));
+    req.more_requests = [variant](const layer::LoadedArchive& archive,
+                                  const std::string& arch) -> Result<std::vector<std::string>> {
+      std::vector<layer::ScratchIndex> indexes;
+      for (const auto& idx : archive.indexes) indexes.push_back({&idx.packages, archive.sources[idx.source].priority});
+      auto set = layer::scratch_requests(indexes, arch, variant);
+      if (set.empty()) {
+        return fail(ErrorCode::kFailedPrecondition,
+                    "--base scratch: the sources have no Essential packages for " + arch +
+                        "; they cannot make a Debian root (check --sources and --platform)");
+      }
+      return set;
+    };
   }
-  layer::ResolveOptions ro;
-  ro.native_arch = arch;
-  layer::Resolver resolver(ro);
-  std::vector<std::size_t> origin_source;
-  for (auto& idx : archive.indexes) {
-    resolver.add_index(std::move(idx.packages), archive.sources[idx.source].priority);
-    origin_source.push_back(idx.source);
-  }
-  resolver.set_installed(installed);
-  auto res = check(resolver.resolve(requests));
-  for (const auto& n : res.notes) log_info(g, n);
-  layer::Lock lock;
-  lock.platform = p.str();
-  lock.base_reference = r.base;
-  lock.base_digest = base_digest;
-  lock.request = requests;  // for scratch, the whole set: a lock build reads no index
-  for (const auto& s : archive.sources) {
-    lock.sources.push_back({s.source.uri, s.source.suite, s.source.components, s.release_sha256,
-                            s.release.date.value_or(0), s.fingerprint});
-  }
-  for (const auto& rp : res.install) {
-    lock.packages.push_back({rp.package.name, rp.package.version, rp.package.architecture, rp.package.filename,
-                             rp.package.size, rp.package.sha256, origin_source[rp.origin]});
-  }
-  // Round-trip so the lock we build is exactly the lock we would write.
-  return check(layer::parse_lock(layer::write_lock(lock), "the resolved lock"));
+  auto resolved = check(layer::resolve_request(http, std::move(req)));
+  for (const auto& w : resolved.warnings) log_info(g, w);
+  return resolved.lock;
 }
 
 std::string packages_annotation(const layer::Lock& lock) {
@@ -248,7 +219,7 @@ std::optional<oci::Descriptor> cached_overlay(oci::Store& dest, const std::strin
   auto date = annotations.find(std::string(layer::kAnnotationArchiveDate));
   std::int64_t when = date == annotations.end() ? 0 : static_cast<std::int64_t>(str::parse_u64(date->second).value_or(0));
   std::int64_t now = system_clock().now();
-  if (now - when > *max_age) {
+  if (now - when >= *max_age) {  // --max-age 0s always rebuilds
     log_info(g, tag + ": cached overlay's archive snapshot is older than --max-age " + r.max_age + "; rebuilding");
     return std::nullopt;
   }

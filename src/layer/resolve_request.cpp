@@ -1,5 +1,7 @@
 #include "layer/resolve_request.hpp"
 
+#include <algorithm>
+
 #include "util/clock.hpp"
 
 namespace strata::layer {
@@ -31,6 +33,12 @@ Result<ResolvedRequest> resolve_request(oci::http::Transport& transport, Resolve
   r.archive.arch = arch;
   if (!r.archive.clock) r.archive.clock = &system_clock();
   STRATA_TRY(LoadedArchive archive, load_archive(transport, r.sources, r.archive));
+  if (r.more_requests) {
+    STRATA_TRY(auto more, r.more_requests(archive, arch));
+    r.packages.insert(r.packages.end(), more.begin(), more.end());
+    std::sort(r.packages.begin(), r.packages.end());
+    r.packages.erase(std::unique(r.packages.begin(), r.packages.end()), r.packages.end());
+  }
   ResolvedRequest out;
   out.warnings = archive.warnings;
   ResolveOptions ro;

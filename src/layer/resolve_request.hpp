@@ -4,6 +4,7 @@
 // both answer exactly the same question the same way.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,10 @@ struct ResolveRequest {
   std::vector<Package> installed;       // the base's dpkg state
   std::string base_reference, base_digest;  // recorded in the lock
   ArchiveOptions archive;               // home, clock, allow_unsigned, apt_dir; arch is set from `platform`
+  // Requests that depend on the archive itself (a scratch root's Essential
+  // set); merged with `packages`, sorted and de-duplicated, and recorded in
+  // the lock's request so a lock build reads no index.
+  std::function<Result<std::vector<std::string>>(const LoadedArchive& archive, const std::string& arch)> more_requests;
   // The process exits right after: do not free the resolver's ~1M small
   // allocations one by one (a quarter of a warm resolve of bookworm).
   bool exit_soon = false;
