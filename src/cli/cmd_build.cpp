@@ -263,6 +263,7 @@ void run_build(const GlobalOptions& g, const OverlayRequest& r, oci::http::Trans
   auto compression = check(layer::parse_compression(r.compression));
   OverlayKey key = check(overlay_key(g, r));
   std::string key_tag = "overlay-" + key.hex;
+  layer::cache_base_filesystems(std::filesystem::path(g.open_options().home) / "basefs");
 
   auto dest_ref = check(oci::parse_image_ref(r.dest));
   auto dest = check(oci::open_store(dest_ref, oci::Access::kWrite, g.open_options()));
