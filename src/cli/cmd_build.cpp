@@ -172,14 +172,18 @@ namespace {
 // Resolves one platform's lock from the archive (or returns the given lock).
 layer::Lock resolve_lock(const GlobalOptions& g, const OverlayRequest& r, const std::optional<layer::Lock>& given,
                          const oci::Platform& p, const std::vector<layer::Package>& installed,
-                         const std::string& base_digest, oci::http::Transport& http) {
+                         const std::string& base_digest, oci::http::Transport& http, std::string_view dpkg_arch) {
   if (given) return *given;
   std::string arch = check(debian_arch_for_platform(p.str()));
+  // Multi-Arch: the architectures dpkg on the base knows and those requested
+  // (`name:arch`) are indexed and installable, as with apt on that base.
+  auto foreign = layer::foreign_architectures(arch, dpkg_arch, installed, r.packages);
   layer::ArchiveOptions ao;
   ao.home = g.open_options().home;
   ao.arch = arch;
   ao.clock = &system_clock();
   ao.allow_unsigned = r.allow_unsigned;
+  ao.foreign_archs = foreign;
   auto sources = read_sources(r);
   auto archive = check(layer::load_archive(http, sources, ao));
   for (const auto& w : archive.warnings) log_info(g, w);
@@ -200,6 +204,7 @@ layer::Lock resolve_lock(const GlobalOptions& g, const OverlayRequest& r, const 
   }
   layer::ResolveOptions ro;
   ro.native_arch = arch;
+  ro.foreign_archs = foreign;
   layer::Resolver resolver(ro);
   std::vector<std::size_t> origin_source;
   for (auto& idx : archive.indexes) {
@@ -323,7 +328,8 @@ void run_build(const GlobalOptions& g, const OverlayRequest& r, oci::http::Trans
     auto installed = check(layer::base_packages(base));
     PlatformBuild b;
     b.platform = p;
-    b.lock = resolve_lock(g, r, given, p, installed, scratch ? "" : base.descriptor.digest.str(), http);
+    b.lock = resolve_lock(g, r, given, p, installed, scratch ? "" : base.descriptor.digest.str(), http,
+                          base.fs.read_small_file("var/lib/dpkg/arch").value_or(""));
     std::string lock_bytes = layer::write_lock(b.lock);
     if (!r.lock_out.empty()) {
       std::string path = r.lock_out;

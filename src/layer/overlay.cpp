@@ -334,6 +334,7 @@ Result<OverlayResult> build_overlay(const BaseImage& base, oci::Store& base_stor
     result.unreproduced.insert(result.unreproduced.end(), fx->unreproduced.begin(), fx->unreproduced.end());
     result.notes.insert(result.notes.end(), fx->notes.begin(), fx->notes.end());
   }
+  if (auto arch = dpkg_arch_effect(base.fs, packages, o.debian_arch, o.epoch)) files.push_back(std::move(*arch));
   STRATA_TRY(std::string effects, effects_tar(std::move(files), view, o.epoch));
 
   // Effects, then the end-of-archive blocks as their own compressed piece.
