@@ -253,7 +253,7 @@ std::optional<oci::Descriptor> cached_overlay(oci::Store& dest, const std::strin
   auto date = annotations.find(std::string(layer::kAnnotationArchiveDate));
   std::int64_t when = date == annotations.end() ? 0 : static_cast<std::int64_t>(str::parse_u64(date->second).value_or(0));
   std::int64_t now = system_clock().now();
-  if (now - when > *max_age) {
+  if (now - when >= *max_age) {  // a hit only when younger than --max-age (so 0s always rebuilds)
     log_info(g, tag + ": cached overlay's archive snapshot is older than --max-age " + r.max_age + "; rebuilding");
     return std::nullopt;
   }
