@@ -59,8 +59,9 @@ run_build() {  # compression dest
     --dest "oci:$2" "${PACKAGES[@]}" > /dev/null
   since "$t"
 }
+rm -rf "$work"/out-*  # a reused work directory must not turn builds into cache hits
 for c in gzip zstd; do
-  rm -rf "$STRATA_HOME/fragments"
+  rm -rf "$STRATA_HOME/fragments" "$STRATA_HOME/basefs"
   cold=$(run_build "$c" "$work/out-$c-cold:x")
   warm=$(run_build "$c" "$work/out-$c-warm:x")
   hit=$(run_build "$c" "$work/out-$c-warm:x")

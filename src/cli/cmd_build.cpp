@@ -164,8 +164,11 @@ namespace {
 // Resolves one platform's lock from the archive (or returns the given lock).
 layer::Lock resolve_lock(const GlobalOptions& g, const OverlayRequest& r, const std::optional<layer::Lock>& given,
                          const oci::Platform& p, const std::vector<layer::Package>& installed,
-                         const std::string& base_digest, oci::http::Transport& http) {
+                         const std::string& base_digest, oci::http::Transport& http, std::string_view dpkg_arch) {
   if (given) return *given;
+  // Multi-Arch: the architectures dpkg on the base knows and those requested
+  // (`name:arch`) are indexed and installable, as with apt on that base.
+  std::string arch = check(debian_arch_for_platform(p.str()));
   layer::ResolveRequest req;
   req.packages = r.packages;
   req.sources = check(layer::load_sources(r.sources));
@@ -175,6 +178,7 @@ layer::Lock resolve_lock(const GlobalOptions& g, const OverlayRequest& r, const 
   req.base_digest = base_digest;
   req.archive.home = g.open_options().home;
   req.archive.allow_unsigned = r.allow_unsigned;
+  req.foreign_archs = layer::foreign_architectures(arch, dpkg_arch, installed, r.packages);
   if (r.base == kScratchBase) {
     // Nothing is installed: request the variant's set explicitly, as
     // mmdebstrap does, so apt's walk pulls in its dependencies.
@@ -219,7 +223,7 @@ std::optional<oci::Descriptor> cached_overlay(oci::Store& dest, const std::strin
   auto date = annotations.find(std::string(layer::kAnnotationArchiveDate));
   std::int64_t when = date == annotations.end() ? 0 : static_cast<std::int64_t>(str::parse_u64(date->second).value_or(0));
   std::int64_t now = system_clock().now();
-  if (now - when >= *max_age) {  // --max-age 0s always rebuilds
+  if (now - when >= *max_age) {  // a hit only when younger than --max-age (so 0s always rebuilds)
     log_info(g, tag + ": cached overlay's archive snapshot is older than --max-age " + r.max_age + "; rebuilding");
     return std::nullopt;
   }
@@ -234,6 +238,7 @@ void run_build(const GlobalOptions& g, const OverlayRequest& r, oci::http::Trans
   auto compression = check(layer::parse_compression(r.compression));
   OverlayKey key = check(overlay_key(g, r));
   std::string key_tag = "overlay-" + key.hex;
+  layer::cache_base_filesystems(std::filesystem::path(g.open_options().home) / "basefs");
 
   auto dest_ref = check(oci::parse_image_ref(r.dest));
   auto dest = check(oci::open_store(dest_ref, oci::Access::kWrite, g.open_options()));
@@ -293,7 +298,8 @@ void run_build(const GlobalOptions& g, const OverlayRequest& r, oci::http::Trans
     auto installed = check(layer::base_packages(base));
     PlatformBuild b;
     b.platform = p;
-    b.lock = resolve_lock(g, r, given, p, installed, scratch ? "" : base.descriptor.digest.str(), http);
+    b.lock = resolve_lock(g, r, given, p, installed, scratch ? "" : base.descriptor.digest.str(), http,
+                          base.fs.read_small_file("var/lib/dpkg/arch").value_or(""));
     std::string lock_bytes = layer::write_lock(b.lock);
     if (!r.lock_out.empty()) {
       std::string path = r.lock_out;

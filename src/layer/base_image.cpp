@@ -1,13 +1,82 @@
 #include "layer/base_image.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include "layer/dpkg_status.hpp"
+#include "util/fs.hpp"
 
 namespace strata::layer {
+
+namespace {
+
+namespace stdfs = std::filesystem;
+
+stdfs::path g_fs_cache;  // cache_base_filesystems
+
+constexpr int kFsCacheFormat = 1;
+
+stdfs::path fs_cache_file(const oci::Digest& manifest) {
+  return g_fs_cache / ("fs-" + std::to_string(kFsCacheFormat) + "-" + std::string(manifest.hex()) + ".msgpack");
+}
+
+std::string fs_to_json(const oci::ImageFilesystem& fs) {
+  nlohmann::json nodes = nlohmann::json::array();
+  for (const auto& [path, n] : fs.nodes()) {
+    nodes.push_back({path, static_cast<int>(n.type), n.mode, n.uid, n.gid, n.size, n.mtime, n.link_target,
+                     n.dev_major, n.dev_minor, n.content ? nlohmann::json::binary(std::vector<std::uint8_t>(n.content->begin(), n.content->end()))
+                               : nlohmann::json(),
+                     n.layer});
+  }
+  // MessagePack: paths, targets and captured content are bytes, not UTF-8.
+  nlohmann::json j{{"layers", fs.layers()}, {"nodes", std::move(nodes)}};
+  std::vector<std::uint8_t> out = nlohmann::json::to_msgpack(j);
+  return std::string(out.begin(), out.end());
+}
+
+// The cached filesystem, when present, readable and capturing everything
+// `opts` asks for.
+std::optional<oci::ImageFilesystem> fs_from_cache(const oci::Digest& manifest, const oci::ImageFsOptions& opts) {
+  auto text = fs::read_file(fs_cache_file(manifest), std::uint64_t{1} << 30);
+  if (!text) return std::nullopt;
+  auto j = nlohmann::json::from_msgpack(*text, true, false);
+  if (j.is_discarded()) return std::nullopt;
+  try {
+    std::map<std::string, oci::FsNode> nodes;
+    for (const auto& e : j.at("nodes")) {
+      oci::FsNode n;
+      n.type = static_cast<oci::TarEntryType>(e.at(1).get<int>());
+      n.mode = e.at(2);
+      n.uid = e.at(3);
+      n.gid = e.at(4);
+      n.size = e.at(5);
+      n.mtime = e.at(6);
+      n.link_target = e.at(7);
+      n.dev_major = e.at(8);
+      n.dev_minor = e.at(9);
+      if (e.at(10).is_binary()) n.content = std::string(e.at(10).get_binary().begin(), e.at(10).get_binary().end());
+      n.layer = e.at(11);
+      std::string path = e.at(0);
+      if (n.type == oci::TarEntryType::kRegular && !n.content && n.size <= opts.max_capture_bytes && opts.capture &&
+          opts.capture(path)) {
+        return std::nullopt;  // cached for a caller that captured less
+      }
+      nodes.emplace(std::move(path), std::move(n));
+    }
+    return oci::ImageFilesystem::from_nodes(std::move(nodes), j.at("layers").get<std::size_t>());
+  } catch (const nlohmann::json::exception&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+void cache_base_filesystems(std::filesystem::path dir) { g_fs_cache = std::move(dir); }
 
 std::vector<std::string> base_capture_patterns() {
   return {"var/lib/dpkg/status",       "var/lib/dpkg/status.d/*",  "var/lib/dpkg/diversions",
           "var/lib/dpkg/statoverride", "var/lib/dpkg/alternatives/*", "etc/dpkg/dpkg.cfg.d/*",
-          "var/lib/apt/extended_states", "etc/os-release",         "usr/lib/os-release"};
+          "var/lib/apt/extended_states", "etc/os-release",         "usr/lib/os-release",
+          "var/lib/dpkg/arch"};
 }
 
 Result<BaseImage> load_base_image(oci::Store& store, std::string_view ref, const oci::Platform& platform,
@@ -35,7 +104,16 @@ Result<BaseImage> load_base_image(oci::Store& store, std::string_view ref, const
       return standard(p) || extra(p);
     };
   }
+  if (!g_fs_cache.empty()) {
+    if (auto cached = fs_from_cache(fetched.raw.descriptor.digest, opts)) {
+      return BaseImage{fetched.raw.descriptor, *m, std::move(config), std::move(*cached)};
+    }
+  }
   STRATA_TRY(auto fs, with_context(oci::ImageFilesystem::load(store, *m, opts), where));
+  if (!g_fs_cache.empty() && fetched.raw.descriptor.digest.verifiable()) {
+    // Best effort: a build without the cache is only slower.
+    if (fs::make_dirs(g_fs_cache)) (void)fs::write_file_atomic(fs_cache_file(fetched.raw.descriptor.digest), fs_to_json(fs));
+  }
   BaseImage base{fetched.raw.descriptor, *m, std::move(config), std::move(fs)};
   return base;
 }

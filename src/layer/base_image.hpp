@@ -5,6 +5,7 @@
 // `strata resolve --base` and the overlay builder start here.
 #pragma once
 
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <vector>
@@ -26,6 +27,13 @@ struct BaseImage {
 // names more files whose content to keep (the overlay builder's needs).
 Result<BaseImage> load_base_image(oci::Store& store, std::string_view ref, const oci::Platform& platform,
                                   std::function<bool(std::string_view)> extra_capture = {});
+
+// Caches the filesystem metadata load_base_image builds under `dir`
+// (by manifest digest), so a later load of the same image reads one small
+// file instead of decompressing every layer. An entry is used only when it
+// holds the content of every file the caller's capture asks for. Empty: off
+// (the default). Call before loading, from one thread.
+void cache_base_filesystems(std::filesystem::path dir);
 
 // The packages the base's dpkg database counts as installed (status plus
 // status.d/ stanzas; none for an image without dpkg state).

@@ -10,12 +10,18 @@
 // separately compressed fragments is byte-identical to the same bytes sent
 // through one CompressingSink with end_member() at each fragment boundary.
 //
-// Not thread-safe; one sink per stream. Memory: one chunk plus its bound.
+// Parallelism: with `jobs` > 1, up to `jobs` full chunks are compressed at
+// once on their own threads (each with its own compressor); members are
+// emitted in stream order. Chunk boundaries do not depend on `jobs`, so the
+// bytes do not either.
+//
+// Not thread-safe; one sink per stream. Memory: `jobs` chunks plus their bounds.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "oci/blob_io.hpp"
 #include "oci/digest.hpp"
@@ -46,8 +52,9 @@ Result<Compression> parse_compression(std::string_view name);
 
 class CompressingSink : public oci::ByteSink {
  public:
-  // kInvalidArgument for Compression::kUnknown.
-  static Result<std::unique_ptr<CompressingSink>> create(Compression c, oci::ByteSink& out);
+  // kInvalidArgument for Compression::kUnknown. `jobs`: chunks compressed at
+  // once (1 = on the caller's thread only).
+  static Result<std::unique_ptr<CompressingSink>> create(Compression c, oci::ByteSink& out, unsigned jobs = 1);
   ~CompressingSink() override;
 
   Result<void> write(std::span<const std::byte> data) override;
@@ -59,18 +66,24 @@ class CompressingSink : public oci::ByteSink {
   Compression compression() const { return compression_; }
 
  protected:
-  CompressingSink(Compression c, oci::ByteSink& out);
+  CompressingSink(Compression c, oci::ByteSink& out, unsigned jobs);
 
  private:
-  Result<void> emit(std::span<const std::byte> data);
-  Result<void> flush_chunk(bool even_if_empty);
-
   struct Codec;
+  Result<void> emit(std::span<const std::byte> data);
+  // Queues the current chunk (when non-empty, or `even_if_empty`) and
+  // compresses the queue once it holds `jobs` chunks or `drain` is set.
+  Result<void> flush_chunk(bool even_if_empty, bool drain);
+  Result<void> compress_batch();
+
   Compression compression_;
   oci::ByteSink& out_;
-  std::unique_ptr<Codec> codec_;
+  unsigned jobs_;
+  std::vector<std::unique_ptr<Codec>> codecs_;  // one per job
   std::string chunk_;
-  std::string scratch_;
+  std::vector<std::string> batch_;    // full chunks waiting to be compressed
+  std::vector<std::string> packed_;   // their compressed members
+  std::vector<std::string> spare_;    // emptied chunk buffers, reused
   Hasher uncompressed_hash_;
   Hasher compressed_hash_;
   std::uint64_t in_bytes_ = 0;

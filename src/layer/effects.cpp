@@ -90,4 +90,28 @@ std::vector<std::string> unreproduced_script_effects(const FragmentInfo& p) {
   return out;
 }
 
+std::optional<EffectFile> dpkg_arch_effect(const oci::ImageFilesystem& base,
+                                           const std::vector<const FragmentInfo*>& packages,
+                                           const std::string& native_arch, std::int64_t epoch) {
+  std::set<std::string> known;
+  std::string text = base.read_small_file("var/lib/dpkg/arch").value_or("");
+  for (auto line : str::split(text, '\n')) {
+    auto a = str::trim(line);
+    if (!a.empty()) known.emplace(a);
+  }
+  std::set<std::string> foreign;
+  bool added = false;
+  for (const auto& a : known) {
+    if (a != native_arch) foreign.insert(a);
+  }
+  for (const FragmentInfo* p : packages) {
+    if (p->architecture == "all" || p->architecture == native_arch || known.contains(p->architecture)) continue;
+    added |= foreign.insert(p->architecture).second;
+  }
+  if (!added) return std::nullopt;
+  std::string out = native_arch + "\n";
+  for (const auto& a : foreign) out += a + "\n";
+  return effect_file("var/lib/dpkg/arch", std::move(out), 0644, epoch);
+}
+
 }  // namespace strata::layer

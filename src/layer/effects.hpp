@@ -4,6 +4,7 @@
 // vocabulary for what strata does not reproduce.
 #pragma once
 
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -49,6 +50,13 @@ class OverlayView {
 // A regular file / symlink / directory effect entry with the epoch as mtime.
 EffectFile effect_file(std::string path, std::string content, std::uint32_t mode, std::int64_t epoch);
 EffectFile effect_symlink(std::string path, std::string target, std::int64_t epoch);
+
+// `/var/lib/dpkg/arch` as `dpkg --add-architecture` leaves it (native first,
+// then the foreign ones, sorted) when `packages` bring architectures the
+// base's file lacks; nullopt when nothing changes.
+std::optional<EffectFile> dpkg_arch_effect(const oci::ImageFilesystem& base,
+                                           const std::vector<const FragmentInfo*>& packages,
+                                           const std::string& native_arch, std::int64_t epoch);
 
 // Scripts' side effects strata does not reproduce, per package (adduser,
 // debconf, dpkg-divert, unknown triggers, …).

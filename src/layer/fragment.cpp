@@ -77,6 +77,19 @@ class TeeSink final : public oci::ByteSink {
   oci::ByteSink& b_;
 };
 
+// Appends to a string (one copy from the reader, no intermediate buffer).
+class AppendSink final : public oci::ByteSink {
+ public:
+  explicit AppendSink(std::string& s) : s_(s) {}
+  Result<void> write(std::span<const std::byte> data) override {
+    s_.append(reinterpret_cast<const char*>(data.data()), data.size());
+    return {};
+  }
+
+ private:
+  std::string& s_;
+};
+
 struct Item {
   oci::TarEntry entry;     // placed
   std::string package_path;
@@ -164,7 +177,7 @@ std::string_view compression_extension(Compression c) {
 }
 
 Result<FragmentInfo> convert_deb(const stdfs::path& deb, const RewriteRules& rules, Compression compression,
-                                 const stdfs::path& out_dir, const std::string& what) {
+                                 const stdfs::path& out_dir, const std::string& what, unsigned compress_jobs) {
   auto refuse = [&](std::string why) { return fail(ErrorCode::kInvalidArgument, what + ": " + why); };
   STRATA_TRY(auto reader, DebReader::open(deb, what));
   STRATA_TRY(DebControl control, reader->control());
@@ -186,6 +199,11 @@ Result<FragmentInfo> convert_deb(const stdfs::path& deb, const RewriteRules& rul
   STRATA_TRY(auto data, reader->data());
   info.data_member = reader->what();
   std::string content;
+  // Installed-Size (KiB) is close to the data's size: one allocation instead
+  // of repeated doubling and copying of a large package's content.
+  if (auto kib = str::parse_u64(str::trim(st.get("Installed-Size").value_or("")))) {
+    content.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(*kib, std::uint64_t{4} << 20) * 1024 + 65536));
+  }
   std::vector<Item> items;
   oci::StringSink sink;
   std::map<std::string, std::size_t> by_package_path;
@@ -202,10 +220,9 @@ Result<FragmentInfo> convert_deb(const stdfs::path& deb, const RewriteRules& rul
     item.package_path = e.path;
     if (e.type == TarEntryType::kRegular) {
       item.offset = content.size();
-      oci::StringSink piece;
+      AppendSink piece(content);
       STRATA_TRY_VOID(data->read_data(piece));
-      if (piece.str().size() != e.size) return refuse("entry " + str::quote(e.path) + " is truncated");
-      content += piece.str();
+      if (content.size() - item.offset != e.size) return refuse("entry " + str::quote(e.path) + " is truncated");
     }
     if (by_package_path.contains(e.path)) {
       if (e.type == TarEntryType::kDirectory) continue;
@@ -343,7 +360,7 @@ Result<FragmentInfo> convert_deb(const stdfs::path& deb, const RewriteRules& rul
   FdSink packed_file(out_dir / ("data.tar." + ext));
   STRATA_TRY_VOID(tar_file.ok());
   STRATA_TRY_VOID(packed_file.ok());
-  STRATA_TRY(auto compressor, CompressingSink::create(compression, packed_file));
+  STRATA_TRY(auto compressor, CompressingSink::create(compression, packed_file, compress_jobs));
   TeeSink tee(tar_file, *compressor);
   TarWriter writer(tee);
   for (Item* it : order) {
@@ -401,7 +418,7 @@ Result<Fragment> FragmentCache::lookup(const stdfs::path& dir, Compression compr
 }
 
 Result<Fragment> FragmentCache::get(const stdfs::path& deb, const std::string& deb_sha256, const RewriteRules& rules,
-                                    Compression compression, const std::string& what) const {
+                                    Compression compression, const std::string& what, unsigned compress_jobs) const {
   stdfs::path dir = dir_ / key(deb_sha256, rules, compression);
   if (stdfs::exists(dir / "info.json")) {
     auto hit = lookup(dir, compression);
@@ -417,7 +434,7 @@ Result<Fragment> FragmentCache::get(const stdfs::path& deb, const std::string& d
     std::error_code ec;
     stdfs::remove_all(tmp, ec);
   };
-  auto info = convert_deb(deb, rules, compression, tmp, what);
+  auto info = convert_deb(deb, rules, compression, tmp, what, compress_jobs);
   if (!info) {
     cleanup();
     return fail(info.error());

@@ -77,9 +77,10 @@ class FragmentCache {
   explicit FragmentCache(std::filesystem::path home) : dir_(std::move(home) / "fragments") {}
 
   // The cached fragment for this .deb under these rules, converting it first
-  // when absent or damaged. `what` names the package in errors.
+  // when absent or damaged. `what` names the package in errors;
+  // `compress_jobs` chunks are compressed at once (same bytes for any value).
   Result<Fragment> get(const std::filesystem::path& deb, const std::string& deb_sha256, const RewriteRules& rules,
-                       Compression compression, const std::string& what) const;
+                       Compression compression, const std::string& what, unsigned compress_jobs = 1) const;
 
   std::string key(const std::string& deb_sha256, const RewriteRules& rules, Compression compression) const;
 
@@ -91,7 +92,7 @@ class FragmentCache {
 // The conversion itself, writing data.tar and data.tar.<ext> into `out_dir`.
 Result<FragmentInfo> convert_deb(const std::filesystem::path& deb, const RewriteRules& rules,
                                  Compression compression, const std::filesystem::path& out_dir,
-                                 const std::string& what);
+                                 const std::string& what, unsigned compress_jobs = 1);
 
 std::string_view compression_extension(Compression c);
 

@@ -19,6 +19,7 @@
 #include "layer/relation.hpp"
 #include "layer/rewrite_rules.hpp"
 #include "layer/tar_writer.hpp"
+#include "oci/layout_store.hpp"
 #include "oci/media_types.hpp"
 #include "util/fs.hpp"
 #include "util/sha.hpp"
@@ -70,6 +71,23 @@ class HashSink final : public oci::ByteSink {
   Hasher& h_;
 };
 
+// Drops the first `skip` bytes, forwards the rest.
+class SkipSink final : public oci::ByteSink {
+ public:
+  SkipSink(oci::ByteSink& next, std::uint64_t skip) : next_(next), skip_(skip) {}
+  Result<void> write(std::span<const std::byte> data) override {
+    std::size_t k = static_cast<std::size_t>(std::min<std::uint64_t>(skip_, data.size()));
+    skip_ -= k;
+    data = data.subspan(k);
+    if (data.empty()) return {};
+    return next_.write(data);
+  }
+
+ private:
+  oci::ByteSink& next_;
+  std::uint64_t skip_;
+};
+
 class TeeSink final : public oci::ByteSink {
  public:
   TeeSink(oci::ByteSink& a, oci::ByteSink& b) : a_(a), b_(b) {}
@@ -83,17 +101,30 @@ class TeeSink final : public oci::ByteSink {
   oci::ByteSink& b_;
 };
 
-// Converts (or finds) every fragment on `jobs` threads; results in input order.
+// Converts (or finds) every fragment on `jobs` threads, the largest .debs
+// first so the longest conversions do not start last; each conversion also
+// compresses up to `jobs` chunks at once. Results in input order.
 Result<std::vector<Fragment>> all_fragments(const std::vector<OverlayDeb>& debs, const RewriteRules& rules,
                                             const OverlayOptions& o) {
   FragmentCache cache(o.home);
   std::vector<std::optional<Result<Fragment>>> results(debs.size());
+  std::vector<std::pair<std::uintmax_t, std::size_t>> by_size;
+  for (std::size_t i = 0; i < debs.size(); ++i) {
+    std::error_code ec;
+    auto size = stdfs::file_size(debs[i].path, ec);
+    by_size.emplace_back(ec ? 0 : size, i);
+  }
+  std::sort(by_size.begin(), by_size.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
+  });
+  unsigned compress_jobs = std::clamp(o.jobs, 1u, 8u);
   std::atomic<std::size_t> next{0};
   auto worker = [&] {
-    for (std::size_t i = next++; i < debs.size(); i = next++) {
+    for (std::size_t k = next++; k < by_size.size(); k = next++) {
+      std::size_t i = by_size[k].second;
       const auto& d = debs[i];
       results[i] = cache.get(d.path, d.sha256, rules, o.compression,
-                             d.name + "_" + d.version + "_" + d.architecture + ".deb");
+                             d.name + "_" + d.version + "_" + d.architecture + ".deb", compress_jobs);
     }
   };
   unsigned n = std::max(1u, std::min<unsigned>(o.jobs, static_cast<unsigned>(debs.size())));
@@ -226,9 +257,32 @@ Result<std::string> effects_tar(std::vector<EffectFile> files, const OverlayView
   return std::move(out.str());
 }
 
+// Between two OCI layouts on one filesystem, a base blob is hardlinked
+// (blobs are immutable and content-addressed) instead of copied: the base's
+// layers are most of an overlay's bytes. Returns false when not possible.
+Result<bool> link_blob(oci::Store& from, oci::Store& to, const oci::Descriptor& d) {
+  auto* src = dynamic_cast<oci::LayoutStore*>(&from);
+  auto* dst = dynamic_cast<oci::LayoutStore*>(&to);
+  if (!src || !dst || !d.digest.verifiable()) return false;
+  stdfs::path source = src->blob_path(d.digest);
+  stdfs::path target = dst->blob_path(d.digest);
+  std::error_code ec;
+  auto size = stdfs::file_size(source, ec);
+  if (ec || (d.size >= 0 && size != static_cast<std::uintmax_t>(d.size))) return false;
+  STRATA_TRY_VOID(fs::make_dirs(target.parent_path()));
+  if (::link(source.c_str(), target.c_str()) != 0) {
+    if (errno == EEXIST) return true;  // a concurrent writer committed it
+    return false;                      // another filesystem, no permission, …: copy
+  }
+  STRATA_TRY_VOID(fs::sync_dir(target.parent_path()));
+  return true;
+}
+
 Result<void> copy_blob(oci::Store& from, oci::Store& to, const oci::Descriptor& d) {
   STRATA_TRY(bool present, to.has_blob(d));
   if (present) return {};
+  STRATA_TRY(bool linked, link_blob(from, to, d));
+  if (linked) return {};
   STRATA_TRY(bool mounted, to.mount_blob(d, from));
   if (mounted) return {};
   STRATA_TRY(auto w, to.blob_writer(d));
@@ -280,6 +334,7 @@ Result<OverlayResult> build_overlay(const BaseImage& base, oci::Store& base_stor
     result.unreproduced.insert(result.unreproduced.end(), fx->unreproduced.begin(), fx->unreproduced.end());
     result.notes.insert(result.notes.end(), fx->notes.begin(), fx->notes.end());
   }
+  if (auto arch = dpkg_arch_effect(base.fs, packages, o.debian_arch, o.epoch)) files.push_back(std::move(*arch));
   STRATA_TRY(std::string effects, effects_tar(std::move(files), view, o.epoch));
 
   // Effects, then the end-of-archive blocks as their own compressed piece.
@@ -294,26 +349,49 @@ Result<OverlayResult> build_overlay(const BaseImage& base, oci::Store& base_stor
   }
   std::string tail_plain = effects + std::string(2 * kTarBlock, '\0');
 
-  // Pass 1: digests (and each cached fragment verified).
-  Hasher diff_id, digest;
-  std::uint64_t size = 0, plain_size = 0;
+  // The diff_id on its own thread (the uncompressed tars are most of the
+  // bytes to hash) while this one hashes and verifies the compressed pieces,
+  // then writes the blob.
+  std::uint64_t plain_size = tail_plain.size();
+  for (std::size_t i : order) plain_size += frags[i].info.tar_size;
+  Result<std::string> diff_id_hex = std::string();
+  std::thread diff_id_thread([&] {
+    Hasher diff_id;
+    for (std::size_t i : order) {
+      auto r = stream_file(frags[i].tar, {}, {&diff_id});
+      if (!r) {
+        diff_id_hex = fail(r.error());
+        return;
+      }
+    }
+    diff_id.update(tail_plain);
+    diff_id_hex = diff_id.finish_hex();
+  });
+  struct JoinOnExit {
+    std::thread& t;
+    ~JoinOnExit() {
+      if (t.joinable()) t.join();
+    }
+  } join_on_exit{diff_id_thread};
+
+  // Pass 1: the digest, each fragment taken from the cache verified once
+  // (one converted by this build was hashed as it was written).
+  Hasher digest;
+  std::uint64_t size = 0;
   for (std::size_t i : order) {
     const Fragment& f = frags[i];
     Hasher check;
-    STRATA_TRY_VOID(stream_file(f.tar, {}, {&diff_id}));
-    STRATA_TRY_VOID(stream_file(f.compressed, {}, {&digest, &check}));
-    if (check.finish_hex() != f.info.compressed_sha256) {
+    std::vector<Hasher*> hashers{&digest};
+    if (!f.converted) hashers.push_back(&check);
+    STRATA_TRY_VOID(stream_file(f.compressed, {}, hashers));
+    if (!f.converted && check.finish_hex() != f.info.compressed_sha256) {
       return fail(ErrorCode::kCorruption, f.compressed.string() + ": cached fragment of " + f.info.package +
                                               " is damaged; delete it (strata converts it again)");
     }
     size += f.info.compressed_size;
-    plain_size += f.info.tar_size;
   }
-  diff_id.update(tail_plain);
   digest.update(effects_packed.str());
   size += effects_packed.str().size();
-  plain_size += tail_plain.size();
-  result.digests.diff_id = oci::Digest::from_hex(HashAlgorithm::kSha256, diff_id.finish_hex());
   result.digests.digest = oci::Digest::from_hex(HashAlgorithm::kSha256, digest.finish_hex());
   result.digests.size = static_cast<std::int64_t>(size);
   result.digests.uncompressed_size = plain_size;
@@ -321,20 +399,18 @@ Result<OverlayResult> build_overlay(const BaseImage& base, oci::Store& base_stor
   result.layer.digest = result.digests.digest;
   result.layer.size = result.digests.size;
 
-  // Pass 2: the blob, unless the destination has it already.
+  // Pass 2: the blob, unless the destination has it already (its writer
+  // verifies the digest, so a fragment changed since pass 1 cannot slip in).
   STRATA_TRY(bool present, dest.has_blob(result.layer));
   if (!present) {
     STRATA_TRY(auto w, dest.blob_writer(result.layer));
+    SkipSink out(*w, w->offset());  // resuming an interrupted write: skip what is there
     Result<void> r;
-    if (w->offset() != 0) {  // resuming would need seeking into pieces; start over
-      w->abort();
-      STRATA_TRY(w, dest.blob_writer(result.layer));
-    }
     for (std::size_t i : order) {
-      r = stream_file(frags[i].compressed, {w.get()}, {});
+      r = stream_file(frags[i].compressed, {&out}, {});
       if (!r) break;
     }
-    if (r) r = w->write(oci::as_bytes(effects_packed.str()));
+    if (r) r = out.write(oci::as_bytes(effects_packed.str()));
     if (r) r = w->commit();
     if (!r) {
       w->abort();
@@ -342,6 +418,9 @@ Result<OverlayResult> build_overlay(const BaseImage& base, oci::Store& base_stor
     }
   }
   for (const auto& l : base.manifest.layers) STRATA_TRY_VOID(copy_blob(base_store, dest, l));
+  diff_id_thread.join();
+  if (!diff_id_hex) return fail(diff_id_hex.error().context("hashing the overlay layer"));
+  result.digests.diff_id = oci::Digest::from_hex(HashAlgorithm::kSha256, *diff_id_hex);
 
   // Config: the base's, with the layer appended.
   nlohmann::ordered_json config = base.config.json;

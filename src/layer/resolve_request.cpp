@@ -31,6 +31,7 @@ Result<std::vector<AptSource>> load_sources(const std::vector<std::string>& file
 Result<ResolvedRequest> resolve_request(oci::http::Transport& transport, ResolveRequest r) {
   STRATA_TRY(std::string arch, debian_arch(r.platform));
   r.archive.arch = arch;
+  r.archive.foreign_archs = r.foreign_archs;
   if (!r.archive.clock) r.archive.clock = &system_clock();
   STRATA_TRY(LoadedArchive archive, load_archive(transport, r.sources, r.archive));
   if (r.more_requests) {
@@ -43,6 +44,7 @@ Result<ResolvedRequest> resolve_request(oci::http::Transport& transport, Resolve
   out.warnings = archive.warnings;
   ResolveOptions ro;
   ro.native_arch = arch;
+  ro.foreign_archs = r.foreign_archs;
   auto owned = std::make_unique<Resolver>(ro);
   std::vector<std::size_t> origin_source;
   for (auto& idx : archive.indexes) {

@@ -22,6 +22,7 @@ struct ResolveRequest {
   std::vector<AptSource> sources;
   oci::Platform platform;
   std::vector<Package> installed;       // the base's dpkg state
+  std::vector<std::string> foreign_archs;  // Debian architectures also indexed and installable
   std::string base_reference, base_digest;  // recorded in the lock
   ArchiveOptions archive;               // home, clock, allow_unsigned, apt_dir; arch is set from `platform`
   // Requests that depend on the archive itself (a scratch root's Essential

@@ -666,4 +666,28 @@ Result<Resolution> Resolver::resolve(const std::vector<std::string>& requests) {
   return res;
 }
 
+std::vector<std::string> foreign_architectures(const std::string& native_arch, std::string_view dpkg_arch,
+                                               const std::vector<Package>& installed,
+                                               const std::vector<std::string>& requests) {
+  std::set<std::string> out;
+  auto add = [&](std::string_view a) {
+    while (!a.empty() && (a.back() == ' ' || a.back() == '\t' || a.back() == '\r')) a.remove_suffix(1);
+    while (!a.empty() && (a.front() == ' ' || a.front() == '\t')) a.remove_prefix(1);
+    if (a.empty() || a == native_arch || a == "all" || a == "any" || a == "native") return;
+    out.emplace(a);
+  };
+  for (std::size_t pos = 0; pos < dpkg_arch.size();) {
+    std::size_t nl = dpkg_arch.find('\n', pos);
+    if (nl == std::string_view::npos) nl = dpkg_arch.size();
+    add(dpkg_arch.substr(pos, nl - pos));
+    pos = nl + 1;
+  }
+  for (const auto& p : installed) add(p.architecture);
+  for (const auto& r : requests) {
+    std::string_view name = std::string_view(r).substr(0, r.find('='));
+    if (auto colon = name.find(':'); colon != std::string_view::npos) add(name.substr(colon + 1));
+  }
+  return {out.begin(), out.end()};
+}
+
 }  // namespace strata::layer

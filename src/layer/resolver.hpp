@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "layer/package.hpp"
@@ -29,6 +30,14 @@ struct ResolveOptions {
   std::string native_arch = "amd64";
   std::vector<std::string> foreign_archs;  // apt's APT::Architectures beyond the native one
 };
+
+// apt's foreign architectures for a target: those dpkg on the base knows
+// (`/var/lib/dpkg/arch`, one a line; `dpkg_arch` is its text, empty when
+// absent), those of packages installed on it, and those requests name
+// (`name:arch`). Never the native one, "all", "any" or "native"; sorted.
+std::vector<std::string> foreign_architectures(const std::string& native_arch, std::string_view dpkg_arch,
+                                               const std::vector<Package>& installed,
+                                               const std::vector<std::string>& requests);
 
 struct ResolvedPackage {
   Package package;

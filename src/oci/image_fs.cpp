@@ -97,6 +97,14 @@ std::function<bool(std::string_view)> capture_paths(std::vector<std::string> pat
 
 ImageFilesystem::ImageFilesystem() { nodes_.emplace("", FsNode{}); }
 
+ImageFilesystem ImageFilesystem::from_nodes(std::map<std::string, FsNode> nodes, std::size_t layers) {
+  ImageFilesystem fs;
+  fs.nodes_ = std::move(nodes);
+  fs.nodes_.emplace("", FsNode{});
+  fs.layers_ = layers;
+  return fs;
+}
+
 void ImageFilesystem::erase_tree(const std::string& path, bool keep_self, const std::set<std::string>& keep) {
   std::string prefix = path.empty() ? std::string() : path + "/";
   auto it = path.empty() ? nodes_.upper_bound("") : nodes_.lower_bound(prefix);

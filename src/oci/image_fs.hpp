@@ -65,6 +65,9 @@ class ImageFilesystem {
   // Applies every layer of `manifest`, first to last.
   static Result<ImageFilesystem> load(Store& store, const ImageManifest& manifest,
                                       const ImageFsOptions& options = {});
+  // A filesystem from nodes an earlier load produced (a cache of it); the
+  // root ("") is added when missing.
+  static ImageFilesystem from_nodes(std::map<std::string, FsNode> nodes, std::size_t layers);
   // Applies one more layer read from `reader`.
   Result<void> apply_layer(TarReader& reader, const ImageFsOptions& options = {});
 

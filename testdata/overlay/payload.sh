@@ -7,6 +7,7 @@ name=$1 arch=$2 d=$3
 src=$(cd "$(dirname "$0")/src" && pwd)
 triplet=x86_64-linux-gnu
 [ "$arch" = i386 ] && triplet=i386-linux-gnu
+[ "$arch" = arm64 ] && triplet=aarch64-linux-gnu
 case "$name" in
   libgreet1)
     mkdir -p "$d/usr/lib/greet/$triplet" "$d/etc/ld.so.conf.d" "$d/DEBIAN"

@@ -31,9 +31,10 @@ struct Compressed {
 };
 
 // Sends `parts` through one sink, ending a member after each part.
-Compressed compress(Compression c, const std::vector<std::string>& parts, bool cut_between = true) {
+Compressed compress(Compression c, const std::vector<std::string>& parts, bool cut_between = true,
+                    unsigned jobs = 1) {
   oci::StringSink out;
-  auto sink = CompressingSink::create(c, out);
+  auto sink = CompressingSink::create(c, out, jobs);
   EXPECT_TRUE(sink);
   for (const auto& p : parts) {
     // Feed in odd-sized pieces so chunking does not depend on write sizes.
@@ -106,6 +107,27 @@ TEST(Compress, SameInputSameBytes) {
     EXPECT_EQ(x.digests.digest, y.digests.digest);
     EXPECT_EQ(x.bytes, y.bytes);
   }
+}
+
+TEST(Compress, ParallelChunksGiveTheSameBytesForAnyJobs) {
+  // Several full chunks, a partial one, cuts inside batches and an empty part.
+  std::string a = sample(kCompressionChunk * 5 + 1234, 10), b = sample(kCompressionChunk - 1, 11), c = sample(77, 12);
+  for (Compression comp : {Compression::kGzip, Compression::kZstd, Compression::kNone}) {
+    for (bool cut : {true, false}) {
+      auto one = compress(comp, {a, b, "", c}, cut, 1);
+      for (unsigned jobs : {2u, 3u, 8u}) {
+        auto many = compress(comp, {a, b, "", c}, cut, jobs);
+        EXPECT_EQ(one.bytes, many.bytes) << jobs;
+        EXPECT_EQ(one.digests.digest, many.digests.digest);
+        EXPECT_EQ(one.digests.diff_id, many.digests.diff_id);
+        EXPECT_EQ(one.digests.size, many.digests.size);
+      }
+    }
+  }
+  ScratchDir d;
+  EXPECT_EQ(decode(d, compress(Compression::kZstd, {a, c}, true, 3).bytes, "zstd -q -t", "zstd -q -dc"), a + c);
+  auto empty = compress(Compression::kGzip, {}, true, 4);
+  EXPECT_EQ(empty.bytes, compress(Compression::kGzip, {}, true, 1).bytes);
 }
 
 TEST(Compress, NoneIsAPassthroughWhoseDigestIsTheDiffId) {

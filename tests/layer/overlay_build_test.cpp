@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <fstream>
+#include <map>
 #include <regex>
 
 #include "layer/overlay_fixture.hpp"
@@ -198,6 +199,110 @@ TEST(OverlayBuild, LayersAreValidMultiMemberStreamsForStandardTools) {
     sh(tool + (t / "out/blobs/sha256" / d.substr(7)).string() + " | tar -x -C " + root.string());
   }
   EXPECT_EQ(sh("chroot " + root.string() + " /usr/bin/greet"), "hello, world, from libgreet\n");
+}
+
+// A tiny arm64 root (nothing in it is executed), and an OCI index in one
+// layout holding it and the fixture's amd64 base: "oci:<dir>:multi".
+std::string multi_arch_base(const stdfs::path& dir, const stdfs::path& work) {
+  auto& fx = OverlayFixture::get();
+  auto root = work / "arm64-root";
+  stdfs::create_directories(work);
+  sh("mkdir -p " + root.string() + "/usr/bin " + root.string() + "/usr/lib " + root.string() + "/var/lib/dpkg/info " +
+     root.string() + "/etc && ln -s usr/bin " + root.string() + "/bin && ln -s usr/lib " + root.string() +
+     "/lib && printf 'Package: base-files\\nStatus: install ok installed\\nPriority: required\\nSection: admin\\n"
+     "Maintainer: strata tests <tests@strata.test>\\nArchitecture: arm64\\nVersion: 12.4\\nDescription: base\\n' > " +
+     root.string() + "/var/lib/dpkg/status && tar -C " + root.string() + " -cf " + (work / "arm64.tar").string() + " .");
+  for (const auto& [tar, arch] : {std::pair{fx.root() / "base.tar", "amd64"}, std::pair{work / "arm64.tar", "arm64"}}) {
+    auto r = run({strata_binary(), "-q", "--home", (work / "import-home").string(), "import", tar.string(), "--dest",
+                  "oci:" + dir.string() + ":" + arch, "--platform", std::string("linux/") + arch},
+                 "SOURCE_DATE_EPOCH=1700000000");
+    EXPECT_EQ(r.code, 0) << r.err;
+  }
+  auto index = nlohmann::json::parse(sh("cat " + (dir / "index.json").string()));
+  nlohmann::json multi = {{"schemaVersion", 2},
+                          {"mediaType", "application/vnd.oci.image.index.v1+json"},
+                          {"manifests", nlohmann::json::array()}};
+  for (const auto& m : index["manifests"]) {
+    std::string arch = m["annotations"]["org.opencontainers.image.ref.name"];
+    multi["manifests"].push_back({{"mediaType", m["mediaType"]},
+                                  {"digest", m["digest"]},
+                                  {"size", m["size"]},
+                                  {"platform", {{"architecture", arch}, {"os", "linux"}}}});
+  }
+  std::string bytes = multi.dump();
+  std::ofstream(work / "multi.json", std::ios::binary) << bytes;
+  std::string hex = sh("sha256sum " + (work / "multi.json").string()).substr(0, 64);
+  sh("cp " + (work / "multi.json").string() + " " + (dir / "blobs/sha256" / hex).string());
+  index["manifests"].push_back({{"mediaType", "application/vnd.oci.image.index.v1+json"},
+                                {"digest", "sha256:" + hex},
+                                {"size", bytes.size()},
+                                {"annotations", {{"org.opencontainers.image.ref.name", "multi"}}}});
+  std::ofstream(dir / "index.json", std::ios::binary) << index.dump();
+  return "oci:" + dir.string() + ":multi";
+}
+
+TEST(OverlayBuild, SeveralPlatformsBuildFromOneArchiveIntoAnIndex) {
+  TempDir t;
+  auto& fx = OverlayFixture::get();
+  std::string base = multi_arch_base(t / "base", t / "work");
+  auto build_both = [&](const std::string& home, const std::string& out, const std::string& jobs) {
+    return run({strata_binary(), "--json", "--home", (t / home).string(), "--jobs", jobs, "build", "--base", base,
+                "--sources", fx.sources().string(), "--platform", "linux/amd64,linux/arm64", "--dest",
+                "oci:" + (t / out).string() + ":both", "libgreet1", "shared-a"});
+  };
+  auto r = build_both("home", "out", "2");
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto out = nlohmann::json::parse(r.out);
+  std::string layout = (t / "out").string();
+  auto index = nlohmann::json::parse(sh("skopeo inspect --raw oci:" + layout + ":both"));
+  EXPECT_EQ(index["mediaType"], "application/vnd.oci.image.index.v1+json");
+  EXPECT_EQ("sha256:" + sh("skopeo inspect --raw oci:" + layout + ":both | sha256sum").substr(0, 64), out["digest"]);
+  ASSERT_EQ(index["manifests"].size(), 2u);
+  std::map<std::string, std::string> triplet{{"amd64", "x86_64-linux-gnu"}, {"arm64", "aarch64-linux-gnu"}};
+  for (const auto& m : index["manifests"]) {
+    std::string arch = m["platform"]["architecture"];
+    ASSERT_TRUE(triplet.contains(arch)) << arch;
+    std::string digest = m["digest"];
+    auto manifest = nlohmann::json::parse(sh("cat " + layout + "/blobs/sha256/" + digest.substr(7)));
+    std::string config_digest = manifest["config"]["digest"];
+    auto config = nlohmann::json::parse(sh("cat " + layout + "/blobs/sha256/" + config_digest.substr(7)));
+    EXPECT_EQ(config["architecture"], arch);
+    EXPECT_NE(manifest["annotations"]["dev.strata.overlay.packages"].get<std::string>().find("libgreet1=1.0-1:" + arch),
+              std::string::npos) << manifest.dump();
+    std::string layer = manifest["layers"].back()["digest"];
+    std::string listing = sh("zcat " + layout + "/blobs/sha256/" + layer.substr(7) + " | tar -t");
+    EXPECT_NE(listing.find("usr/lib/greet/" + triplet[arch] + "/libgreet.so.1.0"), std::string::npos) << listing;
+    EXPECT_NE(listing.find("usr/share/shared/file"), std::string::npos) << listing;
+    for (const auto& [other, t3] : triplet) {
+      if (other != arch) {
+        EXPECT_EQ(listing.find(t3), std::string::npos) << arch << " layer has " << other << " files";
+      }
+    }
+    std::string status = sh("zcat " + layout + "/blobs/sha256/" + layer.substr(7) + " | tar -xO var/lib/dpkg/status");
+    EXPECT_NE(status.find("Package: libgreet1\nStatus: install ok installed\n"), std::string::npos);
+    EXPECT_NE(status.find("Architecture: " + arch + "\n"), std::string::npos);
+  }
+  // Same bytes from another home with other --jobs.
+  auto again = build_both("home-2", "out-2", "1");
+  ASSERT_EQ(again.code, 0) << again.err;
+  EXPECT_EQ(nlohmann::json::parse(again.out)["digest"], out["digest"]);
+}
+
+TEST(OverlayBuild, AMultiArchSameLibraryForTwoArchitectures) {
+  TempDir t;
+  auto b = build(t / "home", t / "out", "ma", {"libgreet1", "libgreet1:i386"});
+  ASSERT_EQ(b.run.code, 0) << b.run.err;
+  std::string layout = (t / "out").string();
+  auto manifest = nlohmann::json::parse(sh("skopeo inspect --raw oci:" + layout + ":ma"));
+  std::string layer = manifest["layers"].back()["digest"];
+  std::string blob = layout + "/blobs/sha256/" + layer.substr(7);
+  std::string listing = sh("zcat " + blob + " | tar -t");
+  EXPECT_NE(listing.find("usr/lib/greet/x86_64-linux-gnu/libgreet.so.1.0"), std::string::npos) << listing;
+  EXPECT_NE(listing.find("usr/lib/greet/i386-linux-gnu/libgreet.so.1.0"), std::string::npos) << listing;
+  EXPECT_NE(listing.find("var/lib/dpkg/info/libgreet1:amd64.list"), std::string::npos) << listing;
+  EXPECT_NE(listing.find("var/lib/dpkg/info/libgreet1:i386.list"), std::string::npos) << listing;
+  // dpkg must know the foreign architecture, as after `dpkg --add-architecture i386`.
+  EXPECT_EQ(sh("zcat " + blob + " | tar -xO var/lib/dpkg/arch"), "amd64\ni386\n");
 }
 
 }  // namespace
