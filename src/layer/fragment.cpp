@@ -64,19 +64,6 @@ class FdSink final : public oci::ByteSink {
   int fd_ = -1;
 };
 
-class TeeSink final : public oci::ByteSink {
- public:
-  TeeSink(oci::ByteSink& a, oci::ByteSink& b) : a_(a), b_(b) {}
-  Result<void> write(std::span<const std::byte> data) override {
-    STRATA_TRY_VOID(a_.write(data));
-    return b_.write(data);
-  }
-
- private:
-  oci::ByteSink& a_;
-  oci::ByteSink& b_;
-};
-
 // Appends to a string (one copy from the reader, no intermediate buffer).
 class AppendSink final : public oci::ByteSink {
  public:
@@ -361,7 +348,7 @@ Result<FragmentInfo> convert_deb(const stdfs::path& deb, const RewriteRules& rul
   STRATA_TRY_VOID(tar_file.ok());
   STRATA_TRY_VOID(packed_file.ok());
   STRATA_TRY(auto compressor, CompressingSink::create(compression, packed_file, compress_jobs));
-  TeeSink tee(tar_file, *compressor);
+  oci::TeeSink tee(tar_file, *compressor);
   TarWriter writer(tee);
   for (Item* it : order) {
     const oci::TarEntry& e = it->entry;

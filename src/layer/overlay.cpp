@@ -88,19 +88,6 @@ class SkipSink final : public oci::ByteSink {
   std::uint64_t skip_;
 };
 
-class TeeSink final : public oci::ByteSink {
- public:
-  TeeSink(oci::ByteSink& a, oci::ByteSink& b) : a_(a), b_(b) {}
-  Result<void> write(std::span<const std::byte> data) override {
-    STRATA_TRY_VOID(a_.write(data));
-    return b_.write(data);
-  }
-
- private:
-  oci::ByteSink& a_;
-  oci::ByteSink& b_;
-};
-
 // Converts (or finds) every fragment on `jobs` threads, the largest .debs
 // first so the longest conversions do not start last; each conversion also
 // compresses up to `jobs` chunks at once. Results in input order.

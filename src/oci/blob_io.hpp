@@ -62,6 +62,21 @@ class VerifyingSink final : public ByteSink {
   DigestVerifier verifier_;
 };
 
+// Sends the same bytes to two sinks, in order (a file and a hasher or a
+// compressor).
+class TeeSink final : public ByteSink {
+ public:
+  TeeSink(ByteSink& a, ByteSink& b) : a_(a), b_(b) {}
+  Result<void> write(std::span<const std::byte> data) override {
+    STRATA_TRY_VOID(a_.write(data));
+    return b_.write(data);
+  }
+
+ private:
+  ByteSink& a_;
+  ByteSink& b_;
+};
+
 // Counts bytes on their way to another sink (progress reporting).
 class CountingSink final : public ByteSink {
  public:
