@@ -294,7 +294,7 @@ void run_build(const GlobalOptions& g, const OverlayRequest& r, oci::http::Trans
   for (std::size_t i = 0; i < platforms.size(); ++i) {
     const auto& p = platforms[i];
     auto base = scratch ? check(layer::scratch_base(p))
-                        : check(layer::load_base_image(*base_store.store, base_store.ref, p, layer::overlay_capture));
+                        : check(layer::load_base_image(*base_store.store, base_store.ref, p, layer::overlay_base_needs()));
     auto installed = check(layer::base_packages(base));
     PlatformBuild b;
     b.platform = p;

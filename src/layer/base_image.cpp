@@ -13,19 +13,27 @@ namespace stdfs = std::filesystem;
 
 stdfs::path g_fs_cache;  // cache_base_filesystems
 
-constexpr int kFsCacheFormat = 1;
+constexpr int kFsCacheFormat = 2;
 
 stdfs::path fs_cache_file(const oci::Digest& manifest) {
   return g_fs_cache / ("fs-" + std::to_string(kFsCacheFormat) + "-" + std::string(manifest.hex()) + ".msgpack");
+}
+
+nlohmann::json optional_bytes(const std::optional<std::string>& s) {
+  if (!s) return nullptr;
+  return nlohmann::json::binary(std::vector<std::uint8_t>(s->begin(), s->end()));
+}
+
+std::optional<std::string> optional_bytes(const nlohmann::json& j) {
+  if (!j.is_binary()) return std::nullopt;
+  return std::string(j.get_binary().begin(), j.get_binary().end());
 }
 
 std::string fs_to_json(const oci::ImageFilesystem& fs) {
   nlohmann::json nodes = nlohmann::json::array();
   for (const auto& [path, n] : fs.nodes()) {
     nodes.push_back({path, static_cast<int>(n.type), n.mode, n.uid, n.gid, n.size, n.mtime, n.link_target,
-                     n.dev_major, n.dev_minor, n.content ? nlohmann::json::binary(std::vector<std::uint8_t>(n.content->begin(), n.content->end()))
-                               : nlohmann::json(),
-                     n.layer});
+                     n.dev_major, n.dev_minor, optional_bytes(n.content), n.layer, optional_bytes(n.summary)});
   }
   // MessagePack: paths, targets and captured content are bytes, not UTF-8.
   nlohmann::json j{{"layers", fs.layers()}, {"nodes", std::move(nodes)}};
@@ -33,8 +41,8 @@ std::string fs_to_json(const oci::ImageFilesystem& fs) {
   return std::string(out.begin(), out.end());
 }
 
-// The cached filesystem, when present, readable and capturing everything
-// `opts` asks for.
+// The cached filesystem, when present, readable and capturing (and
+// summarizing) everything `opts` asks for.
 std::optional<oci::ImageFilesystem> fs_from_cache(const oci::Digest& manifest, const oci::ImageFsOptions& opts) {
   auto text = fs::read_file(fs_cache_file(manifest), std::uint64_t{1} << 30);
   if (!text) return std::nullopt;
@@ -53,13 +61,15 @@ std::optional<oci::ImageFilesystem> fs_from_cache(const oci::Digest& manifest, c
       n.link_target = e.at(7);
       n.dev_major = e.at(8);
       n.dev_minor = e.at(9);
-      if (e.at(10).is_binary()) n.content = std::string(e.at(10).get_binary().begin(), e.at(10).get_binary().end());
+      n.content = optional_bytes(e.at(10));
       n.layer = e.at(11);
+      n.summary = optional_bytes(e.at(12));
       std::string path = e.at(0);
-      if (n.type == oci::TarEntryType::kRegular && !n.content && n.size <= opts.max_capture_bytes && opts.capture &&
-          opts.capture(path)) {
-        return std::nullopt;  // cached for a caller that captured less
-      }
+      bool regular = n.type == oci::TarEntryType::kRegular;
+      bool captured = n.content || n.size > opts.max_capture_bytes || !opts.capture || !opts.capture(path);
+      bool summarized = n.content || n.summary || n.size > opts.max_summarize_bytes || !opts.summarize ||
+                        !opts.summarize_paths || !opts.summarize_paths(path);
+      if (regular && !(captured && summarized)) return std::nullopt;  // cached for a caller that asked less
       nodes.emplace(std::move(path), std::move(n));
     }
     return oci::ImageFilesystem::from_nodes(std::move(nodes), j.at("layers").get<std::size_t>());
@@ -80,7 +90,7 @@ std::vector<std::string> base_capture_patterns() {
 }
 
 Result<BaseImage> load_base_image(oci::Store& store, std::string_view ref, const oci::Platform& platform,
-                                  std::function<bool(std::string_view)> extra_capture) {
+                                  oci::ImageFsOptions needs) {
   STRATA_TRY(auto fetched, oci::fetch_manifest(store, ref));
   std::string where = store.describe() + (ref.empty() ? "" : ":" + std::string(ref));
   if (auto* idx = std::get_if<oci::ImageIndex>(&fetched.parsed)) {
@@ -97,13 +107,9 @@ Result<BaseImage> load_base_image(oci::Store& store, std::string_view ref, const
   if (auto p = config.platform(); !p.architecture.empty() && !oci::platform_matches(platform, p)) {
     return fail(ErrorCode::kInvalidArgument, where + " is a " + p.str() + " image, not " + platform.str());
   }
-  oci::ImageFsOptions opts;
-  opts.capture = oci::capture_paths(base_capture_patterns());
-  if (extra_capture) {
-    opts.capture = [standard = std::move(opts.capture), extra = std::move(extra_capture)](std::string_view p) {
-      return standard(p) || extra(p);
-    };
-  }
+  oci::ImageFsOptions opts = std::move(needs);
+  opts.capture = [standard = oci::capture_paths(base_capture_patterns()),
+                  extra = std::move(opts.capture)](std::string_view p) { return standard(p) || (extra && extra(p)); };
   if (!g_fs_cache.empty()) {
     if (auto cached = fs_from_cache(fetched.raw.descriptor.digest, opts)) {
       return BaseImage{fetched.raw.descriptor, *m, std::move(config), std::move(*cached)};

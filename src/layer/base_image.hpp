@@ -23,15 +23,16 @@ struct BaseImage {
   oci::ImageFilesystem fs;
 };
 
-// Loads `ref` from `store`, picking `platform` from an index. `extra_capture`
-// names more files whose content to keep (the overlay builder's needs).
+// Loads `ref` from `store`, picking `platform` from an index. `needs` asks
+// for more than the dpkg state: files to capture besides it, files to
+// summarize (the overlay builder's needs, overlay_base_needs()).
 Result<BaseImage> load_base_image(oci::Store& store, std::string_view ref, const oci::Platform& platform,
-                                  std::function<bool(std::string_view)> extra_capture = {});
+                                  oci::ImageFsOptions needs = {});
 
 // Caches the filesystem metadata load_base_image builds under `dir`
 // (by manifest digest), so a later load of the same image reads one small
 // file instead of decompressing every layer. An entry is used only when it
-// holds the content of every file the caller's capture asks for. Empty: off
+// holds the content (or summary) of every file the caller asks for. Empty: off
 // (the default). Call before loading, from one thread.
 void cache_base_filesystems(std::filesystem::path dir);
 

@@ -86,9 +86,18 @@ std::string multiarch_triplet(std::string_view arch) {
 }
 
 bool ldconfig_capture(std::string_view path) {
-  if (path == "etc/ld.so.cache" || path == "etc/ld.so.conf" || path.starts_with("etc/ld.so.conf.d/")) return true;
-  std::string_view name = oci::base_name(path);
-  return oci::parent_path(path).find("lib") != std::string_view::npos && looks_like_library_name(name);
+  return path == "etc/ld.so.cache" || path == "etc/ld.so.conf" || path.starts_with("etc/ld.so.conf.d/");
+}
+
+bool ldconfig_library(std::string_view path) {
+  return oci::parent_path(path).find("lib") != std::string_view::npos && looks_like_library_name(oci::base_name(path));
+}
+
+// "FLAGS SONAME", FLAGS in decimal; "" for anything that is not an ELF library.
+std::string ldconfig_summary(std::string_view content) {
+  auto lib = read_elf_library(content);
+  if (!lib) return "";
+  return std::to_string(lib->cache_flags) + " " + lib->soname;
 }
 
 Result<Effects> ldconfig_effects(const OverlayView& view, std::string_view arch, std::int64_t epoch) {
@@ -161,11 +170,16 @@ Result<Effects> ldconfig_effects(const OverlayView& view, std::string_view arch,
       if (!names) continue;
       for (const auto& n : *names) {
         if (!looks_like_library_name(n)) continue;
-        auto content = view.base().read_small_file(canonical + "/" + n);
-        if (!content) continue;
-        auto lib = read_elf_library(*content);
-        if (!lib || !view.base().exists(canonical + "/" + lib->soname)) continue;
-        entries.push_back({lib->soname, configured + "/" + lib->soname, lib->cache_flags, 0});
+        auto summary = view.base().summary(canonical + "/" + n);
+        if (!summary) continue;
+        std::string_view text = *summary;
+        std::size_t space = text.find(' ');
+        if (space == std::string_view::npos) continue;  // not an ELF library
+        auto cache_flags = str::parse_u64(text.substr(0, space));
+        std::string_view soname = text.substr(space + 1);
+        if (!cache_flags || soname.empty() || !view.base().exists(canonical + "/" + std::string(soname))) continue;
+        entries.push_back({std::string(soname), configured + "/" + std::string(soname),
+                           static_cast<std::int32_t>(*cache_flags), 0});
       }
     }
   }

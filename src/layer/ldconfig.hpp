@@ -6,8 +6,8 @@
 // them an entry SONAME → DIR/SONAME (and DIR/NAME.so for a development link
 // pointing straight at the SONAME); the missing SONAME links ldconfig would
 // create. The base's entries come from its own ld.so.cache when it has one,
-// else from scanning its captured libraries. Nothing is written when the
-// packages add no library. Pure.
+// else from its libraries' summaries (ldconfig_summary, made as the base was
+// loaded). Nothing is written when the packages add no library. Pure.
 #pragma once
 
 #include <string>
@@ -19,8 +19,12 @@ namespace strata::layer {
 // "x86_64-linux-gnu" for "amd64", etc.; empty when unknown.
 std::string multiarch_triplet(std::string_view debian_arch);
 
-// Capture predicate additions the base needs for ldconfig_effects.
+// What ldconfig_effects needs of the base: the files to capture (ld.so.cache,
+// ld.so.conf and its includes), the files to summarize (libraries) and the
+// summary (the soname and cache flags of an ELF library, empty otherwise).
 bool ldconfig_capture(std::string_view path);
+bool ldconfig_library(std::string_view path);
+std::string ldconfig_summary(std::string_view content);
 
 Result<Effects> ldconfig_effects(const OverlayView& view, std::string_view debian_arch, std::int64_t epoch);
 

@@ -284,9 +284,14 @@ Result<void> copy_blob(oci::Store& from, oci::Store& to, const oci::Descriptor& 
 
 }  // namespace
 
-bool overlay_capture(std::string_view path) {
-  static const auto rules = oci::capture_paths(RewriteRules::capture_patterns());
-  return rules(path) || ldconfig_capture(path);
+oci::ImageFsOptions overlay_base_needs() {
+  oci::ImageFsOptions needs;
+  needs.capture = [rules = oci::capture_paths(RewriteRules::capture_patterns())](std::string_view path) {
+    return rules(path) || ldconfig_capture(path);
+  };
+  needs.summarize_paths = ldconfig_library;
+  needs.summarize = ldconfig_summary;
+  return needs;
 }
 
 Result<OverlayResult> build_overlay(const BaseImage& base, oci::Store& base_store, const std::vector<OverlayDeb>& debs,

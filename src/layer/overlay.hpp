@@ -61,8 +61,9 @@ struct OverlayResult {
   std::vector<std::string> notes;
 };
 
-// Every path the overlay builder needs captured when the base is loaded.
-bool overlay_capture(std::string_view path);
+// What the overlay builder needs of a base beyond its dpkg state (files to
+// capture and to summarize); for load_base_image.
+oci::ImageFsOptions overlay_base_needs();
 
 // `base_store` holds the base's blobs; they are copied to `dest` when missing.
 Result<OverlayResult> build_overlay(const BaseImage& base, oci::Store& base_store, const std::vector<OverlayDeb>& debs,

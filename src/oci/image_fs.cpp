@@ -181,6 +181,10 @@ Result<void> ImageFilesystem::apply_layer(TarReader& reader, const ImageFsOption
     if (e.type == TarEntryType::kRegular && e.size <= options.max_capture_bytes && options.capture &&
         options.capture(key)) {
       STRATA_TRY(node.content, reader.read_data_string(options.max_capture_bytes));
+    } else if (e.type == TarEntryType::kRegular && e.size <= options.max_summarize_bytes && options.summarize &&
+               options.summarize_paths && options.summarize_paths(key)) {
+      STRATA_TRY(std::string content, reader.read_data_string(options.max_summarize_bytes));
+      node.summary = options.summarize(content);
     }
     auto existing = nodes_.find(key);
     if (existing != nodes_.end()) {
@@ -240,6 +244,16 @@ Result<std::string> ImageFilesystem::read_small_file(std::string_view path) cons
                     "max_capture_bytes)");
   }
   return *n->content;
+}
+
+Result<std::string> ImageFilesystem::summary(std::string_view path) const {
+  STRATA_TRY(const FsNode* n, lookup(path));
+  if (!n->summary) {
+    return fail(ErrorCode::kFailedPrecondition, std::string(path) + " was not summarized (a " +
+                                                    std::string(tar_entry_type_name(n->type)) +
+                                                    " outside ImageFsOptions::summarize_paths, or too large)");
+  }
+  return *n->summary;
 }
 
 Result<std::vector<std::string>> ImageFilesystem::list(std::string_view dir) const {

@@ -7,7 +7,8 @@
 //
 // Holds path → type, mode, owner, size, mtime, link target in memory, plus the
 // content of the small regular files the caller asks for (dpkg status,
-// os-release, …); other content is streamed past and dropped. Layers are read
+// os-release, …) and a caller-made summary of others (a library's soname);
+// other content is streamed past and dropped. Layers are read
 // from any Store, streamed, never held whole in memory.
 //
 // A value type; const methods are safe to call from several threads.
@@ -40,6 +41,7 @@ struct FsNode {
   std::uint32_t dev_major = 0;
   std::uint32_t dev_minor = 0;
   std::optional<std::string> content;  // regular files the options asked to capture
+  std::optional<std::string> summary;  // regular files the options asked to summarize
   std::size_t layer = 0;               // index of the layer that last wrote this path
 };
 
@@ -49,6 +51,13 @@ struct ImageFsOptions {
   std::function<bool(std::string_view path)> capture;
   // Larger files are not captured even when `capture` says so. Default 8 MiB.
   std::uint64_t max_capture_bytes = std::uint64_t{8} << 20;
+  // Regular files (not captured) condensed into FsNode::summary: their
+  // content is read, given to `summarize`, and dropped, so a base's
+  // libraries cost a soname each, not their bytes. Larger files are left
+  // without a summary. Default: none.
+  std::function<bool(std::string_view path)> summarize_paths;
+  std::function<std::string(std::string_view content)> summarize;
+  std::uint64_t max_summarize_bytes = std::uint64_t{256} << 20;
   ReadLimits limits;  // per layer
 };
 
@@ -81,6 +90,9 @@ class ImageFilesystem {
   // The captured content of a regular file (after following symlinks).
   // kFailedPrecondition when it was not captured.
   Result<std::string> read_small_file(std::string_view path) const;
+  // The summary of a regular file (after following symlinks); kFailedPrecondition
+  // when it was not summarized.
+  Result<std::string> summary(std::string_view path) const;
   // Names of the children of a directory (after following symlinks), sorted.
   Result<std::vector<std::string>> list(std::string_view dir) const;
 

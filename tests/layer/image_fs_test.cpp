@@ -178,6 +178,23 @@ TEST_F(ImageFsTest, SmallFilesAreCapturedOnRequestOnly) {
   EXPECT_FALSE(dir_read);
 }
 
+TEST_F(ImageFsTest, FilesAreSummarizedOnRequestAndTheirContentDropped) {
+  add_layer({dir("lib"), file("lib/libx.so.1", "ELF bytes"), file("lib/libhuge.so.1", std::string(100, 'x')),
+             file("lib/notes.txt", "text"), hard("lib/libx-link.so.1", "lib/libx.so.1")});
+  ImageFsOptions o;
+  o.summarize_paths = [](std::string_view p) { return p.ends_with(".so.1"); };
+  o.summarize = [](std::string_view content) { return "size " + std::to_string(content.size()); };
+  o.max_summarize_bytes = 64;
+  auto fs = load(o);
+  EXPECT_EQ(*fs.summary("/lib/libx.so.1"), "size 9");
+  EXPECT_EQ(*fs.summary("/lib/libx-link.so.1"), "size 9");  // hardlink shares the summary
+  EXPECT_FALSE(fs.lookup("/lib/libx.so.1").value()->content) << "summarized content is dropped";
+  auto huge = fs.summary("/lib/libhuge.so.1");
+  ASSERT_FALSE(huge) << "over max_summarize_bytes";
+  EXPECT_EQ(huge.error().code(), ErrorCode::kFailedPrecondition);
+  EXPECT_FALSE(fs.summary("/lib/notes.txt"));
+}
+
 TEST_F(ImageFsTest, NonLayerMediaTypeIsRefused) {
   manifest_.layers.push_back(store_.put_blob("application/vnd.example+json", "{}"));
   auto fs = ImageFilesystem::load(store_, manifest_);
