@@ -14,7 +14,7 @@
 namespace strata::cli {
 
 // Bump when the overlay's bytes change for the same inputs (part of the key).
-inline constexpr int kOverlayRecipe = 1;
+inline constexpr int kOverlayRecipe = 2;
 // Bump when a scratch root changes for the same inputs (scratch_effects).
 inline constexpr int kScratchRecipe = 1;
 inline constexpr std::string_view kScratchBase = "scratch";

@@ -32,7 +32,7 @@ void run_import(const GlobalOptions& g, const ImportArgs& a) {
     out["destination"] = a.dest;
     out["digest"] = result.manifest.digest.str();
     out["layer"] = result.layer.digest.str();
-    out["diffId"] = result.digests.diff_id.str();
+    out["diffId"] = result.digests.diff_id.value().str();
     out["entries"] = result.entries;
     std::cout << out.dump(2) << "\n";
     return;

@@ -86,16 +86,19 @@ struct CompressingSink::Codec {
   }
 };
 
-CompressingSink::CompressingSink(Compression c, oci::ByteSink& out, unsigned jobs)
-    : compression_(c), out_(out), jobs_(std::max(1u, jobs)) {}
+CompressingSink::CompressingSink(Compression c, oci::ByteSink& out, unsigned jobs, DiffId diff_id)
+    : compression_(c), out_(out), jobs_(std::max(1u, jobs)) {
+  if (diff_id == DiffId::kCompute) uncompressed_hash_.emplace();
+}
 
 CompressingSink::~CompressingSink() = default;
 
-Result<std::unique_ptr<CompressingSink>> CompressingSink::create(Compression c, oci::ByteSink& out, unsigned jobs) {
+Result<std::unique_ptr<CompressingSink>> CompressingSink::create(Compression c, oci::ByteSink& out, unsigned jobs,
+                                                                DiffId diff_id) {
   if (c == Compression::kUnknown) {
     return fail(ErrorCode::kInvalidArgument, "cannot compress a layer with an unknown compression");
   }
-  std::unique_ptr<CompressingSink> s(new CompressingSink(c, out, jobs));
+  std::unique_ptr<CompressingSink> s(new CompressingSink(c, out, jobs, diff_id));
   if (c != Compression::kNone) {
     STRATA_TRY(auto codec, Codec::make(c));
     s->codecs_.push_back(std::move(codec));  // the rest on first use
@@ -112,7 +115,7 @@ Result<void> CompressingSink::emit(std::span<const std::byte> data) {
 
 Result<void> CompressingSink::write(std::span<const std::byte> data) {
   if (finished_) return fail(ErrorCode::kInvalidArgument, "compressing sink: write after finish");
-  uncompressed_hash_.update(data);
+  if (uncompressed_hash_) uncompressed_hash_->update(data);
   in_bytes_ += data.size();
   if (compression_ == Compression::kNone) return emit(data);
   while (!data.empty()) {
@@ -179,7 +182,7 @@ Result<LayerDigests> CompressingSink::finish() {
   STRATA_TRY_VOID(flush_chunk(members_ == 0 && batch_.empty(), true));
   finished_ = true;
   LayerDigests d;
-  d.diff_id = oci::Digest::from_hex(HashAlgorithm::kSha256, uncompressed_hash_.finish_hex());
+  if (uncompressed_hash_) d.diff_id = oci::Digest::from_hex(HashAlgorithm::kSha256, uncompressed_hash_->finish_hex());
   d.digest = oci::Digest::from_hex(HashAlgorithm::kSha256, compressed_hash_.finish_hex());
   d.size = static_cast<std::int64_t>(out_bytes_);
   d.uncompressed_size = in_bytes_;

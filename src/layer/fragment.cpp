@@ -122,7 +122,6 @@ nlohmann::json to_json(const FragmentInfo& f) {
   j["captured"] = f.captured;
   j["notes"] = f.notes;
   j["tar_size"] = f.tar_size;
-  j["tar_sha256"] = f.tar_sha256;
   j["compressed_size"] = f.compressed_size;
   j["compressed_sha256"] = f.compressed_sha256;
   return j;
@@ -147,7 +146,6 @@ FragmentInfo from_json(const nlohmann::json& j) {
   f.captured = j.at("captured").get<std::map<std::string, std::string>>();
   f.notes = j.at("notes").get<std::vector<std::string>>();
   f.tar_size = j.at("tar_size");
-  f.tar_sha256 = j.at("tar_sha256");
   f.compressed_size = j.at("compressed_size");
   f.compressed_sha256 = j.at("compressed_sha256");
   return f;
@@ -347,7 +345,7 @@ Result<FragmentInfo> convert_deb(const stdfs::path& deb, const RewriteRules& rul
   FdSink packed_file(out_dir / ("data.tar." + ext));
   STRATA_TRY_VOID(tar_file.ok());
   STRATA_TRY_VOID(packed_file.ok());
-  STRATA_TRY(auto compressor, CompressingSink::create(compression, packed_file, compress_jobs));
+  STRATA_TRY(auto compressor, CompressingSink::create(compression, packed_file, compress_jobs, DiffId::kSkip));
   oci::TeeSink tee(tar_file, *compressor);
   TarWriter writer(tee);
   for (Item* it : order) {
@@ -372,7 +370,6 @@ Result<FragmentInfo> convert_deb(const stdfs::path& deb, const RewriteRules& rul
   STRATA_TRY_VOID(tar_file.close());
   STRATA_TRY_VOID(packed_file.close());
   info.tar_size = digests.uncompressed_size;
-  info.tar_sha256 = std::string(digests.diff_id.hex());
   info.compressed_size = static_cast<std::uint64_t>(digests.size);
   info.compressed_sha256 = std::string(digests.digest.hex());
   return info;

@@ -31,7 +31,7 @@
 namespace strata::layer {
 
 // Bump when conversion output changes for the same inputs.
-inline constexpr int kFragmentRecipe = 1;
+inline constexpr int kFragmentRecipe = 2;
 
 struct FragmentEntry {
   std::string path;  // placed path in the image
@@ -59,7 +59,6 @@ struct FragmentInfo {
   std::map<std::string, std::string> captured;  // ld.so.conf(.d) files by placed path
   std::vector<std::string> notes;               // filtered paths and other remarks
   std::uint64_t tar_size = 0;
-  std::string tar_sha256;
   std::uint64_t compressed_size = 0;
   std::string compressed_sha256;
 };

@@ -283,7 +283,7 @@ Result<ImportResult> import_rootfs(const std::filesystem::path& tarball, const I
   if (!o.platform.variant.empty()) config["variant"] = o.platform.variant;
   auto runtime_json = to_json(runtime);
   if (!runtime_json.empty()) config["config"] = runtime_json;
-  config["rootfs"] = {{"type", "layers"}, {"diff_ids", {digests.diff_id.str()}}};
+  config["rootfs"] = {{"type", "layers"}, {"diff_ids", {digests.diff_id.value().str()}}};
   nlohmann::ordered_json history = nlohmann::ordered_json::object();
   if (o.epoch) history["created"] = str::rfc3339(*o.epoch);
   history["created_by"] = "strata import";

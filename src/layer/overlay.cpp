@@ -1,12 +1,10 @@
 #include "layer/overlay.hpp"
 
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <map>
-#include <mutex>
 #include <queue>
 #include <thread>
 
@@ -15,6 +13,7 @@
 #include "layer/dpkg_database.hpp"
 #include "layer/effects.hpp"
 #include "layer/fragment.hpp"
+#include "layer/layer_hashing.hpp"
 #include "layer/ldconfig.hpp"
 #include "layer/relation.hpp"
 #include "layer/rewrite_rules.hpp"
@@ -31,45 +30,6 @@ namespace {
 
 namespace stdfs = std::filesystem;
 using oci::TarEntryType;
-
-// Streams a file into one or more sinks.
-Result<void> stream_file(const stdfs::path& path, const std::vector<oci::ByteSink*>& sinks,
-                         const std::vector<Hasher*>& hashers) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return fail(fs::io_error("opening", path, errno));
-  std::string buf(std::size_t{1} << 20, '\0');
-  Result<void> r;
-  while (true) {
-    ssize_t n = ::read(fd, buf.data(), buf.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      r = fail(fs::io_error("reading", path, errno));
-      break;
-    }
-    if (n == 0) break;
-    std::string_view piece(buf.data(), static_cast<std::size_t>(n));
-    for (Hasher* h : hashers) h->update(piece);
-    for (oci::ByteSink* s : sinks) {
-      r = s->write(oci::as_bytes(piece));
-      if (!r) break;
-    }
-    if (!r) break;
-  }
-  ::close(fd);
-  return r;
-}
-
-class HashSink final : public oci::ByteSink {
- public:
-  explicit HashSink(Hasher& h) : h_(h) {}
-  Result<void> write(std::span<const std::byte> data) override {
-    h_.update(data);
-    return {};
-  }
-
- private:
-  Hasher& h_;
-};
 
 // Drops the first `skip` bytes, forwards the rest.
 class SkipSink final : public oci::ByteSink {
@@ -89,12 +49,12 @@ class SkipSink final : public oci::ByteSink {
 };
 
 // Converts (or finds) every fragment on `jobs` threads, the largest .debs
-// first so the longest conversions do not start last; each conversion also
-// compresses up to `jobs` chunks at once. Results in input order.
-Result<std::vector<Fragment>> all_fragments(const std::vector<OverlayDeb>& debs, const RewriteRules& rules,
-                                            const OverlayOptions& o) {
+// first so the longest conversions do not start last, publishing each to
+// `feed` (slot = index in `debs`) as it is ready; each conversion also
+// compresses up to `jobs` chunks at once.
+void all_fragments(const std::vector<OverlayDeb>& debs, const RewriteRules& rules, const OverlayOptions& o,
+                   FragmentFeed& feed) {
   FragmentCache cache(o.home);
-  std::vector<std::optional<Result<Fragment>>> results(debs.size());
   std::vector<std::pair<std::uintmax_t, std::size_t>> by_size;
   for (std::size_t i = 0; i < debs.size(); ++i) {
     std::error_code ec;
@@ -110,8 +70,8 @@ Result<std::vector<Fragment>> all_fragments(const std::vector<OverlayDeb>& debs,
     for (std::size_t k = next++; k < by_size.size(); k = next++) {
       std::size_t i = by_size[k].second;
       const auto& d = debs[i];
-      results[i] = cache.get(d.path, d.sha256, rules, o.compression,
-                             d.name + "_" + d.version + "_" + d.architecture + ".deb", compress_jobs);
+      feed.publish(i, cache.get(d.path, d.sha256, rules, o.compression,
+                                d.name + "_" + d.version + "_" + d.architecture + ".deb", compress_jobs));
     }
   };
   unsigned n = std::max(1u, std::min<unsigned>(o.jobs, static_cast<unsigned>(debs.size())));
@@ -119,12 +79,17 @@ Result<std::vector<Fragment>> all_fragments(const std::vector<OverlayDeb>& debs,
   for (unsigned t = 1; t < n; ++t) threads.emplace_back(worker);
   worker();
   for (auto& t : threads) t.join();
-  std::vector<Fragment> out;
-  for (auto& r : results) {
-    if (!*r) return fail(r->error());
-    out.push_back(std::move(**r));
-  }
-  return out;
+}
+
+// The layer order order_fragments gives when no package Replaces another's
+// files: by package name, then architecture.
+std::vector<std::size_t> expected_order(const std::vector<OverlayDeb>& debs) {
+  std::vector<std::size_t> order(debs.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return std::tie(debs[a].name, debs[a].architecture, a) < std::tie(debs[b].name, debs[b].architecture, b);
+  });
+  return order;
 }
 
 std::set<std::string> replaces_of(const FragmentInfo& p) {
@@ -143,20 +108,20 @@ std::set<std::string> replaces_of(const FragmentInfo& p) {
 
 // Checks files shipped twice and orders fragments: by name, a replacing
 // package after the one it replaces.
-Result<std::vector<std::size_t>> order_fragments(const std::vector<Fragment>& frags) {
+Result<std::vector<std::size_t>> order_fragments(const std::vector<const Fragment*>& frags) {
   std::vector<std::set<std::string>> replaces;
-  for (const auto& f : frags) replaces.push_back(replaces_of(f.info));
+  for (const Fragment* f : frags) replaces.push_back(replaces_of(f->info));
   std::map<std::string, std::pair<std::size_t, const FragmentEntry*>> owner;
   std::vector<std::set<std::size_t>> after(frags.size());  // i must come after each of after[i]
   for (std::size_t i = 0; i < frags.size(); ++i) {
-    for (const auto& e : frags[i].info.entries) {
+    for (const auto& e : frags[i]->info.entries) {
       if (e.type == TarEntryType::kDirectory) continue;
       auto [it, fresh] = owner.emplace(e.path, std::pair{i, &e});
       if (fresh) continue;
       std::size_t j = it->second.first;
       const FragmentEntry& other = *it->second.second;
-      const auto& a = frags[i].info;
-      const auto& b = frags[j].info;
+      const auto& a = frags[i]->info;
+      const auto& b = frags[j]->info;
       bool same_content = other.type == e.type && other.md5 == e.md5 && other.link_target == e.link_target;
       if (a.package == b.package && a.multi_arch == "same" && same_content) continue;
       if (replaces[i].contains(b.package)) {
@@ -173,8 +138,8 @@ Result<std::vector<std::size_t>> order_fragments(const std::vector<Fragment>& fr
     }
   }
   auto less = [&](std::size_t x, std::size_t y) {
-    const auto& a = frags[x].info;
-    const auto& b = frags[y].info;
+    const auto& a = frags[x]->info;
+    const auto& b = frags[y]->info;
     return std::tie(a.package, a.architecture) > std::tie(b.package, b.architecture);  // min-heap
   };
   std::priority_queue<std::size_t, std::vector<std::size_t>, decltype(less)> ready(less);
@@ -302,15 +267,19 @@ Result<OverlayResult> build_overlay(const BaseImage& base, oci::Store& base_stor
   OverlayResult result;
   STRATA_TRY(RewriteRules rules, RewriteRules::from_base(base.fs, o.epoch));
   for (const auto& w : rules.warnings()) result.notes.push_back(w);
-  STRATA_TRY(std::vector<Fragment> frags, all_fragments(debs, rules, o));
-  for (const auto& f : frags) (f.converted ? result.converted : result.reused)++;
+  // Hashing starts now and follows the conversions in the expected layer order.
+  FragmentFeed feed(debs.size());
+  LayerHashing hashing(feed, expected_order(debs));
+  all_fragments(debs, rules, o, feed);
+  STRATA_TRY(std::vector<const Fragment*> frags, feed.all());
+  for (const Fragment* f : frags) (f->converted ? result.converted : result.reused)++;
   STRATA_TRY(auto order, order_fragments(frags));
 
   std::vector<const FragmentInfo*> packages;
   for (std::size_t i : order) {
-    packages.push_back(&frags[i].info);
-    for (const auto& n : frags[i].info.notes) result.notes.push_back(n);
-    for (auto& u : unreproduced_script_effects(frags[i].info)) result.unreproduced.push_back(std::move(u));
+    packages.push_back(&frags[i]->info);
+    for (const auto& n : frags[i]->info.notes) result.notes.push_back(n);
+    for (auto& u : unreproduced_script_effects(frags[i]->info)) result.unreproduced.push_back(std::move(u));
   }
   OverlayView view(base.fs, rules, packages);
   std::vector<EffectFile> files;
@@ -332,7 +301,7 @@ Result<OverlayResult> build_overlay(const BaseImage& base, oci::Store& base_stor
   // Effects, then the end-of-archive blocks as their own compressed piece.
   oci::StringSink effects_packed;
   {
-    STRATA_TRY(auto c, CompressingSink::create(o.compression, effects_packed));
+    STRATA_TRY(auto c, CompressingSink::create(o.compression, effects_packed, 1, DiffId::kSkip));
     STRATA_TRY_VOID(c->write(oci::as_bytes(effects)));
     STRATA_TRY_VOID(c->end_member());
     STRATA_TRY_VOID(c->write(oci::as_bytes(std::string(2 * kTarBlock, '\0'))));
@@ -341,65 +310,28 @@ Result<OverlayResult> build_overlay(const BaseImage& base, oci::Store& base_stor
   }
   std::string tail_plain = effects + std::string(2 * kTarBlock, '\0');
 
-  // The diff_id on its own thread (the uncompressed tars are most of the
-  // bytes to hash) while this one hashes and verifies the compressed pieces,
-  // then writes the blob.
-  std::uint64_t plain_size = tail_plain.size();
-  for (std::size_t i : order) plain_size += frags[i].info.tar_size;
-  Result<std::string> diff_id_hex = std::string();
-  std::thread diff_id_thread([&] {
-    Hasher diff_id;
-    for (std::size_t i : order) {
-      auto r = stream_file(frags[i].tar, {}, {&diff_id});
-      if (!r) {
-        diff_id_hex = fail(r.error());
-        return;
-      }
-    }
-    diff_id.update(tail_plain);
-    diff_id_hex = diff_id.finish_hex();
-  });
-  struct JoinOnExit {
-    std::thread& t;
-    ~JoinOnExit() {
-      if (t.joinable()) t.join();
-    }
-  } join_on_exit{diff_id_thread};
-
-  // Pass 1: the digest, each fragment taken from the cache verified once
-  // (one converted by this build was hashed as it was written).
-  Hasher digest;
-  std::uint64_t size = 0;
-  for (std::size_t i : order) {
-    const Fragment& f = frags[i];
-    Hasher check;
-    std::vector<Hasher*> hashers{&digest};
-    if (!f.converted) hashers.push_back(&check);
-    STRATA_TRY_VOID(stream_file(f.compressed, {}, hashers));
-    if (!f.converted && check.finish_hex() != f.info.compressed_sha256) {
-      return fail(ErrorCode::kCorruption, f.compressed.string() + ": cached fragment of " + f.info.package +
-                                              " is damaged; delete it (strata converts it again)");
-    }
-    size += f.info.compressed_size;
-  }
-  digest.update(effects_packed.str());
-  size += effects_packed.str().size();
-  result.digests.digest = oci::Digest::from_hex(HashAlgorithm::kSha256, digest.finish_hex());
-  result.digests.size = static_cast<std::int64_t>(size);
-  result.digests.uncompressed_size = plain_size;
+  // The fragments' hashes, redone in the final order in the rare case that
+  // Replaces moved a package; then the effects and the trailer.
+  std::optional<LayerHashing> reordered;
+  if (order != hashing.order()) reordered.emplace(feed, order);
+  LayerHashing& hashed = reordered ? *reordered : hashing;
+  STRATA_TRY(HashedPieces packed, hashed.compressed());
+  packed.hasher.update(effects_packed.str());
+  result.digests.digest = oci::Digest::from_hex(HashAlgorithm::kSha256, packed.hasher.finish_hex());
+  result.digests.size = static_cast<std::int64_t>(packed.size + effects_packed.str().size());
   result.layer.media_type = std::string(layer_media_type(o.compression));
   result.layer.digest = result.digests.digest;
   result.layer.size = result.digests.size;
 
-  // Pass 2: the blob, unless the destination has it already (its writer
-  // verifies the digest, so a fragment changed since pass 1 cannot slip in).
+  // The blob, unless the destination has it already (its writer verifies
+  // the digest, so a fragment changed since it was hashed cannot slip in).
   STRATA_TRY(bool present, dest.has_blob(result.layer));
   if (!present) {
     STRATA_TRY(auto w, dest.blob_writer(result.layer));
     SkipSink out(*w, w->offset());  // resuming an interrupted write: skip what is there
     Result<void> r;
     for (std::size_t i : order) {
-      r = stream_file(frags[i].compressed, {&out}, {});
+      r = fs::read_chunks(frags[i]->compressed, [&](std::string_view piece) { return out.write(oci::as_bytes(piece)); });
       if (!r) break;
     }
     if (r) r = out.write(oci::as_bytes(effects_packed.str()));
@@ -410,16 +342,17 @@ Result<OverlayResult> build_overlay(const BaseImage& base, oci::Store& base_stor
     }
   }
   for (const auto& l : base.manifest.layers) STRATA_TRY_VOID(copy_blob(base_store, dest, l));
-  diff_id_thread.join();
-  if (!diff_id_hex) return fail(diff_id_hex.error().context("hashing the overlay layer"));
-  result.digests.diff_id = oci::Digest::from_hex(HashAlgorithm::kSha256, *diff_id_hex);
+  STRATA_TRY(HashedPieces plain, hashed.uncompressed());
+  plain.hasher.update(tail_plain);
+  result.digests.diff_id = oci::Digest::from_hex(HashAlgorithm::kSha256, plain.hasher.finish_hex());
+  result.digests.uncompressed_size = plain.size + tail_plain.size();
 
   // Config: the base's, with the layer appended.
   nlohmann::ordered_json config = base.config.json;
   std::string created = str::rfc3339(o.epoch);
   config["created"] = created;
   config["rootfs"]["type"] = "layers";
-  config["rootfs"]["diff_ids"].push_back(result.digests.diff_id.str());
+  config["rootfs"]["diff_ids"].push_back(result.digests.diff_id->str());
   if (!config.contains("history")) config["history"] = nlohmann::ordered_json::array();
   nlohmann::ordered_json h = nlohmann::ordered_json::object();
   h["created"] = created;

@@ -60,6 +60,25 @@ Result<std::string> read_file(const stdfs::path& path, std::uint64_t limit) {
   return out;
 }
 
+Result<void> read_chunks(const stdfs::path& path, const std::function<Result<void>(std::string_view)>& piece) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return fail(io_error("cannot open", path, errno));
+  std::string buf(std::size_t{1} << 20, '\0');
+  Result<void> r;
+  while (r) {
+    ssize_t n = ::read(fd, buf.data(), buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      r = fail(io_error("cannot read", path, errno));
+      break;
+    }
+    if (n == 0) break;
+    r = piece(std::string_view(buf.data(), static_cast<std::size_t>(n)));
+  }
+  ::close(fd);
+  return r;
+}
+
 Result<void> make_dirs(const stdfs::path& dir) {
   std::error_code ec;
   stdfs::create_directories(dir, ec);

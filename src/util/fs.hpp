@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -18,6 +19,10 @@ namespace stdfs = std::filesystem;
 
 // Reads a whole file. Refuses files larger than `limit` bytes, naming the file.
 Result<std::string> read_file(const stdfs::path& path, std::uint64_t limit = UINT64_C(1) << 32);
+
+// Reads a file front to back in pieces of up to 1 MiB, giving each to
+// `piece` (which may stop the read by failing). Errors name the file.
+Result<void> read_chunks(const stdfs::path& path, const std::function<Result<void>(std::string_view)>& piece);
 
 // Creates `dir` and its parents (mode 0755 less umask); succeeds if it exists.
 Result<void> make_dirs(const stdfs::path& dir);

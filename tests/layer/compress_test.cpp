@@ -32,9 +32,9 @@ struct Compressed {
 
 // Sends `parts` through one sink, ending a member after each part.
 Compressed compress(Compression c, const std::vector<std::string>& parts, bool cut_between = true,
-                    unsigned jobs = 1) {
+                    unsigned jobs = 1, DiffId diff_id = DiffId::kCompute) {
   oci::StringSink out;
-  auto sink = CompressingSink::create(c, out, jobs);
+  auto sink = CompressingSink::create(c, out, jobs, diff_id);
   EXPECT_TRUE(sink);
   for (const auto& p : parts) {
     // Feed in odd-sized pieces so chunking does not depend on write sizes.
@@ -136,6 +136,17 @@ TEST(Compress, NoneIsAPassthroughWhoseDigestIsTheDiffId) {
   EXPECT_EQ(z.bytes, a);
   EXPECT_EQ(z.digests.digest, z.digests.diff_id);
   EXPECT_EQ(z.digests.diff_id, oci::Digest::sha256_of(a));
+}
+
+TEST(Compress, SkippingTheDiffIdChangesNoByte) {
+  std::string a = sample(300000, 4);
+  auto with = compress(Compression::kZstd, {a}, true, 2);
+  auto without = compress(Compression::kZstd, {a}, true, 2, DiffId::kSkip);
+  EXPECT_EQ(without.bytes, with.bytes);
+  EXPECT_EQ(without.digests.digest, with.digests.digest);
+  EXPECT_EQ(without.digests.uncompressed_size, a.size());
+  EXPECT_FALSE(without.digests.diff_id);
+  EXPECT_EQ(with.digests.diff_id, oci::Digest::sha256_of(a));
 }
 
 TEST(Compress, EmptyStreamIsStillValid) {

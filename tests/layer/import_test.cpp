@@ -126,7 +126,7 @@ TEST(Import, DifferentlyMadeTarballsOfTheSameTreeGiveTheSameDigest) {
   auto names = shell("tar -tzf " + sh_quote((d / "layer.tar.gz").string()));
   EXPECT_EQ(names.out.substr(0, 9), "bin\netc/\n");
   auto sum = shell("zcat " + sh_quote((d / "layer.tar.gz").string()) + " | sha256sum");
-  EXPECT_EQ(sum.out.substr(0, 64), ra->digests.diff_id.hex());
+  EXPECT_EQ(sum.out.substr(0, 64), ra->digests.diff_id->hex());
 
   // Config: created = epoch, the changes, the diff_id.
   auto cfg = oci::read_blob(sa, ra->config);
@@ -135,7 +135,7 @@ TEST(Import, DifferentlyMadeTarballsOfTheSameTreeGiveTheSameDigest) {
   EXPECT_EQ(j["created"], "2017-07-14T02:40:00Z");
   EXPECT_EQ(j["config"]["Env"][0], "PATH=/usr/sbin:/usr/bin");
   EXPECT_EQ(j["config"]["Cmd"][0], "/bin/bash");
-  EXPECT_EQ(j["rootfs"]["diff_ids"][0], ra->digests.diff_id.str());
+  EXPECT_EQ(j["rootfs"]["diff_ids"][0], ra->digests.diff_id->str());
 
   // umoci, an independent implementation, unpacks it.
   sa.write_layout(d / "layout");
