@@ -3,11 +3,15 @@
 # .debs already local.
 #   engine : chroot + apt-get install into a copy of the base, then tar + gzip
 #            of the difference (what `RUN apt-get install` + layer export does)
-#   cold   : strata build, no fragments cached
+#   new    : strata build on a base it has never seen: no fragments, and the
+#            base's layers read and indexed first
+#   cold   : strata build, no fragments cached (the base seen before, as in a
+#            pipeline building many overlays on one base)
 #   warm   : strata build of the same packages into a new destination
 #            (no cache hit; every fragment cached)
 #   hit    : strata build again into the same destination (cache key hit)
-#   floor  : decompressing the same .debs' data members in parallel
+#   floor  : decompressing the same .debs' data members in parallel, measured
+#            next to each compression's builds
 # Uses the host's Debian archive (network on demand; not for CI). Needs root,
 # mmdebstrap, /usr/bin/time.
 #
@@ -49,9 +53,11 @@ engine=$(since "$t")
 umount "$work/engine/proc" 2>/dev/null || true
 
 # floor: data members of the same .debs, decompressed in parallel
-t=$(now)
-printf '%s\n' $debs | xargs -P "$(nproc)" -I{} sh -c 'dpkg-deb --fsys-tarfile {} > /dev/null'
-floor=$(since "$t")
+run_floor() {
+  local t; t=$(now)
+  printf '%s\n' $debs | xargs -P "$(nproc)" -I{} sh -c 'dpkg-deb --fsys-tarfile {} > /dev/null'
+  since "$t"
+}
 
 run_build() {  # compression dest
   local t; t=$(now)
@@ -62,11 +68,14 @@ run_build() {  # compression dest
 rm -rf "$work"/out-*  # a reused work directory must not turn builds into cache hits
 for c in gzip zstd; do
   rm -rf "$STRATA_HOME/fragments" "$STRATA_HOME/basefs"
+  new=$(run_build "$c" "$work/out-$c-new:x")
+  rm -rf "$STRATA_HOME/fragments"
+  floor=$(run_floor)
   cold=$(run_build "$c" "$work/out-$c-cold:x")
   warm=$(run_build "$c" "$work/out-$c-warm:x")
   hit=$(run_build "$c" "$work/out-$c-warm:x")
-  printf '%-5s packages=%s engine=%.2fs cold=%.2fs warm=%.2fs hit=%.3fs floor=%.2fs  engine/cold=%.1fx engine/warm=%.1fx cold/floor=%.2fx\n' \
-    "$c" "$n" "$engine" "$cold" "$warm" "$hit" "$floor" "$(echo "$engine/$cold" | bc -l)" "$(echo "$engine/$warm" | bc -l)" \
-    "$(echo "$cold/$floor" | bc -l)"
+  printf '%-5s packages=%s engine=%.2fs new=%.2fs cold=%.2fs warm=%.2fs hit=%.3fs floor=%.2fs  engine/cold=%.1fx engine/warm=%.1fx cold/floor=%.2fx new/floor=%.2fx\n' \
+    "$c" "$n" "$engine" "$new" "$cold" "$warm" "$hit" "$floor" "$(echo "$engine/$cold" | bc -l)" \
+    "$(echo "$engine/$warm" | bc -l)" "$(echo "$cold/$floor" | bc -l)" "$(echo "$new/$floor" | bc -l)"
 done
 echo "work directory: $work"

@@ -1,8 +1,7 @@
 #include "layer/base_image.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include "layer/dpkg_status.hpp"
+#include "util/binary.hpp"
 #include "util/fs.hpp"
 
 namespace strata::layer {
@@ -13,69 +12,76 @@ namespace stdfs = std::filesystem;
 
 stdfs::path g_fs_cache;  // cache_base_filesystems
 
-constexpr int kFsCacheFormat = 2;
+constexpr std::uint32_t kFsCacheFormat = 3;
 
 stdfs::path fs_cache_file(const oci::Digest& manifest) {
-  return g_fs_cache / ("fs-" + std::to_string(kFsCacheFormat) + "-" + std::string(manifest.hex()) + ".msgpack");
+  return g_fs_cache / ("fs-" + std::to_string(kFsCacheFormat) + "-" + std::string(manifest.hex()));
 }
 
-nlohmann::json optional_bytes(const std::optional<std::string>& s) {
-  if (!s) return nullptr;
-  return nlohmann::json::binary(std::vector<std::uint8_t>(s->begin(), s->end()));
-}
+constexpr std::string_view kFsMagic = "STRATAFS";
 
-std::optional<std::string> optional_bytes(const nlohmann::json& j) {
-  if (!j.is_binary()) return std::nullopt;
-  return std::string(j.get_binary().begin(), j.get_binary().end());
-}
-
-std::string fs_to_json(const oci::ImageFilesystem& fs) {
-  nlohmann::json nodes = nlohmann::json::array();
+std::string encode_fs(const oci::ImageFilesystem& fs) {
+  std::string out(kFsMagic);
+  bin::Writer w(out);
+  w.u32(kFsCacheFormat);
+  w.u64(fs.layers());
+  w.u32(static_cast<std::uint32_t>(fs.nodes().size()));
   for (const auto& [path, n] : fs.nodes()) {
-    nodes.push_back({path, static_cast<int>(n.type), n.mode, n.uid, n.gid, n.size, n.mtime, n.link_target,
-                     n.dev_major, n.dev_minor, optional_bytes(n.content), n.layer, optional_bytes(n.summary)});
+    w.str(path);
+    w.u8(static_cast<std::uint8_t>(n.type));
+    w.u32(n.mode);
+    w.u64(n.uid);
+    w.u64(n.gid);
+    w.u64(n.size);
+    w.u64(static_cast<std::uint64_t>(n.mtime));
+    w.str(n.link_target);
+    w.u32(n.dev_major);
+    w.u32(n.dev_minor);
+    w.u64(n.layer);
+    w.u8(static_cast<std::uint8_t>((n.content ? 1 : 0) | (n.summary ? 2 : 0)));
+    if (n.content) w.str(*n.content);
+    if (n.summary) w.str(*n.summary);
   }
-  // MessagePack: paths, targets and captured content are bytes, not UTF-8.
-  nlohmann::json j{{"layers", fs.layers()}, {"nodes", std::move(nodes)}};
-  std::vector<std::uint8_t> out = nlohmann::json::to_msgpack(j);
-  return std::string(out.begin(), out.end());
+  return out;
 }
 
-// The cached filesystem, when present, readable and capturing (and
+// The cached filesystem, when present, intact and capturing (and
 // summarizing) everything `opts` asks for.
 std::optional<oci::ImageFilesystem> fs_from_cache(const oci::Digest& manifest, const oci::ImageFsOptions& opts) {
-  auto text = fs::read_file(fs_cache_file(manifest), std::uint64_t{1} << 30);
-  if (!text) return std::nullopt;
-  auto j = nlohmann::json::from_msgpack(*text, true, false);
-  if (j.is_discarded()) return std::nullopt;
-  try {
-    std::map<std::string, oci::FsNode> nodes;
-    for (const auto& e : j.at("nodes")) {
-      oci::FsNode n;
-      n.type = static_cast<oci::TarEntryType>(e.at(1).get<int>());
-      n.mode = e.at(2);
-      n.uid = e.at(3);
-      n.gid = e.at(4);
-      n.size = e.at(5);
-      n.mtime = e.at(6);
-      n.link_target = e.at(7);
-      n.dev_major = e.at(8);
-      n.dev_minor = e.at(9);
-      n.content = optional_bytes(e.at(10));
-      n.layer = e.at(11);
-      n.summary = optional_bytes(e.at(12));
-      std::string path = e.at(0);
-      bool regular = n.type == oci::TarEntryType::kRegular;
-      bool captured = n.content || n.size > opts.max_capture_bytes || !opts.capture || !opts.capture(path);
-      bool summarized = n.content || n.summary || n.size > opts.max_summarize_bytes || !opts.summarize ||
-                        !opts.summarize_paths || !opts.summarize_paths(path);
-      if (regular && !(captured && summarized)) return std::nullopt;  // cached for a caller that asked less
-      nodes.emplace(std::move(path), std::move(n));
-    }
-    return oci::ImageFilesystem::from_nodes(std::move(nodes), j.at("layers").get<std::size_t>());
-  } catch (const nlohmann::json::exception&) {
-    return std::nullopt;
+  auto bytes = fs::read_file(fs_cache_file(manifest), std::uint64_t{1} << 30);
+  if (!bytes || !bytes->starts_with(kFsMagic)) return std::nullopt;
+  bin::Reader r(std::string_view(*bytes).substr(kFsMagic.size()));
+  if (r.u32() != kFsCacheFormat) return std::nullopt;
+  std::size_t layers = r.u64();
+  std::map<std::string, oci::FsNode> nodes;
+  for (std::uint32_t i = 0, count = r.count(54); i < count && !r.bad; ++i) {
+    std::string path;
+    oci::FsNode n;
+    r.str(path);
+    std::uint8_t type = r.u8();
+    if (type > static_cast<std::uint8_t>(oci::TarEntryType::kFifo)) r.bad = true;
+    n.type = static_cast<oci::TarEntryType>(type);
+    n.mode = r.u32();
+    n.uid = r.u64();
+    n.gid = r.u64();
+    n.size = r.u64();
+    n.mtime = static_cast<std::int64_t>(r.u64());
+    r.str(n.link_target);
+    n.dev_major = r.u32();
+    n.dev_minor = r.u32();
+    n.layer = r.u64();
+    std::uint8_t kept = r.u8();
+    if (kept & 1) r.str(n.content.emplace());
+    if (kept & 2) r.str(n.summary.emplace());
+    bool regular = n.type == oci::TarEntryType::kRegular;
+    bool captured = n.content || n.size > opts.max_capture_bytes || !opts.capture || !opts.capture(path);
+    bool summarized = n.content || n.summary || n.size > opts.max_summarize_bytes || !opts.summarize ||
+                      !opts.summarize_paths || !opts.summarize_paths(path);
+    if (regular && !(captured && summarized)) return std::nullopt;  // cached for a caller that asked less
+    nodes.emplace_hint(nodes.end(), std::move(path), std::move(n));
   }
+  if (r.bad || !r.at_end()) return std::nullopt;  // damaged: load the layers again
+  return oci::ImageFilesystem::from_nodes(std::move(nodes), layers);
 }
 
 }  // namespace
@@ -118,7 +124,7 @@ Result<BaseImage> load_base_image(oci::Store& store, std::string_view ref, const
   STRATA_TRY(auto fs, with_context(oci::ImageFilesystem::load(store, *m, opts), where));
   if (!g_fs_cache.empty() && fetched.raw.descriptor.digest.verifiable()) {
     // Best effort: a build without the cache is only slower.
-    if (fs::make_dirs(g_fs_cache)) (void)fs::write_file_atomic(fs_cache_file(fetched.raw.descriptor.digest), fs_to_json(fs));
+    if (fs::make_dirs(g_fs_cache)) (void)fs::write_file_atomic(fs_cache_file(fetched.raw.descriptor.digest), encode_fs(fs));
   }
   BaseImage base{fetched.raw.descriptor, *m, std::move(config), std::move(fs)};
   return base;

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "layer/crc32.hpp"
 #include "layer/deb822.hpp"
 #include "layer/deb_reader.hpp"
 #include "layer/elf_info.hpp"
@@ -122,8 +123,9 @@ nlohmann::json to_json(const FragmentInfo& f) {
   j["captured"] = f.captured;
   j["notes"] = f.notes;
   j["tar_size"] = f.tar_size;
+  j["tar_crc32"] = f.tar_crc32;
   j["compressed_size"] = f.compressed_size;
-  j["compressed_sha256"] = f.compressed_sha256;
+  j["compressed_crc32"] = f.compressed_crc32;
   return j;
 }
 
@@ -146,8 +148,9 @@ FragmentInfo from_json(const nlohmann::json& j) {
   f.captured = j.at("captured").get<std::map<std::string, std::string>>();
   f.notes = j.at("notes").get<std::vector<std::string>>();
   f.tar_size = j.at("tar_size");
+  f.tar_crc32 = j.at("tar_crc32");
   f.compressed_size = j.at("compressed_size");
-  f.compressed_sha256 = j.at("compressed_sha256");
+  f.compressed_crc32 = j.at("compressed_crc32");
   return f;
 }
 
@@ -345,8 +348,10 @@ Result<FragmentInfo> convert_deb(const stdfs::path& deb, const RewriteRules& rul
   FdSink packed_file(out_dir / ("data.tar." + ext));
   STRATA_TRY_VOID(tar_file.ok());
   STRATA_TRY_VOID(packed_file.ok());
-  STRATA_TRY(auto compressor, CompressingSink::create(compression, packed_file, compress_jobs, DiffId::kSkip));
-  oci::TeeSink tee(tar_file, *compressor);
+  Crc32Sink tar_crc(tar_file);
+  Crc32Sink packed_crc(packed_file);
+  STRATA_TRY(auto compressor, CompressingSink::create(compression, packed_crc, compress_jobs, DiffId::kSkip));
+  oci::TeeSink tee(tar_crc, *compressor);
   TarWriter writer(tee);
   for (Item* it : order) {
     const oci::TarEntry& e = it->entry;
@@ -370,8 +375,9 @@ Result<FragmentInfo> convert_deb(const stdfs::path& deb, const RewriteRules& rul
   STRATA_TRY_VOID(tar_file.close());
   STRATA_TRY_VOID(packed_file.close());
   info.tar_size = digests.uncompressed_size;
+  info.tar_crc32 = tar_crc.crc();
   info.compressed_size = static_cast<std::uint64_t>(digests.size);
-  info.compressed_sha256 = std::string(digests.digest.hex());
+  info.compressed_crc32 = packed_crc.crc();
   return info;
 }
 

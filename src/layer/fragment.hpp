@@ -8,8 +8,8 @@
 // to the epoch, sorted in tar_path_less order, hardlinks re-rooted so the
 // first one in output order carries the content, no end-of-archive blocks.
 // The uncompressed tar and its compressed form (independent gzip members /
-// zstd frames, the layer.md member boundary rule) are both kept: the first
-// feeds the diff_id, the second the blob.
+// zstd frames, the layer.md member boundary rule) are both kept, with their
+// sizes and CRC-32s: the first feeds the diff_id, the second the blob.
 //
 // Cache: $STRATA_HOME/fragments/<sha256 of (deb sha256, rules hash,
 // compression, recipe)>/{info.json,data.tar,data.tar.<ext>}, written in a
@@ -59,8 +59,9 @@ struct FragmentInfo {
   std::map<std::string, std::string> captured;  // ld.so.conf(.d) files by placed path
   std::vector<std::string> notes;               // filtered paths and other remarks
   std::uint64_t tar_size = 0;
+  std::uint32_t tar_crc32 = 0;  // checks data.tar when taken from the cache (layer/crc32.hpp)
   std::uint64_t compressed_size = 0;
-  std::string compressed_sha256;
+  std::uint32_t compressed_crc32 = 0;  // and data.tar.<ext>
 };
 
 struct Fragment {

@@ -1,8 +1,11 @@
 #include "layer/layer_hashing.hpp"
 
+#include "layer/crc32.hpp"
 #include "util/fs.hpp"
 
 namespace strata::layer {
+
+namespace stdfs = std::filesystem;
 
 void FragmentFeed::publish(std::size_t i, Result<Fragment> fragment) {
   {
@@ -30,8 +33,13 @@ Result<std::vector<const Fragment*>> FragmentFeed::all() const {
 
 LayerHashing::LayerHashing(const FragmentFeed& feed, std::vector<std::size_t> order)
     : feed_(feed), order_(std::move(order)) {
-  plain_ = std::thread([this] { hash_plain(); });
-  packed_ = std::thread([this] { hash_packed(); });
+  plain_ = std::thread([this] {
+    hash({&Fragment::tar, &FragmentInfo::tar_size, &FragmentInfo::tar_crc32}, plain_hash_, plain_status_);
+  });
+  packed_ = std::thread([this] {
+    hash({&Fragment::compressed, &FragmentInfo::compressed_size, &FragmentInfo::compressed_crc32}, packed_hash_,
+         packed_status_);
+  });
 }
 
 LayerHashing::~LayerHashing() {
@@ -40,48 +48,32 @@ LayerHashing::~LayerHashing() {
   if (packed_.joinable()) packed_.join();
 }
 
-void LayerHashing::hash_plain() {
+void LayerHashing::hash(const Side& side, HashedPieces& out, Result<void>& status) {
   for (std::size_t i : order_) {
     const Result<Fragment>& f = feed_.wait(i);
     if (!f) {
-      plain_status_ = fail(f.error());
+      status = fail(f.error());
       return;
     }
-    plain_status_ = fs::read_chunks(f->tar, [&](std::string_view piece) -> Result<void> {
+    // A fragment converted by this build was just written from memory; one
+    // from the cache is checked against the size and CRC-32 it was stored with.
+    const stdfs::path& file = (*f).*side.file;
+    std::uint32_t crc = 0;
+    std::uint64_t size = 0;
+    status = fs::read_chunks(file, [&](std::string_view piece) -> Result<void> {
       if (stop_) return fail(ErrorCode::kCancelled, "hashing stopped");
-      plain_hash_.hasher.update(piece);
+      out.hasher.update(piece);
+      if (!f->converted) crc = crc32_update(crc, piece);
+      size += piece.size();
       return {};
     });
-    if (!plain_status_) return;
-    plain_hash_.size += f->info.tar_size;
-  }
-}
-
-void LayerHashing::hash_packed() {
-  for (std::size_t i : order_) {
-    const Result<Fragment>& f = feed_.wait(i);
-    if (!f) {
-      packed_status_ = fail(f.error());
+    if (!status) return;
+    if (size != f->info.*side.size || (!f->converted && crc != f->info.*side.crc)) {
+      status = fail(ErrorCode::kCorruption, file.string() + ": cached fragment of " + f->info.package +
+                                                " is damaged; delete its directory (strata converts it again)");
       return;
     }
-    // A fragment converted by this build was hashed as it was written; one
-    // from the cache is checked against the digest it was stored with.
-    std::optional<Hasher> check;
-    if (!f->converted) check.emplace();
-    packed_status_ = fs::read_chunks(f->compressed, [&](std::string_view piece) -> Result<void> {
-      if (stop_) return fail(ErrorCode::kCancelled, "hashing stopped");
-      packed_hash_.hasher.update(piece);
-      if (check) check->update(piece);
-      return {};
-    });
-    if (!packed_status_) return;
-    if (check && check->finish_hex() != f->info.compressed_sha256) {
-      packed_status_ = fail(ErrorCode::kCorruption, f->compressed.string() + ": cached fragment of " +
-                                                        f->info.package +
-                                                        " is damaged; delete it (strata converts it again)");
-      return;
-    }
-    packed_hash_.size += f->info.compressed_size;
+    out.size += size;
   }
 }
 

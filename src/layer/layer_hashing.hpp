@@ -5,8 +5,8 @@
 // FragmentFeed takes each fragment as it becomes ready; LayerHashing walks an
 // order on two threads (the uncompressed pieces into the diff_id, the
 // compressed ones into the digest, a fragment taken from the cache checked
-// against the digest it was stored with), waiting for each next fragment. So
-// hashing overlaps conversion instead of following it.
+// against the size and CRC-32 it was stored with), waiting for each next
+// fragment. So hashing overlaps conversion instead of following it.
 #pragma once
 
 #include <atomic>
@@ -67,8 +67,13 @@ class LayerHashing {
   const std::vector<std::size_t>& order() const { return order_; }
 
  private:
-  void hash_plain();
-  void hash_packed();
+  // One side of the layer: which file of each fragment, and its recorded size and CRC-32.
+  struct Side {
+    std::filesystem::path Fragment::*file;
+    std::uint64_t FragmentInfo::*size;
+    std::uint32_t FragmentInfo::*crc;
+  };
+  void hash(const Side& side, HashedPieces& out, Result<void>& status);
 
   const FragmentFeed& feed_;
   std::vector<std::size_t> order_;

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "util/binary.hpp"
 #include "util/fs.hpp"
 
 namespace strata::layer {
@@ -13,110 +14,43 @@ namespace {
 constexpr char kMagic[8] = {'S', 'T', 'R', 'A', 'T', 'A', 'P', 'K'};
 constexpr std::size_t kHeaderSize = 8 + 4 + 4 + 64 + 8 + 8;
 
-class Writer {
- public:
-  explicit Writer(std::string& out) : out_(out) {}
-  void u8(std::uint8_t v) { out_.push_back(static_cast<char>(v)); }
-  void u32(std::uint32_t v) {
-    for (int i = 0; i < 4; ++i) out_.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+void put(bin::Writer& w, const std::vector<Relation>& v) {
+  w.u32(static_cast<std::uint32_t>(v.size()));
+  for (const auto& r : v) {
+    w.str(r.name);
+    w.str(r.arch);
+    w.u8(static_cast<std::uint8_t>(r.op));
+    w.str(r.version);
   }
-  void u64(std::uint64_t v) {
-    for (int i = 0; i < 8; ++i) out_.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-  }
-  void str(std::string_view s) {
-    u32(static_cast<std::uint32_t>(s.size()));
-    out_.append(s);
-  }
-  void rel(const Relation& r) {
-    str(r.name);
-    str(r.arch);
-    u8(static_cast<std::uint8_t>(r.op));
-    str(r.version);
-  }
-  void rels(const std::vector<Relation>& v) {
-    u32(static_cast<std::uint32_t>(v.size()));
-    for (const auto& r : v) rel(r);
-  }
-  void groups(const std::vector<OrGroup>& v) {
-    u32(static_cast<std::uint32_t>(v.size()));
-    for (const auto& g : v) rels(g);
-  }
+}
 
- private:
-  std::string& out_;
-};
+void put(bin::Writer& w, const std::vector<OrGroup>& v) {
+  w.u32(static_cast<std::uint32_t>(v.size()));
+  for (const auto& g : v) put(w, g);
+}
 
-// Bounds-checked reader: any overrun sets `bad` and yields empty values.
-class Reader {
- public:
-  explicit Reader(std::string_view in) : in_(in) {}
-  bool bad = false;
-  std::uint8_t u8() {
-    if (!need(1)) return 0;
-    return static_cast<std::uint8_t>(in_[pos_++]);
+void get(bin::Reader& r, std::vector<Relation>& v) {
+  v.resize(r.count(13));
+  for (auto& rel : v) {
+    r.str(rel.name);
+    r.str(rel.arch);
+    std::uint8_t op = r.u8();
+    if (op > static_cast<std::uint8_t>(RelOp::kGreater)) r.bad = true;
+    rel.op = static_cast<RelOp>(op);
+    r.str(rel.version);
   }
-  std::uint32_t u32() {
-    if (!need(4)) return 0;
-    std::uint32_t v = 0;
-    for (int i = 0; i < 4; ++i) v |= static_cast<std::uint32_t>(static_cast<unsigned char>(in_[pos_ + i])) << (8 * i);
-    pos_ += 4;
-    return v;
-  }
-  std::uint64_t u64() {
-    if (!need(8)) return 0;
-    std::uint64_t v = 0;
-    for (int i = 0; i < 8; ++i) v |= static_cast<std::uint64_t>(static_cast<unsigned char>(in_[pos_ + i])) << (8 * i);
-    pos_ += 8;
-    return v;
-  }
-  void str(std::string& s) {
-    std::uint32_t n = u32();
-    if (!need(n)) return;
-    s.assign(in_.data() + pos_, n);
-    pos_ += n;
-  }
-  // A count of items each at least `min_bytes` long: refuses counts the
-  // remaining bytes cannot hold, so a damaged file cannot make us allocate.
-  std::uint32_t count(std::size_t min_bytes) {
-    std::uint32_t n = u32();
-    if (!bad && static_cast<std::uint64_t>(n) * min_bytes > in_.size() - pos_) bad = true;
-    return bad ? 0 : n;
-  }
-  void rel(Relation& r) {
-    str(r.name);
-    str(r.arch);
-    std::uint8_t op = u8();
-    if (op > static_cast<std::uint8_t>(RelOp::kGreater)) bad = true;
-    r.op = static_cast<RelOp>(op);
-    str(r.version);
-  }
-  void rels(std::vector<Relation>& v) {
-    v.resize(count(13));
-    for (auto& r : v) rel(r);
-  }
-  void groups(std::vector<OrGroup>& v) {
-    v.resize(count(4));
-    for (auto& g : v) rels(g);
-  }
-  bool at_end() const { return pos_ == in_.size(); }
+}
 
- private:
-  bool need(std::size_t n) {
-    if (bad || in_.size() - pos_ < n) {
-      bad = true;
-      return false;
-    }
-    return true;
-  }
-  std::string_view in_;
-  std::size_t pos_ = 0;
-};
+void get(bin::Reader& r, std::vector<OrGroup>& v) {
+  v.resize(r.count(4));
+  for (auto& g : v) get(r, g);
+}
 
 }  // namespace
 
 std::string encode_packages(const std::vector<Package>& packages, std::string_view sha256) {
   std::string body;
-  Writer w(body);
+  bin::Writer w(body);
   for (const auto& p : packages) {
     w.str(p.name);
     w.str(p.version);
@@ -129,16 +63,16 @@ std::string encode_packages(const std::vector<Package>& packages, std::string_vi
     w.u8(static_cast<std::uint8_t>(p.multi_arch));
     w.u8(static_cast<std::uint8_t>((p.essential ? 1 : 0) | (p.important ? 2 : 0)));
     w.u8(static_cast<std::uint8_t>(p.priority));
-    w.groups(p.pre_depends);
-    w.groups(p.depends);
-    w.rels(p.conflicts);
-    w.rels(p.breaks);
-    w.rels(p.provides);
+    put(w, p.pre_depends);
+    put(w, p.depends);
+    put(w, p.conflicts);
+    put(w, p.breaks);
+    put(w, p.provides);
   }
   std::string out;
   out.reserve(kHeaderSize + body.size());
   out.append(kMagic, sizeof kMagic);
-  Writer h(out);
+  bin::Writer h(out);
   h.u32(kPackageCacheFormat);
   h.u32(0);
   std::string hash(sha256.substr(0, 64));
@@ -157,17 +91,17 @@ Result<std::vector<Package>> decode_packages(std::string_view bytes, std::string
                                                  std::string(why));
   };
   if (bytes.size() < kHeaderSize || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0) return bad("bad magic");
-  Reader h(bytes.substr(8, kHeaderSize - 8));
+  bin::Reader h(bytes.substr(8, kHeaderSize - 8));
   if (h.u32() != kPackageCacheFormat) return bad("format version differs");
   h.u32();
   if (bytes.substr(16, 64) != sha256) return bad("made from another index");
-  Reader skip(bytes.substr(80, 16));
+  bin::Reader skip(bytes.substr(80, 16));
   std::uint64_t count = skip.u64();
   std::uint64_t body_size = skip.u64();
   if (body_size != bytes.size() - kHeaderSize) return bad("truncated or padded");
   std::string_view body = bytes.substr(kHeaderSize);
   if (count > body.size() / 40) return bad("package count exceeds the body");
-  Reader r(body);
+  bin::Reader r(body);
   std::vector<Package> out(count);
   for (auto& p : out) {
     r.str(p.name);
@@ -185,11 +119,11 @@ Result<std::vector<Package>> decode_packages(std::string_view bytes, std::string
     p.essential = (flags & 1) != 0;
     p.important = (flags & 2) != 0;
     p.priority = r.u8();
-    r.groups(p.pre_depends);
-    r.groups(p.depends);
-    r.rels(p.conflicts);
-    r.rels(p.breaks);
-    r.rels(p.provides);
+    get(r, p.pre_depends);
+    get(r, p.depends);
+    get(r, p.conflicts);
+    get(r, p.breaks);
+    get(r, p.provides);
     if (r.bad) return bad("damaged body");
   }
   if (!r.at_end()) return bad("trailing bytes");

@@ -13,6 +13,7 @@
 #include "layer/overlay_fixture.hpp"
 #include "support/run.hpp"
 #include "support/temp_dir.hpp"
+#include "util/fs.hpp"
 
 namespace strata::testing {
 namespace {
@@ -159,6 +160,33 @@ TEST(OverlayBuild, FragmentsAreReusedAndTheKeyIsACacheHit) {
   ASSERT_EQ(rebuilt.run.code, 0) << rebuilt.run.err;
   EXPECT_EQ(rebuilt.json["cached"], false);
   EXPECT_EQ(rebuilt.digest, second.digest);
+}
+
+TEST(OverlayBuild, ADamagedCachedFragmentIsRefusedNotUsed) {
+  TempDir t;
+  auto first = build(t / "home", t / "a", "x", {"hello-static"});
+  ASSERT_EQ(first.run.code, 0) << first.run.err;
+  std::vector<stdfs::path> dirs;
+  for (const auto& d : stdfs::directory_iterator(t / "home/fragments")) dirs.push_back(d.path());
+  ASSERT_EQ(dirs.size(), 1u);
+  int n = 0;
+  for (std::string file : {"data.tar", "data.tar.gz"}) {
+    // Same size, one byte changed: only the recorded CRC-32 can tell.
+    stdfs::path p = dirs[0] / file;
+    std::string bytes = fs::read_file(p).value();
+    std::string damaged = bytes;
+    damaged[damaged.size() / 2] ^= 0x20;
+    ASSERT_TRUE(fs::write_file_atomic(p, damaged));
+    auto bad = build(t / "home", t / "out", "d" + std::to_string(n++), {"hello-static"});
+    EXPECT_NE(bad.run.code, 0) << file;
+    EXPECT_NE(bad.run.err.find(p.string() + ": cached fragment of hello-static is damaged"), std::string::npos)
+        << bad.run.err;
+    ASSERT_TRUE(fs::write_file_atomic(p, bytes));
+  }
+  stdfs::remove_all(dirs[0]);  // what the message says to do: converted again, same bytes
+  auto again = build(t / "home", t / "b", "x", {"hello-static"});
+  ASSERT_EQ(again.run.code, 0) << again.run.err;
+  EXPECT_EQ(again.digest, first.digest);
 }
 
 TEST(OverlayBuild, FilesShippedTwiceNeedReplaces) {
