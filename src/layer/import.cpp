@@ -8,6 +8,7 @@
 
 #include "layer/config_change.hpp"
 #include "layer/tar_writer.hpp"
+#include "oci/append_layer.hpp"
 #include "oci/manifest.hpp"
 #include "oci/media_types.hpp"
 #include "oci/store.hpp"
@@ -276,31 +277,20 @@ Result<ImportResult> import_rootfs(const std::filesystem::path& tarball, const I
   }
 
   nlohmann::ordered_json config = nlohmann::ordered_json::object();
-  if (o.epoch) config["created"] = str::rfc3339(*o.epoch);
+  if (o.epoch) config["created"] = nullptr;  // first, as image builders write it; append_layer sets it
   config["architecture"] = o.platform.architecture;
   config["os"] = o.platform.os;
   if (!o.platform.os_version.empty()) config["os.version"] = o.platform.os_version;
   if (!o.platform.variant.empty()) config["variant"] = o.platform.variant;
   auto runtime_json = to_json(runtime);
   if (!runtime_json.empty()) config["config"] = runtime_json;
-  config["rootfs"] = {{"type", "layers"}, {"diff_ids", {digests.diff_id.value().str()}}};
-  nlohmann::ordered_json history = nlohmann::ordered_json::object();
-  if (o.epoch) history["created"] = str::rfc3339(*o.epoch);
-  history["created_by"] = "strata import";
-  config["history"] = nlohmann::ordered_json::array({history});
-  std::string config_bytes = config.dump();
-  result.config = oci::descriptor_for(oci::media::kOciConfig, config_bytes);
-  STRATA_TRY_VOID(oci::write_blob(dest, result.config, config_bytes));
-
-  oci::ImageManifest manifest;
-  manifest.media_type = std::string(oci::media::kOciManifest);
-  manifest.config = result.config;
-  manifest.layers = {result.layer};
-  auto raw = oci::make_raw_manifest(std::string(oci::media::kOciManifest), oci::serialize(manifest));
-  result.manifest = raw.descriptor;
   std::optional<std::string_view> tag;
   if (o.tag) tag = *o.tag;
-  STRATA_TRY_VOID(dest.put_manifest(raw, tag));
+  STRATA_TRY(oci::AppendedImage written,
+             oci::append_layer(dest, {std::move(config), {}, result.layer, *digests.diff_id, o.epoch, "strata import", {}},
+                               tag));
+  result.config = written.config;
+  result.manifest = written.manifest;
   return result;
 }
 

@@ -18,6 +18,7 @@
 #include "layer/relation.hpp"
 #include "layer/rewrite_rules.hpp"
 #include "layer/tar_writer.hpp"
+#include "oci/append_layer.hpp"
 #include "oci/layout_store.hpp"
 #include "oci/media_types.hpp"
 #include "util/fs.hpp"
@@ -347,39 +348,21 @@ Result<OverlayResult> build_overlay(const BaseImage& base, oci::Store& base_stor
   result.digests.diff_id = oci::Digest::from_hex(HashAlgorithm::kSha256, plain.hasher.finish_hex());
   result.digests.uncompressed_size = plain.size + tail_plain.size();
 
-  // Config: the base's, with the layer appended.
-  nlohmann::ordered_json config = base.config.json;
-  std::string created = str::rfc3339(o.epoch);
-  config["created"] = created;
-  config["rootfs"]["type"] = "layers";
-  config["rootfs"]["diff_ids"].push_back(result.digests.diff_id->str());
-  if (!config.contains("history")) config["history"] = nlohmann::ordered_json::array();
-  nlohmann::ordered_json h = nlohmann::ordered_json::object();
-  h["created"] = created;
-  h["created_by"] = o.created_by;
-  config["history"].push_back(h);
-  std::string config_bytes = config.dump();
-  result.config = oci::descriptor_for(oci::media::kOciConfig, config_bytes);
-  STRATA_TRY_VOID(oci::write_blob(dest, result.config, config_bytes));
-
-  oci::ImageManifest m;
-  m.media_type = std::string(oci::media::kOciManifest);
-  m.config = result.config;
-  m.layers = base.manifest.layers;
-  m.layers.push_back(result.layer);
-  m.annotations = o.annotations;
+  // The image: the base's config and layers with this layer on top.
+  oci::LayerOnTop image{base.config.json, base.manifest.layers, result.layer, *result.digests.diff_id, o.epoch,
+                        o.created_by, o.annotations};
   if (base.descriptor.size > 0) {  // a scratch base has no manifest
-    m.annotations["org.opencontainers.image.base.digest"] = base.descriptor.digest.str();
+    image.annotations["org.opencontainers.image.base.digest"] = base.descriptor.digest.str();
   }
-  m.annotations["org.opencontainers.image.created"] = created;
+  image.annotations["org.opencontainers.image.created"] = str::rfc3339(o.epoch);
   if (!result.unreproduced.empty()) {
-    m.annotations[std::string(kAnnotationUnreproduced)] = str::join(result.unreproduced, "\n");
+    image.annotations[std::string(kAnnotationUnreproduced)] = str::join(result.unreproduced, "\n");
   }
-  auto raw = oci::make_raw_manifest(std::string(oci::media::kOciManifest), oci::serialize(m));
-  result.manifest = raw.descriptor;
   std::optional<std::string_view> tag;
   if (o.tag) tag = *o.tag;
-  STRATA_TRY_VOID(dest.put_manifest(raw, tag));
+  STRATA_TRY(oci::AppendedImage written, oci::append_layer(dest, std::move(image), tag));
+  result.config = written.config;
+  result.manifest = written.manifest;
   return result;
 }
 
