@@ -5,7 +5,10 @@
 #pragma once
 
 #include <filesystem>
+#include <memory>
 #include <string>
+
+#include "support/served_archive.hpp"
 
 namespace strata::testing {
 
@@ -22,7 +25,7 @@ class ArchiveFixture {
 
  private:
   std::filesystem::path root_, keyring_, script_;
-  int port_ = 0;
+  std::unique_ptr<ServedArchive> archive_;
 };
 
 }  // namespace strata::testing

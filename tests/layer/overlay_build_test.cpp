@@ -11,7 +11,7 @@
 #include <regex>
 
 #include "layer/overlay_fixture.hpp"
-#include "support/run.hpp"
+#include "support/json_run.hpp"
 #include "support/temp_dir.hpp"
 #include "util/fs.hpp"
 
@@ -20,14 +20,8 @@ namespace {
 
 namespace stdfs = std::filesystem;
 
-struct Built {
-  RunResult run;
-  std::string digest;
-  nlohmann::json json;
-};
-
 // Runs `strata --json build` into oci:<dir>:<tag>.
-Built build(const stdfs::path& home, const stdfs::path& layout, const std::string& tag,
+JsonRun build(const stdfs::path& home, const stdfs::path& layout, const std::string& tag,
             std::vector<std::string> packages, const std::vector<std::string>& extra = {},
             const std::string& env = "") {
   auto& fx = OverlayFixture::get();
@@ -36,19 +30,7 @@ Built build(const stdfs::path& home, const stdfs::path& layout, const std::strin
                                 "--dest", "oci:" + layout.string() + ":" + tag};
   argv.insert(argv.end(), packages.begin(), packages.end());
   argv.insert(argv.end(), extra.begin(), extra.end());
-  Built b;
-  b.run = run(argv, env);
-  if (b.run.code == 0) {
-    b.json = nlohmann::json::parse(b.run.out, nullptr, false);
-    if (!b.json.is_discarded()) b.digest = b.json.value("digest", "");
-  }
-  return b;
-}
-
-std::string sh(const std::string& cmd) {
-  auto r = run({"/bin/sh", "-c", cmd});
-  EXPECT_EQ(r.code, 0) << cmd << "\n" << r.err;
-  return r.out;
+  return run_json(argv, env);
 }
 
 stdfs::path unpack(const stdfs::path& layout, const std::string& tag, const stdfs::path& bundle) {

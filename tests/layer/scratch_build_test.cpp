@@ -5,17 +5,15 @@
 // Debian's images carry; umoci unpacks it, a program runs in it with chroot,
 // and two builds in different environments give the same digest.
 #include <gtest/gtest.h>
-#include <signal.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
-#include <cstdio>
-#include <fstream>
+#include <memory>
 
-#include "support/run.hpp"
+#include "support/json_run.hpp"
+#include "support/served_archive.hpp"
 #include "support/source_dir.hpp"
 #include "support/temp_dir.hpp"
 
@@ -35,78 +33,22 @@ class ScratchArchive {
 
  private:
   ScratchArchive() {
-    stdfs::path source = source_dir();
     char tmpl[] = "/tmp/strata-scratch-XXXXXX";
     root_ = ::mkdtemp(tmpl);
-    std::string cmd = "STRATA_ARCHIVE_DEFS=" + (source / "testdata/scratch").string() + " " +
-                      (source / "tests/support/make_archive.sh").string() + " build " +
-                      (root_ / "archive/main").string() + " >/dev/null";
-    if (std::system(cmd.c_str()) != 0) {
-      ADD_FAILURE() << "building the scratch fixture archive failed: " << cmd;
-      std::abort();
-    }
-    int fds[2];
-    if (::pipe(fds) != 0) std::abort();
-    pid_t pid = ::fork();
-    if (pid == 0) {
-      ::dup2(fds[1], 1);
-      ::close(fds[0]);
-      std::string server = (source / "tests/support/archive_server.py").string();
-      std::string dir = (root_ / "archive").string();
-      ::execlp("python3", "python3", server.c_str(), dir.c_str(), static_cast<char*>(nullptr));
-      ::_exit(127);
-    }
-    ::close(fds[1]);
-    server_ = pid;
-    std::atexit([] {
-      auto& self = get();
-      std::string kill_agent = "GNUPGHOME=" + (self.root_ / "archive/main/gnupg").string() +
-                               " gpgconf --kill gpg-agent >/dev/null 2>&1";
-      if (std::system(kill_agent.c_str()) != 0) {
-      }
-      ::kill(self.server_, SIGTERM);
-      ::waitpid(self.server_, nullptr, 0);
-    });
-    char buf[64] = {};
-    int port = 0;
-    ssize_t n = ::read(fds[0], buf, sizeof buf - 1);
-    if (n <= 5 || std::sscanf(buf, "PORT %d", &port) != 1) {
-      ADD_FAILURE() << "archive server did not start (python3 missing?)";
-      std::abort();
-    }
-    sources_ = root_ / "scratch.list";
-    std::ofstream(sources_) << "deb [signed-by=" << (root_ / "archive/main/keyring.gpg").string()
-                            << "] http://127.0.0.1:" << port << "/main stable main\n";
+    archive_ = std::make_unique<ServedArchive>(root_ / "archive", source_dir() / "testdata/scratch");
+    sources_ = archive_->write_sources(root_ / "scratch.list");
   }
   stdfs::path root_, sources_;
-  pid_t server_ = 0;
+  std::unique_ptr<ServedArchive> archive_;
 };
 
-struct Built {
-  RunResult run;
-  std::string digest;
-  nlohmann::json json;
-};
-
-Built build(const stdfs::path& home, const stdfs::path& layout, const std::vector<std::string>& args,
+JsonRun build(const stdfs::path& home, const stdfs::path& layout, const std::vector<std::string>& args,
             const std::string& env = "SOURCE_DATE_EPOCH=1700000000") {
   std::vector<std::string> argv{strata_binary(), "--json", "--home", home.string(), "build", "--base", "scratch",
                                 "--sources", ScratchArchive::get().sources().string(), "--platform", "linux/amd64",
                                 "--dest", "oci:" + layout.string() + ":root"};
   argv.insert(argv.end(), args.begin(), args.end());
-  Built b;
-  b.run = run(argv, env);
-  if (b.run.code == 0) {
-    b.json = nlohmann::json::parse(b.run.out, nullptr, false);
-    if (!b.json.is_discarded()) b.digest = b.json.value("digest", "");
-  }
-  return b;
-}
-
-std::string sh(const std::string& cmd) {
-  auto r = run({"/bin/sh", "-c", cmd});
-  EXPECT_EQ(r.code, 0) << cmd << "\n" << r.err;
-  return r.out;
+  return run_json(argv, env);
 }
 
 std::vector<std::string> names(const nlohmann::json& j) {
