@@ -270,7 +270,8 @@ Result<OverlayResult> build_overlay(const BaseImage& base, oci::Store& base_stor
   for (const auto& w : rules.warnings()) result.notes.push_back(w);
   // Hashing starts now and follows the conversions in the expected layer order.
   FragmentFeed feed(debs.size());
-  LayerHashing hashing(feed, expected_order(debs));
+  std::optional<LayerHashing> hashing;
+  hashing.emplace(feed, expected_order(debs));
   all_fragments(debs, rules, o, feed);
   STRATA_TRY(std::vector<const Fragment*> frags, feed.all());
   for (const Fragment* f : frags) (f->converted ? result.converted : result.reused)++;
@@ -313,10 +314,8 @@ Result<OverlayResult> build_overlay(const BaseImage& base, oci::Store& base_stor
 
   // The fragments' hashes, redone in the final order in the rare case that
   // Replaces moved a package; then the effects and the trailer.
-  std::optional<LayerHashing> reordered;
-  if (order != hashing.order()) reordered.emplace(feed, order);
-  LayerHashing& hashed = reordered ? *reordered : hashing;
-  STRATA_TRY(HashedPieces packed, hashed.compressed());
+  if (order != hashing->order()) hashing.emplace(feed, order);  // stops the first, starts over
+  STRATA_TRY(HashedPieces packed, hashing->compressed());
   packed.hasher.update(effects_packed.str());
   result.digests.digest = oci::Digest::from_hex(HashAlgorithm::kSha256, packed.hasher.finish_hex());
   result.digests.size = static_cast<std::int64_t>(packed.size + effects_packed.str().size());
@@ -343,7 +342,7 @@ Result<OverlayResult> build_overlay(const BaseImage& base, oci::Store& base_stor
     }
   }
   for (const auto& l : base.manifest.layers) STRATA_TRY_VOID(copy_blob(base_store, dest, l));
-  STRATA_TRY(HashedPieces plain, hashed.uncompressed());
+  STRATA_TRY(HashedPieces plain, hashing->uncompressed());
   plain.hasher.update(tail_plain);
   result.digests.diff_id = oci::Digest::from_hex(HashAlgorithm::kSha256, plain.hasher.finish_hex());
   result.digests.uncompressed_size = plain.size + tail_plain.size();

@@ -65,7 +65,7 @@ SH
     printf '#!/bin/sh\nset -e\nadduser --system --group daemonuser\n' > "$d/DEBIAN/postinst"
     chmod 755 "$d/DEBIAN/postinst"
     ;;
-  shared-a|shared-b|shared-c)
+  shared-a|shared-b|shared-c|early-shared)
     mkdir -p "$d/usr/share/shared"
     echo "from $name" > "$d/usr/share/shared/file"
     ;;

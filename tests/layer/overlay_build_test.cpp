@@ -179,6 +179,24 @@ TEST(OverlayBuild, FilesShippedTwiceNeedReplaces) {
             std::string::npos) << bad.run.err;
 }
 
+TEST(OverlayBuild, AReplacingPackageThatSortsFirstIsLaidDownLast) {
+  // early-shared Replaces shared-c and sorts before it: the layer order is not
+  // the name order hashing started with, so the digests are redone in the
+  // final order. The standard tools must agree with them.
+  TempDir t;
+  auto b = build(t / "home", t / "out", "x", {"shared-c", "early-shared"});
+  ASSERT_EQ(b.run.code, 0) << b.run.err;
+  auto manifest = nlohmann::json::parse(sh("skopeo inspect --raw oci:" + (t / "out").string() + ":x"));
+  std::string blob = (t / "out/blobs/sha256" / manifest["layers"].back()["digest"].get<std::string>().substr(7)).string();
+  EXPECT_EQ("sha256:" + sh("sha256sum " + blob).substr(0, 64), manifest["layers"].back()["digest"]);
+  auto config = nlohmann::json::parse(sh("skopeo inspect --config oci:" + (t / "out").string() + ":x"));
+  EXPECT_EQ("sha256:" + sh("zcat " + blob + " | sha256sum").substr(0, 64), config["rootfs"]["diff_ids"].back());
+  std::string listing = sh("zcat " + blob + " | tar -t");
+  EXPECT_LT(listing.find("usr/share/doc/shared-c"), listing.find("usr/share/doc/early-shared")) << listing;
+  auto root = unpack(t / "out", "x", t / "bundle");
+  EXPECT_EQ(sh("cat " + (root / "usr/share/shared/file").string()), "from early-shared\n");
+}
+
 TEST(OverlayBuild, LayersAreValidMultiMemberStreamsForStandardTools) {
   TempDir t;
   auto g = build(t / "home", t / "out", "gz", {"greet", "hello-static"});
