@@ -40,19 +40,6 @@ std::optional<layer::Lock> read_lock(const OverlayRequest& r) {
 }
 
 
-// A stable name for the keys a source trusts (fingerprints, else key bytes).
-std::vector<std::string> key_identities(const layer::AptSource& s) {
-  std::vector<std::string> out = s.signed_by_fingerprints;
-  for (const auto& p : s.signed_by_paths) {
-    auto bytes = fs::read_file(p, std::uint64_t{64} << 20);
-    out.push_back(bytes ? "sha256:" + sha256_hex(*bytes) : "file:" + p);
-  }
-  if (!s.signed_by_key.empty()) out.push_back("sha256:" + sha256_hex(s.signed_by_key));
-  if (s.trusted) out.push_back("trusted=yes");
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 std::string platform_text(const oci::Platform& p) { return p.str(); }
 
 std::set<std::string> requested_names(const std::vector<std::string>& requests) {
@@ -145,13 +132,14 @@ Result<OverlayKey> overlay_key(const GlobalOptions& g, const OverlayRequest& r) 
   j["sources"] = nlohmann::json::array();
   if (lock) {
     for (const auto& s : lock->sources) {
-      j["sources"].push_back({{"uri", s.uri}, {"suite", s.suite}, {"components", s.components},
-                              {"keys", std::vector<std::string>{s.fingerprint}}});
+      // A lock from before locks recorded the identities: the signer's fingerprint.
+      auto keys = s.keys.value_or(std::vector<std::string>{s.fingerprint});
+      j["sources"].push_back({{"uri", s.uri}, {"suite", s.suite}, {"components", s.components}, {"keys", keys}});
     }
   } else {
     for (const auto& s : check(layer::load_sources(r.sources))) {
       j["sources"].push_back(
-          {{"uri", s.uri}, {"suite", s.suite}, {"components", s.components}, {"keys", key_identities(s)}});
+          {{"uri", s.uri}, {"suite", s.suite}, {"components", s.components}, {"keys", layer::source_key_identities(s)}});
     }
   }
   key.canonical_json = j.dump();

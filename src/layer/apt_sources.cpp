@@ -4,6 +4,7 @@
 
 #include "layer/deb822.hpp"
 #include "util/fs.hpp"
+#include "util/sha.hpp"
 #include "util/strings.hpp"
 
 namespace strata::layer {
@@ -212,6 +213,18 @@ Result<TrustedKeys> trusted_keys_for(const AptSource& s, const stdfs::path& apt_
     k.keyrings = files;
   }
   return k;
+}
+
+std::vector<std::string> source_key_identities(const AptSource& s) {
+  std::vector<std::string> out = s.signed_by_fingerprints;
+  for (const auto& p : s.signed_by_paths) {
+    auto bytes = fs::read_file(p, std::uint64_t{64} << 20);
+    out.push_back(bytes ? "sha256:" + sha256_hex(*bytes) : "file:" + p);
+  }
+  if (!s.signed_by_key.empty()) out.push_back("sha256:" + sha256_hex(s.signed_by_key));
+  if (s.trusted) out.push_back("trusted=yes");
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 }  // namespace strata::layer

@@ -30,6 +30,12 @@ struct AptSource {
   std::string where;     // "file:line" of the definition, for messages
 };
 
+// A stable name for each key a source trusts: the fingerprints it names,
+// else the SHA-256 of the keyring bytes (file or inline), and "trusted=yes";
+// sorted. Part of the overlay cache key, and recorded in locks so a build
+// from a lock computes the key its resolving build did.
+std::vector<std::string> source_key_identities(const AptSource& s);
+
 // One-line format. Comments and blank lines are skipped.
 Result<std::vector<AptSource>> parse_one_line_sources(std::string_view text, std::string_view origin);
 // deb822 format; a stanza with several Suites yields one AptSource per suite.

@@ -51,6 +51,11 @@ std::string write_lock(Lock lock) {
     key_str(e, "release-sha256", s.release_sha256);
     key_str(e, "date", str::rfc3339(s.date));
     key_str(e, "fingerprint", s.fingerprint);
+    if (s.keys) {
+      e << YAML::Key << "keys" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+      for (const auto& k : *s.keys) e << YAML::DoubleQuoted << k;
+      e << YAML::EndSeq;
+    }
     e << YAML::EndMap;
   }
   e << YAML::EndSeq;
@@ -143,6 +148,14 @@ Result<Lock> parse_lock(std::string_view text, std::string_view what) {
       ls.date = parse_rfc3339(date, ok);
       if (!ok) return bad(where + ".date", "expected YYYY-MM-DDTHH:MM:SSZ");
       STRATA_TRY(ls.fingerprint, str_of(s["fingerprint"], where + ".fingerprint", false));
+      if (s["keys"]) {
+        if (!s["keys"].IsSequence()) return bad(where + ".keys", "expected a list");
+        ls.keys.emplace();
+        for (const auto& k : s["keys"]) {
+          if (!k.IsScalar()) return bad(where + ".keys", "expected a list of strings");
+          ls.keys->push_back(k.as<std::string>());
+        }
+      }
       lock.sources.push_back(std::move(ls));
     }
     if (!root["packages"] || !root["packages"].IsSequence()) return bad("packages", "expected a list");

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,7 +21,10 @@ struct LockSource {
   std::vector<std::string> components;
   std::string release_sha256;
   std::int64_t date = 0;  // the Release Date, seconds since the epoch
-  std::string fingerprint;
+  std::string fingerprint;  // the key that signed the Release
+  // The source's trusted keys as the overlay cache key names them
+  // (source_key_identities); absent in locks written before they were recorded.
+  std::optional<std::vector<std::string>> keys;
 };
 
 struct LockPackage {

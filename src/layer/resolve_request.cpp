@@ -65,7 +65,7 @@ Result<ResolvedRequest> resolve_request(oci::http::Transport& transport, Resolve
   lock.request = r.packages;
   for (const auto& s : archive.sources) {
     lock.sources.push_back({s.source.uri, s.source.suite, s.source.components, s.release_sha256,
-                            s.release.date.value_or(0), s.fingerprint});
+                            s.release.date.value_or(0), s.fingerprint, source_key_identities(s.source)});
   }
   for (const auto& p : out.resolution.install) {
     lock.packages.push_back({p.package.name, p.package.version, p.package.architecture, p.package.filename,

@@ -29,6 +29,31 @@ TEST(LockFile, RoundTripsWithDeterministicBytes) {
   EXPECT_EQ(write_lock(*parsed), a);
 }
 
+TEST(LockFile, TrustedKeysAreRecordedAndOptional) {
+  Lock l = sample();
+  std::string legacy = write_lock(l);  // a lock from before keys were recorded
+  EXPECT_EQ(legacy.find("keys:"), std::string::npos);
+  auto old = parse_lock(legacy, "old.yaml");
+  ASSERT_TRUE(old) << old.error().message();
+  EXPECT_FALSE(old->sources[0].keys);
+  l.sources[0].keys = std::vector<std::string>{};  // signed by the default keyrings: recorded as none
+  auto none = parse_lock(write_lock(l), "none.yaml");
+  ASSERT_TRUE(none) << none.error().message();
+  EXPECT_EQ(none->sources[0].keys, std::vector<std::string>{});
+  l.sources[0].keys = std::vector<std::string>{"sha256:" + std::string(64, 'd'), "trusted=yes"};
+  std::string text = write_lock(l);
+  auto parsed = parse_lock(text, "lock.yaml");
+  ASSERT_TRUE(parsed) << parsed.error().message();
+  EXPECT_EQ(parsed->sources[0].keys, l.sources[0].keys);
+  EXPECT_EQ(write_lock(*parsed), text);
+  std::string bad = text;
+  std::size_t from = bad.find("keys: [");
+  bad.replace(from, bad.find(']', from) + 1 - from, "keys: {a: 1}");
+  auto refused = parse_lock(bad, "bad.yaml");
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message().find("sources[0].keys"), std::string::npos) << refused.error().message();
+}
+
 TEST(LockFile, ValidationNamesTheProblem) {
   std::string good = write_lock(sample());
   auto replace = [&](const std::string& from, const std::string& to) {

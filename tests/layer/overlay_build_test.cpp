@@ -144,6 +144,24 @@ TEST(OverlayBuild, FragmentsAreReusedAndTheKeyIsACacheHit) {
   EXPECT_EQ(rebuilt.digest, second.digest);
 }
 
+TEST(OverlayBuild, ABuildFromTheLockFindsTheOverlayItsResolvingBuildMade) {
+  // The lock records the sources' trusted keys as the cache key names them,
+  // so a --lock build computes the same key: a cache hit, the same image.
+  TempDir t;
+  auto first = build(t / "home", t / "out", "x", {"greet"}, {"--lock-out", (t / "greet.lock").string()});
+  ASSERT_EQ(first.run.code, 0) << first.run.err;
+  EXPECT_NE(sh("cat " + (t / "greet.lock").string()).find("keys: [\"sha256:"), std::string::npos);
+  auto from_lock = build(t / "home", t / "out", "y", {}, {"--lock", (t / "greet.lock").string()});
+  ASSERT_EQ(from_lock.run.code, 0) << from_lock.run.err;
+  EXPECT_EQ(from_lock.json["key"], first.json["key"]);
+  EXPECT_EQ(from_lock.json["cached"], true);
+  EXPECT_EQ(from_lock.digest, first.digest);
+  auto elsewhere = build(t / "home-2", t / "out-2", "x", {}, {"--lock", (t / "greet.lock").string()});
+  ASSERT_EQ(elsewhere.run.code, 0) << elsewhere.run.err;
+  EXPECT_EQ(elsewhere.json["cached"], false);
+  EXPECT_EQ(elsewhere.digest, first.digest) << "rebuilt from the lock: the same bytes";
+}
+
 TEST(OverlayBuild, ADamagedCachedFragmentIsRefusedNotUsed) {
   TempDir t;
   auto first = build(t / "home", t / "a", "x", {"hello-static"});

@@ -11,30 +11,12 @@
 # apt state and strata home there), LIVE_REQUESTS (override, ';'-separated).
 # Prints one line per request and a summary; exit 1 on any divergence.
 set -euo pipefail
-if [ "${STRATA_LIVE:-}" != 1 ]; then
-  echo "live tier: set STRATA_LIVE=1 to run (needs deb.debian.org and mmdebstrap)"
-  exit 77
-fi
-here=$(cd "$(dirname "$0")" && pwd)
-src=$(cd "$here/../.." && pwd)
-strata=${1:-${STRATA_BINARY:-$src/build/src/cli/strata}}
-sources=${LIVE_SOURCES:-/etc/apt/sources.list.d/debian.sources}
-suite=${LIVE_SUITE:-bookworm}
-[ -x "$strata" ] || { echo "no strata binary at $strata" >&2; exit 1; }
-[ -r "$sources" ] || { echo "no apt sources at $sources (set LIVE_SOURCES)" >&2; exit 1; }
-command -v mmdebstrap > /dev/null || { echo "mmdebstrap is not installed" >&2; exit 1; }
-
-if [ -n "${LIVE_KEEP:-}" ]; then work=$LIVE_KEEP; mkdir -p "$work"; else
-  work=$(mktemp -d /tmp/strata-live.XXXXXX); trap 'rm -rf "$work"' EXIT; fi
+needs=mmdebstrap
+source "$(dirname "$0")/lib.sh"
+src=$live_src
 root=$work/root
-if [ ! -e "$root/var/lib/dpkg/status" ]; then
-  rm -rf "$root"
-  echo "mmdebstrap --variant=minbase $suite $root (sources: $sources)"
-  mmdebstrap --quiet --variant=minbase --mode=root "$suite" "$root" "$sources" > "$work/mmdebstrap.log" 2>&1 ||
-    { cat "$work/mmdebstrap.log" >&2; exit 1; }
-fi
+minbase_root "$root"
 status=$root/var/lib/dpkg/status
-export STRATA_HOME=$work/strata-home
 
 default_requests="build-essential;g++;libpq-dev;libssl-dev;libvips-dev;python3;nodejs npm;default-jdk-headless;\
 golang;rustc cargo;libsqlite3-dev pkg-config;git;curl ca-certificates;python3-pip python3-venv;\

@@ -15,37 +15,13 @@
 # Env: STRATA_LIVE=1 (required), LIVE_SOURCES (default: the host's
 # debian.sources), LIVE_SUITE (bookworm), LIVE_KEEP=DIR (keep/reuse work).
 set -euo pipefail
-if [ "${STRATA_LIVE:-}" != 1 ]; then
-  echo "live tier: set STRATA_LIVE=1 to run (needs deb.debian.org, mmdebstrap, umoci, root)"
-  exit 77
-fi
-here=$(cd "$(dirname "$0")" && pwd)
-src=$(cd "$here/../.." && pwd)
-strata=${1:-${STRATA_BINARY:-$src/build/src/cli/strata}}
-sources=${LIVE_SOURCES:-/etc/apt/sources.list.d/debian.sources}
-suite=${LIVE_SUITE:-bookworm}
-for t in mmdebstrap umoci chroot; do command -v $t > /dev/null || { echo "$t is not installed" >&2; exit 1; }; done
-[ -x "$strata" ] || { echo "no strata binary at $strata" >&2; exit 1; }
-if [ -n "${LIVE_KEEP:-}" ]; then work=$LIVE_KEEP; mkdir -p "$work"; else
-  work=$(mktemp -d /tmp/strata-live.XXXXXX); trap 'rm -rf "$work"' EXIT; fi
-export STRATA_HOME=$work/strata-home
+needs="mmdebstrap umoci chroot"
+source "$(dirname "$0")/lib.sh"
 layout=$work/images
-failures=0
-check() {  # NAME COMMAND...: run, report
-  if "${@:2}" > "$work/check.out" 2>&1; then echo "ok    $1"; else
-    echo "FAIL  $1"; sed 's/^/      /' "$work/check.out"; failures=$((failures + 1)); fi
-}
-now() { date +%s.%N; }
-secs() { echo "$1 $2" | awk '{printf "%.1f", $2 - $1}'; }
 
 # mmdebstrap's root (timed when made here).
 mm=$work/mmdebstrap
-if [ ! -e "$mm/var/lib/dpkg/status" ]; then
-  rm -rf "$mm"; t0=$(now)
-  mmdebstrap --quiet --variant=minbase --mode=root "$suite" "$mm" "$sources" > "$work/mmdebstrap.log" 2>&1 ||
-    { cat "$work/mmdebstrap.log" >&2; exit 1; }
-  echo "time  mmdebstrap --variant=minbase $suite: $(secs "$t0" "$(now)") s"
-fi
+minbase_root "$mm"
 
 # strata: cold (indexes and .debs downloaded), then warm (.debs local, new home for fragments).
 t0=$(now)
