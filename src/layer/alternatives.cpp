@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "layer/script_expand.hpp"
 #include "util/strings.hpp"
 
 namespace strata::layer {
@@ -23,7 +24,7 @@ std::vector<std::string> words_of(std::string_view line) {
     if (c == '\'' || c == '"') {
       quote = c;
       have = true;
-    } else if (c == ' ' || c == '\t') {
+    } else if (c == ' ' || c == '\t' || c == '\n') {
       if (have) out.push_back(std::move(cur));
       cur.clear();
       have = false;
@@ -52,24 +53,10 @@ std::string strip_root(std::string_view p) {
 
 std::vector<AlternativeInstall> parse_alternative_installs(std::string_view script,
                                                            std::vector<std::string>& unreadable) {
-  // Join continuation lines, drop comments.
-  std::vector<std::string> lines;
-  std::string cur;
-  for (auto raw : str::split(script, '\n')) {
-    std::string_view l = raw;
-    if (str::trim(l).starts_with('#')) continue;
-    if (l.ends_with('\\')) {
-      cur += std::string(l.substr(0, l.size() - 1)) + " ";
-      continue;
-    }
-    cur += std::string(l);
-    lines.push_back(std::move(cur));
-    cur.clear();
-  }
-  if (!cur.empty()) lines.push_back(cur);
+  ScriptExpander script_words(script);
   std::vector<AlternativeInstall> out;
-  for (const auto& line : lines) {
-    auto w = words_of(line);
+  for (const auto& line : script_words.lines()) {
+    auto w = words_of(script_words.expand(line));
     for (std::size_t i = 0; i < w.size(); ++i) {
       if (oci::base_name(w[i]) != "update-alternatives") continue;
       std::size_t end = i + 1;

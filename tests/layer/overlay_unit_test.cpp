@@ -93,6 +93,82 @@ TEST(Alternatives, ParsesInstallCallsAcrossContinuationLines) {
   EXPECT_NE(unreadable[0].find("$dir/x"), std::string::npos);
 }
 
+TEST(Alternatives, ReadsSlavesComputedByAShellFunctionAndALoop) {
+  // xz-utils 5.4.1's postinst, verbatim.
+  std::vector<std::string> unreadable;
+  auto calls = parse_alternative_installs(R"(#!/bin/sh
+set -e
+
+slave () {
+	dir=$1 filename=$2 target=$3
+	echo "--slave $dir/$filename $filename $dir/$target"
+}
+
+update-alternatives --install /usr/bin/lzma lzma /usr/bin/xz 20 $(
+	slave /usr/share/man/man1 lzma.1.gz xz.1.gz
+	slave /usr/bin unlzma unxz
+	slave /usr/share/man/man1 unlzma.1.gz unxz.1.gz
+	for util in cat more less diff cmp grep egrep fgrep
+	do
+		slave /usr/bin lz$util xz$util
+		slave /usr/share/man/man1 lz$util.1.gz xz$util.1.gz
+	done
+)
+)",
+                                          unreadable);
+  EXPECT_TRUE(unreadable.empty()) << unreadable.front();
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].link, "/usr/bin/lzma");
+  EXPECT_EQ(calls[0].path, "/usr/bin/xz");
+  EXPECT_EQ(calls[0].priority, 20);
+  ASSERT_EQ(calls[0].slaves.size(), 3u + 2 * 8);
+  EXPECT_EQ(calls[0].slaves[0].link, "/usr/share/man/man1/lzma.1.gz");
+  EXPECT_EQ(calls[0].slaves[0].name, "lzma.1.gz");
+  EXPECT_EQ(calls[0].slaves[0].path, "/usr/share/man/man1/xz.1.gz");
+  EXPECT_EQ(calls[0].slaves[3].link, "/usr/bin/lzcat");
+  EXPECT_EQ(calls[0].slaves[3].path, "/usr/bin/xzcat");
+  EXPECT_EQ(calls[0].slaves.back().name, "lzfgrep.1.gz");
+}
+
+TEST(Alternatives, WhatCannotBeEvaluatedStaysUnreproduced) {
+  std::vector<std::string> unreadable;
+  auto calls = parse_alternative_installs(
+      "prio=30\n"
+      "jdk=/usr/lib/jvm/java-17\n"
+      "update-alternatives --install /usr/bin/java java $jdk/bin/java $prio\n"          // literal globals: read
+      "update-alternatives --install /usr/bin/a a /usr/bin/a1 $(($prio + 1))\n"        // arithmetic
+      "update-alternatives --install /usr/bin/b b $(ls /usr/bin/b-* | head -1) 10\n"  // runs commands
+      "update-alternatives --install /usr/bin/c c /usr/bin/c1 10 $(slave x y z)\n"    // no such function
+      "for t in d e; do update-alternatives --install /usr/bin/$t $t /usr/bin/$t.real 5; done\n",
+      unreadable);
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].path, "/usr/lib/jvm/java-17/bin/java");
+  EXPECT_EQ(calls[0].priority, 30);
+  ASSERT_EQ(unreadable.size(), 4u);
+  EXPECT_NE(unreadable[0].find("$(("), std::string::npos) << unreadable[0];
+  EXPECT_NE(unreadable[1].find("$(ls"), std::string::npos) << unreadable[1];
+  EXPECT_NE(unreadable[3].find("$t"), std::string::npos) << unreadable[3];
+}
+
+TEST(Alternatives, HostileScriptsAreBoundedNotRun) {
+  // Nested loops of a thousand words each, and a function calling itself:
+  // given up on within the step and depth budgets, reported as not reproduced.
+  std::string words;
+  for (int i = 0; i < 1000; ++i) words += " w" + std::to_string(i);
+  std::string loops;
+  for (int i = 0; i < 6; ++i) loops += "for v" + std::to_string(i) + " in" + words + "; do ";
+  loops += "x=1";
+  for (int i = 0; i < 6; ++i) loops += "; done";
+  std::vector<std::string> unreadable;
+  auto calls = parse_alternative_installs(
+      "f () {\n  f; f\n}\n"
+      "update-alternatives --install /usr/bin/a a /usr/bin/a1 10 $(f)\n"
+      "update-alternatives --install /usr/bin/b b /usr/bin/b1 10 $(" + loops + ")\n",
+      unreadable);
+  EXPECT_TRUE(calls.empty());
+  EXPECT_EQ(unreadable.size(), 2u);
+}
+
 TEST(Alternatives, AdminFilesRoundTrip) {
   std::string text =
       "auto\n/usr/bin/cc\ncc.1.gz\n/usr/share/man/man1/cc.1.gz\n\n"

@@ -1,0 +1,56 @@
+// Reading the arguments a maintainer script computes, without running it:
+// the small part of sh Debian's scripts use to build update-alternatives
+// calls. xz-utils, for one, writes
+//
+//   slave () { dir=$1 filename=$2 target=$3; echo "--slave $dir/$filename $filename $dir/$target"; }
+//   update-alternatives --install /usr/bin/lzma lzma /usr/bin/xz 20 $(
+//     slave /usr/share/man/man1 lzma.1.gz xz.1.gz
+//     for util in cat more less; do slave /usr/bin lz$util xz$util; done)
+//
+// ScriptExpander collects the script's functions and its top-level
+// assignments of literal values. Its logical lines join backslash
+// continuations and the lines of an open `$(`. expand() substitutes, in one
+// line, each `$NAME`, `${NAME}` and `$( … )` it can evaluate: a substitution
+// body may hold only echo, calls of the script's functions (positional
+// parameters, assignments, echo), assignments and for-loops over words.
+// What it cannot evaluate (other commands, arithmetic, backquotes,
+// conditionals, unknown variables) is left as written, so the caller sees a
+// `$` and reports the call as not reproduced. Nothing is executed; depth and
+// output are bounded. Pure; thread-safe after construction.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace strata::layer {
+
+class ScriptExpander {
+ public:
+  explicit ScriptExpander(std::string_view script);
+
+  // The script's commands outside function definitions, a logical line
+  // each; comment lines dropped.
+  const std::vector<std::string>& lines() const { return lines_; }
+  // `line` with what can be evaluated substituted.
+  std::string expand(std::string_view line) const;
+
+ private:
+  using Vars = std::map<std::string, std::string>;
+  // Commands left to evaluate before giving up (nested loops multiply).
+  struct Budget {
+    long steps = 100000;
+  };
+  std::optional<std::string> run(std::string_view body, Vars& vars, int depth, Budget& budget) const;
+  std::optional<std::vector<std::string>> words(std::string_view text, const Vars& vars, int depth,
+                                                Budget& budget) const;
+  std::optional<std::string> variable(std::string_view name, const Vars& vars) const;
+
+  std::vector<std::string> lines_;
+  std::map<std::string, std::string> functions_;  // name → body
+  Vars globals_;                                  // literal top-level assignments, each made once
+};
+
+}  // namespace strata::layer
