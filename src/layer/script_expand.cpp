@@ -268,7 +268,7 @@ std::optional<std::string> ScriptExpander::run(std::string_view body, Vars& vars
   for (std::size_t k = 0; k < cmds.size(); ++k) {
     std::string_view cmd = cmds[k];
     if (--budget.steps < 0) return std::nullopt;
-    if (cmd.empty() || cmd == "true" || cmd == ":") continue;
+    if (cmd.empty() || cmd.starts_with('#') || cmd == "true" || cmd == ":") continue;
     if (cmd.starts_with("for ")) {
       // for NAME in WORDS; do BODY; done
       auto head = words(cmd.substr(4), vars, depth, budget);
