@@ -9,13 +9,12 @@
 #include <random>
 #include <set>
 
-#include <nlohmann/json.hpp>
-
 #include "layer/crc32.hpp"
 #include "layer/deb822.hpp"
 #include "layer/deb_reader.hpp"
 #include "layer/elf_info.hpp"
 #include "layer/tar_writer.hpp"
+#include "util/binary.hpp"
 #include "util/fs.hpp"
 #include "util/sha.hpp"
 #include "util/strings.hpp"
@@ -102,55 +101,105 @@ std::map<std::string, std::string> parse_md5sums(std::string_view text) {
   return out;
 }
 
-nlohmann::json to_json(const FragmentInfo& f) {
-  nlohmann::json j;
-  j["package"] = f.package;
-  j["version"] = f.version;
-  j["architecture"] = f.architecture;
-  j["multi_arch"] = f.multi_arch;
-  j["control"] = f.control;
-  j["control_files"] = f.control_files;
-  j["data_member"] = f.data_member;
-  j["list"] = f.list;
-  j["md5sums"] = f.md5sums;
-  j["conffile_md5"] = f.conffile_md5;
-  auto& entries = j["entries"] = nlohmann::json::array();
-  for (const auto& e : f.entries) {
-    entries.push_back({e.path, static_cast<int>(e.type), e.link_target, e.md5});
-  }
-  auto& libs = j["libraries"] = nlohmann::json::array();
-  for (const auto& l : f.libraries) libs.push_back({l.path, l.soname, l.flags});
-  j["captured"] = f.captured;
-  j["notes"] = f.notes;
-  j["tar_size"] = f.tar_size;
-  j["tar_crc32"] = f.tar_crc32;
-  j["compressed_size"] = f.compressed_size;
-  j["compressed_crc32"] = f.compressed_crc32;
-  return j;
+// info.bin: strata's binary encoding (util/binary.hpp), not JSON: control
+// files and paths in a .deb need not be UTF-8.
+constexpr std::string_view kInfoMagic = "STRATAFI";
+constexpr std::uint32_t kInfoFormat = 1;
+
+void put(bin::Writer& w, const std::vector<std::string>& v) {
+  w.u32(static_cast<std::uint32_t>(v.size()));
+  for (const auto& s : v) w.str(s);
 }
 
-FragmentInfo from_json(const nlohmann::json& j) {
-  FragmentInfo f;
-  f.package = j.at("package");
-  f.version = j.at("version");
-  f.architecture = j.at("architecture");
-  f.multi_arch = j.at("multi_arch");
-  f.control = j.at("control");
-  f.control_files = j.at("control_files").get<std::map<std::string, std::string>>();
-  f.data_member = j.at("data_member");
-  f.list = j.at("list").get<std::vector<std::string>>();
-  f.md5sums = j.at("md5sums");
-  f.conffile_md5 = j.at("conffile_md5").get<std::map<std::string, std::string>>();
-  for (const auto& e : j.at("entries")) {
-    f.entries.push_back({e.at(0), static_cast<TarEntryType>(e.at(1).get<int>()), e.at(2), e.at(3)});
+void put(bin::Writer& w, const std::map<std::string, std::string>& m) {
+  w.u32(static_cast<std::uint32_t>(m.size()));
+  for (const auto& [k, v] : m) {
+    w.str(k);
+    w.str(v);
   }
-  for (const auto& l : j.at("libraries")) f.libraries.push_back({l.at(0), l.at(1), l.at(2)});
-  f.captured = j.at("captured").get<std::map<std::string, std::string>>();
-  f.notes = j.at("notes").get<std::vector<std::string>>();
-  f.tar_size = j.at("tar_size");
-  f.tar_crc32 = j.at("tar_crc32");
-  f.compressed_size = j.at("compressed_size");
-  f.compressed_crc32 = j.at("compressed_crc32");
+}
+
+void get(bin::Reader& r, std::vector<std::string>& v) {
+  v.resize(r.count(4));
+  for (auto& s : v) r.str(s);
+}
+
+void get(bin::Reader& r, std::map<std::string, std::string>& m) {
+  for (std::uint32_t i = 0, n = r.count(8); i < n && !r.bad; ++i) {
+    std::string k, v;
+    r.str(k);
+    r.str(v);
+    m.emplace(std::move(k), std::move(v));
+  }
+}
+
+std::string encode_info(const FragmentInfo& f) {
+  std::string out(kInfoMagic);
+  bin::Writer w(out);
+  w.u32(kInfoFormat);
+  for (const std::string* s : {&f.package, &f.version, &f.architecture, &f.multi_arch, &f.control, &f.data_member,
+                               &f.md5sums}) {
+    w.str(*s);
+  }
+  put(w, f.control_files);
+  put(w, f.list);
+  put(w, f.conffile_md5);
+  w.u32(static_cast<std::uint32_t>(f.entries.size()));
+  for (const auto& e : f.entries) {
+    w.str(e.path);
+    w.u8(static_cast<std::uint8_t>(e.type));
+    w.str(e.link_target);
+    w.str(e.md5);
+  }
+  w.u32(static_cast<std::uint32_t>(f.libraries.size()));
+  for (const auto& l : f.libraries) {
+    w.str(l.path);
+    w.str(l.soname);
+    w.u32(static_cast<std::uint32_t>(l.flags));
+  }
+  put(w, f.captured);
+  put(w, f.notes);
+  w.u64(f.tar_size);
+  w.u32(f.tar_crc32);
+  w.u64(f.compressed_size);
+  w.u32(f.compressed_crc32);
+  return out;
+}
+
+std::optional<FragmentInfo> decode_info(std::string_view bytes) {
+  if (!bytes.starts_with(kInfoMagic)) return std::nullopt;
+  bin::Reader r(bytes.substr(kInfoMagic.size()));
+  if (r.u32() != kInfoFormat) return std::nullopt;
+  FragmentInfo f;
+  for (std::string* s : {&f.package, &f.version, &f.architecture, &f.multi_arch, &f.control, &f.data_member,
+                         &f.md5sums}) {
+    r.str(*s);
+  }
+  get(r, f.control_files);
+  get(r, f.list);
+  get(r, f.conffile_md5);
+  f.entries.resize(r.count(13));
+  for (auto& e : f.entries) {
+    r.str(e.path);
+    std::uint8_t type = r.u8();
+    if (type > static_cast<std::uint8_t>(TarEntryType::kFifo)) r.bad = true;
+    e.type = static_cast<TarEntryType>(type);
+    r.str(e.link_target);
+    r.str(e.md5);
+  }
+  f.libraries.resize(r.count(12));
+  for (auto& l : f.libraries) {
+    r.str(l.path);
+    r.str(l.soname);
+    l.flags = static_cast<std::int32_t>(r.u32());
+  }
+  get(r, f.captured);
+  get(r, f.notes);
+  f.tar_size = r.u64();
+  f.tar_crc32 = r.u32();
+  f.compressed_size = r.u64();
+  f.compressed_crc32 = r.u32();
+  if (r.bad || !r.at_end()) return std::nullopt;
   return f;
 }
 
@@ -390,19 +439,15 @@ Result<Fragment> FragmentCache::lookup(const stdfs::path& dir, Compression compr
   Fragment f;
   f.tar = dir / "data.tar";
   f.compressed = dir / ("data.tar." + std::string(compression_extension(compression)));
-  STRATA_TRY(std::string text, fs::read_file(dir / "info.json", std::uint64_t{1} << 30));
-  auto j = nlohmann::json::parse(text, nullptr, false);
-  if (j.is_discarded()) return fail(ErrorCode::kCorruption, (dir / "info.json").string() + ": not JSON");
-  try {
-    f.info = from_json(j);
-  } catch (const nlohmann::json::exception& e) {
-    return fail(ErrorCode::kCorruption, (dir / "info.json").string() + ": " + e.what());
-  }
+  STRATA_TRY(std::string bytes, fs::read_file(dir / "info.bin", std::uint64_t{1} << 30));
+  auto info = decode_info(bytes);
+  if (!info) return fail(ErrorCode::kCorruption, (dir / "info.bin").string() + ": damaged or of another format");
+  f.info = std::move(*info);
   std::error_code ec;
   auto tar_size = stdfs::file_size(f.tar, ec);
   auto packed_size = ec ? 0 : stdfs::file_size(f.compressed, ec);
   if (ec || tar_size != f.info.tar_size || packed_size != f.info.compressed_size) {
-    return fail(ErrorCode::kCorruption, dir.string() + ": fragment files do not match info.json");
+    return fail(ErrorCode::kCorruption, dir.string() + ": fragment files do not match info.bin");
   }
   return f;
 }
@@ -410,11 +455,11 @@ Result<Fragment> FragmentCache::lookup(const stdfs::path& dir, Compression compr
 Result<Fragment> FragmentCache::get(const stdfs::path& deb, const std::string& deb_sha256, const RewriteRules& rules,
                                     Compression compression, const std::string& what, unsigned compress_jobs) const {
   stdfs::path dir = dir_ / key(deb_sha256, rules, compression);
-  if (stdfs::exists(dir / "info.json")) {
+  std::error_code ec;  // the non-throwing forms: this runs on worker threads
+  if (stdfs::exists(dir, ec)) {
     auto hit = lookup(dir, compression);
     if (hit) return hit;
-    std::error_code ec;
-    stdfs::remove_all(dir, ec);  // damaged: convert again
+    stdfs::remove_all(dir, ec);  // damaged or of another format: convert again
   }
   STRATA_TRY_VOID(fs::make_dirs(dir_));
   std::random_device rd;
@@ -429,14 +474,15 @@ Result<Fragment> FragmentCache::get(const stdfs::path& deb, const std::string& d
     cleanup();
     return fail(info.error());
   }
-  auto written = fs::write_file_atomic(tmp / "info.json", to_json(*info).dump());
+  auto written = fs::write_file_atomic(tmp / "info.bin", encode_info(*info));
   if (!written) {
     cleanup();
     return fail(written.error());
   }
   if (::rename(tmp.c_str(), dir.c_str()) != 0) {
+    int err = errno;
     cleanup();  // another builder won the race with the same bytes
-    if (!stdfs::exists(dir / "info.json")) return fail(fs::io_error("renaming a fragment into", dir, errno));
+    if (!stdfs::exists(dir / "info.bin", ec)) return fail(fs::io_error("renaming a fragment into", dir, err));
   }
   STRATA_TRY(Fragment f, lookup(dir, compression));
   f.converted = true;

@@ -12,7 +12,7 @@
 // sizes and CRC-32s: the first feeds the diff_id, the second the blob.
 //
 // Cache: $STRATA_HOME/fragments/<sha256 of (deb sha256, rules hash,
-// compression, recipe)>/{info.json,data.tar,data.tar.<ext>}, written in a
+// compression, recipe)>/{info.bin,data.tar,data.tar.<ext>}, written in a
 // temporary directory renamed into place (readers see all or nothing;
 // racing builders write the same bytes). Thread-safe: convert different
 // packages from different threads.

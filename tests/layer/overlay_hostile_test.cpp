@@ -18,7 +18,9 @@ namespace stdfs = std::filesystem;
 // (python tarfile lets us write names tar(1) refuses), then applies `mangle`
 // ("truncate" or "oversize") to the ar archive.
 stdfs::path make_deb(const stdfs::path& dir, const std::string& name, const std::string& entries_py,
-                     const std::string& mangle = "") {
+                     const std::string& mangle = "",
+                     const std::string& control_py = "'Package: evil\\nVersion: 1\\nArchitecture: all\\n"
+                                                     "Maintainer: x\\nDescription: x\\n'") {
   std::string script = R"PY(
 import io, sys, tarfile
 out, mangle = sys.argv[1], sys.argv[2]
@@ -27,13 +29,13 @@ def tar(entries, gz=False):
     with tarfile.open(fileobj=b, mode='w:gz' if gz else 'w', format=tarfile.GNU_FORMAT) as t:
         for e in entries:
             info = tarfile.TarInfo(e[0]); data = b''
-            if e[1] == 'file': data = e[2].encode(); info.size = len(data)
+            if e[1] == 'file': data = e[2] if isinstance(e[2], bytes) else e[2].encode(); info.size = len(data)
             elif e[1] == 'dir': info.type = tarfile.DIRTYPE
             elif e[1] == 'sym': info.type = tarfile.SYMTYPE; info.linkname = e[2]
             elif e[1] == 'hard': info.type = tarfile.LNKTYPE; info.linkname = e[2]
             t.addfile(info, io.BytesIO(data) if data else None)
     return b.getvalue()
-control = tar([('./control', 'file', 'Package: evil\nVersion: 1\nArchitecture: all\nMaintainer: x\nDescription: x\n')], True)
+control = tar([('./control', 'file', CONTROL)], True)
 data = tar(ENTRIES)
 def member(name, body, declared=None):
     size = len(body) if declared is None else declared
@@ -47,6 +49,7 @@ else: blob += member('data.tar', data)
 open(out, 'wb').write(blob)
 )PY";
   script.replace(script.find("ENTRIES"), 7, entries_py);
+  script.replace(script.find("CONTROL"), 7, control_py);
   std::ofstream(dir / "mk.py") << script;
   stdfs::path deb = dir / (name + ".deb");
   auto r = testing::run({"python3", (dir / "mk.py").string(), deb.string(), mangle.empty() ? "-" : mangle});
@@ -88,6 +91,32 @@ TEST(HostileDeb, RefusedWithTheEntryNamed) {
   // The same machinery accepts a sane package.
   auto ok = make_deb(t.path(), "fine", "[('./usr/', 'dir'), ('./usr/f', 'file', 'x')]");
   EXPECT_EQ(convert_error(ok, t / "out-fine"), "");
+}
+
+TEST(OddDeb, Latin1ControlAndNonUtf8PathsAreKeptByteForByte) {
+  // Debian does not require UTF-8 in control files or paths: such a package
+  // converts, is cached and is read back from the cache with every byte kept.
+  testing::TempDir t;
+  auto deb = make_deb(t.path(), "latin", "[('./usr/', 'dir'), ('./usr/caf\\udce9', 'file', 'x')]", "",
+                      "'Package: latin\\nVersion: 1\\nArchitecture: all\\nMaintainer: J\\xf6rg <j@x>\\n"
+                      "Description: x\\n'.encode('latin-1')");
+  oci::ImageFilesystem base;
+  auto rules = RewriteRules::from_base(base, 1700000000);
+  ASSERT_TRUE(rules);
+  FragmentCache cache(t / "home");
+  std::string sha(64, 'a');
+  auto first = cache.get(deb, sha, *rules, Compression::kGzip, "latin_1_all.deb");
+  ASSERT_TRUE(first) << first.error().message();
+  EXPECT_TRUE(first->converted);
+  EXPECT_NE(first->info.control.find("Maintainer: J\xf6rg <j@x>"), std::string::npos);
+  ASSERT_EQ(first->info.entries.size(), 2u);
+  EXPECT_EQ(first->info.entries[1].path, "usr/caf\xe9");
+  auto again = cache.get(deb, sha, *rules, Compression::kGzip, "latin_1_all.deb");
+  ASSERT_TRUE(again) << again.error().message();
+  EXPECT_FALSE(again->converted);
+  EXPECT_EQ(again->info.control, first->info.control);
+  EXPECT_EQ(again->info.list, first->info.list);
+  EXPECT_EQ(again->info.entries[1].path, "usr/caf\xe9");
 }
 
 }  // namespace
