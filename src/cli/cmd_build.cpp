@@ -257,7 +257,7 @@ void run_build(const GlobalOptions& g, const OverlayRequest& r, oci::http::Trans
           out["fragments_reused"] = out["fragments_reused"].get<std::size_t>() + b.result.reused;
         }
       }
-      std::cout << out.dump(2) << "\n";
+      std::cout << oci::dump_json(out, 2) << "\n";
     } else {
       std::cout << dest_text << "@" << d.digest.str() << "\n";
     }

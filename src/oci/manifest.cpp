@@ -117,6 +117,10 @@ static nlohmann::ordered_json annotations_json(const std::map<std::string, std::
   return j;
 }
 
+std::string dump_json(const nlohmann::ordered_json& j, int indent) {
+  return j.dump(indent, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
 std::string serialize(const ImageManifest& m) {
   nlohmann::ordered_json j;
   j["schemaVersion"] = 2;
@@ -127,7 +131,7 @@ std::string serialize(const ImageManifest& m) {
   for (const auto& l : m.layers) j["layers"].push_back(descriptor_to_json(l));
   if (m.subject) j["subject"] = descriptor_to_json(*m.subject);
   if (!m.annotations.empty()) j["annotations"] = annotations_json(m.annotations);
-  return j.dump();
+  return dump_json(j);
 }
 
 std::string serialize(const ImageIndex& idx) {
@@ -139,7 +143,7 @@ std::string serialize(const ImageIndex& idx) {
   for (const auto& d : idx.manifests) j["manifests"].push_back(descriptor_to_json(d));
   if (idx.subject) j["subject"] = descriptor_to_json(*idx.subject);
   if (!idx.annotations.empty()) j["annotations"] = annotations_json(idx.annotations);
-  return j.dump();
+  return dump_json(j);
 }
 
 RawManifest make_raw_manifest(std::string media_type, std::string bytes) {

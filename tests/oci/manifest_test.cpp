@@ -27,6 +27,18 @@ TEST(Manifest, ParsesAndRoundTripsBytes) {
   EXPECT_EQ(serialize(m), j);
 }
 
+TEST(Manifest, AnnotationsThatAreNotUtf8AreReplacedNotThrown) {
+  ImageManifest m;
+  m.media_type = std::string(media::kOciManifest);
+  m.config = descriptor_for(media::kOciConfig, "{}");
+  m.annotations["note"] = "postinst by J\xf6rg";
+  m.annotations["plain"] = "caf\xc3\xa9";
+  std::string text = serialize(m);
+  EXPECT_NE(text.find("J\xef\xbf\xbdrg"), std::string::npos) << text;  // U+FFFD
+  EXPECT_NE(text.find("caf\xc3\xa9"), std::string::npos) << "valid UTF-8 is kept as is";
+  EXPECT_TRUE(parse_manifest(text, "", "m"));
+}
+
 TEST(Manifest, MissingMediaTypeIsInferred) {
   std::string j = R"({"schemaVersion":2,"manifests":[]})";
   auto p = parse_manifest(j, "", "t");
