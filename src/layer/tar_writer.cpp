@@ -37,6 +37,8 @@ std::string ascii_fallback(std::string_view s, std::size_t width) {
 }
 
 void put_string(std::string& block, std::size_t off, std::size_t width, std::string_view s) {
+  // An empty view may have a null data(), which memcpy must not be given.
+  if (s.empty()) return;
   std::memcpy(block.data() + off, s.data(), std::min(width, s.size()));
 }
 
