@@ -100,7 +100,8 @@ std::optional<Challenge> pick_challenge(const std::vector<std::string>& header_v
 
 std::vector<std::string> challenge_scopes(const Challenge& c) {
   std::vector<std::string> out;
-  for (auto s : str::split_ws(c.param("scope"))) out.emplace_back(s);
+  const std::string scope = c.param("scope");  // the views below point into it
+  for (auto s : str::split_ws(scope)) out.emplace_back(s);
   return out;
 }
 
