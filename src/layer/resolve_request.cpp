@@ -1,6 +1,7 @@
 #include "layer/resolve_request.hpp"
 
 #include <algorithm>
+#include <mutex>
 
 #include "util/clock.hpp"
 
@@ -28,6 +29,19 @@ Result<std::vector<AptSource>> load_sources(const std::vector<std::string>& file
   return sources;
 }
 
+namespace {
+
+// ResolveRequest::exit_soon: the resolver is never freed, and stays
+// reachable from a global so leak checkers see that this is on purpose.
+void keep_until_exit(std::unique_ptr<Resolver> resolver) {
+  static std::mutex mu;
+  static auto* kept = new std::vector<Resolver*>();  // never destroyed
+  std::lock_guard lock(mu);
+  kept->push_back(resolver.release());
+}
+
+}  // namespace
+
 Result<ResolvedRequest> resolve_request(oci::http::Transport& transport, ResolveRequest r) {
   STRATA_TRY(std::string arch, debian_arch(r.platform));
   r.archive.arch = arch;
@@ -53,7 +67,7 @@ Result<ResolvedRequest> resolve_request(oci::http::Transport& transport, Resolve
   }
   owned->set_installed(std::move(r.installed));
   auto resolved = owned->resolve(r.packages);
-  if (r.exit_soon) (void)owned.release();  // see ResolveRequest::exit_soon
+  if (r.exit_soon) keep_until_exit(std::move(owned));
   if (!resolved) return fail(resolved.error());
   out.resolution = std::move(*resolved);
   out.warnings.insert(out.warnings.end(), out.resolution.notes.begin(), out.resolution.notes.end());
