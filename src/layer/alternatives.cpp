@@ -9,39 +9,6 @@ namespace strata::layer {
 
 namespace {
 
-// Shell-ish words of one logical line; quotes removed. Operators split commands.
-std::vector<std::string> words_of(std::string_view line) {
-  std::vector<std::string> out;
-  std::string cur;
-  bool have = false;
-  char quote = 0;
-  for (char c : line) {
-    if (quote) {
-      if (c == quote) quote = 0;
-      else cur += c;
-      continue;
-    }
-    if (c == '\'' || c == '"') {
-      quote = c;
-      have = true;
-    } else if (c == ' ' || c == '\t' || c == '\n') {
-      if (have) out.push_back(std::move(cur));
-      cur.clear();
-      have = false;
-    } else if (c == ';' || c == '&' || c == '|') {
-      if (have) out.push_back(std::move(cur));
-      cur.clear();
-      have = false;
-      out.emplace_back(1, c);  // a command separator
-    } else {
-      cur += c;
-      have = true;
-    }
-  }
-  if (have) out.push_back(std::move(cur));
-  return out;
-}
-
 bool is_separator(const std::string& w) { return w == ";" || w == "&" || w == "|"; }
 
 std::string strip_root(std::string_view p) {
@@ -56,7 +23,7 @@ std::vector<AlternativeInstall> parse_alternative_installs(std::string_view scri
   ScriptExpander script_words(script);
   std::vector<AlternativeInstall> out;
   for (const auto& line : script_words.lines()) {
-    auto w = words_of(script_words.expand(line));
+    auto w = script_words.command_words(line);
     for (std::size_t i = 0; i < w.size(); ++i) {
       if (oci::base_name(w[i]) != "update-alternatives") continue;
       std::size_t end = i + 1;

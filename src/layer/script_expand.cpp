@@ -164,29 +164,27 @@ std::optional<std::string> ScriptExpander::variable(std::string_view name, const
 }
 
 std::optional<std::vector<std::string>> ScriptExpander::words(std::string_view text, const Vars& vars, int depth,
-                                                              Budget& budget) const {
+                                                              Budget& budget, Mode mode) const {
+  const bool lenient = mode == Mode::kLenient;
   std::vector<std::string> out;
   std::string cur;
   bool have = false;
   char quote = 0;
+  auto end_word = [&] {
+    if (have) out.push_back(std::move(cur));
+    cur.clear();
+    have = false;
+  };
   // Unquoted expansions are split into fields at blanks, as sh does.
   auto add = [&](std::string_view value, bool split) {
-    if (!split) {
-      cur += value;
-      have = true;
-      return;
-    }
-    std::size_t i = 0;
-    while (i < value.size()) {
-      if (value[i] == ' ' || value[i] == '\t' || value[i] == '\n') {
-        if (have) out.push_back(std::move(cur));
-        cur.clear();
-        have = false;
-        ++i;
-        continue;
+    have = have || !split;
+    for (char v : value) {
+      if (split && (v == ' ' || v == '\t' || v == '\n')) {
+        end_word();
+      } else {
+        cur += v;
+        have = true;
       }
-      cur += value[i++];
-      have = true;
     }
   };
   for (std::size_t i = 0; i < text.size(); ++i) {
@@ -197,45 +195,53 @@ std::optional<std::vector<std::string>> ScriptExpander::words(std::string_view t
       continue;
     }
     if (c == '$') {
+      // The expansion's extent, then its value when it has one.
       std::string_view rest = text.substr(i + 1);
-      if (rest.starts_with("((") || rest.empty()) return std::nullopt;
-      if (rest.starts_with('(')) {
+      std::size_t end = i + 1;  // one past the expansion
+      std::optional<std::string> value;
+      bool command = false;
+      if (rest.starts_with('(') && !rest.starts_with("((")) {
         std::size_t close = closing_paren(text, i + 2);
-        if (close == std::string_view::npos) return std::nullopt;
-        Vars inner = vars;
-        auto output = run(text.substr(i + 2, close - i - 2), inner, depth + 1, budget);
-        if (!output) return std::nullopt;
-        while (!output->empty() && output->back() == '\n') output->pop_back();
-        add(*output, quote == 0);
-        i = close;
-        continue;
-      }
-      std::string_view name;
-      if (rest.starts_with('{')) {
-        std::size_t end = rest.find('}');
-        if (end == std::string_view::npos) return std::nullopt;
-        name = rest.substr(1, end - 1);
-        i += end + 1;
-      } else if (rest[0] >= '1' && rest[0] <= '9') {
-        name = rest.substr(0, 1);
-        i += 1;
+        if (close != std::string_view::npos) {
+          end = close + 1;
+          command = true;
+          Vars inner = vars;
+          value = run(text.substr(i + 2, close - i - 2), inner, depth + 1, budget);
+          while (value && !value->empty() && value->back() == '\n') value->pop_back();
+        }
+      } else if (rest.starts_with('{')) {
+        std::size_t close = rest.find('}');
+        if (close != std::string_view::npos) {
+          end = i + 2 + close;
+          value = variable(rest.substr(1, close - 1), vars);
+        }
+      } else if (!rest.empty() && rest[0] >= '1' && rest[0] <= '9') {
+        end = i + 2;
+        value = variable(rest.substr(0, 1), vars);
       } else {
         std::size_t n = 0;
         while (n < rest.size() && is_name_char(rest[n], n == 0)) ++n;
-        name = rest.substr(0, n);
-        i += n;
+        end = i + 1 + n;
+        if (n > 0) value = variable(rest.substr(0, n), vars);  // else $?, $@, $#, $((…)): none
       }
-      if (name.empty()) return std::nullopt;  // $?, $@, $#, …
-      auto value = variable(name, vars);
-      if (!value) return std::nullopt;
-      add(*value, quote == 0);
+      // A lenient caller keeps what it cannot evaluate as written; so it
+      // does with output it could not pass on as plain words.
+      if (value && !(lenient && command && has_special(*value))) {
+        add(*value, quote == 0);
+      } else if (lenient) {
+        cur += text.substr(i, end - i);
+        have = true;
+      } else {
+        return std::nullopt;
+      }
+      i = end - 1;
       continue;
     }
     if (quote == '"') {
       if (c == '"') quote = 0;
       else if (c == '\\' && i + 1 < text.size() && std::string_view("$`\"\\").find(text[i + 1]) != std::string_view::npos)
         cur += text[++i];
-      else if (c == '`') return std::nullopt;
+      else if (c == '`' && !lenient) return std::nullopt;
       else cur += c;
       continue;
     }
@@ -243,22 +249,28 @@ std::optional<std::vector<std::string>> ScriptExpander::words(std::string_view t
       quote = c;
       have = true;
     } else if (c == ' ' || c == '\t' || c == '\n') {
-      if (have) out.push_back(std::move(cur));
-      cur.clear();
-      have = false;
+      end_word();
     } else if (c == '\\' && i + 1 < text.size()) {
       cur += text[++i];
       have = true;
-    } else if (std::string_view("`;|&<>(){}").find(c) != std::string_view::npos) {
+    } else if (lenient && (c == ';' || c == '&' || c == '|')) {
+      end_word();
+      out.emplace_back(1, c);  // a command separator
+    } else if (!lenient && std::string_view("`;|&<>(){}").find(c) != std::string_view::npos) {
       return std::nullopt;  // more than a simple command
     } else {
       cur += c;
       have = true;
     }
   }
-  if (quote) return std::nullopt;
-  if (have) out.push_back(std::move(cur));
+  if (quote && !lenient) return std::nullopt;
+  end_word();
   return out;
+}
+
+std::vector<std::string> ScriptExpander::command_words(std::string_view line) const {
+  Budget budget;
+  return words(line, {}, 0, budget, Mode::kLenient).value_or(std::vector<std::string>{});
 }
 
 std::optional<std::string> ScriptExpander::run(std::string_view body, Vars& vars, int depth, Budget& budget) const {
@@ -271,7 +283,7 @@ std::optional<std::string> ScriptExpander::run(std::string_view body, Vars& vars
     if (cmd.empty() || cmd.starts_with('#') || cmd == "true" || cmd == ":") continue;
     if (cmd.starts_with("for ")) {
       // for NAME in WORDS; do BODY; done
-      auto head = words(cmd.substr(4), vars, depth, budget);
+      auto head = words(cmd.substr(4), vars, depth, budget, Mode::kStrict);
       if (!head || head->size() < 2 || !is_name((*head)[0]) || (*head)[1] != "in") return std::nullopt;
       std::string loop_body;
       int nested = 0;
@@ -293,7 +305,7 @@ std::optional<std::string> ScriptExpander::run(std::string_view body, Vars& vars
       }
       k = j;
     } else {
-      auto w = words(cmd, vars, depth, budget);
+      auto w = words(cmd, vars, depth, budget, Mode::kStrict);
       if (!w || w->empty()) return std::nullopt;
       std::size_t first = (*w)[0] == "local" ? 1 : 0;
       bool assignments = true;
@@ -324,46 +336,6 @@ std::optional<std::string> ScriptExpander::run(std::string_view body, Vars& vars
     if (output.size() > kMaxOutput) return std::nullopt;
   }
   return output;
-}
-
-std::string ScriptExpander::expand(std::string_view line) const {
-  std::string out;
-  char quote = 0;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    char c = line[i];
-    if (quote == '\'') {
-      if (c == '\'') quote = 0;
-      out += c;
-      continue;
-    }
-    if (c == '\'' && !quote) quote = '\'';
-    else if (c == '"') quote = quote == '"' ? 0 : '"';
-    if (c != '$') {
-      out += c;
-      continue;
-    }
-    // One substitution or variable: replaced when it evaluates to plain words.
-    std::size_t end = i + 1;
-    if (line.substr(i + 1).starts_with('(') && !line.substr(i + 1).starts_with("((")) {
-      std::size_t close = closing_paren(line, i + 2);
-      if (close != std::string_view::npos) end = close + 1;
-    } else if (line.substr(i + 1).starts_with('{')) {
-      std::size_t close = line.find('}', i + 2);
-      if (close != std::string_view::npos) end = close + 1;
-    } else {
-      while (end < line.size() && is_name_char(line[end], end == i + 1)) ++end;
-    }
-    std::string_view piece = line.substr(i, end - i);
-    Budget budget;
-    auto value = end > i + 1 ? words(piece, {}, 0, budget) : std::nullopt;
-    if (value && !has_special(str::join(*value, " "))) {
-      out += str::join(*value, " ");
-      i = end - 1;
-    } else {
-      out += c;
-    }
-  }
-  return out;
 }
 
 }  // namespace strata::layer

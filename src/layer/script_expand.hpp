@@ -9,14 +9,15 @@
 //
 // ScriptExpander collects the script's functions and its top-level
 // assignments of literal values. Its logical lines join backslash
-// continuations and the lines of an open `$(`. expand() substitutes, in one
-// line, each `$NAME`, `${NAME}` and `$( … )` it can evaluate: a substitution
-// body may hold only echo, calls of the script's functions (positional
-// parameters, assignments, echo), assignments and for-loops over words.
-// What it cannot evaluate (other commands, arithmetic, backquotes,
-// conditionals, unknown variables) is left as written, so the caller sees a
-// `$` and reports the call as not reproduced. Nothing is executed; depth and
-// output are bounded. Pure; thread-safe after construction.
+// continuations and the lines of an open `$(`. command_words() splits one
+// line into words as sh would, substituting each `$NAME`, `${NAME}` and
+// `$( … )` it can evaluate: a substitution body may hold only echo, calls of
+// the script's functions (positional parameters, assignments, echo),
+// assignments and for-loops over words. What it cannot evaluate (other
+// commands, arithmetic, backquotes, conditionals, unknown variables) is kept
+// as written, so the caller sees a `$` and reports the call as not
+// reproduced. Nothing is executed; depth, steps and output are bounded.
+// Pure; thread-safe after construction.
 #pragma once
 
 #include <map>
@@ -34,8 +35,10 @@ class ScriptExpander {
   // The script's commands outside function definitions, a logical line
   // each; comment lines dropped.
   const std::vector<std::string>& lines() const { return lines_; }
-  // `line` with what can be evaluated substituted.
-  std::string expand(std::string_view line) const;
+  // The words of one logical line, quotes removed, what can be evaluated
+  // substituted (split into fields when unquoted); `;`, `&` and `|` are words
+  // of their own, so the caller can find where a command ends.
+  std::vector<std::string> command_words(std::string_view line) const;
 
  private:
   using Vars = std::map<std::string, std::string>;
@@ -44,8 +47,11 @@ class ScriptExpander {
     long steps = 100000;
   };
   std::optional<std::string> run(std::string_view body, Vars& vars, int depth, Budget& budget) const;
-  std::optional<std::vector<std::string>> words(std::string_view text, const Vars& vars, int depth,
-                                                Budget& budget) const;
+  // kStrict (inside a substitution): nullopt for anything not evaluated.
+  // kLenient (a script line): that is kept as written instead.
+  enum class Mode { kStrict, kLenient };
+  std::optional<std::vector<std::string>> words(std::string_view text, const Vars& vars, int depth, Budget& budget,
+                                                Mode mode) const;
   std::optional<std::string> variable(std::string_view name, const Vars& vars) const;
 
   std::vector<std::string> lines_;
