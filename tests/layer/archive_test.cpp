@@ -391,7 +391,8 @@ TEST(DebFetch, FetchesVerifiesResumesAndRefusesMismatches) {
   lock.platform = "linux/amd64";
   lock.request = {"app"};
   for (const auto& s : a->sources)
-    lock.sources.push_back({s.source.uri, s.source.suite, s.source.components, s.release_sha256, *s.release.date, s.fingerprint});
+    lock.sources.push_back({s.source.uri, s.source.suite, s.source.components, s.release_sha256, *s.release.date,
+                            s.fingerprint, std::nullopt});
   for (const auto& p : res->install)
     lock.packages.push_back({p.package.name, p.package.version, p.package.architecture, p.package.filename,
                              p.package.size, p.package.sha256, 0});

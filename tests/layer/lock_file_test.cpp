@@ -9,7 +9,8 @@ Lock sample() {
   Lock l;
   l.platform = "linux/amd64";
   l.request = {"zlib1g-dev", "app"};
-  l.sources.push_back({"http://deb.example/debian", "bookworm", {"main"}, std::string(64, 'a'), 1700000000, "ABCD"});
+  l.sources.push_back(
+      {"http://deb.example/debian", "bookworm", {"main"}, std::string(64, 'a'), 1700000000, "ABCD", std::nullopt});
   l.packages.push_back({"zlib1g", "1:1.2.13.dfsg-1", "amd64", "pool/main/z/zlib1g.deb", 10, std::string(64, 'b'), 0});
   l.packages.push_back({"app", "1.0", "all", "pool/main/a/app.deb", 5, std::string(64, 'c'), 0});
   return l;
