@@ -73,9 +73,10 @@ TEST(ScratchShells, TemplateDeclaredThenMergedUsrTwins) {
 }
 
 TEST(ScratchSources, OneStanzaPerArchiveAndKey) {
-  std::vector<LockSource> src{{"http://deb.debian.org/debian", "bookworm", {"main"}, "", 0, "ABCD"},
-                              {"http://deb.debian.org/debian", "bookworm-updates", {"main"}, "", 0, "ABCD"},
-                              {"http://deb.debian.org/debian-security", "bookworm-security", {"main"}, "", 0, "EF01"}};
+  std::vector<LockSource> src{
+      {"http://deb.debian.org/debian", "bookworm", {"main"}, "", 0, "ABCD", std::nullopt},
+      {"http://deb.debian.org/debian", "bookworm-updates", {"main"}, "", 0, "ABCD", std::nullopt},
+      {"http://deb.debian.org/debian-security", "bookworm-security", {"main"}, "", 0, "EF01", std::nullopt}};
   EXPECT_EQ(scratch_sources_file(src),
             "# Written by strata build --base scratch: the sources this image was built from.\n"
             "\nTypes: deb\nURIs: http://deb.debian.org/debian\nSuites: bookworm bookworm-updates\n"
