@@ -23,10 +23,11 @@ bool is_name(std::string_view s) {
   return true;
 }
 
-// The index of the ')' closing a '(' just before `from`, skipping quoted
-// text and nested parentheses; npos when unbalanced.
-std::size_t closing_paren(std::string_view s, std::size_t from) {
-  int depth = 1;
+// Walks `s` from `from` with `depth` parentheses open, skipping quoted text
+// and escapes: the index of the ')' that brings `depth` to zero, else npos
+// at the end, with `depth` holding what is still open (negative when more
+// were closed than opened).
+std::size_t walk_parens(std::string_view s, std::size_t from, int& depth) {
   char quote = 0;
   for (std::size_t i = from; i < s.size(); ++i) {
     char c = s[i];
@@ -43,20 +44,16 @@ std::size_t closing_paren(std::string_view s, std::size_t from) {
   return std::string_view::npos;
 }
 
-// Parentheses opened and not closed in `s` (quotes skipped; may be negative).
+// The index of the ')' closing a '(' just before `from`; npos when unbalanced.
+std::size_t closing_paren(std::string_view s, std::size_t from) {
+  int depth = 1;
+  return walk_parens(s, from, depth);
+}
+
+// Parentheses opened and not closed in `s`.
 int open_parens(std::string_view s) {
   int depth = 0;
-  char quote = 0;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    char c = s[i];
-    if (quote) {
-      if (c == quote) quote = 0;
-      continue;
-    }
-    if (c == '\'' || c == '"') quote = c;
-    else if (c == '\\') ++i;
-    else if (c == '(') ++depth;
-    else if (c == ')') --depth;
+  for (std::size_t i = 0; (i = walk_parens(s, i, depth)) != std::string_view::npos; ++i) {
   }
   return depth;
 }
