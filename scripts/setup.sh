@@ -15,7 +15,6 @@ BUILD_DEPS=(
   nlohmann-json3-dev     # JSON (manifests, configs, --json output)
   libyaml-cpp-dev        # YAML (lock files, contracts, project.yaml)
   libtomlplusplus-dev    # TOML manifests (Cargo.toml, pyproject.toml, mise.toml) for contract scans
-  libsolv-dev            # Debian dependency solving
   libcli11-dev           # command-line parsing
   libgtest-dev libgmock-dev
   gpgv                   # archive signature verification, as apt does
@@ -27,6 +26,7 @@ TEST_DEPS=(
   apache2-utils          # htpasswd for the basic-auth registry
   openssl                # self-signed CA for the TLS registry
   python3                # the test token server and the fault-injecting proxy
+  python3-apt            # apt's own version comparison, the oracle of version_test
   python3-cryptography   # ES256 signing for the test token server (tests/support/token_server.py)
   xz-utils zstd bzip2 gzip
 )

@@ -5,17 +5,17 @@
 #include <iostream>
 
 #include "cli/cmd_resolve.hpp"
-#include "layer/archive.hpp"
-#include "layer/base_image.hpp"
-#include "layer/deb_fetcher.hpp"
-#include "layer/import.hpp"
-#include "layer/lock_file.hpp"
-#include "layer/overlay.hpp"
-#include "layer/resolve_request.hpp"
-#include "layer/resolver.hpp"
-#include "layer/scratch_base.hpp"
-#include "layer/scratch_effects.hpp"
-#include "layer/scratch_packages.hpp"
+#include "layer/apt/archive.hpp"
+#include "layer/overlay/base_image.hpp"
+#include "layer/apt/deb_fetcher.hpp"
+#include "layer/import/import.hpp"
+#include "layer/apt/lock_file.hpp"
+#include "layer/overlay/overlay.hpp"
+#include "layer/apt/resolve_request.hpp"
+#include "layer/apt/resolver.hpp"
+#include "layer/scratch/scratch_base.hpp"
+#include "layer/scratch/scratch_effects.hpp"
+#include "layer/scratch/scratch_packages.hpp"
 #include "oci/media_types.hpp"
 #include "util/clock.hpp"
 #include "util/fs.hpp"
@@ -89,8 +89,8 @@ Result<OverlayKey> overlay_key(const GlobalOptions& g, const OverlayRequest& r) 
   STRATA_TRY(auto variant, layer::parse_scratch_variant(r.variant));
   std::optional<layer::Lock> lock = read_lock(r);
   auto platforms = platforms_of(r, lock);
-  STRATA_TRY(auto compression, layer::parse_compression(r.compression));
-  if (compression != layer::Compression::kGzip && compression != layer::Compression::kZstd) {
+  STRATA_TRY(auto compression, oci::parse_compression(r.compression));
+  if (compression != oci::Compression::kGzip && compression != oci::Compression::kZstd) {
     return fail(ErrorCode::kInvalidArgument, "--compression " + r.compression + ": choose gzip or zstd");
   }
   OverlayKey key;
@@ -223,7 +223,7 @@ void run_build(const GlobalOptions& g, const OverlayRequest& r, oci::http::Trans
   std::optional<layer::Lock> given = read_lock(r);
   auto platforms = platforms_of(r, given);
   if (given && platforms.size() != 1) throw Exit{kExitUsage, "--lock builds the one platform of its lock"};
-  auto compression = check(layer::parse_compression(r.compression));
+  auto compression = check(oci::parse_compression(r.compression));
   OverlayKey key = check(overlay_key(g, r));
   std::string key_tag = "overlay-" + key.hex;
   layer::cache_base_filesystems(std::filesystem::path(g.open_options().home) / "basefs");

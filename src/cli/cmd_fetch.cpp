@@ -2,8 +2,8 @@
 #include <iostream>
 
 #include "cli/cmd_resolve.hpp"
-#include "layer/deb_fetcher.hpp"
-#include "layer/lock_file.hpp"
+#include "layer/apt/deb_fetcher.hpp"
+#include "layer/apt/lock_file.hpp"
 #include "util/clock.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"

@@ -3,7 +3,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
-#include "layer/import.hpp"
+#include "layer/import/import.hpp"
 
 namespace strata::cli {
 namespace {
@@ -19,7 +19,7 @@ struct ImportArgs {
 void run_import(const GlobalOptions& g, const ImportArgs& a) {
   layer::ImportOptions o;
   o.changes = a.changes;
-  o.compression = check(layer::parse_compression(a.compression));
+  o.compression = check(oci::parse_compression(a.compression));
   o.platform = a.platform.empty() ? oci::host_platform() : check(oci::parse_platform(a.platform));
   if (const char* sde = std::getenv("SOURCE_DATE_EPOCH"); sde && *sde) o.epoch = check(layer::parse_source_date_epoch(sde));
   auto ref = check(oci::parse_image_ref(a.dest));

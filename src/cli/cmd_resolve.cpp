@@ -3,9 +3,9 @@
 
 #include <iostream>
 
-#include "layer/base_image.hpp"
-#include "layer/dpkg_status.hpp"
-#include "layer/resolve_request.hpp"
+#include "layer/overlay/base_image.hpp"
+#include "layer/debian/dpkg_status.hpp"
+#include "layer/apt/resolve_request.hpp"
 #include "util/fs.hpp"
 
 namespace strata::cli {

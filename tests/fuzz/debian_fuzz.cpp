@@ -3,12 +3,12 @@
 #include <cstdint>
 #include <string>
 
-#include "layer/apt_sources.hpp"
-#include "layer/deb822.hpp"
-#include "layer/packages_index.hpp"
-#include "layer/relation.hpp"
-#include "layer/release.hpp"
-#include "layer/version.hpp"
+#include "layer/apt/apt_sources.hpp"
+#include "layer/debian/deb822.hpp"
+#include "layer/apt/packages_index.hpp"
+#include "layer/debian/relation.hpp"
+#include "layer/apt/release.hpp"
+#include "layer/debian/version.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string>
 
-#include "layer/lock_file.hpp"
+#include "layer/apt/lock_file.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);

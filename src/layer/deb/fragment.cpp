@@ -1,0 +1,492 @@
+#include "layer/deb/fragment.hpp"
+
+#include <fcntl.h>
+#include <openssl/evp.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <map>
+#include <random>
+#include <set>
+
+#include "oci/crc32.hpp"
+#include "layer/debian/deb822.hpp"
+#include "layer/deb/deb_reader.hpp"
+#include "layer/deb/elf_info.hpp"
+#include "oci/tar_writer.hpp"
+#include "util/binary.hpp"
+#include "util/fs.hpp"
+#include "util/sha.hpp"
+#include "util/strings.hpp"
+
+namespace strata::layer {
+
+namespace {
+
+using oci::TarEntryType;
+namespace stdfs = std::filesystem;
+
+std::string md5_hex(std::string_view data) {
+  unsigned char out[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  EVP_Digest(data.data(), data.size(), out, &len, EVP_md5(), nullptr);
+  return to_hex(std::span<const unsigned char>(out, len));
+}
+
+class FdSink final : public oci::ByteSink {
+ public:
+  explicit FdSink(stdfs::path path) : path_(std::move(path)) {
+    fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  }
+  ~FdSink() override {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Result<void> ok() const {
+    if (fd_ < 0) return fail(fs::io_error("creating", path_, errno));
+    return {};
+  }
+  Result<void> write(std::span<const std::byte> data) override {
+    while (!data.empty()) {
+      ssize_t n = ::write(fd_, data.data(), data.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return fail(fs::io_error("writing", path_, errno));
+      data = data.subspan(static_cast<std::size_t>(n));
+    }
+    return {};
+  }
+  Result<void> close() {
+    if (fd_ >= 0 && ::close(std::exchange(fd_, -1)) != 0) return fail(fs::io_error("closing", path_, errno));
+    return {};
+  }
+
+ private:
+  stdfs::path path_;
+  int fd_ = -1;
+};
+
+// Appends to a string (one copy from the reader, no intermediate buffer).
+class AppendSink final : public oci::ByteSink {
+ public:
+  explicit AppendSink(std::string& s) : s_(s) {}
+  Result<void> write(std::span<const std::byte> data) override {
+    s_.append(reinterpret_cast<const char*>(data.data()), data.size());
+    return {};
+  }
+
+ private:
+  std::string& s_;
+};
+
+struct Item {
+  oci::TarEntry entry;     // placed
+  std::string package_path;
+  std::size_t offset = 0;  // into the content buffer
+};
+
+std::string dirname_of(const std::string& p) { return std::string(oci::parent_path(p)); }
+
+bool in_library_dir(const std::string& placed) {
+  std::string_view dir = oci::parent_path(placed);
+  return dir.find("lib") != std::string_view::npos;
+}
+
+std::map<std::string, std::string> parse_md5sums(std::string_view text) {
+  std::map<std::string, std::string> out;
+  for (auto line : str::split(text, '\n')) {
+    if (line.size() < 35) continue;
+    std::string_view path = str::trim(line.substr(32));
+    while (path.starts_with('/') || path.starts_with("./")) path.remove_prefix(path.starts_with('/') ? 1 : 2);
+    out[std::string(path)] = std::string(line.substr(0, 32));
+  }
+  return out;
+}
+
+// info.bin: strata's binary encoding (util/binary.hpp), not JSON: control
+// files and paths in a .deb need not be UTF-8.
+constexpr std::string_view kInfoMagic = "STRATAFI";
+constexpr std::uint32_t kInfoFormat = 1;
+
+void put(bin::Writer& w, const std::vector<std::string>& v) {
+  w.u32(static_cast<std::uint32_t>(v.size()));
+  for (const auto& s : v) w.str(s);
+}
+
+void put(bin::Writer& w, const std::map<std::string, std::string>& m) {
+  w.u32(static_cast<std::uint32_t>(m.size()));
+  for (const auto& [k, v] : m) {
+    w.str(k);
+    w.str(v);
+  }
+}
+
+void get(bin::Reader& r, std::vector<std::string>& v) {
+  v.resize(r.count(4));
+  for (auto& s : v) r.str(s);
+}
+
+void get(bin::Reader& r, std::map<std::string, std::string>& m) {
+  for (std::uint32_t i = 0, n = r.count(8); i < n && !r.bad; ++i) {
+    std::string k, v;
+    r.str(k);
+    r.str(v);
+    m.emplace(std::move(k), std::move(v));
+  }
+}
+
+std::string encode_info(const FragmentInfo& f) {
+  std::string out(kInfoMagic);
+  bin::Writer w(out);
+  w.u32(kInfoFormat);
+  for (const std::string* s : {&f.package, &f.version, &f.architecture, &f.multi_arch, &f.control, &f.data_member,
+                               &f.md5sums}) {
+    w.str(*s);
+  }
+  put(w, f.control_files);
+  put(w, f.list);
+  put(w, f.conffile_md5);
+  w.u32(static_cast<std::uint32_t>(f.entries.size()));
+  for (const auto& e : f.entries) {
+    w.str(e.path);
+    w.u8(static_cast<std::uint8_t>(e.type));
+    w.str(e.link_target);
+    w.str(e.md5);
+  }
+  w.u32(static_cast<std::uint32_t>(f.libraries.size()));
+  for (const auto& l : f.libraries) {
+    w.str(l.path);
+    w.str(l.soname);
+    w.u32(static_cast<std::uint32_t>(l.flags));
+  }
+  put(w, f.captured);
+  put(w, f.notes);
+  w.u64(f.tar_size);
+  w.u32(f.tar_crc32);
+  w.u64(f.compressed_size);
+  w.u32(f.compressed_crc32);
+  return out;
+}
+
+std::optional<FragmentInfo> decode_info(std::string_view bytes) {
+  if (!bytes.starts_with(kInfoMagic)) return std::nullopt;
+  bin::Reader r(bytes.substr(kInfoMagic.size()));
+  if (r.u32() != kInfoFormat) return std::nullopt;
+  FragmentInfo f;
+  for (std::string* s : {&f.package, &f.version, &f.architecture, &f.multi_arch, &f.control, &f.data_member,
+                         &f.md5sums}) {
+    r.str(*s);
+  }
+  get(r, f.control_files);
+  get(r, f.list);
+  get(r, f.conffile_md5);
+  f.entries.resize(r.count(13));
+  for (auto& e : f.entries) {
+    r.str(e.path);
+    std::uint8_t type = r.u8();
+    if (type > static_cast<std::uint8_t>(TarEntryType::kFifo)) r.bad = true;
+    e.type = static_cast<TarEntryType>(type);
+    r.str(e.link_target);
+    r.str(e.md5);
+  }
+  f.libraries.resize(r.count(12));
+  for (auto& l : f.libraries) {
+    r.str(l.path);
+    r.str(l.soname);
+    l.flags = static_cast<std::int32_t>(r.u32());
+  }
+  get(r, f.captured);
+  get(r, f.notes);
+  f.tar_size = r.u64();
+  f.tar_crc32 = r.u32();
+  f.compressed_size = r.u64();
+  f.compressed_crc32 = r.u32();
+  if (r.bad || !r.at_end()) return std::nullopt;
+  return f;
+}
+
+}  // namespace
+
+std::string_view compression_extension(oci::Compression c) {
+  switch (c) {
+    case oci::Compression::kGzip: return "gz";
+    case oci::Compression::kZstd: return "zst";
+    default: return "raw";
+  }
+}
+
+Result<FragmentInfo> convert_deb(const stdfs::path& deb, const RewriteRules& rules, oci::Compression compression,
+                                 const stdfs::path& out_dir, const std::string& what, unsigned compress_jobs) {
+  auto refuse = [&](std::string why) { return fail(ErrorCode::kInvalidArgument, what + ": " + why); };
+  STRATA_TRY(auto reader, DebReader::open(deb, what));
+  STRATA_TRY(DebControl control, reader->control());
+  FragmentInfo info;
+  STRATA_TRY(auto stanzas, parse_deb822(control.control, what + " control"));
+  if (stanzas.size() != 1) return refuse("control file must hold exactly one stanza");
+  const auto& st = stanzas.front();
+  info.package = std::string(st.get("Package").value_or(""));
+  info.version = std::string(st.get("Version").value_or(""));
+  info.architecture = std::string(st.get("Architecture").value_or(""));
+  info.multi_arch = std::string(st.get("Multi-Arch").value_or(""));
+  if (info.package.empty() || info.version.empty() || info.architecture.empty()) {
+    return refuse("control file lacks Package, Version or Architecture");
+  }
+  info.control = control.control;
+  info.control_files = control.files;
+
+  // Read every entry: metadata in order, content into one buffer.
+  STRATA_TRY(auto data, reader->data());
+  info.data_member = reader->what();
+  std::string content;
+  // Installed-Size (KiB) is close to the data's size: one allocation instead
+  // of repeated doubling and copying of a large package's content.
+  if (auto kib = str::parse_u64(str::trim(st.get("Installed-Size").value_or("")))) {
+    content.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(*kib, std::uint64_t{4} << 20) * 1024 + 65536));
+  }
+  std::vector<Item> items;
+  oci::StringSink sink;
+  std::map<std::string, std::size_t> by_package_path;
+  while (true) {
+    STRATA_TRY(auto next, data->next());
+    if (!next) break;
+    oci::TarEntry& e = *next;
+    info.list.push_back(e.path.empty() ? "/." : "/" + e.path);
+    if (e.path.empty()) continue;
+    if (e.type == TarEntryType::kCharDevice || e.type == TarEntryType::kBlockDevice) {
+      return refuse("entry " + str::quote(e.path) + " is a device node; packages do not ship those");
+    }
+    Item item;
+    item.package_path = e.path;
+    if (e.type == TarEntryType::kRegular) {
+      item.offset = content.size();
+      AppendSink piece(content);
+      STRATA_TRY_VOID(data->read_data(piece));
+      if (content.size() - item.offset != e.size) return refuse("entry " + str::quote(e.path) + " is truncated");
+    }
+    if (by_package_path.contains(e.path)) {
+      if (e.type == TarEntryType::kDirectory) continue;
+      return refuse("entry " + str::quote(e.path) + " appears twice in " + info.data_member);
+    }
+    item.entry = std::move(e);
+    by_package_path[item.package_path] = items.size();
+    items.push_back(std::move(item));
+  }
+  STRATA_TRY_VOID(reader->finish());
+  info.list.erase(std::unique(info.list.begin(), info.list.end()), info.list.end());
+
+  // md5sums: shipped or generated (as dpkg does at unpack).
+  if (auto it = control.files.find("md5sums"); it != control.files.end()) {
+    info.md5sums = it->second;
+  } else {
+    std::vector<const Item*> regular;
+    for (const auto& it : items) {
+      if (it.entry.type == TarEntryType::kRegular) regular.push_back(&it);
+    }
+    std::sort(regular.begin(), regular.end(),
+              [](const Item* a, const Item* b) { return a->package_path < b->package_path; });
+    for (const Item* it : regular) {
+      info.md5sums += md5_hex(std::string_view(content).substr(it->offset, it->entry.size)) + "  " +
+                      it->package_path + "\n";
+    }
+  }
+  auto md5 = parse_md5sums(info.md5sums);
+  if (auto cf = control.files.find("conffiles"); cf != control.files.end()) {
+    for (auto line : str::split(cf->second, '\n')) {
+      std::string_view path = str::trim(line);
+      if (!path.starts_with('/')) continue;
+      auto it = by_package_path.find(std::string(path.substr(1)));
+      if (it == by_package_path.end() || items[it->second].entry.type != TarEntryType::kRegular) continue;
+      const Item& item = items[it->second];
+      info.conffile_md5[std::string(path)] = md5_hex(std::string_view(content).substr(item.offset, item.entry.size));
+    }
+  }
+
+  // Filters: drop excluded non-directories; keep directories that still hold something.
+  std::set<std::string> kept_dirs;
+  std::vector<bool> keep(items.size(), true);
+  std::size_t filtered = 0;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const auto& e = items[i].entry;
+    if (e.type == TarEntryType::kDirectory) continue;
+    if (rules.excluded(e.path)) {
+      keep[i] = false;
+      ++filtered;
+      continue;
+    }
+    for (std::string d = dirname_of(e.path); !d.empty(); d = dirname_of(d)) {
+      if (!kept_dirs.insert(d).second) break;
+    }
+  }
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const auto& e = items[i].entry;
+    if (e.type == TarEntryType::kDirectory && rules.excluded(e.path) && !kept_dirs.contains(e.path)) {
+      keep[i] = false;
+    }
+  }
+  if (filtered > 0) {
+    info.notes.push_back(std::to_string(filtered) + " path(s) of " + info.package +
+                         " left out by the base's dpkg path-exclude filters");
+  }
+
+  // Place every kept entry.
+  std::map<std::string, std::string> placed_of;  // package path → placed path
+  std::vector<Item*> order;
+  std::map<std::string, Item*> by_placed;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (!keep[i]) continue;
+    Item& it = items[i];
+    std::string placed = rules.place(it.package_path, info.package);
+    placed_of[it.package_path] = placed;
+    oci::TarEntry& e = it.entry;
+    if (e.type == TarEntryType::kDirectory && rules.base_has_directory(placed)) continue;
+    e.path = placed;
+    if (e.mtime > rules.epoch()) e.mtime = rules.epoch();
+    if (const auto* so = rules.stat_override(placed)) {
+      e.uid = so->uid;
+      e.gid = so->gid;
+      e.mode = so->mode;
+    }
+    e.xattrs.erase("security.selinux");
+    if (auto [pos, inserted] = by_placed.emplace(placed, &it); !inserted) {
+      if (e.type == TarEntryType::kDirectory && pos->second->entry.type == TarEntryType::kDirectory) continue;
+      return refuse("entries " + str::quote(pos->second->package_path) + " and " + str::quote(it.package_path) +
+                    " both land on " + str::quote("/" + placed) + " through the base's symlinks");
+    }
+    order.push_back(&it);
+  }
+  for (Item* it : order) {
+    if (it->entry.type != TarEntryType::kHardlink) continue;
+    auto target = placed_of.find(it->entry.link_target);
+    if (target == placed_of.end() || !by_placed.contains(target->second)) {
+      return refuse("hardlink " + str::quote(it->package_path) + " points at " +
+                    str::quote(it->entry.link_target) + ", which is not in the package's kept files");
+    }
+    it->entry.link_target = target->second;
+  }
+  std::sort(order.begin(), order.end(),
+            [](const Item* a, const Item* b) { return oci::tar_path_less(a->entry.path, b->entry.path); });
+  // Hardlinks: the first member of each set in output order carries the content.
+  std::map<std::string, std::string> holder;  // original content path → holder path
+  for (Item* it : order) {
+    if (it->entry.type != TarEntryType::kHardlink) continue;
+    const std::string original = it->entry.link_target;
+    auto h = holder.find(original);
+    if (h != holder.end()) {
+      it->entry.link_target = h->second;
+      continue;
+    }
+    Item* file = by_placed.at(original);
+    if (oci::tar_path_less(it->entry.path, original)) {
+      std::string link_path = it->entry.path;
+      oci::TarEntry moved = file->entry;
+      moved.path = link_path;
+      oci::TarEntry link = it->entry;
+      link.path = original;
+      link.link_target = link_path;
+      std::swap(it->offset, file->offset);
+      std::swap(it->package_path, file->package_path);
+      it->entry = std::move(moved);
+      file->entry = std::move(link);
+      holder[original] = link_path;
+    } else {
+      holder[original] = original;
+    }
+  }
+
+  // Write the tar and its compressed form in one pass.
+  std::string ext(compression_extension(compression));
+  FdSink tar_file(out_dir / "data.tar");
+  FdSink packed_file(out_dir / ("data.tar." + ext));
+  STRATA_TRY_VOID(tar_file.ok());
+  STRATA_TRY_VOID(packed_file.ok());
+  oci::Crc32Sink tar_crc(tar_file);
+  oci::Crc32Sink packed_crc(packed_file);
+  STRATA_TRY(auto compressor, oci::CompressingSink::create(compression, packed_crc, compress_jobs, oci::DiffId::kSkip));
+  oci::TeeSink tee(tar_crc, *compressor);
+  oci::TarWriter writer(tee);
+  for (Item* it : order) {
+    const oci::TarEntry& e = it->entry;
+    FragmentEntry fe{e.path, e.type, e.link_target, ""};
+    if (auto m = md5.find(it->package_path); m != md5.end()) fe.md5 = m->second;
+    if (e.type == TarEntryType::kRegular) {
+      std::string_view body = std::string_view(content).substr(it->offset, e.size);
+      STRATA_TRY_VOID(writer.add_file(e, body));
+      std::string name(oci::base_name(e.path));
+      if (in_library_dir(e.path) && looks_like_library_name(name)) {
+        if (auto lib = read_elf_library(body)) info.libraries.push_back({e.path, lib->soname, lib->cache_flags});
+      }
+      if (e.path == "etc/ld.so.conf" || e.path.starts_with("etc/ld.so.conf.d/")) info.captured[e.path] = body;
+    } else {
+      STRATA_TRY_VOID(writer.add(e));
+    }
+    info.entries.push_back(std::move(fe));
+  }
+  STRATA_TRY_VOID(writer.finish(oci::TarWriter::Trailer::kOmit));
+  STRATA_TRY(oci::LayerDigests digests, compressor->finish());
+  STRATA_TRY_VOID(tar_file.close());
+  STRATA_TRY_VOID(packed_file.close());
+  info.tar_size = digests.uncompressed_size;
+  info.tar_crc32 = tar_crc.crc();
+  info.compressed_size = static_cast<std::uint64_t>(digests.size);
+  info.compressed_crc32 = packed_crc.crc();
+  return info;
+}
+
+std::string FragmentCache::key(const std::string& deb_sha256, const RewriteRules& rules, oci::Compression c) const {
+  return sha256_hex("strata fragment " + std::to_string(kFragmentRecipe) + "\n" + deb_sha256 + "\n" +
+                    rules.hash() + "\n" + std::string(compression_extension(c)) + "\n");
+}
+
+Result<Fragment> FragmentCache::lookup(const stdfs::path& dir, oci::Compression compression) const {
+  Fragment f;
+  f.tar = dir / "data.tar";
+  f.compressed = dir / ("data.tar." + std::string(compression_extension(compression)));
+  STRATA_TRY(std::string bytes, fs::read_file(dir / "info.bin", std::uint64_t{1} << 30));
+  auto info = decode_info(bytes);
+  if (!info) return fail(ErrorCode::kCorruption, (dir / "info.bin").string() + ": damaged or of another format");
+  f.info = std::move(*info);
+  std::error_code ec;
+  auto tar_size = stdfs::file_size(f.tar, ec);
+  auto packed_size = ec ? 0 : stdfs::file_size(f.compressed, ec);
+  if (ec || tar_size != f.info.tar_size || packed_size != f.info.compressed_size) {
+    return fail(ErrorCode::kCorruption, dir.string() + ": fragment files do not match info.bin");
+  }
+  return f;
+}
+
+Result<Fragment> FragmentCache::get(const stdfs::path& deb, const std::string& deb_sha256, const RewriteRules& rules,
+                                    oci::Compression compression, const std::string& what, unsigned compress_jobs) const {
+  stdfs::path dir = dir_ / key(deb_sha256, rules, compression);
+  std::error_code ec;  // the non-throwing forms: this runs on worker threads
+  if (stdfs::exists(dir, ec)) {
+    auto hit = lookup(dir, compression);
+    if (hit) return hit;
+    stdfs::remove_all(dir, ec);  // damaged or of another format: convert again
+  }
+  STRATA_TRY_VOID(fs::make_dirs(dir_));
+  std::random_device rd;
+  stdfs::path tmp = dir_ / (".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
+  STRATA_TRY_VOID(fs::make_dirs(tmp));
+  auto cleanup = [&] {
+    std::error_code ec;
+    stdfs::remove_all(tmp, ec);
+  };
+  auto info = convert_deb(deb, rules, compression, tmp, what, compress_jobs);
+  if (!info) {
+    cleanup();
+    return fail(info.error());
+  }
+  auto written = fs::write_file_atomic(tmp / "info.bin", encode_info(*info));
+  if (!written) {
+    cleanup();
+    return fail(written.error());
+  }
+  if (::rename(tmp.c_str(), dir.c_str()) != 0) {
+    int err = errno;
+    cleanup();  // another builder won the race with the same bytes
+    if (!stdfs::exists(dir / "info.bin", ec)) return fail(fs::io_error("renaming a fragment into", dir, err));
+  }
+  STRATA_TRY(Fragment f, lookup(dir, compression));
+  f.converted = true;
+  return f;
+}
+
+}  // namespace strata::layer

@@ -1,0 +1,54 @@
+#include "layer/debian/dpkg_status.hpp"
+
+#include <map>
+
+#include "util/strings.hpp"
+
+namespace strata::layer {
+
+namespace {
+
+// dpkg status words for which the package has files on disk.
+bool counts_as_installed(std::string_view status_word) {
+  return status_word == "installed" || status_word == "unpacked" || status_word == "half-configured" ||
+         status_word == "half-installed" || status_word == "triggers-awaited" ||
+         status_word == "triggers-pending";
+}
+
+Result<void> read_one(const StatusFile& file, bool require_status, std::vector<Package>& out,
+                      std::map<std::string, std::string>& seen) {
+  return for_each_deb822_stanza(file.contents, file.origin, [&](Deb822Stanza&& s) -> Result<void> {
+    std::string where = file.origin + ":" + std::to_string(s.line);
+    if (auto status = s.get("Status")) {
+      auto words = str::split_ws(*status);
+      if (words.size() != 3) {
+        return fail(ErrorCode::kInvalidArgument,
+                    where + ": Status must be 'want flag status', found " + str::quote(*status, 60));
+      }
+      if (!counts_as_installed(words[2])) return {};
+    } else if (require_status) {
+      return fail(ErrorCode::kInvalidArgument, where + ": stanza has no Status field");
+    }
+    STRATA_TRY(Package p, package_from_stanza(s, StanzaKind::kStatus, file.origin));
+    std::string key = p.name + ":" + p.architecture;
+    auto [it, inserted] = seen.emplace(key, where);
+    if (!inserted) {
+      return fail(ErrorCode::kInvalidArgument,
+                  where + ": package " + key + " is listed twice (first at " + it->second + ")");
+    }
+    out.push_back(std::move(p));
+    return {};
+  });
+}
+
+}  // namespace
+
+Result<std::vector<Package>> read_dpkg_status(const StatusFile& status, const std::vector<StatusFile>& status_d) {
+  std::vector<Package> out;
+  std::map<std::string, std::string> seen;
+  STRATA_TRY_VOID(read_one(status, true, out, seen));
+  for (const auto& f : status_d) STRATA_TRY_VOID(read_one(f, false, out, seen));
+  return out;
+}
+
+}  // namespace strata::layer

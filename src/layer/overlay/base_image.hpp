@@ -1,0 +1,46 @@
+// A base image as the Debian side sees it: its manifest and config for one
+// platform, and the filesystem metadata of its layers with the dpkg and apt
+// state captured (status, status.d/ as distroless writes it, path filters,
+// diversions, statoverrides, alternatives, extended_states, os-release).
+// `strata resolve --base` and the overlay builder start here.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "layer/debian/package.hpp"
+#include "oci/image_fs.hpp"
+#include "oci/store.hpp"
+
+namespace strata::layer {
+
+struct BaseImage {
+  oci::Descriptor descriptor;  // the platform's image manifest (not the index)
+  oci::ImageManifest manifest;
+  oci::ImageConfig config;
+  oci::ImageFilesystem fs;
+};
+
+// Loads `ref` from `store`, picking `platform` from an index. `needs` asks
+// for more than the dpkg state: files to capture besides it, files to
+// summarize (the overlay builder's needs, overlay_base_needs()).
+Result<BaseImage> load_base_image(oci::Store& store, std::string_view ref, const oci::Platform& platform,
+                                  oci::ImageFsOptions needs = {});
+
+// Caches the filesystem metadata load_base_image builds under `dir`
+// (by manifest digest), so a later load of the same image reads one small
+// file instead of decompressing every layer. An entry is used only when it
+// holds the content (or summary) of every file the caller asks for. Empty: off
+// (the default). Call before loading, from one thread.
+void cache_base_filesystems(std::filesystem::path dir);
+
+// The packages the base's dpkg database counts as installed (status plus
+// status.d/ stanzas; none for an image without dpkg state).
+Result<std::vector<Package>> base_packages(const BaseImage& base);
+
+// The paths load_base_image captures, for callers that load filesystems themselves.
+std::vector<std::string> base_capture_patterns();
+
+}  // namespace strata::layer

@@ -1,0 +1,89 @@
+// Hashing an overlay layer while its fragments are still being converted.
+//
+// Fragments finish in any order (the largest .deb is converted first); the
+// layer's diff_id and digest are hashes of its pieces in layer order. A
+// FragmentFeed takes each fragment as it becomes ready; LayerHashing walks an
+// order on two threads (the uncompressed pieces into the diff_id, the
+// compressed ones into the digest, a fragment taken from the cache checked
+// against the size and CRC-32 it was stored with), waiting for each next
+// fragment. So hashing overlaps conversion instead of following it.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "layer/deb/fragment.hpp"
+#include "util/sha.hpp"
+
+namespace strata::layer {
+
+// Slots 0..n-1, each published once, by any thread; readers wait for them.
+class FragmentFeed {
+ public:
+  explicit FragmentFeed(std::size_t n) : slots_(n) {}
+  FragmentFeed(const FragmentFeed&) = delete;
+  FragmentFeed& operator=(const FragmentFeed&) = delete;
+
+  void publish(std::size_t i, Result<Fragment> fragment);
+  // Waits until slot i is published. The reference stays valid for the
+  // feed's lifetime.
+  const Result<Fragment>& wait(std::size_t i) const;
+  // Waits for every slot: all fragments in slot order, or the first error.
+  Result<std::vector<const Fragment*>> all() const;
+  std::size_t size() const { return slots_.size(); }
+
+ private:
+  mutable std::mutex mu_;
+  mutable std::condition_variable published_;
+  std::vector<std::optional<Result<Fragment>>> slots_;
+};
+
+// A hash fed the fragments' pieces in order, ready for what follows them.
+struct HashedPieces {
+  Hasher hasher;
+  std::uint64_t size = 0;  // bytes fed
+};
+
+class LayerHashing {
+ public:
+  // Starts hashing `feed`'s fragments in `order` (slot indices).
+  LayerHashing(const FragmentFeed& feed, std::vector<std::size_t> order);
+  LayerHashing(const LayerHashing&) = delete;
+  LayerHashing& operator=(const LayerHashing&) = delete;
+  ~LayerHashing();  // stops early and waits when finish() was not called
+
+  // Each waits for its own side, so the blob can be written while the
+  // diff_id is still being hashed: the hash of the compressed pieces (for
+  // the digest) and of the uncompressed ones (for the diff_id), or the first
+  // error (a fragment that failed to convert, a damaged cached one, a read
+  // error). Call each once.
+  Result<HashedPieces> compressed();
+  Result<HashedPieces> uncompressed();
+  const std::vector<std::size_t>& order() const { return order_; }
+
+ private:
+  // One side of the layer: which file of each fragment, and its recorded size and CRC-32.
+  struct Side {
+    std::filesystem::path Fragment::*file;
+    std::uint64_t FragmentInfo::*size;
+    std::uint32_t FragmentInfo::*crc;
+  };
+  void hash(const Side& side, HashedPieces& out, Result<void>& status);
+
+  const FragmentFeed& feed_;
+  std::vector<std::size_t> order_;
+  HashedPieces plain_hash_;
+  HashedPieces packed_hash_;
+  Result<void> plain_status_;
+  Result<void> packed_status_;
+  std::atomic<bool> stop_{false};
+  std::thread plain_;
+  std::thread packed_;
+};
+
+}  // namespace strata::layer

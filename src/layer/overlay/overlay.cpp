@@ -1,0 +1,368 @@
+#include "layer/overlay/overlay.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <map>
+#include <queue>
+#include <thread>
+
+#include "layer/effects/alternatives.hpp"
+#include "layer/debian/deb822.hpp"
+#include "layer/effects/dpkg_database.hpp"
+#include "layer/effects/effects.hpp"
+#include "layer/deb/fragment.hpp"
+#include "layer/overlay/layer_hashing.hpp"
+#include "layer/effects/ldconfig.hpp"
+#include "layer/debian/relation.hpp"
+#include "layer/deb/rewrite_rules.hpp"
+#include "oci/tar_writer.hpp"
+#include "oci/append_layer.hpp"
+#include "oci/layout_store.hpp"
+#include "oci/media_types.hpp"
+#include "util/fs.hpp"
+#include "util/sha.hpp"
+#include "util/strings.hpp"
+
+namespace strata::layer {
+
+namespace {
+
+namespace stdfs = std::filesystem;
+using oci::TarEntryType;
+
+// Drops the first `skip` bytes, forwards the rest.
+class SkipSink final : public oci::ByteSink {
+ public:
+  SkipSink(oci::ByteSink& next, std::uint64_t skip) : next_(next), skip_(skip) {}
+  Result<void> write(std::span<const std::byte> data) override {
+    std::size_t k = static_cast<std::size_t>(std::min<std::uint64_t>(skip_, data.size()));
+    skip_ -= k;
+    data = data.subspan(k);
+    if (data.empty()) return {};
+    return next_.write(data);
+  }
+
+ private:
+  oci::ByteSink& next_;
+  std::uint64_t skip_;
+};
+
+// Converts (or finds) every fragment on `jobs` threads, the largest .debs
+// first so the longest conversions do not start last, publishing each to
+// `feed` (slot = index in `debs`) as it is ready; each conversion also
+// compresses up to `jobs` chunks at once.
+void all_fragments(const std::vector<OverlayDeb>& debs, const RewriteRules& rules, const OverlayOptions& o,
+                   FragmentFeed& feed) {
+  FragmentCache cache(o.home);
+  std::vector<std::pair<std::uintmax_t, std::size_t>> by_size;
+  for (std::size_t i = 0; i < debs.size(); ++i) {
+    std::error_code ec;
+    auto size = stdfs::file_size(debs[i].path, ec);
+    by_size.emplace_back(ec ? 0 : size, i);
+  }
+  std::sort(by_size.begin(), by_size.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
+  });
+  unsigned compress_jobs = std::clamp(o.jobs, 1u, 8u);
+  std::atomic<std::size_t> next{0};
+  auto worker = [&] {
+    for (std::size_t k = next++; k < by_size.size(); k = next++) {
+      std::size_t i = by_size[k].second;
+      const auto& d = debs[i];
+      feed.publish(i, cache.get(d.path, d.sha256, rules, o.compression,
+                                d.name + "_" + d.version + "_" + d.architecture + ".deb", compress_jobs));
+    }
+  };
+  unsigned n = std::max(1u, std::min<unsigned>(o.jobs, static_cast<unsigned>(debs.size())));
+  std::vector<std::thread> threads;
+  for (unsigned t = 1; t < n; ++t) threads.emplace_back(worker);
+  worker();
+  for (auto& t : threads) t.join();
+}
+
+// The layer order order_fragments gives when no package Replaces another's
+// files: by package name, then architecture.
+std::vector<std::size_t> expected_order(const std::vector<OverlayDeb>& debs) {
+  std::vector<std::size_t> order(debs.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return std::tie(debs[a].name, debs[a].architecture, a) < std::tie(debs[b].name, debs[b].architecture, b);
+  });
+  return order;
+}
+
+std::set<std::string> replaces_of(const FragmentInfo& p) {
+  std::set<std::string> out;
+  auto stanzas = parse_deb822(p.control, p.package);
+  if (!stanzas || stanzas->empty()) return out;
+  auto field = stanzas->front().get("Replaces");
+  if (!field) return out;
+  auto groups = parse_relations(*field, p.package + " Replaces", Alternatives::kForbidden);
+  if (!groups) return out;
+  for (const auto& g : *groups) {
+    for (const auto& r : g) out.insert(r.name);
+  }
+  return out;
+}
+
+// Checks files shipped twice and orders fragments: by name, a replacing
+// package after the one it replaces.
+Result<std::vector<std::size_t>> order_fragments(const std::vector<const Fragment*>& frags) {
+  std::vector<std::set<std::string>> replaces;
+  for (const Fragment* f : frags) replaces.push_back(replaces_of(f->info));
+  std::map<std::string, std::pair<std::size_t, const FragmentEntry*>> owner;
+  std::vector<std::set<std::size_t>> after(frags.size());  // i must come after each of after[i]
+  for (std::size_t i = 0; i < frags.size(); ++i) {
+    for (const auto& e : frags[i]->info.entries) {
+      if (e.type == TarEntryType::kDirectory) continue;
+      auto [it, fresh] = owner.emplace(e.path, std::pair{i, &e});
+      if (fresh) continue;
+      std::size_t j = it->second.first;
+      const FragmentEntry& other = *it->second.second;
+      const auto& a = frags[i]->info;
+      const auto& b = frags[j]->info;
+      bool same_content = other.type == e.type && other.md5 == e.md5 && other.link_target == e.link_target;
+      if (a.package == b.package && a.multi_arch == "same" && same_content) continue;
+      if (replaces[i].contains(b.package)) {
+        after[i].insert(j);
+        it->second = {i, &e};
+      } else if (replaces[j].contains(a.package)) {
+        after[j].insert(i);
+      } else {
+        return fail(ErrorCode::kInvalidArgument,
+                    "/" + e.path + " is shipped by both " + b.package + " " + b.version + " and " + a.package +
+                        " " + a.version + " and neither Replaces the other; dpkg would refuse this install "
+                        "(drop one of them from the request)");
+      }
+    }
+  }
+  auto less = [&](std::size_t x, std::size_t y) {
+    const auto& a = frags[x]->info;
+    const auto& b = frags[y]->info;
+    return std::tie(a.package, a.architecture) > std::tie(b.package, b.architecture);  // min-heap
+  };
+  std::priority_queue<std::size_t, std::vector<std::size_t>, decltype(less)> ready(less);
+  std::vector<std::size_t> pending(frags.size());
+  std::vector<std::vector<std::size_t>> before_of(frags.size());
+  for (std::size_t i = 0; i < frags.size(); ++i) {
+    pending[i] = after[i].size();
+    for (std::size_t j : after[i]) before_of[j].push_back(i);
+    if (pending[i] == 0) ready.push(i);
+  }
+  std::vector<std::size_t> order;
+  while (!ready.empty()) {
+    std::size_t i = ready.top();
+    ready.pop();
+    order.push_back(i);
+    for (std::size_t k : before_of[i]) {
+      if (--pending[k] == 0) ready.push(k);
+    }
+  }
+  if (order.size() != frags.size()) {
+    return fail(ErrorCode::kInvalidArgument, "packages replace each other's files in a cycle; cannot order them");
+  }
+  return order;
+}
+
+// The effects tar (no trailer): sorted, missing parent directories added.
+Result<std::string> effects_tar(std::vector<EffectFile> files, const OverlayView& view, std::int64_t epoch) {
+  std::map<std::string, EffectFile> by_path;
+  for (auto& f : files) {
+    auto [it, fresh] = by_path.emplace(f.entry.path, f);
+    if (!fresh && !(it->second.entry == f.entry && it->second.content == f.content)) {
+      return fail(ErrorCode::kInvalidArgument, "two effects write /" + f.entry.path + " differently");
+    }
+  }
+  std::vector<std::string> dirs;
+  for (const auto& [path, f] : by_path) {
+    for (std::string_view p = oci::parent_path(path); !p.empty(); p = oci::parent_path(p)) {
+      std::string d(p);
+      if (view.rules().base_has_directory(d) || by_path.contains(d)) break;
+      const FragmentEntry* e = view.layer_entry(d);
+      if (e && e->type == TarEntryType::kDirectory) break;
+      dirs.push_back(d);
+    }
+  }
+  for (const auto& d : dirs) {
+    EffectFile f;
+    f.entry.path = d;
+    f.entry.type = TarEntryType::kDirectory;
+    f.entry.mode = 0755;
+    f.entry.mtime = epoch;
+    by_path.emplace(d, std::move(f));
+  }
+  std::vector<const EffectFile*> sorted;
+  for (const auto& [p, f] : by_path) sorted.push_back(&f);
+  std::sort(sorted.begin(), sorted.end(),
+            [](const EffectFile* a, const EffectFile* b) { return oci::tar_path_less(a->entry.path, b->entry.path); });
+  oci::StringSink out;
+  oci::TarWriter w(out);
+  for (const EffectFile* f : sorted) {
+    if (f->entry.type == TarEntryType::kRegular) {
+      STRATA_TRY_VOID(w.add_file(f->entry, f->content));
+    } else {
+      STRATA_TRY_VOID(w.add(f->entry));
+    }
+  }
+  STRATA_TRY_VOID(w.finish(oci::TarWriter::Trailer::kOmit));
+  return std::move(out.str());
+}
+
+// Between two OCI layouts on one filesystem, a base blob is hardlinked
+// (blobs are immutable and content-addressed) instead of copied: the base's
+// layers are most of an overlay's bytes. Returns false when not possible.
+Result<bool> link_blob(oci::Store& from, oci::Store& to, const oci::Descriptor& d) {
+  auto* src = dynamic_cast<oci::LayoutStore*>(&from);
+  auto* dst = dynamic_cast<oci::LayoutStore*>(&to);
+  if (!src || !dst || !d.digest.verifiable()) return false;
+  stdfs::path source = src->blob_path(d.digest);
+  stdfs::path target = dst->blob_path(d.digest);
+  std::error_code ec;
+  auto size = stdfs::file_size(source, ec);
+  if (ec || (d.size >= 0 && size != static_cast<std::uintmax_t>(d.size))) return false;
+  STRATA_TRY_VOID(fs::make_dirs(target.parent_path()));
+  if (::link(source.c_str(), target.c_str()) != 0) {
+    if (errno == EEXIST) return true;  // a concurrent writer committed it
+    return false;                      // another filesystem, no permission, …: copy
+  }
+  STRATA_TRY_VOID(fs::sync_dir(target.parent_path()));
+  return true;
+}
+
+Result<void> copy_blob(oci::Store& from, oci::Store& to, const oci::Descriptor& d) {
+  STRATA_TRY(bool present, to.has_blob(d));
+  if (present) return {};
+  STRATA_TRY(bool linked, link_blob(from, to, d));
+  if (linked) return {};
+  STRATA_TRY(bool mounted, to.mount_blob(d, from));
+  if (mounted) return {};
+  STRATA_TRY(auto w, to.blob_writer(d));
+  auto r = from.fetch_blob(d, *w, w->offset());
+  if (r) r = w->commit();
+  if (!r) {
+    w->abort();
+    return fail(r.error().context("copying base blob " + d.digest.str() + " to " + to.describe()));
+  }
+  return {};
+}
+
+}  // namespace
+
+oci::ImageFsOptions overlay_base_needs() {
+  oci::ImageFsOptions needs;
+  needs.capture = [rules = oci::capture_paths(RewriteRules::capture_patterns())](std::string_view path) {
+    return rules(path) || ldconfig_capture(path);
+  };
+  needs.summarize_paths = ldconfig_library;
+  needs.summarize = ldconfig_summary;
+  return needs;
+}
+
+Result<OverlayResult> build_overlay(const BaseImage& base, oci::Store& base_store, const std::vector<OverlayDeb>& debs,
+                                    const OverlayOptions& o, oci::Store& dest) {
+  if (o.compression != oci::Compression::kGzip && o.compression != oci::Compression::kZstd) {
+    return fail(ErrorCode::kInvalidArgument, "overlay layers are gzip or zstd");
+  }
+  OverlayResult result;
+  STRATA_TRY(RewriteRules rules, RewriteRules::from_base(base.fs, o.epoch));
+  for (const auto& w : rules.warnings()) result.notes.push_back(w);
+  // Hashing starts now and follows the conversions in the expected layer order.
+  FragmentFeed feed(debs.size());
+  std::optional<LayerHashing> hashing;
+  hashing.emplace(feed, expected_order(debs));
+  all_fragments(debs, rules, o, feed);
+  STRATA_TRY(std::vector<const Fragment*> frags, feed.all());
+  for (const Fragment* f : frags) (f->converted ? result.converted : result.reused)++;
+  STRATA_TRY(auto order, order_fragments(frags));
+
+  std::vector<const FragmentInfo*> packages;
+  for (std::size_t i : order) {
+    packages.push_back(&frags[i]->info);
+    for (const auto& n : frags[i]->info.notes) result.notes.push_back(n);
+    for (auto& u : unreproduced_script_effects(frags[i]->info)) result.unreproduced.push_back(std::move(u));
+  }
+  OverlayView view(base.fs, rules, packages);
+  std::vector<EffectFile> files;
+  STRATA_TRY(files, dpkg_database_effects(base.fs, packages, o.requested, o.epoch));
+  STRATA_TRY(Effects alts, alternatives_effects(view, o.epoch));
+  STRATA_TRY(Effects ld, ldconfig_effects(view, o.debian_arch, o.epoch));
+  Effects extra;
+  if (o.extra_effects) {
+    STRATA_TRY(extra, o.extra_effects(view, result.unreproduced));
+  }
+  for (Effects* fx : {&alts, &ld, &extra}) {
+    files.insert(files.end(), fx->files.begin(), fx->files.end());
+    result.unreproduced.insert(result.unreproduced.end(), fx->unreproduced.begin(), fx->unreproduced.end());
+    result.notes.insert(result.notes.end(), fx->notes.begin(), fx->notes.end());
+  }
+  if (auto arch = dpkg_arch_effect(base.fs, packages, o.debian_arch, o.epoch)) files.push_back(std::move(*arch));
+  STRATA_TRY(std::string effects, effects_tar(std::move(files), view, o.epoch));
+
+  // Effects, then the end-of-archive blocks as their own compressed piece.
+  oci::StringSink effects_packed;
+  {
+    STRATA_TRY(auto c, oci::CompressingSink::create(o.compression, effects_packed, 1, oci::DiffId::kSkip));
+    STRATA_TRY_VOID(c->write(oci::as_bytes(effects)));
+    STRATA_TRY_VOID(c->end_member());
+    STRATA_TRY_VOID(c->write(oci::as_bytes(std::string(2 * oci::kTarBlock, '\0'))));
+    STRATA_TRY(auto d, c->finish());
+    (void)d;
+  }
+  std::string tail_plain = effects + std::string(2 * oci::kTarBlock, '\0');
+
+  // The fragments' hashes, redone in the final order in the rare case that
+  // Replaces moved a package; then the effects and the trailer.
+  if (order != hashing->order()) hashing.emplace(feed, order);  // stops the first, starts over
+  STRATA_TRY(HashedPieces packed, hashing->compressed());
+  packed.hasher.update(effects_packed.str());
+  result.digests.digest = oci::Digest::from_hex(HashAlgorithm::kSha256, packed.hasher.finish_hex());
+  result.digests.size = static_cast<std::int64_t>(packed.size + effects_packed.str().size());
+  result.layer.media_type = std::string(oci::layer_media_type(o.compression));
+  result.layer.digest = result.digests.digest;
+  result.layer.size = result.digests.size;
+
+  // The blob, unless the destination has it already (its writer verifies
+  // the digest, so a fragment changed since it was hashed cannot slip in).
+  STRATA_TRY(bool present, dest.has_blob(result.layer));
+  if (!present) {
+    STRATA_TRY(auto w, dest.blob_writer(result.layer));
+    SkipSink out(*w, w->offset());  // resuming an interrupted write: skip what is there
+    Result<void> r;
+    for (std::size_t i : order) {
+      r = fs::read_chunks(frags[i]->compressed, [&](std::string_view piece) { return out.write(oci::as_bytes(piece)); });
+      if (!r) break;
+    }
+    if (r) r = out.write(oci::as_bytes(effects_packed.str()));
+    if (r) r = w->commit();
+    if (!r) {
+      w->abort();
+      return fail(r.error().context("writing the overlay layer to " + dest.describe()));
+    }
+  }
+  for (const auto& l : base.manifest.layers) STRATA_TRY_VOID(copy_blob(base_store, dest, l));
+  STRATA_TRY(HashedPieces plain, hashing->uncompressed());
+  plain.hasher.update(tail_plain);
+  result.digests.diff_id = oci::Digest::from_hex(HashAlgorithm::kSha256, plain.hasher.finish_hex());
+  result.digests.uncompressed_size = plain.size + tail_plain.size();
+
+  // The image: the base's config and layers with this layer on top.
+  oci::LayerOnTop image{base.config.json, base.manifest.layers, result.layer, *result.digests.diff_id, o.epoch,
+                        o.created_by, o.annotations};
+  if (base.descriptor.size > 0) {  // a scratch base has no manifest
+    image.annotations["org.opencontainers.image.base.digest"] = base.descriptor.digest.str();
+  }
+  image.annotations["org.opencontainers.image.created"] = str::rfc3339(o.epoch);
+  if (!result.unreproduced.empty()) {
+    image.annotations[std::string(kAnnotationUnreproduced)] = str::join(result.unreproduced, "\n");
+  }
+  std::optional<std::string_view> tag;
+  if (o.tag) tag = *o.tag;
+  STRATA_TRY(oci::AppendedImage written, oci::append_layer(dest, std::move(image), tag));
+  result.config = written.config;
+  result.manifest = written.manifest;
+  return result;
+}
+
+}  // namespace strata::layer

@@ -1,0 +1,78 @@
+// build_overlay: base image + verified .debs → `base + one layer` in a Store
+// (ARCHITECTURE.md "Overlay build", steps 5–7). Fragments come from the
+// FragmentCache (converted in parallel, `jobs` threads), are ordered by
+// package name with a package that Replaces another's files after it, and
+// are checked for files shipped twice (allowed with Replaces, or identical
+// content from one Multi-Arch: same package); then the effects (dpkg
+// database, alternatives, ld.so.cache) and the end-of-archive blocks. The
+// layer digest and diff_id are computed over the concatenated pieces in one
+// pass; the config is the base's with diff_ids and history appended and
+// `created` = the epoch; the manifest carries the annotations given.
+//
+// Output bytes depend only on the base, the .debs, the requested names,
+// compression, epoch and annotations: never on jobs, the cache's state, the
+// clock, umask, locale or timezone.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "layer/overlay/base_image.hpp"
+#include "oci/compress.hpp"
+#include "layer/effects/effects.hpp"
+#include "oci/store.hpp"
+
+namespace strata::layer {
+
+struct OverlayDeb {
+  std::string name, version, architecture;
+  std::string sha256;
+  std::filesystem::path path;  // verified file in the .deb cache
+};
+
+struct OverlayOptions {
+  std::filesystem::path home;  // $STRATA_HOME (fragment cache)
+  oci::Compression compression = oci::Compression::kGzip;
+  std::int64_t epoch = 0;
+  std::string debian_arch = "amd64";
+  std::set<std::string> requested;  // names the user asked for
+  unsigned jobs = 4;
+  std::map<std::string, std::string> annotations;
+  std::optional<std::string> tag;
+  std::string created_by = "strata build";
+  // More effects after the standard ones (the scratch root's); it may edit
+  // the list of unreproduced script effects it covers.
+  std::function<Result<Effects>(const OverlayView&, std::vector<std::string>& unreproduced)> extra_effects;
+};
+
+struct OverlayResult {
+  oci::Descriptor manifest;
+  oci::Descriptor config;
+  oci::Descriptor layer;
+  oci::LayerDigests digests;
+  std::size_t converted = 0;  // fragments converted in this build
+  std::size_t reused = 0;     // fragments taken from the cache
+  std::vector<std::string> unreproduced;
+  std::vector<std::string> notes;
+};
+
+// What the overlay builder needs of a base beyond its dpkg state (files to
+// capture and to summarize); for load_base_image.
+oci::ImageFsOptions overlay_base_needs();
+
+// `base_store` holds the base's blobs; they are copied to `dest` when missing.
+Result<OverlayResult> build_overlay(const BaseImage& base, oci::Store& base_store, const std::vector<OverlayDeb>& debs,
+                                    const OverlayOptions& options, oci::Store& dest);
+
+inline constexpr std::string_view kAnnotationKey = "dev.strata.overlay.key";
+inline constexpr std::string_view kAnnotationLockDigest = "dev.strata.overlay.lock.digest";
+inline constexpr std::string_view kAnnotationArchiveDate = "dev.strata.overlay.archive.date";
+inline constexpr std::string_view kAnnotationPackages = "dev.strata.overlay.packages";
+inline constexpr std::string_view kAnnotationUnreproduced = "dev.strata.overlay.unreproduced";
+
+}  // namespace strata::layer

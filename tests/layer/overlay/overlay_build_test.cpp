@@ -1,0 +1,355 @@
+// strata build on the fixture archive (testdata/overlay): the overlay runs
+// (chroot into the umoci-unpacked image), dpkg/apt see the packages, the
+// alternatives and ld.so.cache are what dpkg and ldconfig would leave, the
+// build is reproducible and fragments are reused across combinations.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <map>
+#include <regex>
+
+#include "layer/overlay/overlay_fixture.hpp"
+#include "support/json_run.hpp"
+#include "support/temp_dir.hpp"
+#include "util/fs.hpp"
+
+namespace strata::testing {
+namespace {
+
+namespace stdfs = std::filesystem;
+
+// Runs `strata --json build` into oci:<dir>:<tag>.
+JsonRun build(const stdfs::path& home, const stdfs::path& layout, const std::string& tag,
+            std::vector<std::string> packages, const std::vector<std::string>& extra = {},
+            const std::string& env = "") {
+  auto& fx = OverlayFixture::get();
+  std::vector<std::string> argv{strata_binary(), "--json", "--home", home.string(), "build", "--base", fx.base_ref(),
+                                "--sources", fx.sources().string(), "--platform", "linux/amd64",
+                                "--dest", "oci:" + layout.string() + ":" + tag};
+  argv.insert(argv.end(), packages.begin(), packages.end());
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  return run_json(argv, env);
+}
+
+stdfs::path unpack(const stdfs::path& layout, const std::string& tag, const stdfs::path& bundle) {
+  auto r = run({"umoci", "unpack", "--rootless", "--image", layout.string() + ":" + tag, bundle.string()});
+  EXPECT_EQ(r.code, 0) << r.err;
+  return bundle / "rootfs";
+}
+
+const std::vector<std::string> kFull{"greet", "hello-static", "hello-other", "daemon-user", "diverted-tool",
+                                     "shared-a", "shared-b"};
+
+TEST(OverlayBuild, ProgramsRunAndDatabasesSeeThePackages) {
+  TempDir t;
+  auto b = build(t / "home", t / "out", "full", kFull);
+  ASSERT_EQ(b.run.code, 0) << b.run.err;
+  EXPECT_NE(b.run.err.find("daemon-user: postinst creates users or groups (adduser); not reproduced"),
+            std::string::npos) << b.run.err;
+  auto root = unpack(t / "out", "full", t / "bundle");
+
+  // A dynamically linked program whose library lives in a directory only
+  // /etc/ld.so.conf.d names: it runs only if ld.so.cache is right.
+  EXPECT_EQ(sh("chroot " + root.string() + " /usr/bin/greet strata"), "hello, strata, from libgreet\n");
+  // Through alternatives (highest priority wins) and a merged-/usr path.
+  EXPECT_EQ(sh("chroot " + root.string() + " /usr/bin/hello"), "static hello via hello\n");
+  EXPECT_EQ(sh("chroot " + root.string() + " /bin/hi"), "static hello via hi\n");
+  EXPECT_EQ(sh("readlink " + (root / "etc/alternatives/hello").string()), "/bin/hello-static\n");
+  EXPECT_EQ(sh("readlink " + (root / "usr/bin/hello").string()), "/etc/alternatives/hello\n");
+  EXPECT_FALSE(stdfs::exists(root / "etc/alternatives/hello.1.gz")) << "slave whose target is missing";
+  EXPECT_TRUE(stdfs::is_symlink(root / "bin")) << "/bin must stay a symlink to usr/bin";
+  EXPECT_TRUE(stdfs::exists(root / "usr/bin/hello-static"));
+  EXPECT_EQ(stdfs::hard_link_count(root / "usr/bin/hello-static"), 2u);
+  EXPECT_EQ(sh("cat " + (root / "var/lib/dpkg/alternatives/hello").string()),
+            "auto\n/usr/bin/hello\nhello.1.gz\n/usr/share/man/man1/hello.1.gz\nhi\n/usr/bin/hi\n\n"
+            "/bin/hello-static\n50\n/usr/share/man/man1/hello-static.1.gz\n/bin/hello-hard\n"
+            "/usr/bin/hello-other\n20\n\n/usr/bin/hello-other\n\n");
+  // Path filter, diversion, Replaces.
+  EXPECT_FALSE(stdfs::exists(root / "usr/share/doc/hello-static/extra.txt"));
+  EXPECT_TRUE(stdfs::exists(root / "usr/share/doc/hello-static/README"));
+  EXPECT_FALSE(stdfs::exists(root / "usr/bin/diverted-tool"));
+  EXPECT_TRUE(stdfs::exists(root / "usr/bin/diverted-tool.distrib"));
+  EXPECT_EQ(sh("cat " + (root / "usr/share/shared/file").string()), "from shared-b\n");
+
+  // dpkg and apt.
+  std::string admin = (root / "var/lib/dpkg").string();
+  std::string listed = sh("dpkg-query --admindir=" + admin + " -W -f='${Package}:${Architecture} ${db:Status-Abbrev}\\n'");
+  for (std::string p : {"base-files:amd64", "greet:amd64", "libgreet1:amd64", "hello-static:amd64", "daemon-user:all"}) {
+    EXPECT_NE(listed.find(p + " ii "), std::string::npos) << p << " in\n" << listed;
+  }
+  EXPECT_NE(sh("dpkg-query --admindir=" + admin + " -L hello-static").find("/bin/hello-static"), std::string::npos);
+  EXPECT_NE(sh("dpkg-query --admindir=" + admin + " -L libgreet1:amd64").find("/usr/lib/greet/x86_64-linux-gnu/libgreet.so.1.0"),
+            std::string::npos);
+  std::string conffiles = sh("dpkg-query --admindir=" + admin + " -W -f='${Conffiles}' hello-static");
+  std::string md5 = sh("md5sum < " + (root / "etc/hello.conf").string()).substr(0, 32);
+  EXPECT_EQ(conffiles, " /etc/hello.conf " + md5);
+  EXPECT_TRUE(stdfs::exists(root / "var/lib/dpkg/info/libgreet1:amd64.md5sums"));
+  EXPECT_TRUE(stdfs::exists(root / "var/lib/dpkg/info/hello-static.postinst"));
+  std::string states = sh("cat " + (root / "var/lib/apt/extended_states").string());
+  EXPECT_NE(states.find("Package: libgreet1\nArchitecture: amd64\nAuto-Installed: 1\n"), std::string::npos) << states;
+  EXPECT_EQ(states.find("Package: greet\n"), std::string::npos) << "greet was requested";
+  // Verify with dpkg itself: every file of every package has its md5sum.
+  EXPECT_EQ(run({"dpkg", "--root=" + root.string(), "--verify", "greet", "libgreet1:amd64"}).out, "");
+
+  // ld.so.cache as glibc reads it.
+  std::string cache = sh("ldconfig -p -C " + (root / "etc/ld.so.cache").string());
+  EXPECT_NE(cache.find("libgreet.so.1 (libc6,x86-64) => /usr/lib/greet/x86_64-linux-gnu/libgreet.so.1"), std::string::npos)
+      << cache;
+  EXPECT_NE(cache.find("libc.so.6 (libc6,x86-64) => /lib/x86_64-linux-gnu/libc.so.6"), std::string::npos) << cache;
+}
+
+TEST(OverlayBuild, ReproducibleAcrossHomesUmaskTimezoneLocaleAndJobs) {
+  TempDir t;
+  auto a = build(t / "home-a", t / "a", "x", kFull, {}, "umask 022; TZ=UTC LANG=C");
+  auto b = build(t / "home-b", t / "b", "x", kFull, {"--jobs", "1"},
+                 "umask 077; TZ=Pacific/Kiritimati LANG=de_DE.UTF-8 LC_ALL=de_DE.UTF-8");
+  ASSERT_EQ(a.run.code, 0) << a.run.err;
+  ASSERT_EQ(b.run.code, 0) << b.run.err;
+  EXPECT_EQ(a.digest, b.digest);
+  EXPECT_EQ(a.json["key"], b.json["key"]);
+  auto z1 = build(t / "home-a", t / "z1", "x", kFull, {"--compression", "zstd"});
+  auto z2 = build(t / "home-c", t / "z2", "x", kFull, {"--compression", "zstd", "--jobs", "3"});
+  ASSERT_EQ(z1.run.code, 0) << z1.run.err;
+  EXPECT_EQ(z1.digest, z2.digest);
+  EXPECT_NE(z1.digest, a.digest);
+}
+
+TEST(OverlayBuild, FragmentsAreReusedAndTheKeyIsACacheHit) {
+  TempDir t;
+  auto first = build(t / "home", t / "out", "one", {"greet"});
+  ASSERT_EQ(first.run.code, 0) << first.run.err;
+  EXPECT_EQ(first.json["fragments_converted"], 2);  // greet, libgreet1
+  EXPECT_EQ(first.json["cached"], false);
+  auto second = build(t / "home", t / "out", "two", {"greet", "hello-static"});
+  ASSERT_EQ(second.run.code, 0) << second.run.err;
+  EXPECT_EQ(second.json["fragments_converted"], 1);  // only hello-static is new
+  EXPECT_EQ(second.json["fragments_reused"], 2);
+  auto again = build(t / "home", t / "out", "three", {"hello-static", "greet"});
+  ASSERT_EQ(again.run.code, 0) << again.run.err;
+  EXPECT_EQ(again.json["cached"], true);
+  EXPECT_EQ(again.digest, second.digest);
+  auto& fx = OverlayFixture::get();
+  auto key = run({strata_binary(), "--home", (t / "home").string(), "key", "--base", fx.base_ref(), "--sources",
+                  fx.sources().string(), "--platform", "linux/amd64", "greet", "hello-static"});
+  ASSERT_EQ(key.code, 0) << key.err;
+  EXPECT_EQ(trim_nl(key.out), second.json["key"].get<std::string>());
+  auto tag = sh("cat " + (t / "out/index.json").string());
+  EXPECT_NE(tag.find("overlay-" + trim_nl(key.out)), std::string::npos);
+  // --max-age 0s: the recorded archive snapshot is older than that, so it rebuilds (same bytes).
+  auto rebuilt = build(t / "home", t / "out", "four", {"greet", "hello-static"}, {"--max-age", "0s"});
+  ASSERT_EQ(rebuilt.run.code, 0) << rebuilt.run.err;
+  EXPECT_EQ(rebuilt.json["cached"], false);
+  EXPECT_EQ(rebuilt.digest, second.digest);
+}
+
+TEST(OverlayBuild, ABuildFromTheLockFindsTheOverlayItsResolvingBuildMade) {
+  // The lock records the sources' trusted keys as the cache key names them,
+  // so a --lock build computes the same key: a cache hit, the same image.
+  TempDir t;
+  auto first = build(t / "home", t / "out", "x", {"greet"}, {"--lock-out", (t / "greet.lock").string()});
+  ASSERT_EQ(first.run.code, 0) << first.run.err;
+  EXPECT_NE(sh("cat " + (t / "greet.lock").string()).find("keys: [\"sha256:"), std::string::npos);
+  auto from_lock = build(t / "home", t / "out", "y", {}, {"--lock", (t / "greet.lock").string()});
+  ASSERT_EQ(from_lock.run.code, 0) << from_lock.run.err;
+  EXPECT_EQ(from_lock.json["key"], first.json["key"]);
+  EXPECT_EQ(from_lock.json["cached"], true);
+  EXPECT_EQ(from_lock.digest, first.digest);
+  auto elsewhere = build(t / "home-2", t / "out-2", "x", {}, {"--lock", (t / "greet.lock").string()});
+  ASSERT_EQ(elsewhere.run.code, 0) << elsewhere.run.err;
+  EXPECT_EQ(elsewhere.json["cached"], false);
+  EXPECT_EQ(elsewhere.digest, first.digest) << "rebuilt from the lock: the same bytes";
+}
+
+TEST(OverlayBuild, ADamagedCachedFragmentIsRefusedNotUsed) {
+  TempDir t;
+  auto first = build(t / "home", t / "a", "x", {"hello-static"});
+  ASSERT_EQ(first.run.code, 0) << first.run.err;
+  std::vector<stdfs::path> dirs;
+  for (const auto& d : stdfs::directory_iterator(t / "home/fragments")) dirs.push_back(d.path());
+  ASSERT_EQ(dirs.size(), 1u);
+  int n = 0;
+  for (std::string file : {"data.tar", "data.tar.gz"}) {
+    // Same size, one byte changed: only the recorded CRC-32 can tell.
+    stdfs::path p = dirs[0] / file;
+    std::string bytes = fs::read_file(p).value();
+    std::string damaged = bytes;
+    damaged[damaged.size() / 2] ^= 0x20;
+    ASSERT_TRUE(fs::write_file_atomic(p, damaged));
+    auto bad = build(t / "home", t / "out", "d" + std::to_string(n++), {"hello-static"});
+    EXPECT_NE(bad.run.code, 0) << file;
+    EXPECT_NE(bad.run.err.find(p.string() + ": cached fragment of hello-static is damaged"), std::string::npos)
+        << bad.run.err;
+    ASSERT_TRUE(fs::write_file_atomic(p, bytes));
+  }
+  stdfs::remove_all(dirs[0]);  // what the message says to do: converted again, same bytes
+  auto again = build(t / "home", t / "b", "x", {"hello-static"});
+  ASSERT_EQ(again.run.code, 0) << again.run.err;
+  EXPECT_EQ(again.digest, first.digest);
+}
+
+TEST(OverlayBuild, FilesShippedTwiceNeedReplaces) {
+  TempDir t;
+  auto bad = build(t / "home", t / "out", "bad", {"shared-a", "shared-c"});
+  EXPECT_EQ(bad.run.code, 1);
+  EXPECT_NE(bad.run.err.find("/usr/share/shared/file is shipped by both shared-a 1.0-1 and shared-c 1.0-1"),
+            std::string::npos) << bad.run.err;
+}
+
+TEST(OverlayBuild, AReplacingPackageThatSortsFirstIsLaidDownLast) {
+  // early-shared Replaces shared-c and sorts before it: the layer order is not
+  // the name order hashing started with, so the digests are redone in the
+  // final order. The standard tools must agree with them.
+  TempDir t;
+  auto b = build(t / "home", t / "out", "x", {"shared-c", "early-shared"});
+  ASSERT_EQ(b.run.code, 0) << b.run.err;
+  auto manifest = nlohmann::json::parse(sh("skopeo inspect --raw oci:" + (t / "out").string() + ":x"));
+  std::string blob = (t / "out/blobs/sha256" / manifest["layers"].back()["digest"].get<std::string>().substr(7)).string();
+  EXPECT_EQ("sha256:" + sh("sha256sum " + blob).substr(0, 64), manifest["layers"].back()["digest"]);
+  auto config = nlohmann::json::parse(sh("skopeo inspect --config oci:" + (t / "out").string() + ":x"));
+  EXPECT_EQ("sha256:" + sh("zcat " + blob + " | sha256sum").substr(0, 64), config["rootfs"]["diff_ids"].back());
+  std::string listing = sh("zcat " + blob + " | tar -t");
+  EXPECT_LT(listing.find("usr/share/doc/shared-c"), listing.find("usr/share/doc/early-shared")) << listing;
+  auto root = unpack(t / "out", "x", t / "bundle");
+  EXPECT_EQ(sh("cat " + (root / "usr/share/shared/file").string()), "from early-shared\n");
+}
+
+TEST(OverlayBuild, LayersAreValidMultiMemberStreamsForStandardTools) {
+  TempDir t;
+  auto g = build(t / "home", t / "out", "gz", {"greet", "hello-static"});
+  auto z = build(t / "home", t / "out", "zst", {"greet", "hello-static"}, {"--compression", "zstd"});
+  ASSERT_EQ(g.run.code, 0) << g.run.err;
+  ASSERT_EQ(z.run.code, 0) << z.run.err;
+  for (const auto& [tag, cmd] : {std::pair{"gz", "zcat"}, std::pair{"zst", "zstd -dc"}}) {
+    auto manifest = nlohmann::json::parse(sh("skopeo inspect --raw oci:" + (t / "out").string() + ":" + tag));
+    std::string layer = manifest["layers"].back()["digest"];
+    auto blob = t / "out/blobs/sha256" / layer.substr(7);
+    std::string listing = sh(std::string(cmd) + " " + blob.string() + " | tar -t");
+    EXPECT_NE(listing.find("usr/bin/greet"), std::string::npos) << tag;
+    EXPECT_NE(listing.find("var/lib/dpkg/status"), std::string::npos) << tag;
+    std::string diff_id = "sha256:" + sh(std::string(cmd) + " " + blob.string() + " | sha256sum").substr(0, 64);
+    auto config = nlohmann::json::parse(sh("skopeo inspect --config oci:" + (t / "out").string() + ":" + tag));
+    EXPECT_EQ(config["rootfs"]["diff_ids"].back(), diff_id) << tag;
+    auto inspect = nlohmann::json::parse(sh("skopeo inspect oci:" + (t / "out").string() + ":" + tag));
+    EXPECT_EQ(inspect["Digest"], (tag == std::string("gz") ? g : z).digest);
+    EXPECT_EQ(inspect["Layers"].size(), 2u);
+  }
+  // This umoci has no zstd support: extract the layers with tar and run from there.
+  auto manifest = nlohmann::json::parse(sh("skopeo inspect --raw oci:" + (t / "out").string() + ":zst"));
+  auto root = t / "zroot";
+  stdfs::create_directories(root);
+  for (const auto& l : manifest["layers"]) {
+    std::string d = l["digest"];
+    std::string tool = l["mediaType"].get<std::string>().ends_with("zstd") ? "zstd -dc " : "zcat ";
+    sh(tool + (t / "out/blobs/sha256" / d.substr(7)).string() + " | tar -x -C " + root.string());
+  }
+  EXPECT_EQ(sh("chroot " + root.string() + " /usr/bin/greet"), "hello, world, from libgreet\n");
+}
+
+// A tiny arm64 root (nothing in it is executed), and an OCI index in one
+// layout holding it and the fixture's amd64 base: "oci:<dir>:multi".
+std::string multi_arch_base(const stdfs::path& dir, const stdfs::path& work) {
+  auto& fx = OverlayFixture::get();
+  auto root = work / "arm64-root";
+  stdfs::create_directories(work);
+  sh("mkdir -p " + root.string() + "/usr/bin " + root.string() + "/usr/lib " + root.string() + "/var/lib/dpkg/info " +
+     root.string() + "/etc && ln -s usr/bin " + root.string() + "/bin && ln -s usr/lib " + root.string() +
+     "/lib && printf 'Package: base-files\\nStatus: install ok installed\\nPriority: required\\nSection: admin\\n"
+     "Maintainer: strata tests <tests@strata.test>\\nArchitecture: arm64\\nVersion: 12.4\\nDescription: base\\n' > " +
+     root.string() + "/var/lib/dpkg/status && tar -C " + root.string() + " -cf " + (work / "arm64.tar").string() + " .");
+  for (const auto& [tar, arch] : {std::pair{fx.root() / "base.tar", "amd64"}, std::pair{work / "arm64.tar", "arm64"}}) {
+    auto r = run({strata_binary(), "-q", "--home", (work / "import-home").string(), "import", tar.string(), "--dest",
+                  "oci:" + dir.string() + ":" + arch, "--platform", std::string("linux/") + arch},
+                 "SOURCE_DATE_EPOCH=1700000000");
+    EXPECT_EQ(r.code, 0) << r.err;
+  }
+  auto index = nlohmann::json::parse(sh("cat " + (dir / "index.json").string()));
+  nlohmann::json multi = {{"schemaVersion", 2},
+                          {"mediaType", "application/vnd.oci.image.index.v1+json"},
+                          {"manifests", nlohmann::json::array()}};
+  for (const auto& m : index["manifests"]) {
+    std::string arch = m["annotations"]["org.opencontainers.image.ref.name"];
+    multi["manifests"].push_back({{"mediaType", m["mediaType"]},
+                                  {"digest", m["digest"]},
+                                  {"size", m["size"]},
+                                  {"platform", {{"architecture", arch}, {"os", "linux"}}}});
+  }
+  std::string bytes = multi.dump();
+  std::ofstream(work / "multi.json", std::ios::binary) << bytes;
+  std::string hex = sh("sha256sum " + (work / "multi.json").string()).substr(0, 64);
+  sh("cp " + (work / "multi.json").string() + " " + (dir / "blobs/sha256" / hex).string());
+  index["manifests"].push_back({{"mediaType", "application/vnd.oci.image.index.v1+json"},
+                                {"digest", "sha256:" + hex},
+                                {"size", bytes.size()},
+                                {"annotations", {{"org.opencontainers.image.ref.name", "multi"}}}});
+  std::ofstream(dir / "index.json", std::ios::binary) << index.dump();
+  return "oci:" + dir.string() + ":multi";
+}
+
+TEST(OverlayBuild, SeveralPlatformsBuildFromOneArchiveIntoAnIndex) {
+  TempDir t;
+  auto& fx = OverlayFixture::get();
+  std::string base = multi_arch_base(t / "base", t / "work");
+  auto build_both = [&](const std::string& home, const std::string& out, const std::string& jobs) {
+    return run({strata_binary(), "--json", "--home", (t / home).string(), "--jobs", jobs, "build", "--base", base,
+                "--sources", fx.sources().string(), "--platform", "linux/amd64,linux/arm64", "--dest",
+                "oci:" + (t / out).string() + ":both", "libgreet1", "shared-a"});
+  };
+  auto r = build_both("home", "out", "2");
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto out = nlohmann::json::parse(r.out);
+  std::string layout = (t / "out").string();
+  auto index = nlohmann::json::parse(sh("skopeo inspect --raw oci:" + layout + ":both"));
+  EXPECT_EQ(index["mediaType"], "application/vnd.oci.image.index.v1+json");
+  EXPECT_EQ("sha256:" + sh("skopeo inspect --raw oci:" + layout + ":both | sha256sum").substr(0, 64), out["digest"]);
+  ASSERT_EQ(index["manifests"].size(), 2u);
+  std::map<std::string, std::string> triplet{{"amd64", "x86_64-linux-gnu"}, {"arm64", "aarch64-linux-gnu"}};
+  for (const auto& m : index["manifests"]) {
+    std::string arch = m["platform"]["architecture"];
+    ASSERT_TRUE(triplet.contains(arch)) << arch;
+    std::string digest = m["digest"];
+    auto manifest = nlohmann::json::parse(sh("cat " + layout + "/blobs/sha256/" + digest.substr(7)));
+    std::string config_digest = manifest["config"]["digest"];
+    auto config = nlohmann::json::parse(sh("cat " + layout + "/blobs/sha256/" + config_digest.substr(7)));
+    EXPECT_EQ(config["architecture"], arch);
+    EXPECT_NE(manifest["annotations"]["dev.strata.overlay.packages"].get<std::string>().find("libgreet1=1.0-1:" + arch),
+              std::string::npos) << manifest.dump();
+    std::string layer = manifest["layers"].back()["digest"];
+    std::string listing = sh("zcat " + layout + "/blobs/sha256/" + layer.substr(7) + " | tar -t");
+    EXPECT_NE(listing.find("usr/lib/greet/" + triplet[arch] + "/libgreet.so.1.0"), std::string::npos) << listing;
+    EXPECT_NE(listing.find("usr/share/shared/file"), std::string::npos) << listing;
+    for (const auto& [other, t3] : triplet) {
+      if (other != arch) {
+        EXPECT_EQ(listing.find(t3), std::string::npos) << arch << " layer has " << other << " files";
+      }
+    }
+    std::string status = sh("zcat " + layout + "/blobs/sha256/" + layer.substr(7) + " | tar -xO var/lib/dpkg/status");
+    EXPECT_NE(status.find("Package: libgreet1\nStatus: install ok installed\n"), std::string::npos);
+    EXPECT_NE(status.find("Architecture: " + arch + "\n"), std::string::npos);
+  }
+  // Same bytes from another home with other --jobs.
+  auto again = build_both("home-2", "out-2", "1");
+  ASSERT_EQ(again.code, 0) << again.err;
+  EXPECT_EQ(nlohmann::json::parse(again.out)["digest"], out["digest"]);
+}
+
+TEST(OverlayBuild, AMultiArchSameLibraryForTwoArchitectures) {
+  TempDir t;
+  auto b = build(t / "home", t / "out", "ma", {"libgreet1", "libgreet1:i386"});
+  ASSERT_EQ(b.run.code, 0) << b.run.err;
+  std::string layout = (t / "out").string();
+  auto manifest = nlohmann::json::parse(sh("skopeo inspect --raw oci:" + layout + ":ma"));
+  std::string layer = manifest["layers"].back()["digest"];
+  std::string blob = layout + "/blobs/sha256/" + layer.substr(7);
+  std::string listing = sh("zcat " + blob + " | tar -t");
+  EXPECT_NE(listing.find("usr/lib/greet/x86_64-linux-gnu/libgreet.so.1.0"), std::string::npos) << listing;
+  EXPECT_NE(listing.find("usr/lib/greet/i386-linux-gnu/libgreet.so.1.0"), std::string::npos) << listing;
+  EXPECT_NE(listing.find("var/lib/dpkg/info/libgreet1:amd64.list"), std::string::npos) << listing;
+  EXPECT_NE(listing.find("var/lib/dpkg/info/libgreet1:i386.list"), std::string::npos) << listing;
+  // dpkg must know the foreign architecture, as after `dpkg --add-architecture i386`.
+  EXPECT_EQ(sh("zcat " + blob + " | tar -xO var/lib/dpkg/arch"), "amd64\ni386\n");
+}
+
+}  // namespace
+}  // namespace strata::testing

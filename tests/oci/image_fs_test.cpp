@@ -1,0 +1,151 @@
+#include "oci/image_fs.hpp"
+
+#include <gtest/gtest.h>
+
+#include "oci/compress.hpp"
+#include "oci/tar_writer.hpp"
+#include "support/image_layers.hpp"
+
+namespace strata::oci {
+namespace {
+
+using namespace testing::layers;
+
+TEST_F(ImageFsTest, FileWhiteoutHidesTheLowerFileOnly) {
+  add_layer({dir("a"), file("a/f", "1"), file("a/g", "2")});
+  add_layer({dir("a"), file("a/.wh.f")});
+  auto fs = load();
+  EXPECT_FALSE(fs.exists("/a/f"));
+  EXPECT_TRUE(fs.exists("/a/g"));
+  EXPECT_EQ(paths(fs), (std::vector<std::string>{"", "a", "a/g"}));  // the whiteout itself is hidden
+}
+
+TEST_F(ImageFsTest, DirectoryWhiteoutHidesTheWholeTree) {
+  add_layer({dir("d"), dir("d/e"), file("d/e/x"), file("d-sibling")});
+  add_layer({file(".wh.d")}, oci::Compression::kZstd);
+  auto fs = load();
+  EXPECT_EQ(paths(fs), (std::vector<std::string>{"", "d-sibling"}));
+}
+
+TEST_F(ImageFsTest, OpaqueWhiteoutHidesLowerChildrenWhereverItSits) {
+  add_layer({dir("d"), file("d/x"), dir("d/sub"), file("d/sub/y"), file("other")});
+  // The opaque marker after this layer's own child: it still only hides lower ones.
+  add_layer({dir("d"), file("d/z", "new"), file("d/.wh..wh..opq")});
+  auto fs = load();
+  EXPECT_EQ(paths(fs), (std::vector<std::string>{"", "d", "d/z", "other"}));
+}
+
+TEST_F(ImageFsTest, WhiteoutNeverHidesItsOwnLayer) {
+  add_layer({dir("a"), file("a/f", "old"), file("a/g", "old")});
+  // Same layer: re-adds f before its whiteout, and g after its whiteout.
+  add_layer({dir("a"), file("a/f", "new"), file("a/.wh.f"), file("a/.wh.g"), file("a/g", "new")});
+  ImageFsOptions o;
+  o.capture = capture_paths({"/a/f", "/a/g"});
+  auto fs = load(o);
+  EXPECT_EQ(*fs.read_small_file("a/f"), "new");
+  EXPECT_EQ(*fs.read_small_file("a/g"), "new");
+  // A later layer can hide it.
+  add_layer({file("a/.wh.f")});
+  auto later = load(o);
+  EXPECT_FALSE(later.exists("a/f"));
+}
+
+TEST_F(ImageFsTest, DirectoryOverDirectoryTakesAttributesAndKeepsChildren) {
+  add_layer({dir("d", 0755), file("d/x")});
+  add_layer({dir("d", 0700)});
+  auto fs = load();
+  EXPECT_EQ((*fs.lookup("d"))->mode, 0700u);
+  EXPECT_EQ((*fs.lookup("d"))->layer, 1u);
+  EXPECT_TRUE(fs.exists("d/x"));
+  // A file over a directory replaces the tree.
+  add_layer({file("d", "now a file")});
+  auto fs2 = load();
+  EXPECT_EQ((*fs2.lookup("d"))->type, TarEntryType::kRegular);
+  EXPECT_FALSE(fs2.exists("d/x"));
+}
+
+TEST_F(ImageFsTest, SymlinksResolveInsideTheRoot) {
+  add_layer({dir("usr"), dir("usr/bin"), file("usr/bin/gcc-12", "ELF"), sym("usr/bin/cc", "/etc/alternatives/cc"),
+             sym("bin", "usr/bin"), dir("etc"), dir("etc/alternatives"),
+             sym("etc/alternatives/cc", "/usr/bin/gcc-12"), sym("etc/escape", "../../../../usr/bin/gcc-12"),
+             sym("loop1", "loop2"), sym("loop2", "loop1")});
+  // A later layer writes below the directory symlink: it lands in usr/bin.
+  add_layer({dir("bin"), file("bin/tool", "t")});
+  ImageFsOptions o;
+  o.capture = capture_paths({"usr/bin/*"});
+  auto fs = ImageFilesystem::load(store_, manifest_, o);
+  // Layer 1 has relative "../../../../" which climbs above the root: refused.
+  ASSERT_FALSE(fs);
+  EXPECT_NE(fs.error().message().find("layer 1/2"), std::string::npos) << fs.error().message();
+  EXPECT_NE(fs.error().message().find("etc/escape"), std::string::npos);
+
+  manifest_.layers.clear();
+  add_layer({dir("usr"), dir("usr/bin"), file("usr/bin/gcc-12", "ELF"), sym("usr/bin/cc", "/etc/alternatives/cc"),
+             sym("bin", "usr/bin"), dir("etc"), dir("etc/alternatives"),
+             sym("etc/alternatives/cc", "/usr/bin/gcc-12"), sym("etc/up", "../usr/bin/gcc-12"),
+             sym("loop1", "loop2"), sym("loop2", "loop1")});
+  add_layer({file("bin/tool", "t")});
+  auto ok = load(o);
+  EXPECT_EQ(*ok.resolve("/usr/bin/cc"), "usr/bin/gcc-12");
+  EXPECT_EQ(*ok.resolve("/bin/cc"), "usr/bin/gcc-12");
+  EXPECT_EQ(*ok.resolve("/bin/cc", ImageFilesystem::Follow::kNo), "usr/bin/cc");
+  EXPECT_EQ(*ok.resolve("/etc/up"), "usr/bin/gcc-12");
+  EXPECT_EQ(*ok.resolve("/../../usr/./bin/../bin/gcc-12"), "usr/bin/gcc-12");
+  EXPECT_EQ(*ok.read_small_file("/bin/cc"), "ELF");
+  EXPECT_EQ((*ok.lookup("bin", ImageFilesystem::Follow::kNo))->type, TarEntryType::kSymlink);
+  EXPECT_EQ(*ok.read_small_file("/usr/bin/tool"), "t");  // written through the lower symlink
+  EXPECT_FALSE(ok.exists("/usr/bin/missing"));
+  EXPECT_FALSE(ok.exists("/usr/bin/gcc-12/x"));
+  auto loop = ok.lookup("/loop1");
+  ASSERT_FALSE(loop);
+  EXPECT_NE(loop.error().message().find("too many levels"), std::string::npos);
+  EXPECT_EQ(*ok.list("/bin"), (std::vector<std::string>{"cc", "gcc-12", "tool"}));
+}
+
+TEST_F(ImageFsTest, SmallFilesAreCapturedOnRequestOnly) {
+  add_layer({dir("etc"), file("etc/os-release", "ID=debian\n"), dir("etc/dpkg"), dir("etc/dpkg/dpkg.cfg.d"),
+             file("etc/dpkg/dpkg.cfg.d/docker", "path-exclude /usr/share/doc/*\n"), file("etc/big", "0123456789"),
+             hard("etc/os-release-link", "etc/os-release")});
+  ImageFsOptions o;
+  o.capture = capture_paths({"/etc/os-release", "/etc/dpkg/dpkg.cfg.d/*", "/etc/big"});
+  o.max_capture_bytes = 64;
+  auto fs = load(o);
+  EXPECT_EQ(*fs.read_small_file("/etc/os-release"), "ID=debian\n");
+  EXPECT_EQ(*fs.read_small_file("/etc/os-release-link"), "ID=debian\n");  // hardlink shares content
+  EXPECT_EQ(*fs.read_small_file("/etc/dpkg/dpkg.cfg.d/docker"), "path-exclude /usr/share/doc/*\n");
+  ImageFsOptions tiny = o;
+  tiny.max_capture_bytes = 5;
+  auto fs2 = load(tiny);
+  auto big = fs2.read_small_file("/etc/big");
+  ASSERT_FALSE(big);
+  EXPECT_EQ(big.error().code(), ErrorCode::kFailedPrecondition);
+  auto dir_read = fs.read_small_file("/etc");
+  EXPECT_FALSE(dir_read);
+}
+
+TEST_F(ImageFsTest, FilesAreSummarizedOnRequestAndTheirContentDropped) {
+  add_layer({dir("lib"), file("lib/libx.so.1", "ELF bytes"), file("lib/libhuge.so.1", std::string(100, 'x')),
+             file("lib/notes.txt", "text"), hard("lib/libx-link.so.1", "lib/libx.so.1")});
+  ImageFsOptions o;
+  o.summarize_paths = [](std::string_view p) { return p.ends_with(".so.1"); };
+  o.summarize = [](std::string_view content) { return "size " + std::to_string(content.size()); };
+  o.max_summarize_bytes = 64;
+  auto fs = load(o);
+  EXPECT_EQ(*fs.summary("/lib/libx.so.1"), "size 9");
+  EXPECT_EQ(*fs.summary("/lib/libx-link.so.1"), "size 9");  // hardlink shares the summary
+  EXPECT_FALSE(fs.lookup("/lib/libx.so.1").value()->content) << "summarized content is dropped";
+  auto huge = fs.summary("/lib/libhuge.so.1");
+  ASSERT_FALSE(huge) << "over max_summarize_bytes";
+  EXPECT_EQ(huge.error().code(), ErrorCode::kFailedPrecondition);
+  EXPECT_FALSE(fs.summary("/lib/notes.txt"));
+}
+
+TEST_F(ImageFsTest, NonLayerMediaTypeIsRefused) {
+  manifest_.layers.push_back(store_.put_blob("application/vnd.example+json", "{}"));
+  auto fs = ImageFilesystem::load(store_, manifest_);
+  ASSERT_FALSE(fs);
+  EXPECT_EQ(fs.error().code(), ErrorCode::kUnsupported);
+}
+
+}  // namespace
+}  // namespace strata::oci

@@ -1,0 +1,249 @@
+#include "oci/tar_reader.hpp"
+
+#include <gtest/gtest.h>
+
+#include "support/source_dir.hpp"
+
+#include <cstdlib>
+
+#include "oci/compress.hpp"
+#include "oci/tar_writer.hpp"
+#include "support/shell.hpp"
+#include "support/test_store.hpp"
+
+namespace strata::oci {
+namespace {
+
+using oci::TarWriter;
+using testing::ScratchDir;
+
+std::filesystem::path bad_dir() {
+  return strata::testing::source_dir() / "testdata" / "bad" / "layer";
+}
+
+TarEntry entry(std::string path, TarEntryType type, std::uint64_t size = 0) {
+  TarEntry e;
+  e.path = std::move(path);
+  e.type = type;
+  e.mode = type == TarEntryType::kDirectory ? 0755 : 0644;
+  e.size = size;
+  e.mtime = 1234567890;
+  return e;
+}
+
+// A sample layer exercising every entry type and the PAX cases.
+std::string sample_tar() {
+  StringSink out;
+  oci::TarWriter w(out);
+  auto ok = [](Result<void> r) { ASSERT_TRUE(r) << r.error().message(); };
+  TarEntry big = entry("bin/big-ids", TarEntryType::kRegular, 3);
+  big.uid = 70000000;
+  big.gid = 3000000;
+  big.xattrs["security.capability"] = std::string("\x01\x00\x00\x02\x00\x20", 6);
+  TarEntry sym = entry("bin/sh", TarEntryType::kSymlink);
+  sym.link_target = "/usr/bin/dash";
+  TarEntry hard = entry("bin/zz-hard", TarEntryType::kHardlink);
+  hard.link_target = "bin/big-ids";
+  TarEntry dev = entry("dev/null", TarEntryType::kCharDevice);
+  dev.dev_major = 1;
+  dev.dev_minor = 3;
+  std::string longname = "usr/share/" + std::string(200, 'n');
+  ok(w.add(entry("bin", TarEntryType::kDirectory)));
+  ok(w.add_file(big, "abc"));
+  ok(w.add(sym));
+  ok(w.add(hard));
+  ok(w.add(entry("dev", TarEntryType::kDirectory)));
+  ok(w.add(entry("dev/fifo", TarEntryType::kFifo)));
+  ok(w.add(dev));
+  ok(w.add(entry("usr", TarEntryType::kDirectory)));
+  ok(w.add(entry("usr/share", TarEntryType::kDirectory)));
+  ok(w.add_file(entry("usr/share/caf\xc3\xa9", TarEntryType::kRegular, 2), "ok"));
+  ok(w.add_file(entry(longname, TarEntryType::kRegular, 1), "L"));
+  ok(w.finish());
+  return out.str();
+}
+
+std::vector<TarEntry> read_all(TarReader& r, std::map<std::string, std::string>* contents = nullptr) {
+  std::vector<TarEntry> out;
+  while (true) {
+    auto e = r.next();
+    EXPECT_TRUE(e) << e.error().message();
+    if (!e || !*e) break;
+    if (contents && (*e)->type == TarEntryType::kRegular) {
+      auto c = r.read_data_string(1 << 20);
+      EXPECT_TRUE(c);
+      (*contents)[(*e)->path] = *c;
+    }
+    out.push_back(**e);
+  }
+  return out;
+}
+
+std::string compress(const std::string& tar, oci::Compression c) {
+  StringSink out;
+  auto sink = oci::CompressingSink::create(c, out);
+  EXPECT_TRUE((*sink)->write(as_bytes(tar)));
+  EXPECT_TRUE((*sink)->finish());
+  return out.str();
+}
+
+TEST(TarReader, ReadsBackWhatTheWriterWroteInEveryCompression) {
+  std::string tar = sample_tar();
+  for (auto c : {oci::Compression::kNone, oci::Compression::kGzip, oci::Compression::kZstd}) {
+    std::string blob = compress(tar, c);
+    std::size_t off = 0;
+    auto r = TarReader::open(
+        [&](std::span<std::byte> buf) -> Result<std::size_t> {
+          std::size_t n = std::min(buf.size(), blob.size() - off);
+          std::memcpy(buf.data(), blob.data() + off, n);
+          off += n;
+          return n;
+        },
+        {}, "sample");
+    ASSERT_TRUE(r) << r.error().message();
+    std::map<std::string, std::string> contents;
+    auto entries = read_all(**r, &contents);
+    ASSERT_EQ(entries.size(), 11u);
+    EXPECT_EQ(entries[0].path, "bin");
+    EXPECT_EQ(entries[0].type, TarEntryType::kDirectory);
+    EXPECT_EQ(entries[1].uid, 70000000u);
+    EXPECT_EQ(entries[1].gid, 3000000u);
+    EXPECT_EQ(entries[1].xattrs.at("security.capability"), std::string("\x01\x00\x00\x02\x00\x20", 6));
+    EXPECT_EQ(entries[1].mtime, 1234567890);
+    EXPECT_EQ(entries[2].link_target, "/usr/bin/dash");
+    EXPECT_EQ(entries[3].type, TarEntryType::kHardlink);
+    EXPECT_EQ(entries[3].link_target, "bin/big-ids");
+    EXPECT_EQ(entries[5].type, TarEntryType::kFifo);
+    EXPECT_EQ(entries[6].dev_major, 1u);
+    EXPECT_EQ(entries[6].dev_minor, 3u);
+    EXPECT_EQ(entries[9].path, "usr/share/caf\xc3\xa9");
+    EXPECT_EQ(entries[10].path, "usr/share/" + std::string(200, 'n'));
+    EXPECT_EQ(contents["bin/big-ids"], "abc");
+    EXPECT_EQ(contents["usr/share/caf\xc3\xa9"], "ok");
+  }
+}
+
+TEST(TarReader, RefusesTheHostileCorpusNamingTheEntry) {
+  struct Case {
+    std::string file, entry, reason;
+  };
+  std::vector<Case> cases = {
+      {"traversal.tar.gz", "../evil", "path traversal"},
+      {"traversal-deep.tar.gz", "a/../../evil", "path traversal"},
+      {"absolute.tar.gz", "/etc/passwd", "absolute path"},
+      {"symlink-escape.tar.gz", "a/link", "escaping symlink"},
+      {"symlink-component-absolute.tar.gz", "evil/passwd", "writing through a symlink"},
+      {"symlink-component-relative.tar.gz", "up/up/file", "writing through a symlink"},
+      {"hardlink-absolute.tar.gz", "h", "links out of the layer"},
+      {"hardlink-traversal.tar.gz", "h", "escapes the root"},
+      {"hardlink-outside-layer.tar.gz", "h", "links out of the layer"},
+  };
+  for (const auto& c : cases) {
+    auto r = TarReader::open_file(bad_dir() / c.file, {});
+    ASSERT_TRUE(r) << c.file << ": " << r.error().message();
+    Result<std::optional<TarEntry>> e = std::optional<TarEntry>();
+    do {
+      e = (*r)->next();
+    } while (e && *e);
+    ASSERT_FALSE(e) << c.file << " was accepted";
+    const std::string& msg = e.error().message();
+    EXPECT_NE(msg.find(c.file), std::string::npos) << msg;
+    EXPECT_NE(msg.find("\"" + c.entry + "\""), std::string::npos) << c.file << ": " << msg;
+    EXPECT_NE(msg.find(c.reason), std::string::npos) << c.file << ": " << msg;
+  }
+}
+
+// A tar with one `bytes`-sized zero file, compressed.
+std::string zero_layer(std::uint64_t bytes, oci::Compression c) {
+  StringSink out;
+  auto sink = oci::CompressingSink::create(c, out);
+  oci::TarWriter w(**sink);
+  EXPECT_TRUE(w.add(entry("zeros", TarEntryType::kRegular, bytes)));
+  std::string mib(1 << 20, '\0');
+  for (std::uint64_t left = bytes; left > 0;) {
+    std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(left, mib.size()));
+    EXPECT_TRUE(w.write_data(as_bytes(std::string_view(mib).substr(0, n))));
+    left -= n;
+  }
+  EXPECT_TRUE(w.finish());
+  EXPECT_TRUE((*sink)->finish());
+  return out.str();
+}
+
+Result<void> read_through(const std::string& blob, ReadLimits limits) {
+  testing::TestStore store;
+  auto d = store.put_blob(std::string(media::kOciLayerGzip), blob);
+  STRATA_TRY(auto r, TarReader::open_blob(store, d, limits));
+  while (true) {
+    STRATA_TRY(auto e, r->next());
+    if (!e) return {};
+  }
+}
+
+TEST(TarReader, RefusesDecompressionBombs) {
+  for (auto c : {oci::Compression::kGzip, oci::Compression::kZstd}) {
+    std::string bomb = zero_layer(std::uint64_t{48} << 20, c);  // ratio far above 100 for both
+    ASSERT_LT(bomb.size(), std::size_t{1} << 20);
+    ReadLimits ratio;
+    ratio.max_ratio = 100;
+    ratio.ratio_grace_bytes = 4 << 20;
+    auto r = read_through(bomb, ratio);
+    ASSERT_FALSE(r);
+    EXPECT_NE(r.error().message().find("decompression bomb"), std::string::npos) << r.error().message();
+    EXPECT_NE(r.error().message().find("\"zeros\""), std::string::npos) << r.error().message();
+
+    ReadLimits total;
+    total.max_uncompressed_bytes = 8 << 20;
+    r = read_through(bomb, total);
+    ASSERT_FALSE(r);
+    EXPECT_NE(r.error().message().find("more than 8"), std::string::npos) << r.error().message();
+
+    EXPECT_TRUE(read_through(bomb, ReadLimits{})) << "default limits accept a 48 MiB layer";
+  }
+}
+
+TEST(TarReader, RefusesAbsurdEntryCounts) {
+  StringSink out;
+  oci::TarWriter w(out);
+  for (int i = 0; i < 100; ++i) {
+    char name[16];
+    std::snprintf(name, sizeof name, "f%03d", i);
+    ASSERT_TRUE(w.add(entry(name, TarEntryType::kFifo)));
+  }
+  ASSERT_TRUE(w.finish());
+  ReadLimits limits;
+  limits.max_entries = 50;
+  auto r = read_through(compress(out.str(), oci::Compression::kGzip), limits);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message().find("more than 50 entries"), std::string::npos);
+}
+
+TEST(TarReader, BlobWithWrongDigestFailsEvenAfterTheTrailer) {
+  std::string blob = compress(sample_tar(), oci::Compression::kGzip);
+  // The descriptor promises one byte more than the store has: the reader
+  // must not report success just because the tar trailer was reached.
+  testing::TestStore lying;
+  auto real = lying.put_blob(std::string(media::kOciLayerGzip), blob);
+  Descriptor wrong = real;
+  wrong.size = real.size + 1;
+  auto r = TarReader::open_blob(lying, wrong, {});
+  ASSERT_TRUE(r);
+  Result<std::optional<TarEntry>> e = std::optional<TarEntry>();
+  do {
+    e = (*r)->next();
+  } while (e && *e);
+  ASSERT_FALSE(e);
+  EXPECT_NE(e.error().message().find(real.digest.str()), std::string::npos) << e.error().message();
+}
+
+TEST(TarReader, GarbageIsNotATar) {
+  ScratchDir d;
+  testing::write_file(d / "x.tar", std::string(4096, 'x'));
+  auto r = TarReader::open_file(d / "x.tar", {});
+  Result<std::optional<TarEntry>> e = r ? (*r)->next() : fail(r.error());
+  ASSERT_FALSE(e);
+  EXPECT_NE(e.error().message().find("x.tar"), std::string::npos) << e.error().message();
+}
+
+}  // namespace
+}  // namespace strata::oci
