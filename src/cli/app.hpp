@@ -1,4 +1,4 @@
-// What every subcommand shares: the global options of CLI.md, exit codes,
+// What every subcommand shares: the global options of docs/CLI.md, exit codes,
 // the failure type that carries an exit code to main(), and output helpers
 // (results on stdout, everything else on stderr).
 #pragma once
@@ -14,7 +14,7 @@
 
 namespace strata::cli {
 
-// Exit codes (CLI.md): 0 success, 1 failure, 2 usage, 3 a check found gaps.
+// Exit codes (docs/CLI.md): 0 success, 1 failure, 2 usage, 3 a check found gaps.
 enum ExitCode : int { kExitOk = 0, kExitFailure = 1, kExitUsage = 2, kExitGaps = 3 };
 
 struct GlobalOptions {

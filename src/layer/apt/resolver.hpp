@@ -6,8 +6,8 @@
 // (candidates only; or-groups tried left to right unless already satisfied;
 // providers ordered by apt's CompareProviders; installed packages kept unless
 // a versioned dependency forces an upgrade). A SAT solver finds *a* solution,
-// often a different one. This class reproduces the walk (see
-// debian-to-layers.md §4) over apt's data model: packages keyed by
+// often a different one. This class reproduces the walk
+// (apt's pkgDepCache::MarkInstall) over apt's data model: packages keyed by
 // (name, architecture), one candidate each, chosen by pin priority.
 //
 // Usage: add indexes in apt source order, set the installed packages, call

@@ -1,4 +1,4 @@
-// The dpkg and apt database a real install leaves (debian-to-layers.md §4.5):
+// The dpkg and apt database a real install leaves (docs/format/overlay.md):
 //   /var/lib/dpkg/status          base stanzas plus one per new package
 //                                 (Status: install ok installed, Conffiles
 //                                 with md5s), dpkg's field order, sorted by

@@ -1,5 +1,5 @@
 // build_overlay: base image + verified .debs → `base + one layer` in a Store
-// (ARCHITECTURE.md "Overlay build", steps 5–7). Fragments come from the
+// (docs/ARCHITECTURE.md, "Data flow of strata build"). Fragments come from the
 // FragmentCache (converted in parallel, `jobs` threads), are ordered by
 // package name with a package that Replaces another's files after it, and
 // are checked for files shipped twice (allowed with Replaces, or identical

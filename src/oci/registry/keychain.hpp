@@ -3,7 +3,7 @@
 // `identitytoken`; `credHelpers` per registry and `credsStore`, which run
 // `docker-credential-NAME get`).
 //
-// Files, per CLI.md: `--authfile FILE` alone when given; otherwise
+// Files, per docs/CLI.md: `--authfile FILE` alone when given; otherwise
 // `$DOCKER_CONFIG/config.json`, `~/.docker/config.json`, then
 // `$XDG_RUNTIME_DIR/containers/auth.json`, searched in that order (the first
 // file with an entry for the registry wins). docker.io is looked up under

@@ -1,4 +1,4 @@
-// The resolver against apt's rules (debian-to-layers.md §4), one case per
+// The resolver against apt's rules (apt's MarkInstall, as in Debian 12), one case per
 // rule, on small hand-written indexes.
 #include "layer/apt/resolver.hpp"
 
