@@ -35,8 +35,7 @@ std::vector<oci::Platform> platforms_of(const OverlayRequest& r, const std::opti
 
 std::optional<layer::Lock> read_lock(const OverlayRequest& r) {
   if (r.lock.empty()) return std::nullopt;
-  auto text = check(fs::read_file(r.lock, std::uint64_t{1} << 30));
-  return check(layer::parse_lock(text, r.lock));
+  return check(layer::read_lock_file(r.lock));
 }
 
 

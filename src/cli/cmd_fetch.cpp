@@ -5,7 +5,6 @@
 #include "layer/apt/deb_fetcher.hpp"
 #include "layer/apt/lock_file.hpp"
 #include "util/clock.hpp"
-#include "util/fs.hpp"
 #include "util/strings.hpp"
 
 namespace strata::cli {
@@ -25,8 +24,7 @@ class NoNetwork final : public oci::http::Transport {
 };
 
 void run_fetch(const GlobalOptions& g, const FetchArgs& a, oci::http::Transport& http) {
-  auto text = check(fs::read_file(a.lock, 64 << 20));
-  auto lock = check(layer::parse_lock(text, a.lock));
+  auto lock = check(layer::read_lock_file(a.lock));
   layer::FetchOptions o;
   o.home = g.open_options().home;
   o.jobs = static_cast<unsigned>(g.jobs);

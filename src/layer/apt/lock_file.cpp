@@ -9,6 +9,7 @@
 #include "layer/debian/relation.hpp"
 #include "layer/apt/release.hpp"
 #include "layer/debian/version.hpp"
+#include "util/fs.hpp"
 #include "util/strings.hpp"
 
 namespace strata::layer {
@@ -186,6 +187,11 @@ Result<Lock> parse_lock(std::string_view text, std::string_view what) {
   } catch (const YAML::Exception& ex) {
     return fail(ErrorCode::kInvalidArgument, std::string(what) + ": malformed lock: " + ex.what());
   }
+}
+
+Result<Lock> read_lock_file(const std::filesystem::path& path) {
+  STRATA_TRY(std::string text, fs::read_file(path, kMaxLockBytes));
+  return parse_lock(text, path.string());
 }
 
 }  // namespace strata::layer

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -45,7 +46,13 @@ struct Lock {
   std::vector<LockPackage> packages;  // sorted by name, architecture on write
 };
 
+// The largest lock file read: a lock of every package in bookworm's main
+// for one architecture (~60,000 entries of ~300 bytes) is about 20 MiB.
+inline constexpr std::uint64_t kMaxLockBytes = std::uint64_t{64} << 20;
+
 std::string write_lock(Lock lock);
 Result<Lock> parse_lock(std::string_view text, std::string_view what);
+// Reads (at most kMaxLockBytes) and parses the lock file at `path`.
+Result<Lock> read_lock_file(const std::filesystem::path& path);
 
 }  // namespace strata::layer

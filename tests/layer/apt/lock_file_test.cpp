@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+
+#include "support/temp_dir.hpp"
+
 namespace strata::layer {
 namespace {
 
@@ -79,6 +83,20 @@ TEST(LockFile, ValidationNamesTheProblem) {
     EXPECT_NE(r.error().message().find(c.message), std::string::npos) << r.error().message();
     EXPECT_EQ(r.error().message().rfind("lock.yaml: ", 0), 0u);
   }
+}
+
+TEST(LockFile, ReadFromAFileUpToOneBound) {
+  testing::TempDir t;
+  std::ofstream(t / "ok.lock") << write_lock(sample());
+  auto read = read_lock_file(t / "ok.lock");
+  ASSERT_TRUE(read) << read.error().message();
+  EXPECT_EQ(write_lock(*read), write_lock(sample()));
+  std::ofstream(t / "big.lock") << write_lock(sample());
+  std::filesystem::resize_file(t / "big.lock", kMaxLockBytes + 1);  // sparse: cheap
+  auto big = read_lock_file(t / "big.lock");
+  ASSERT_FALSE(big);
+  EXPECT_NE(big.error().message().find("more than the limit of " + std::to_string(kMaxLockBytes)), std::string::npos)
+      << big.error().message();
 }
 
 }  // namespace
