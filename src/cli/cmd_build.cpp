@@ -225,7 +225,7 @@ void run_build(const GlobalOptions& g, const OverlayRequest& r, oci::http::Trans
   auto compression = check(oci::parse_compression(r.compression));
   OverlayKey key = check(overlay_key(g, r));
   std::string key_tag = "overlay-" + key.hex;
-  layer::cache_base_filesystems(std::filesystem::path(g.open_options().home) / "basefs");
+  layer::BaseFsCache base_fs(std::filesystem::path(g.open_options().home) / "basefs");
 
   auto dest_ref = check(oci::parse_image_ref(r.dest));
   auto dest = check(oci::open_store(dest_ref, oci::Access::kWrite, g.open_options()));
@@ -281,7 +281,8 @@ void run_build(const GlobalOptions& g, const OverlayRequest& r, oci::http::Trans
   for (std::size_t i = 0; i < platforms.size(); ++i) {
     const auto& p = platforms[i];
     auto base = scratch ? check(layer::scratch_base(p))
-                        : check(layer::load_base_image(*base_store.store, base_store.ref, p, layer::overlay_base_needs()));
+                        : check(layer::load_base_image(*base_store.store, base_store.ref, p, layer::overlay_base_needs(),
+                                                      &base_fs));
     auto installed = check(layer::base_packages(base));
     PlatformBuild b;
     b.platform = p;

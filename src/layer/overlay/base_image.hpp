@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "layer/debian/package.hpp"
+#include "layer/overlay/base_fs_cache.hpp"
 #include "oci/image_fs.hpp"
 #include "oci/store.hpp"
 
@@ -25,16 +26,11 @@ struct BaseImage {
 
 // Loads `ref` from `store`, picking `platform` from an index. `needs` asks
 // for more than the dpkg state: files to capture besides it, files to
-// summarize (the overlay builder's needs, overlay_base_needs()).
+// summarize (the overlay builder's needs, overlay_base_needs()). With a
+// `cache`, the filesystem is taken from it when it can answer, and recorded
+// in it when read from the layers.
 Result<BaseImage> load_base_image(oci::Store& store, std::string_view ref, const oci::Platform& platform,
-                                  oci::ImageFsOptions needs = {});
-
-// Caches the filesystem metadata load_base_image builds under `dir`
-// (by manifest digest), so a later load of the same image reads one small
-// file instead of decompressing every layer. An entry is used only when it
-// holds the content (or summary) of every file the caller asks for. Empty: off
-// (the default). Call before loading, from one thread.
-void cache_base_filesystems(std::filesystem::path dir);
+                                  oci::ImageFsOptions needs = {}, const BaseFsCache* cache = nullptr);
 
 // The packages the base's dpkg database counts as installed (status plus
 // status.d/ stanzas; none for an image without dpkg state).

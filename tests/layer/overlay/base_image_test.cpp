@@ -26,11 +26,9 @@ class BaseCacheTest : public ImageFsTest {
     // The same image without its layer: only a cache can answer for it.
     layerless_.put_blob(std::string(media::kOciConfig), config);
     ASSERT_TRUE(layerless_.put_manifest(raw_, "base"));
-    cache_base_filesystems(dir_.path());
   }
-  void TearDown() override { cache_base_filesystems({}); }
   Result<BaseImage> load_from(Store& s, ImageFsOptions needs = {}) {
-    return load_base_image(s, "base", Platform{"linux", "amd64", "", ""}, std::move(needs));
+    return load_base_image(s, "base", Platform{"linux", "amd64", "", ""}, std::move(needs), &cache_);
   }
   ImageFsOptions needs() {
     ImageFsOptions o;
@@ -38,9 +36,10 @@ class BaseCacheTest : public ImageFsTest {
     o.summarize = [](std::string_view c) { return std::to_string(c.size()); };
     return o;
   }
-  std::filesystem::path cache_file() { return dir_.path() / ("fs-3-" + std::string(raw_.descriptor.digest.hex())); }
+  std::filesystem::path cache_file() { return cache_.entry_path(raw_.descriptor.digest); }
 
   testing::ScratchDir dir_;
+  BaseFsCache cache_{dir_.path()};
   testing::TestStore layerless_;
   RawManifest raw_;
 };
