@@ -1,7 +1,6 @@
 #include "layer/apt/resolve_request.hpp"
 
 #include <algorithm>
-#include <mutex>
 
 #include "util/clock.hpp"
 
@@ -29,19 +28,6 @@ Result<std::vector<AptSource>> load_sources(const std::vector<std::string>& file
   return sources;
 }
 
-namespace {
-
-// ResolveRequest::exit_soon: the resolver is never freed, and stays
-// reachable from a global so leak checkers see that this is on purpose.
-void keep_until_exit(std::unique_ptr<Resolver> resolver) {
-  static std::mutex mu;
-  static auto* kept = new std::vector<Resolver*>();  // never destroyed
-  std::lock_guard lock(mu);
-  kept->push_back(resolver.release());
-}
-
-}  // namespace
-
 Result<ResolvedRequest> resolve_request(oci::http::Transport& transport, ResolveRequest r) {
   STRATA_TRY(std::string arch, debian_arch(r.platform));
   r.archive.arch = arch;
@@ -59,17 +45,16 @@ Result<ResolvedRequest> resolve_request(oci::http::Transport& transport, Resolve
   ResolveOptions ro;
   ro.native_arch = arch;
   ro.foreign_archs = r.foreign_archs;
-  auto owned = std::make_unique<Resolver>(ro);
   std::vector<std::size_t> origin_source;
-  for (auto& idx : archive.indexes) {
-    owned->add_index(std::move(idx.packages), archive.sources[idx.source].priority);
-    origin_source.push_back(idx.source);
+  {
+    Resolver resolver(ro);
+    for (auto& idx : archive.indexes) {
+      resolver.add_index(std::move(idx.packages), archive.sources[idx.source].priority);
+      origin_source.push_back(idx.source);
+    }
+    resolver.set_installed(std::move(r.installed));
+    STRATA_TRY(out.resolution, resolver.resolve(r.packages));
   }
-  owned->set_installed(std::move(r.installed));
-  auto resolved = owned->resolve(r.packages);
-  if (r.exit_soon) keep_until_exit(std::move(owned));
-  if (!resolved) return fail(resolved.error());
-  out.resolution = std::move(*resolved);
   out.warnings.insert(out.warnings.end(), out.resolution.notes.begin(), out.resolution.notes.end());
 
   Lock lock;

@@ -29,10 +29,6 @@ struct ResolveRequest {
   // set); merged with `packages`, sorted and de-duplicated, and recorded in
   // the lock's request so a lock build reads no index.
   std::function<Result<std::vector<std::string>>(const LoadedArchive& archive, const std::string& arch)> more_requests;
-  // The process exits right after: do not free the resolver's ~1M small
-  // allocations one by one (a quarter of a warm resolve of bookworm). It is
-  // kept reachable, so LeakSanitizer does not report it.
-  bool exit_soon = false;
 };
 
 struct ResolvedRequest {
