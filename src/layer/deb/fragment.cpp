@@ -203,25 +203,25 @@ std::optional<FragmentInfo> decode_info(std::string_view bytes) {
   return f;
 }
 
-}  // namespace
-
-std::string_view compression_extension(oci::Compression c) {
-  switch (c) {
-    case oci::Compression::kGzip: return "gz";
-    case oci::Compression::kZstd: return "zst";
-    default: return "raw";
+// Errors naming the package: "<what>: <why>".
+struct Refuse {
+  const std::string& what;
+  std::unexpected<Error> operator()(const std::string& why) const {
+    return fail(ErrorCode::kInvalidArgument, what + ": " + why);
   }
-}
+};
 
-Result<FragmentInfo> convert_deb(const stdfs::path& deb, const RewriteRules& rules, oci::Compression compression,
-                                 const stdfs::path& out_dir, const std::string& what, unsigned compress_jobs) {
-  auto refuse = [&](std::string why) { return fail(ErrorCode::kInvalidArgument, what + ": " + why); };
-  STRATA_TRY(auto reader, DebReader::open(deb, what));
-  STRATA_TRY(DebControl control, reader->control());
+// The data member as read: entries in archive order, regular files' content
+// in one buffer.
+struct DataContents {
+  std::vector<Item> items;
+  std::string content;
+  std::map<std::string, std::size_t> by_package_path;  // into items
+};
+
+// Package, Version, Architecture, Multi-Arch and the control files.
+Result<FragmentInfo> package_identity(const Deb822Stanza& st, const DebControl& control, const Refuse& refuse) {
   FragmentInfo info;
-  STRATA_TRY(auto stanzas, parse_deb822(control.control, what + " control"));
-  if (stanzas.size() != 1) return refuse("control file must hold exactly one stanza");
-  const auto& st = stanzas.front();
   info.package = std::string(st.get("Package").value_or(""));
   info.version = std::string(st.get("Version").value_or(""));
   info.architecture = std::string(st.get("Architecture").value_or(""));
@@ -231,19 +231,20 @@ Result<FragmentInfo> convert_deb(const stdfs::path& deb, const RewriteRules& rul
   }
   info.control = control.control;
   info.control_files = control.files;
+  return info;
+}
 
-  // Read every entry: metadata in order, content into one buffer.
-  STRATA_TRY(auto data, reader->data());
-  info.data_member = reader->what();
-  std::string content;
+// Reads every entry: metadata in order, content into one buffer; fills
+// info's data member and dpkg's .list lines.
+Result<DataContents> read_data(DebReader& reader, const Deb822Stanza& st, FragmentInfo& info, const Refuse& refuse) {
+  STRATA_TRY(auto data, reader.data());
+  info.data_member = reader.what();
+  DataContents out;
   // Installed-Size (KiB) is close to the data's size: one allocation instead
   // of repeated doubling and copying of a large package's content.
   if (auto kib = str::parse_u64(str::trim(st.get("Installed-Size").value_or("")))) {
-    content.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(*kib, std::uint64_t{4} << 20) * 1024 + 65536));
+    out.content.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(*kib, std::uint64_t{4} << 20) * 1024 + 65536));
   }
-  std::vector<Item> items;
-  oci::StringSink sink;
-  std::map<std::string, std::size_t> by_package_path;
   while (true) {
     STRATA_TRY(auto next, data->next());
     if (!next) break;
@@ -256,23 +257,29 @@ Result<FragmentInfo> convert_deb(const stdfs::path& deb, const RewriteRules& rul
     Item item;
     item.package_path = e.path;
     if (e.type == TarEntryType::kRegular) {
-      item.offset = content.size();
-      AppendSink piece(content);
+      item.offset = out.content.size();
+      AppendSink piece(out.content);
       STRATA_TRY_VOID(data->read_data(piece));
-      if (content.size() - item.offset != e.size) return refuse("entry " + str::quote(e.path) + " is truncated");
+      if (out.content.size() - item.offset != e.size) return refuse("entry " + str::quote(e.path) + " is truncated");
     }
-    if (by_package_path.contains(e.path)) {
+    if (out.by_package_path.contains(e.path)) {
       if (e.type == TarEntryType::kDirectory) continue;
       return refuse("entry " + str::quote(e.path) + " appears twice in " + info.data_member);
     }
     item.entry = std::move(e);
-    by_package_path[item.package_path] = items.size();
-    items.push_back(std::move(item));
+    out.by_package_path[item.package_path] = out.items.size();
+    out.items.push_back(std::move(item));
   }
-  STRATA_TRY_VOID(reader->finish());
+  STRATA_TRY_VOID(reader.finish());
   info.list.erase(std::unique(info.list.begin(), info.list.end()), info.list.end());
+  return out;
+}
 
-  // md5sums: shipped or generated (as dpkg does at unpack).
+// md5sums: shipped or generated (as dpkg does at unpack); and the md5 of
+// each conffile's shipped content.
+void checksums(const DebControl& control, const DataContents& data, FragmentInfo& info) {
+  const auto& items = data.items;
+  std::string_view content = data.content;
   if (auto it = control.files.find("md5sums"); it != control.files.end()) {
     info.md5sums = it->second;
   } else {
@@ -283,23 +290,25 @@ Result<FragmentInfo> convert_deb(const stdfs::path& deb, const RewriteRules& rul
     std::sort(regular.begin(), regular.end(),
               [](const Item* a, const Item* b) { return a->package_path < b->package_path; });
     for (const Item* it : regular) {
-      info.md5sums += md5_hex(std::string_view(content).substr(it->offset, it->entry.size)) + "  " +
-                      it->package_path + "\n";
+      info.md5sums += md5_hex(content.substr(it->offset, it->entry.size)) + "  " + it->package_path + "\n";
     }
   }
-  auto md5 = parse_md5sums(info.md5sums);
   if (auto cf = control.files.find("conffiles"); cf != control.files.end()) {
     for (auto line : str::split(cf->second, '\n')) {
       std::string_view path = str::trim(line);
       if (!path.starts_with('/')) continue;
-      auto it = by_package_path.find(std::string(path.substr(1)));
-      if (it == by_package_path.end() || items[it->second].entry.type != TarEntryType::kRegular) continue;
+      auto it = data.by_package_path.find(std::string(path.substr(1)));
+      if (it == data.by_package_path.end() || items[it->second].entry.type != TarEntryType::kRegular) continue;
       const Item& item = items[it->second];
-      info.conffile_md5[std::string(path)] = md5_hex(std::string_view(content).substr(item.offset, item.entry.size));
+      info.conffile_md5[std::string(path)] = md5_hex(content.substr(item.offset, item.entry.size));
     }
   }
+}
 
-  // Filters: drop excluded non-directories; keep directories that still hold something.
+// The base's dpkg path filters: which items are kept. Excluded
+// non-directories go; an excluded directory stays while it still holds
+// something.
+std::vector<bool> apply_filters(const std::vector<Item>& items, const RewriteRules& rules, FragmentInfo& info) {
   std::set<std::string> kept_dirs;
   std::vector<bool> keep(items.size(), true);
   std::size_t filtered = 0;
@@ -325,15 +334,53 @@ Result<FragmentInfo> convert_deb(const stdfs::path& deb, const RewriteRules& rul
     info.notes.push_back(std::to_string(filtered) + " path(s) of " + info.package +
                          " left out by the base's dpkg path-exclude filters");
   }
+  return keep;
+}
 
-  // Place every kept entry.
+// Hardlinks: the first member of each set in output order carries the
+// content. `order` is sorted; `by_placed` finds the items by placed path.
+void reroot_hardlinks(const std::vector<Item*>& order, const std::map<std::string, Item*>& by_placed) {
+  std::map<std::string, std::string> holder;  // original content path → holder path
+  for (Item* it : order) {
+    if (it->entry.type != TarEntryType::kHardlink) continue;
+    const std::string original = it->entry.link_target;
+    auto h = holder.find(original);
+    if (h != holder.end()) {
+      it->entry.link_target = h->second;
+      continue;
+    }
+    Item* file = by_placed.at(original);
+    if (oci::tar_path_less(it->entry.path, original)) {
+      std::string link_path = it->entry.path;
+      oci::TarEntry moved = file->entry;
+      moved.path = link_path;
+      oci::TarEntry link = it->entry;
+      link.path = original;
+      link.link_target = link_path;
+      std::swap(it->offset, file->offset);
+      std::swap(it->package_path, file->package_path);
+      it->entry = std::move(moved);
+      file->entry = std::move(link);
+      holder[original] = link_path;
+    } else {
+      holder[original] = original;
+    }
+  }
+}
+
+// Places every kept entry (RewriteRules: symlinked directories, diversions,
+// statoverrides; mtimes clamped to the epoch), leaves out directories the
+// base has, points hardlinks at placed paths; the output order (sorted, the
+// content on each hardlink set's first member).
+Result<std::vector<Item*>> place_entries(std::vector<Item>& items, const std::vector<bool>& keep,
+                                         const RewriteRules& rules, const std::string& package, const Refuse& refuse) {
   std::map<std::string, std::string> placed_of;  // package path → placed path
   std::vector<Item*> order;
   std::map<std::string, Item*> by_placed;
   for (std::size_t i = 0; i < items.size(); ++i) {
     if (!keep[i]) continue;
     Item& it = items[i];
-    std::string placed = rules.place(it.package_path, info.package);
+    std::string placed = rules.place(it.package_path, package);
     placed_of[it.package_path] = placed;
     oci::TarEntry& e = it.entry;
     if (e.type == TarEntryType::kDirectory && rules.base_has_directory(placed)) continue;
@@ -363,35 +410,15 @@ Result<FragmentInfo> convert_deb(const stdfs::path& deb, const RewriteRules& rul
   }
   std::sort(order.begin(), order.end(),
             [](const Item* a, const Item* b) { return oci::tar_path_less(a->entry.path, b->entry.path); });
-  // Hardlinks: the first member of each set in output order carries the content.
-  std::map<std::string, std::string> holder;  // original content path → holder path
-  for (Item* it : order) {
-    if (it->entry.type != TarEntryType::kHardlink) continue;
-    const std::string original = it->entry.link_target;
-    auto h = holder.find(original);
-    if (h != holder.end()) {
-      it->entry.link_target = h->second;
-      continue;
-    }
-    Item* file = by_placed.at(original);
-    if (oci::tar_path_less(it->entry.path, original)) {
-      std::string link_path = it->entry.path;
-      oci::TarEntry moved = file->entry;
-      moved.path = link_path;
-      oci::TarEntry link = it->entry;
-      link.path = original;
-      link.link_target = link_path;
-      std::swap(it->offset, file->offset);
-      std::swap(it->package_path, file->package_path);
-      it->entry = std::move(moved);
-      file->entry = std::move(link);
-      holder[original] = link_path;
-    } else {
-      holder[original] = original;
-    }
-  }
+  reroot_hardlinks(order, by_placed);
+  return order;
+}
 
-  // Write the tar and its compressed form in one pass.
+// Writes the tar and its compressed form in one pass into `out_dir`; records
+// the entries, libraries and ld.so.conf files, sizes and CRC-32s in `info`.
+Result<void> write_fragment(const std::vector<Item*>& order, std::string_view content, oci::Compression compression,
+                            const stdfs::path& out_dir, unsigned compress_jobs, FragmentInfo& info) {
+  auto md5 = parse_md5sums(info.md5sums);
   std::string ext(compression_extension(compression));
   FdSink tar_file(out_dir / "data.tar");
   FdSink packed_file(out_dir / ("data.tar." + ext));
@@ -407,7 +434,7 @@ Result<FragmentInfo> convert_deb(const stdfs::path& deb, const RewriteRules& rul
     FragmentEntry fe{e.path, e.type, e.link_target, ""};
     if (auto m = md5.find(it->package_path); m != md5.end()) fe.md5 = m->second;
     if (e.type == TarEntryType::kRegular) {
-      std::string_view body = std::string_view(content).substr(it->offset, e.size);
+      std::string_view body = content.substr(it->offset, e.size);
       STRATA_TRY_VOID(writer.add_file(e, body));
       std::string name(oci::base_name(e.path));
       if (in_library_dir(e.path) && looks_like_library_name(name)) {
@@ -427,6 +454,33 @@ Result<FragmentInfo> convert_deb(const stdfs::path& deb, const RewriteRules& rul
   info.tar_crc32 = tar_crc.crc();
   info.compressed_size = static_cast<std::uint64_t>(digests.size);
   info.compressed_crc32 = packed_crc.crc();
+  return {};
+}
+
+}  // namespace
+
+std::string_view compression_extension(oci::Compression c) {
+  switch (c) {
+    case oci::Compression::kGzip: return "gz";
+    case oci::Compression::kZstd: return "zst";
+    default: return "raw";
+  }
+}
+
+Result<FragmentInfo> convert_deb(const stdfs::path& deb, const RewriteRules& rules, oci::Compression compression,
+                                 const stdfs::path& out_dir, const std::string& what, unsigned compress_jobs) {
+  Refuse refuse{what};
+  STRATA_TRY(auto reader, DebReader::open(deb, what));
+  STRATA_TRY(DebControl control, reader->control());
+  STRATA_TRY(auto stanzas, parse_deb822(control.control, what + " control"));
+  if (stanzas.size() != 1) return refuse("control file must hold exactly one stanza");
+  const auto& st = stanzas.front();
+  STRATA_TRY(FragmentInfo info, package_identity(st, control, refuse));
+  STRATA_TRY(DataContents data, read_data(*reader, st, info, refuse));
+  checksums(control, data, info);
+  std::vector<bool> keep = apply_filters(data.items, rules, info);
+  STRATA_TRY(std::vector<Item*> order, place_entries(data.items, keep, rules, info.package, refuse));
+  STRATA_TRY_VOID(write_fragment(order, data.content, compression, out_dir, compress_jobs, info));
   return info;
 }
 
