@@ -514,6 +514,132 @@ struct Resolver::Impl {
     if (out.empty()) out = " " + p.name + " : cannot be installed (no installation candidate satisfies its dependencies)\n";
     return out;
   }
+  // One request ("name", "name:arch" or "name=version") as apt-get install
+  // reads it: its entry, with the candidate pinned to a requested version; a
+  // virtual name selects its only provider (noted in `notes`).
+  Result<std::size_t> find_request(const std::string& req, std::vector<std::string>& notes) {
+    std::string name = req, arch = options.native_arch, version;
+    if (auto eq = name.find('='); eq != std::string::npos) {
+      version = name.substr(eq + 1);
+      name.resize(eq);
+    }
+    if (auto colon = name.find(':'); colon != std::string::npos) {
+      arch = name.substr(colon + 1);
+      name.resize(colon);
+      if (arch == "native" || arch == "all") arch = options.native_arch;
+    }
+    if (!valid_package_name(name))
+      return fail(ErrorCode::kInvalidArgument, "invalid package request " + str::quote(req) +
+                                                   ": expected NAME, NAME:ARCH or NAME=VERSION");
+    auto found_entry = find_entry(name, arch);
+    if (!found_entry || entries[*found_entry].candidate < 0) {
+      // A virtual package: apt installs its only provider, refuses several.
+      std::set<std::size_t> provs;
+      if (auto pv = providers.find(name); pv != providers.end())
+        for (const auto& p : pv->second)
+          if (p.version == entries[p.entry].candidate &&
+              (entries[p.entry].arch == arch || pkg(p.entry, p.version).multi_arch == MultiArch::kForeign))
+            provs.insert(p.entry);
+      if (provs.size() == 1 && version.empty()) {
+        std::size_t e = *provs.begin();
+        notes.push_back("Note, selecting '" + entries[e].name + "' instead of '" + name + "'");
+        return e;
+      }
+      if (provs.size() > 1) {
+        std::vector<std::string> names;
+        for (auto e : provs) names.push_back(entries[e].name);
+        std::sort(names.begin(), names.end());
+        return fail(ErrorCode::kNotFound, "package " + name + " is a virtual package provided by: " +
+                                              str::join(names, ", ") + "; request one of them explicitly");
+      }
+      if (found_entry)
+        return fail(ErrorCode::kNotFound, "package " + name + ":" + arch +
+                                              " has no installation candidate (it is not available from any "
+                                              "source; check --sources and --platform)");
+      return fail(ErrorCode::kNotFound, "unable to locate package " + name + ":" + arch +
+                                            " in the configured sources (check the name, --sources and --platform)");
+    }
+    std::size_t e = *found_entry;
+    if (!version.empty()) {
+      Entry& en = entries[e];
+      int found = -1;
+      for (std::size_t i = 0; i < en.versions.size(); ++i)
+        if (en.versions[i].pkg->version == version && !en.versions[i].origins.empty()) found = static_cast<int>(i);
+      if (found < 0) {
+        if (en.installed >= 0 && en.versions[en.installed].pkg->version == version) found = en.installed;
+        else
+          return fail(ErrorCode::kNotFound, "version '" + version + "' for '" + name + "' was not found in the sources");
+      }
+      en.candidate = found;
+    }
+    return e;
+  }
+
+  // apt-get install (TryToInstall, then doAutoInstall): mark every request
+  // first (FromUser, no dependencies), then walk each one in request order.
+  // Requests are "protected" (pkgProblemResolver::Protect), which skips
+  // MarkInstall's "already marked and not broken" shortcut, so every request
+  // is walked: checked against apt-get 2.6, a request whose dependencies are
+  // already met still upgrades the other binaries of its source package.
+  // Returns the broken-package report of the requests that failed (empty: none).
+  std::string mark_requests(const std::vector<std::size_t>& requested) {
+    for (std::size_t e : requested) {
+      Entry& en = entries[e];
+      if (en.candidate != en.installed) marked[e] = 1;
+    }
+    std::string report;
+    for (std::size_t e : requested) {
+      Entry& en = entries[e];
+      if (en.candidate == en.installed) continue;
+      if (!mark_install(e, 0, true, true)) {
+        marked[e] = 1;
+        report += broken_report(e);
+      }
+    }
+    return report;
+  }
+
+  // Final check over everything marked, as apt's broken-package report does.
+  std::string check_marked() const {
+    std::string report;
+    for (std::size_t e = 0; e < entries.size(); ++e) {
+      if (!marked[e]) continue;
+      const Entry& en = entries[e];
+      const Package& p = pkg(e, en.candidate);
+      bool ok = true;
+      for (const auto* list : {&p.pre_depends, &p.depends})
+        for (const auto& g : *list) ok = ok && group_satisfied(g, en.arch, Select::kInstall, e);
+      ok = ok && conflicting(e, en.candidate).empty();
+      if (!ok) report += broken_report(e);
+    }
+    return report;
+  }
+
+  // The marked packages at their candidates, sorted by name, then
+  // architecture; each fetched from the first source that gives the version
+  // its priority.
+  std::vector<ResolvedPackage> marked_packages() const {
+    std::vector<ResolvedPackage> out;
+    for (std::size_t e = 0; e < entries.size(); ++e) {
+      if (!marked[e]) continue;
+      const Entry& en = entries[e];
+      const Version& v = en.versions[en.candidate];
+      ResolvedPackage rp;
+      rp.package = *v.pkg;
+      std::size_t origin = v.origins.empty() ? 0 : v.origins.front();
+      for (std::size_t o : v.origins) {
+        if (origin_priority[o] > origin_priority[origin]) origin = o;
+      }
+      rp.origin = origin;
+      if (en.installed >= 0) rp.installed_version = en.versions[en.installed].pkg->version;
+      out.push_back(std::move(rp));
+    }
+    std::sort(out.begin(), out.end(), [](const ResolvedPackage& a, const ResolvedPackage& b) {
+      if (a.package.name != b.package.name) return a.package.name < b.package.name;
+      return a.package.architecture < b.package.architecture;
+    });
+    return out;
+  }
 };
 
 Resolver::Resolver(ResolveOptions options) : impl_(std::make_unique<Impl>()) { impl_->options = std::move(options); }
@@ -550,119 +676,17 @@ Result<Resolution> Resolver::resolve(const std::vector<std::string>& requests) {
   Resolution res;
   std::vector<std::size_t> requested;
   for (const auto& req : requests) {
-    std::string name = req, arch = im.options.native_arch, version;
-    if (auto eq = name.find('='); eq != std::string::npos) {
-      version = name.substr(eq + 1);
-      name.resize(eq);
-    }
-    if (auto colon = name.find(':'); colon != std::string::npos) {
-      arch = name.substr(colon + 1);
-      name.resize(colon);
-      if (arch == "native" || arch == "all") arch = im.options.native_arch;
-    }
-    if (!valid_package_name(name))
-      return fail(ErrorCode::kInvalidArgument, "invalid package request " + str::quote(req) +
-                                                   ": expected NAME, NAME:ARCH or NAME=VERSION");
-    auto found_entry = im.find_entry(name, arch);
-    if (!found_entry || im.entries[*found_entry].candidate < 0) {
-      // A virtual package: apt installs its only provider, refuses several.
-      std::set<std::size_t> provs;
-      if (auto pv = im.providers.find(name); pv != im.providers.end())
-        for (const auto& p : pv->second)
-          if (p.version == im.entries[p.entry].candidate &&
-              (im.entries[p.entry].arch == arch || im.pkg(p.entry, p.version).multi_arch == MultiArch::kForeign))
-            provs.insert(p.entry);
-      if (provs.size() == 1 && version.empty()) {
-        std::size_t e = *provs.begin();
-        res.notes.push_back("Note, selecting '" + im.entries[e].name + "' instead of '" + name + "'");
-        requested.push_back(e);
-        continue;
-      }
-      if (provs.size() > 1) {
-        std::vector<std::string> names;
-        for (auto e : provs) names.push_back(im.entries[e].name);
-        std::sort(names.begin(), names.end());
-        return fail(ErrorCode::kNotFound, "package " + name + " is a virtual package provided by: " +
-                                              str::join(names, ", ") + "; request one of them explicitly");
-      }
-      if (found_entry)
-        return fail(ErrorCode::kNotFound, "package " + name + ":" + arch +
-                                              " has no installation candidate (it is not available from any "
-                                              "source; check --sources and --platform)");
-      return fail(ErrorCode::kNotFound, "unable to locate package " + name + ":" + arch +
-                                            " in the configured sources (check the name, --sources and --platform)");
-    }
-    std::size_t e = *found_entry;
-    if (!version.empty()) {
-      Entry& en = im.entries[e];
-      int found = -1;
-      for (std::size_t i = 0; i < en.versions.size(); ++i)
-        if (en.versions[i].pkg->version == version && !en.versions[i].origins.empty()) found = static_cast<int>(i);
-      if (found < 0) {
-        if (en.installed >= 0 && en.versions[en.installed].pkg->version == version) found = en.installed;
-        else
-          return fail(ErrorCode::kNotFound, "version '" + version + "' for '" + name + "' was not found in the sources");
-      }
-      en.candidate = found;
-    }
+    STRATA_TRY(std::size_t e, im.find_request(req, res.notes));
     requested.push_back(e);
   }
-  // apt-get install (TryToInstall, then doAutoInstall): mark every request
-  // first (FromUser, no dependencies), then walk each one in request order.
-  // Requests are "protected" (pkgProblemResolver::Protect), which skips
-  // MarkInstall's "already marked and not broken" shortcut, so every request
-  // is walked: checked against apt-get 2.6, a request whose dependencies are
-  // already met still upgrades the other binaries of its source package.
-  for (std::size_t e : requested) {
-    Entry& en = im.entries[e];
-    if (en.candidate != en.installed) im.marked[e] = 1;
-  }
-  std::string report;
-  for (std::size_t e : requested) {
-    Entry& en = im.entries[e];
-    if (en.candidate == en.installed) continue;
-    if (!im.mark_install(e, 0, true, true)) {
-      im.marked[e] = 1;
-      report += im.broken_report(e);
-    }
-  }
-  // Final check over everything marked, as apt's broken-package report does.
-  if (report.empty()) {
-    for (std::size_t e = 0; e < im.entries.size(); ++e) {
-      if (!im.marked[e]) continue;
-      const Entry& en = im.entries[e];
-      const Package& p = im.pkg(e, en.candidate);
-      bool ok = true;
-      for (const auto* list : {&p.pre_depends, &p.depends})
-        for (const auto& g : *list) ok = ok && im.group_satisfied(g, en.arch, Select::kInstall, e);
-      ok = ok && im.conflicting(e, en.candidate).empty();
-      if (!ok) report += im.broken_report(e);
-    }
-  }
+  std::string report = im.mark_requests(requested);
+  if (report.empty()) report = im.check_marked();
   if (!report.empty()) {
     return fail(ErrorCode::kFailedPrecondition,
                 "the request cannot be satisfied; the following packages have unmet dependencies:\n" + report +
                     "(the same request would fail in apt-get; change the request, the base or the sources)");
   }
-  for (std::size_t e = 0; e < im.entries.size(); ++e) {
-    if (!im.marked[e]) continue;
-    const Entry& en = im.entries[e];
-    const Version& v = en.versions[en.candidate];
-    ResolvedPackage rp;
-    rp.package = *v.pkg;
-    // Fetched from the first source that gives the version its priority.
-    std::size_t origin = v.origins.empty() ? 0 : v.origins.front();
-    for (std::size_t o : v.origins) {
-      if (im.origin_priority[o] > im.origin_priority[origin]) origin = o;
-    }
-    rp.origin = origin;
-    if (en.installed >= 0) rp.installed_version = en.versions[en.installed].pkg->version;
-    res.install.push_back(std::move(rp));
-  }
-  std::sort(res.install.begin(), res.install.end(), [](const ResolvedPackage& a, const ResolvedPackage& b) {
-    if (a.package.name != b.package.name) return a.package.name < b.package.name;
-    return a.package.architecture < b.package.architecture;
-  });
+  res.install = im.marked_packages();
   return res;
 }
 
