@@ -1,7 +1,7 @@
 // strata fetch --lock FILE [--offline]
 #include <iostream>
 
-#include "cli/cmd_resolve.hpp"
+#include "cli/commands.hpp"
 #include "layer/apt/deb_fetcher.hpp"
 #include "layer/apt/lock_file.hpp"
 #include "util/clock.hpp"

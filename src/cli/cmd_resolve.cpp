@@ -1,19 +1,13 @@
 // strata resolve PKG… [--base REF | --status FILE] [--sources FILE]… [--platform P] [--lock-out FILE]
-#include "cli/cmd_resolve.hpp"
-
 #include <iostream>
 
-#include "layer/overlay/base_image.hpp"
-#include "layer/debian/dpkg_status.hpp"
+#include "cli/commands.hpp"
 #include "layer/apt/resolve_request.hpp"
+#include "layer/debian/dpkg_status.hpp"
+#include "layer/overlay/base_image.hpp"
 #include "util/fs.hpp"
 
 namespace strata::cli {
-
-Result<std::string> debian_arch_for_platform(const std::string& text) {
-  STRATA_TRY(auto p, oci::parse_platform(text));
-  return layer::debian_arch(p);
-}
 
 namespace {
 

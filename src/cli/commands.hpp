@@ -1,8 +1,12 @@
 // Registration functions, one per subcommand file. Each adds its subcommand
-// to `app`, parses into a typed options struct and calls the library.
+// to `app`, parses into a typed options struct and calls the library. The
+// packages commands take the archive HTTP transport main builds.
 #pragma once
 
+#include <memory>
+
 #include "cli/app.hpp"
+#include "oci/http/transport.hpp"
 
 namespace strata::cli {
 
@@ -12,5 +16,10 @@ void register_tags(CLI::App& app, GlobalOptions& g);
 void register_import(CLI::App& app, GlobalOptions& g);
 void register_contract(CLI::App& app, GlobalOptions& g);
 void register_mirror(CLI::App& app, GlobalOptions& g);
+void register_key(CLI::App& app, GlobalOptions& g);
+
+void register_resolve(CLI::App& app, GlobalOptions& g, std::shared_ptr<oci::http::Transport> http);
+void register_fetch(CLI::App& app, GlobalOptions& g, std::shared_ptr<oci::http::Transport> http);
+void register_build(CLI::App& app, GlobalOptions& g, std::shared_ptr<oci::http::Transport> http);
 
 }  // namespace strata::cli

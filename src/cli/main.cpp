@@ -1,8 +1,6 @@
 // strata: provision sandbox images without a container engine.
 #include <iostream>
 
-#include "cli/cmd_build.hpp"
-#include "cli/cmd_resolve.hpp"
 #include "cli/commands.hpp"
 #include "oci/http/registry_transport.hpp"
 

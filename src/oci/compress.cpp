@@ -27,6 +27,16 @@ Result<Compression> parse_compression(std::string_view name) {
               "unknown compression '" + std::string(name) + "'; use gzip, zstd or none");
 }
 
+std::string_view compression_name(Compression c) {
+  switch (c) {
+    case Compression::kGzip: return "gzip";
+    case Compression::kZstd: return "zstd";
+    case Compression::kNone: return "none";
+    case Compression::kUnknown: break;
+  }
+  return "unknown";
+}
+
 struct CompressingSink::Codec {
   libdeflate_compressor* deflate = nullptr;
   ZSTD_CCtx* zstd = nullptr;

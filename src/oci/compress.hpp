@@ -52,6 +52,8 @@ struct LayerDigests {
 std::string_view layer_media_type(Compression c);
 // "gzip", "zstd", "none" → Compression; anything else kInvalidArgument.
 Result<Compression> parse_compression(std::string_view name);
+// The name parse_compression reads ("unknown" for kUnknown).
+std::string_view compression_name(Compression c);
 
 // Whether a CompressingSink hashes what goes in (for LayerDigests::diff_id):
 // a piece of a larger layer has no diff_id of its own, and skipping the hash

@@ -189,6 +189,12 @@ Result<Lock> parse_lock(std::string_view text, std::string_view what) {
   }
 }
 
+std::int64_t archive_date(const Lock& lock) {
+  std::int64_t date = 0;
+  for (const auto& s : lock.sources) date = std::max(date, s.date);
+  return date;
+}
+
 Result<Lock> read_lock_file(const std::filesystem::path& path) {
   STRATA_TRY(std::string text, fs::read_file(path, kMaxLockBytes));
   return parse_lock(text, path.string());

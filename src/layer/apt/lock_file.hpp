@@ -50,6 +50,10 @@ struct Lock {
 // for one architecture (~60,000 entries of ~300 bytes) is about 20 MiB.
 inline constexpr std::uint64_t kMaxLockBytes = std::uint64_t{64} << 20;
 
+// The newest Release Date of the lock's sources (0 without sources): the
+// lock's archive snapshot.
+std::int64_t archive_date(const Lock& lock);
+
 std::string write_lock(Lock lock);
 Result<Lock> parse_lock(std::string_view text, std::string_view what);
 // Reads (at most kMaxLockBytes) and parses the lock file at `path`.

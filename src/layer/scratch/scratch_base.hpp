@@ -20,6 +20,9 @@
 
 namespace strata::layer {
 
+// The base reference that names a scratch build (`strata build --base scratch`).
+inline constexpr std::string_view kScratchBase = "scratch";
+
 inline constexpr std::string_view kScratchPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
 Result<BaseImage> scratch_base(const oci::Platform& platform);

@@ -28,6 +28,10 @@
 
 namespace strata::layer {
 
+// Bump when a scratch root changes for the same inputs (these effects, the
+// skeleton, the package set): part of a scratch overlay's cache key.
+inline constexpr int kScratchRecipe = 1;
+
 struct ScratchEffectsInput {
   std::map<std::string, std::filesystem::path> debs;  // package name → verified .deb
   std::vector<LockSource> sources;

@@ -1,0 +1,31 @@
+// What `strata build` tells the user on standard error while the library
+// builds (layer::BuildObserver): archive warnings, the script actions not
+// reproduced and per platform a summary line; with -v also the fetch counts
+// and the builder's notes; nothing with -q.
+#pragma once
+
+#include <string>
+
+#include "cli/app.hpp"
+#include "layer/build/build_observer.hpp"
+
+namespace strata::cli {
+
+class BuildProgress final : public layer::BuildObserver {
+ public:
+  // `max_age` is the --max-age text, for the message when a cached overlay is too old.
+  BuildProgress(const GlobalOptions& g, std::string max_age) : g_(g), max_age_(std::move(max_age)) {}
+
+  void cache_hit(const std::string& tag, const oci::Descriptor& found) override;
+  void cache_expired(const std::string& tag, std::int64_t archive_date) override;
+  void fetched(const oci::Platform& platform, const layer::FetchReport& report) override;
+  void platform_built(const layer::PlatformBuild& build) override;
+  void warning(const std::string& message) override;
+  void note(const std::string& message) override;
+
+ private:
+  const GlobalOptions& g_;
+  std::string max_age_;
+};
+
+}  // namespace strata::cli

@@ -1,0 +1,39 @@
+#include "cli/overlay_options.hpp"
+
+namespace strata::cli {
+
+void add_overlay_options(CLI::App* cmd, OverlayFlags& f) {
+  cmd->add_option("packages", f.packages, "Packages to add (NAME, NAME:ARCH or NAME=VERSION)");
+  cmd->add_option("--base", f.base, "Base image reference, or scratch: a Debian root from the archive alone")
+      ->required();
+  cmd->add_option("--variant", f.variant,
+                  "--base scratch: the package set, essential or minbase (default; as mmdebstrap names them)");
+  cmd->add_option("--lock", f.lock, "Build exactly this lock (reads no index)")->check(CLI::ExistingFile);
+  cmd->add_option("--lock-out", f.lock_out, "Write the lock used to FILE (FILE.<os>-<arch> per platform for several)");
+  cmd->add_option("--sources", f.sources, "apt sources file (.list or .sources); replaces the host's")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--platform", f.platform, "Target platform(s), comma-separated (default: this machine's)");
+  cmd->add_option("--compression", f.compression, "Layer compression: gzip (default) or zstd");
+  cmd->add_option("--max-age", f.max_age, "Rebuild a cached overlay whose archive snapshot is older (e.g. 7d)");
+  cmd->add_flag("--allow-unsigned-archive", f.allow_unsigned, "Accept sources marked Trusted: yes (unverified)");
+}
+
+layer::OverlaySpec overlay_spec(const GlobalOptions& g, const OverlayFlags& f, oci::OpenedStore& base) {
+  layer::OverlaySpec spec;
+  spec.base = f.base;
+  spec.packages = f.packages;
+  spec.lock = f.lock;
+  spec.sources = f.sources;
+  if (!f.platform.empty()) spec.platforms = check(oci::parse_platforms(f.platform));
+  spec.compression = check(oci::parse_compression(f.compression));
+  spec.variant = check(layer::parse_scratch_variant(f.variant));
+  spec.allow_unsigned = f.allow_unsigned;
+  if (!spec.scratch()) {
+    base = open_ref(g, f.base, oci::Access::kRead);
+    spec.base_store = base.store.get();
+    spec.base_ref = base.ref;
+  }
+  return spec;
+}
+
+}  // namespace strata::cli

@@ -1,0 +1,33 @@
+// The options `strata build` and `strata key` share, and the overlay spec
+// (layer/build/overlay_spec.hpp) they name.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cli/app.hpp"
+#include "layer/build/overlay_spec.hpp"
+
+namespace strata::cli {
+
+struct OverlayFlags {
+  std::string base;
+  std::vector<std::string> packages;
+  std::string dest;
+  std::string lock, lock_out;
+  std::vector<std::string> sources;
+  std::string platform;
+  std::string compression = "gzip";
+  std::string max_age;
+  bool allow_unsigned = false;
+  std::string variant = "minbase";  // --base scratch: essential | minbase
+};
+
+// Adds the shared options to `cmd`.
+void add_overlay_options(CLI::App* cmd, OverlayFlags& f);
+
+// The spec the flags name, with the base store opened into `base` (which
+// must outlive the spec; untouched for --base scratch).
+layer::OverlaySpec overlay_spec(const GlobalOptions& g, const OverlayFlags& f, oci::OpenedStore& base);
+
+}  // namespace strata::cli

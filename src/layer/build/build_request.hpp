@@ -1,0 +1,46 @@
+// What build() (build.hpp) is asked for and what it works with: the request
+// names the overlay (a plan) and where it goes; the context carries the
+// dependencies, so a test can hand in an in-memory store, a fake clock, a
+// fixture archive's transport and a throwaway home.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "layer/build/overlay_plan.hpp"
+#include "layer/overlay/base_fs_cache.hpp"
+#include "oci/http/transport.hpp"
+#include "oci/store.hpp"
+#include "util/clock.hpp"
+
+namespace strata::layer {
+
+class BuildObserver;
+
+// Every field has a default, so designated initializers may name only some.
+struct BuildRequest {
+  OverlayPlan plan{};                     // plan_overlay's
+  oci::Store* dest = nullptr;             // REQUIRED: where the overlay is looked up and written
+  std::optional<std::string> dest_tag{};  // a tag to give the result besides the key's
+  // A cached overlay whose archive snapshot (kAnnotationArchiveDate) is
+  // older than this many seconds is rebuilt; none: any cached one is used.
+  std::optional<std::int64_t> max_age{};
+  // Write each platform's lock here (PATH.<os>-<arch>[-<variant>] for several).
+  std::filesystem::path lock_out{};
+  // The image's timestamps (SOURCE_DATE_EPOCH); none: the newest Release
+  // Date of the lock.
+  std::optional<std::int64_t> epoch{};
+};
+
+struct BuildContext {
+  oci::http::Transport& http;    // to the apt archive; thread-safe
+  Clock& clock;                  // --max-age, Release date checks, retry backoff
+  std::filesystem::path home{};  // $STRATA_HOME: the index, .deb and fragment caches
+  unsigned jobs = 4;             // parallel downloads and conversions
+  const BaseFsCache* base_fs = nullptr;  // none: every base is read from its layers
+  BuildObserver* observer = nullptr;     // none: nothing is reported
+};
+
+}  // namespace strata::layer

@@ -1,0 +1,36 @@
+// What an overlay is made of (docs/format/overlay.md): a base — an image, or
+// a Debian root from the archive alone (kScratchBase) — and the packages to
+// add, resolved from apt sources or given by a lock, for one or several
+// platforms, in one compression. `strata build` and `strata key` fill it
+// from the same options; plan_overlay (overlay_plan.hpp) checks it and
+// computes its cache key.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "layer/scratch/scratch_base.hpp"
+#include "layer/scratch/scratch_packages.hpp"
+#include "oci/compress.hpp"
+#include "oci/platform.hpp"
+#include "oci/store.hpp"
+
+namespace strata::layer {
+
+struct OverlaySpec {
+  std::string base;                  // the base's reference as given (annotations, messages), or kScratchBase
+  oci::Store* base_store = nullptr;  // holds the base; unused for scratch
+  std::string base_ref;              // the base within base_store (tag or digest; may be empty)
+  std::vector<std::string> packages;  // NAME, NAME:ARCH or NAME=VERSION
+  std::filesystem::path lock;         // build exactly this lock (reads no index); empty: resolve
+  std::vector<std::string> sources;   // apt sources files; empty: the host's
+  std::vector<oci::Platform> platforms;  // empty: the lock's, else this machine's
+  oci::Compression compression = oci::Compression::kGzip;
+  ScratchVariant variant = ScratchVariant::kMinbase;  // the package set of a scratch base
+  bool allow_unsigned = false;                        // accept sources marked Trusted: yes
+
+  bool scratch() const { return base == kScratchBase; }
+};
+
+}  // namespace strata::layer

@@ -1,0 +1,120 @@
+#include "layer/build/platform_build.hpp"
+
+#include <set>
+
+#include "layer/apt/resolve_request.hpp"
+#include "layer/build/build_observer.hpp"
+#include "layer/build/platform_lock.hpp"
+#include "layer/scratch/scratch_base.hpp"
+#include "layer/scratch/scratch_effects.hpp"
+#include "util/fs.hpp"
+#include "util/sha.hpp"
+#include "util/strings.hpp"
+
+namespace strata::layer {
+
+namespace {
+
+// The package names of requests (NAME, NAME:ARCH, NAME=VERSION): what the
+// dpkg database marks as manually installed.
+std::set<std::string> requested_names(const std::vector<std::string>& requests) {
+  std::set<std::string> out;
+  for (const auto& r : requests) {
+    std::string n = r.substr(0, r.find('='));
+    out.insert(n.substr(0, n.find(':')));
+  }
+  return out;
+}
+
+std::string packages_annotation(const Lock& lock) {
+  std::vector<std::string> v;
+  for (const auto& p : lock.packages) v.push_back(p.name + "=" + p.version + ":" + p.architecture);
+  return str::join(v, ",");
+}
+
+// The overlay builder's options for one platform's lock.
+Result<OverlayOptions> overlay_options(const BuildRequest& r, const oci::Platform& p, const Lock& lock,
+                                       const std::string& lock_bytes, const BuildContext& ctx) {
+  const OverlayPlan& plan = r.plan;
+  OverlayOptions o;
+  o.home = ctx.home;
+  o.compression = plan.spec.compression;
+  STRATA_TRY(o.debian_arch, debian_arch(p));
+  std::int64_t snapshot = archive_date(lock);
+  o.epoch = r.epoch.value_or(snapshot);
+  o.requested = requested_names(lock.request);
+  o.jobs = ctx.jobs;
+  o.annotations[std::string(kAnnotationKey)] = plan.key.hex;
+  o.annotations[std::string(kAnnotationLockDigest)] = "sha256:" + sha256_hex(lock_bytes);
+  o.annotations[std::string(kAnnotationArchiveDate)] = std::to_string(snapshot);
+  o.annotations[std::string(kAnnotationPackages)] = packages_annotation(lock);
+  o.annotations["org.opencontainers.image.base.name"] = plan.spec.base;
+  if (plan.platforms.size() == 1) o.tag = plan.key.tag();
+  o.created_by = "strata build " + str::join(lock.request, " ");
+  if (plan.spec.scratch()) {
+    ScratchEffectsInput in;
+    for (const auto& lp : lock.packages) in.debs[lp.name] = deb_cache_path(ctx.home, lp.sha256);
+    in.sources = lock.sources;
+    in.debian_arch = o.debian_arch;
+    in.epoch = o.epoch;
+    o.extra_effects = [in](const OverlayView& view, std::vector<std::string>& unreproduced) {
+      return scratch_effects(view, in, unreproduced);
+    };
+    o.created_by = "strata build --base scratch --variant " + std::string(scratch_variant_name(plan.spec.variant)) +
+                   " " + str::join(plan.spec.packages, " ");
+  }
+  return o;
+}
+
+}  // namespace
+
+std::filesystem::path lock_out_path(const std::filesystem::path& lock_out, const oci::Platform& p, bool several) {
+  if (!several) return lock_out;
+  return lock_out.string() + "." + p.os + "-" + p.architecture + (p.variant.empty() ? "" : "-" + p.variant);
+}
+
+Result<PlatformBuild> build_platform(const BuildRequest& r, const oci::Platform& p, BuildContext& ctx,
+                                     BuildObserver& observer) {
+  const OverlaySpec& spec = r.plan.spec;
+  BaseImage base;
+  if (spec.scratch()) {
+    STRATA_TRY(base, scratch_base(p));
+  } else {
+    STRATA_TRY(base, load_base_image(*spec.base_store, spec.base_ref, p, overlay_base_needs(), ctx.base_fs));
+  }
+  STRATA_TRY(auto installed, base_packages(base));
+  PlatformBuild b;
+  b.platform = p;
+  if (r.plan.lock) {
+    b.lock = *r.plan.lock;
+  } else {
+    STRATA_TRY(auto resolved, resolve_platform_lock(spec, base, std::move(installed), p, ctx));
+    for (const auto& w : resolved.warnings) observer.warning(w);
+    b.lock = std::move(resolved.lock);
+  }
+  observer.resolved(p, b.lock);
+  std::string lock_bytes = write_lock(b.lock);
+  if (!r.lock_out.empty()) {
+    STRATA_TRY_VOID(fs::write_file_atomic(lock_out_path(r.lock_out, p, r.plan.platforms.size() > 1), lock_bytes));
+  }
+
+  FetchOptions fo;
+  fo.home = ctx.home;
+  fo.jobs = ctx.jobs;
+  fo.clock = &ctx.clock;
+  STRATA_TRY(b.fetch, fetch_debs(ctx.http, b.lock, fo));
+  observer.fetched(p, b.fetch);
+
+  STRATA_TRY(OverlayOptions o, overlay_options(r, p, b.lock, lock_bytes, ctx));
+  std::vector<OverlayDeb> debs;
+  for (const auto& lp : b.lock.packages) {
+    debs.push_back({lp.name, lp.version, lp.architecture, lp.sha256, deb_cache_path(ctx.home, lp.sha256)});
+  }
+  // A scratch build has no base store: its base has no blobs to copy.
+  oci::Store& base_blobs = spec.scratch() ? *r.dest : *spec.base_store;
+  STRATA_TRY(b.overlay, build_overlay(base, base_blobs, debs, o, *r.dest));
+  for (const auto& n : b.overlay.notes) observer.note(n);
+  return b;
+}
+
+}  // namespace strata::layer

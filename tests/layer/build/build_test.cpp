@@ -1,0 +1,273 @@
+// The build pipeline as a library call (layer::build): driven with an
+// in-memory destination, the fixture archive (testdata/overlay) over HTTP and
+// its base image, a recording observer and, for --max-age, a manual clock.
+// tests/layer/overlay/overlay_build_test.cpp covers the same pipeline
+// through the binary; these check what only the API shows.
+#include "layer/build/build.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "layer/overlay/overlay_fixture.hpp"
+#include "oci/http/registry_transport.hpp"
+#include "oci/manifest.hpp"
+#include "oci/media_types.hpp"
+#include "oci/memory_store.hpp"
+#include "oci/open_store.hpp"
+#include "support/image_layers.hpp"
+#include "support/json_run.hpp"
+#include "support/temp_dir.hpp"
+#include "util/sha.hpp"
+#include "util/strings.hpp"
+
+namespace strata::layer {
+namespace {
+
+namespace stdfs = std::filesystem;
+using testing::OverlayFixture;
+
+const oci::Platform kAmd64{"linux", "amd64", "", ""};
+const oci::Platform kArm64{"linux", "arm64", "", ""};
+
+// Every callback, as one line each, in the order they came.
+class Recorder final : public BuildObserver {
+ public:
+  std::vector<std::string> events;
+  void cache_hit(const std::string& tag, const oci::Descriptor& found) override {
+    events.push_back("hit " + tag + " " + found.digest.str());
+  }
+  void cache_expired(const std::string& tag, std::int64_t date) override {
+    events.push_back("expired " + tag + " " + std::to_string(date));
+  }
+  void resolved(const oci::Platform& p, const Lock& lock) override {
+    events.push_back("resolved " + p.str() + " " + std::to_string(lock.packages.size()));
+  }
+  void fetched(const oci::Platform& p, const FetchReport&) override { events.push_back("fetched " + p.str()); }
+  void platform_built(const PlatformBuild& b) override { events.push_back("built " + b.platform.str()); }
+};
+
+std::shared_ptr<oci::http::Transport> archive_transport() {
+  oci::http::RegistryTransportOptions o;
+  o.curl.allow_plain_http = true;  // integrity comes from the signed Release
+  o.curl.default_cert_dirs.clear();
+  return oci::http::make_registry_transport(o);
+}
+
+class BuildPipeline : public ::testing::Test {
+ protected:
+  BuildPipeline() {
+    auto& fx = OverlayFixture::get();
+    base_ = std::move(*oci::open_store(*oci::parse_image_ref(fx.base_ref()), oci::Access::kRead, {}));
+  }
+
+  // The fixture base plus `packages`, for linux/amd64.
+  OverlaySpec spec(std::vector<std::string> packages) {
+    OverlaySpec s;
+    s.base = OverlayFixture::get().base_ref();
+    s.base_store = base_.store.get();
+    s.base_ref = base_.ref;
+    s.packages = std::move(packages);
+    s.sources = {OverlayFixture::get().sources().string()};
+    s.platforms = {kAmd64};
+    return s;
+  }
+
+  OverlayPlan plan(OverlaySpec s) {
+    auto p = plan_overlay(std::move(s));
+    EXPECT_TRUE(p) << p.error().message();
+    return p ? std::move(*p) : OverlayPlan{};
+  }
+
+  // Builds `r` with `home`, recording into `seen`.
+  BuildResult run(BuildRequest r, const stdfs::path& home, Recorder& seen, Clock& clock = system_clock()) {
+    BaseFsCache base_fs(home / "basefs");
+    BuildContext ctx{.http = *http_, .clock = clock, .home = home, .jobs = 2, .base_fs = &base_fs, .observer = &seen};
+    auto built = build(r, ctx);
+    EXPECT_TRUE(built) << built.error().message();
+    return built ? std::move(*built) : BuildResult{};
+  }
+
+  oci::OpenedStore base_;
+  std::shared_ptr<oci::http::Transport> http_ = archive_transport();
+  testing::TempDir t_;
+};
+
+TEST_F(BuildPipeline, ASecondBuildIsACacheHitTheObserverSees) {
+  oci::MemoryStore dest;
+  Recorder first;
+  auto built = run({.plan = plan(spec({"greet", "daemon-user"})), .dest = &dest, .dest_tag = "app"}, t_ / "home", first);
+  ASSERT_FALSE(built.cached);
+  ASSERT_EQ(built.platforms.size(), 1u);
+  const PlatformBuild& b = built.platforms.front();
+  EXPECT_EQ(first.events, (std::vector<std::string>{"resolved linux/amd64 3", "fetched linux/amd64", "built linux/amd64"}));
+  EXPECT_EQ(b.overlay.converted, 3u);
+  EXPECT_EQ(b.fetch.downloaded, 3u);
+  // The script actions not reproduced are the result's and the image's annotation.
+  ASSERT_FALSE(b.overlay.unreproduced.empty());
+  EXPECT_NE(std::find(b.overlay.unreproduced.begin(), b.overlay.unreproduced.end(),
+                      "daemon-user: postinst creates users or groups (adduser); not reproduced"),
+            b.overlay.unreproduced.end());
+  auto fetched = oci::fetch_manifest(dest, "app");
+  ASSERT_TRUE(fetched) << fetched.error().message();
+  EXPECT_EQ(fetched->raw.descriptor.digest, built.root.digest);
+  const auto& annotations = std::get<oci::ImageManifest>(fetched->parsed).annotations;
+  EXPECT_EQ(annotations.at(std::string(kAnnotationUnreproduced)), str::join(b.overlay.unreproduced, "\n"));
+  EXPECT_EQ(annotations.at(std::string(kAnnotationKey)), built.key.hex);
+  EXPECT_EQ(dest.resolve(built.key.tag())->digest, built.root.digest);
+
+  Recorder second;
+  auto again = run({.plan = plan(spec({"daemon-user", "greet"})), .dest = &dest, .dest_tag = "again"}, t_ / "home",
+                   second);
+  EXPECT_TRUE(again.cached);
+  EXPECT_TRUE(again.platforms.empty());
+  EXPECT_EQ(again.root.digest, built.root.digest);
+  EXPECT_EQ(second.events, (std::vector<std::string>{"hit " + built.key.tag() + " " + built.root.digest.str()}));
+  EXPECT_EQ(dest.resolve("again")->digest, built.root.digest) << "a hit still tags the destination";
+}
+
+TEST_F(BuildPipeline, ALockBuildEqualsTheResolvingBuild) {
+  oci::MemoryStore a, b;
+  Recorder seen;
+  auto resolved = run({.plan = plan(spec({"greet", "hello-static"})), .dest = &a, .lock_out = t_ / "app.lock"},
+                      t_ / "home-a", seen);
+  ASSERT_TRUE(stdfs::exists(t_ / "app.lock"));
+  OverlaySpec from_lock = spec({});
+  from_lock.lock = t_ / "app.lock";
+  from_lock.platforms.clear();  // the lock's
+  from_lock.sources.clear();    // a lock build reads no sources
+  OverlayPlan p = plan(from_lock);
+  EXPECT_EQ(p.platforms, std::vector<oci::Platform>{kAmd64});
+  EXPECT_EQ(p.key.hex, resolved.key.hex) << "the lock records what the key needs";
+  auto locked = run({.plan = std::move(p), .dest = &b}, t_ / "home-b", seen);
+  EXPECT_FALSE(locked.cached);
+  EXPECT_EQ(locked.root.digest, resolved.root.digest);
+  EXPECT_EQ(write_lock(locked.platforms.front().lock), write_lock(resolved.platforms.front().lock));
+}
+
+// A tiny merged-/usr root with a dpkg database (nothing in it runs).
+oci::Descriptor put_tiny_image(testing::TestStore& store, const std::string& arch) {
+  using namespace testing::layers;
+  std::string tar = raw_tar({dir("usr"), dir("usr/bin"), dir("usr/lib"), sym("bin", "usr/bin"), sym("lib", "usr/lib"),
+                             dir("var"), dir("var/lib"), dir("var/lib/dpkg"),
+                             file("var/lib/dpkg/status",
+                                  "Package: base-files\nStatus: install ok installed\nPriority: required\n"
+                                  "Section: admin\nMaintainer: strata tests <tests@strata.test>\nArchitecture: " +
+                                      arch + "\nVersion: 12.4\nDescription: base\n")});
+  oci::StringSink gz;
+  auto sink = oci::CompressingSink::create(oci::Compression::kGzip, gz);
+  EXPECT_TRUE((*sink)->write(oci::as_bytes(tar)));
+  EXPECT_TRUE((*sink)->finish());
+  oci::ImageManifest m;
+  m.media_type = std::string(oci::media::kOciManifest);
+  m.layers.push_back(store.put_blob(std::string(oci::media::kOciLayerGzip), gz.str()));
+  m.config = store.put_blob(std::string(oci::media::kOciConfig),
+                            R"({"architecture":")" + arch + R"(","os":"linux","config":{},"rootfs":{"type":"layers",)"
+                            R"("diff_ids":["sha256:)" + sha256_hex(tar) + R"("]}})");
+  auto raw = oci::make_raw_manifest(m.media_type, oci::serialize(m));
+  EXPECT_TRUE(store.put_manifest(raw, std::nullopt));
+  return raw.descriptor;
+}
+
+TEST_F(BuildPipeline, SeveralPlatformsMakeAnIndexOfTheirOverlays) {
+  testing::TestStore base;
+  oci::ImageIndex idx;
+  idx.media_type = std::string(oci::media::kOciIndex);
+  for (const auto& p : {kAmd64, kArm64}) {
+    oci::Descriptor d = put_tiny_image(base, p.architecture);
+    d.platform = p;
+    idx.manifests.push_back(d);
+  }
+  ASSERT_TRUE(base.put_manifest(oci::make_raw_manifest(idx.media_type, oci::serialize(idx)), "multi"));
+  OverlaySpec s = spec({"libgreet1", "shared-a"});
+  s.base = "test:multi";
+  s.base_store = &base;
+  s.base_ref = "multi";
+  s.platforms = {kAmd64, kArm64};
+  oci::MemoryStore dest;
+  Recorder seen;
+  auto built = run({.plan = plan(s), .dest = &dest, .dest_tag = "both", .lock_out = t_ / "x.lock"}, t_ / "home", seen);
+  EXPECT_EQ(seen.events, (std::vector<std::string>{"resolved linux/amd64 2", "fetched linux/amd64", "built linux/amd64",
+                                                   "resolved linux/arm64 2", "fetched linux/arm64",
+                                                   "built linux/arm64"}));
+  ASSERT_EQ(built.platforms.size(), 2u);
+  EXPECT_TRUE(stdfs::exists(t_ / "x.lock.linux-amd64"));
+  EXPECT_TRUE(stdfs::exists(t_ / "x.lock.linux-arm64"));
+  auto fetched = oci::fetch_manifest(dest, "both");
+  ASSERT_TRUE(fetched) << fetched.error().message();
+  EXPECT_EQ(fetched->raw.descriptor.digest, built.root.digest);
+  EXPECT_EQ(dest.resolve(built.key.tag())->digest, built.root.digest);
+  const auto& index = std::get<oci::ImageIndex>(fetched->parsed);
+  ASSERT_EQ(index.manifests.size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(index.manifests[i].digest, built.platforms[i].overlay.manifest.digest);
+    EXPECT_EQ(index.manifests[i].platform, built.platforms[i].platform);
+    EXPECT_EQ(built.platforms[i].lock.platform, built.platforms[i].platform.str());
+    EXPECT_EQ(built.platforms[i].lock.packages.front().architecture, built.platforms[i].platform.architecture);
+  }
+  EXPECT_EQ(index.annotations.at(std::string(kAnnotationKey)), built.key.hex);
+  EXPECT_EQ(index.annotations.at("org.opencontainers.image.base.name"), "test:multi");
+}
+
+TEST_F(BuildPipeline, MaxAgeRebuildsOnceTheArchiveSnapshotIsOlder) {
+  ManualClock clock(system_clock().now());
+  oci::MemoryStore dest;
+  Recorder seen;
+  auto request = [&] { return BuildRequest{.plan = plan(spec({"hello-static"})), .dest = &dest, .max_age = 86400}; };
+  auto first = run(request(), t_ / "home", seen, clock);
+  ASSERT_FALSE(first.cached);
+  std::int64_t snapshot = archive_date(first.platforms.front().lock);
+  ASSERT_GT(snapshot, 0);
+  seen.events.clear();
+  auto young = run(request(), t_ / "home", seen, clock);
+  EXPECT_TRUE(young.cached);
+  clock.advance(2 * 86400);
+  seen.events.clear();
+  auto old = run(request(), t_ / "home", seen, clock);
+  EXPECT_FALSE(old.cached);
+  ASSERT_FALSE(seen.events.empty());
+  EXPECT_EQ(seen.events.front(), "expired " + first.key.tag() + " " + std::to_string(snapshot));
+  EXPECT_EQ(old.root.digest, first.root.digest) << "rebuilt from the same snapshot: the same bytes";
+}
+
+TEST_F(BuildPipeline, TheKeyIsTheOneStrataKeyPrints) {
+  auto& fx = OverlayFixture::get();
+  OverlayPlan p = plan(spec({"greet", "hello-static"}));
+  auto key = testing::run({testing::strata_binary(), "--home", (t_ / "home").string(), "key", "--base", fx.base_ref(),
+                           "--sources", fx.sources().string(), "--platform", "linux/amd64", "hello-static", "greet"});
+  ASSERT_EQ(key.code, 0) << key.err;
+  EXPECT_EQ(testing::trim_nl(key.out), p.key.hex);
+  auto inputs = nlohmann::json::parse(p.key.canonical_json);
+  EXPECT_EQ(inputs["packages"], nlohmann::json({"greet", "hello-static"}));
+  EXPECT_EQ(inputs["compression"], "gzip");
+  EXPECT_EQ(sha256_hex(p.key.canonical_json), p.key.hex);
+}
+
+TEST(BuildPlan, AScratchKeyNamesTheVariantAndRecipeAndNeedsNoStore) {
+  testing::TempDir t;
+  std::ofstream(t / "a.list") << "deb [trusted=yes] http://127.0.0.1:9/debian stable main\n";
+  OverlaySpec s;
+  s.base = std::string(kScratchBase);
+  s.sources = {(t / "a.list").string()};
+  s.platforms = {kAmd64};
+  auto minbase = plan_overlay(s);
+  ASSERT_TRUE(minbase) << minbase.error().message();
+  EXPECT_EQ(nlohmann::json::parse(minbase->key.canonical_json)["base"]["linux/amd64"], "scratch:minbase:1");
+  s.variant = ScratchVariant::kEssential;
+  s.compression = oci::Compression::kZstd;
+  auto essential = plan_overlay(s);
+  ASSERT_TRUE(essential) << essential.error().message();
+  EXPECT_NE(essential->key.hex, minbase->key.hex);
+  s.compression = oci::Compression::kNone;
+  auto none = plan_overlay(s);
+  ASSERT_FALSE(none);
+  EXPECT_EQ(none.error().message(), "--compression none: choose gzip or zstd");
+  OverlaySpec empty;
+  empty.base = "oci:/nowhere:base";
+  auto refused = plan_overlay(empty);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().message(), "name at least one package to add to --base oci:/nowhere:base");
+}
+
+}  // namespace
+}  // namespace strata::layer
