@@ -4,6 +4,24 @@
 
 namespace strata::cli {
 
+namespace {
+
+std::string count(std::size_t n, const std::string& one, const std::string& many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+}  // namespace
+
+std::string build_summary(const layer::PlatformBuild& b, bool listed) {
+  const auto& o = b.overlay;
+  std::string line = b.platform.str() + ": " + count(b.lock.packages.size(), "package", "packages") + " (" +
+                     std::to_string(o.converted) + " converted, " + std::to_string(o.reused) + " reused)";
+  if (!o.reproduced.empty()) line += "; reproduced: " + str::join(o.reproduced, ", ");
+  if (o.unreproduced.empty()) return line + "; every script action reproduced";
+  return line + "; " + count(o.unreproduced.size(), "script action", "script actions") + " not reproduced (" +
+         (listed ? "listed above" : "strata build --verbose lists them") + "; also in --json and the image annotation)";
+}
+
 void BuildProgress::cache_hit(const std::string& tag, const oci::Descriptor&) { log_info(g_, "cached: " + tag); }
 
 void BuildProgress::cache_expired(const std::string& tag, std::int64_t) {
@@ -16,10 +34,11 @@ void BuildProgress::fetched(const oci::Platform& p, const layer::FetchReport& r)
 }
 
 void BuildProgress::platform_built(const layer::PlatformBuild& b) {
-  for (const auto& u : b.overlay.unreproduced) log_info(g_, "not reproduced: " + u);
-  log_info(g_, b.platform.str() + ": " + std::to_string(b.lock.packages.size()) + " packages, " +
-                   std::to_string(b.overlay.converted) + " fragments converted, " + std::to_string(b.overlay.reused) +
-                   " reused");
+  if (g_.quiet) return;
+  if (g_.verbose) {
+    for (const auto& u : b.overlay.unreproduced) log_info(g_, "not reproduced: " + u);
+  }
+  log_info(g_, build_summary(b, g_.verbose));
 }
 
 void BuildProgress::warning(const std::string& message) { log_info(g_, message); }

@@ -43,12 +43,17 @@ void print(const GlobalOptions& g, const OverlayFlags& f, const layer::BuildResu
                                     : f.lock.empty() ? nullptr : nlohmann::ordered_json(f.lock);
   if (!r.platforms.empty()) {
     std::size_t converted = 0, reused = 0;
+    auto unreproduced = nlohmann::ordered_json::array();
     for (const auto& b : r.platforms) {
       converted += b.overlay.converted;
       reused += b.overlay.reused;
+      // Several platforms: each entry names its platform, as the summary lines do.
+      std::string prefix = r.platforms.size() > 1 ? b.platform.str() + ": " : "";
+      for (const auto& u : b.overlay.unreproduced) unreproduced.push_back(prefix + u);
     }
     out["fragments_converted"] = converted;
     out["fragments_reused"] = reused;
+    out["not_reproduced"] = std::move(unreproduced);
   }
   std::cout << oci::dump_json(out, 2) << "\n";
 }

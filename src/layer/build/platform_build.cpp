@@ -60,6 +60,7 @@ Result<OverlayOptions> overlay_options(const BuildRequest& r, const oci::Platfor
     o.extra_effects = [in](const OverlayView& view, std::vector<std::string>& unreproduced) {
       return scratch_effects(view, in, unreproduced);
     };
+    o.extra_effects_name = "scratch root";
     o.created_by = "strata build --base scratch --variant " + std::string(scratch_variant_name(plan.spec.variant)) +
                    " " + str::join(plan.spec.packages, " ");
   }

@@ -292,6 +292,10 @@ Result<OverlayResult> build_overlay(const BaseImage& base, oci::Store& base_stor
   if (o.extra_effects) {
     STRATA_TRY(extra, o.extra_effects(view, result.unreproduced));
   }
+  result.reproduced.push_back("dpkg database");
+  if (!alts.files.empty()) result.reproduced.push_back("alternatives");
+  if (!ld.files.empty()) result.reproduced.push_back("ldconfig");
+  if (!extra.files.empty() && !o.extra_effects_name.empty()) result.reproduced.push_back(o.extra_effects_name);
   for (Effects* fx : {&alts, &ld, &extra}) {
     files.insert(files.end(), fx->files.begin(), fx->files.end());
     result.unreproduced.insert(result.unreproduced.end(), fx->unreproduced.begin(), fx->unreproduced.end());

@@ -53,6 +53,7 @@ struct OverlayOptions {
   // More effects after the standard ones (the scratch root's); it may edit
   // the list of unreproduced script effects it covers.
   std::function<Result<Effects>(const OverlayView&, std::vector<std::string>& unreproduced)> extra_effects;
+  std::string extra_effects_name;  // what they reproduce, for OverlayResult::reproduced
 };
 
 struct OverlayResult {
@@ -62,7 +63,8 @@ struct OverlayResult {
   oci::LayerDigests digests;
   std::size_t converted = 0;  // fragments converted in this build
   std::size_t reused = 0;     // fragments taken from the cache
-  std::vector<std::string> unreproduced;
+  std::vector<std::string> reproduced;    // the effects written: "dpkg database", "alternatives", …
+  std::vector<std::string> unreproduced;  // script effects not reproduced (also the kAnnotationUnreproduced annotation)
   std::vector<std::string> notes;
 };
 

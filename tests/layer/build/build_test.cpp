@@ -103,6 +103,7 @@ TEST_F(BuildPipeline, ASecondBuildIsACacheHitTheObserverSees) {
   EXPECT_EQ(first.events, (std::vector<std::string>{"resolved linux/amd64 3", "fetched linux/amd64", "built linux/amd64"}));
   EXPECT_EQ(b.overlay.converted, 3u);
   EXPECT_EQ(b.fetch.downloaded, 3u);
+  EXPECT_EQ(b.overlay.reproduced.front(), "dpkg database");
   // The script actions not reproduced are the result's and the image's annotation.
   ASSERT_FALSE(b.overlay.unreproduced.empty());
   EXPECT_NE(std::find(b.overlay.unreproduced.begin(), b.overlay.unreproduced.end(),
