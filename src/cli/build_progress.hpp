@@ -29,8 +29,4 @@ class BuildProgress final : public layer::BuildObserver {
   std::string max_age_;
 };
 
-// "linux/amd64: 147 packages (12 converted, 135 reused); reproduced: dpkg
-// database, alternatives, ldconfig; 48 script actions not reproduced (…)".
-std::string build_summary(const layer::PlatformBuild& build, bool listed);
-
 }  // namespace strata::cli
