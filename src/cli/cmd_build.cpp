@@ -1,26 +1,18 @@
 // strata build: find or build `base + one layer of .debs` (issue 4). The
 // pipeline is layer::build (layer/build/build.hpp); this maps the flags to a
 // request and prints the result.
-#include <cstdlib>
 #include <iostream>
 
 #include "cli/build_progress.hpp"
 #include "cli/commands.hpp"
 #include "cli/overlay_options.hpp"
 #include "layer/build/build.hpp"
-#include "layer/import/import.hpp"
 #include "util/clock.hpp"
 #include "util/strings.hpp"
 
 namespace strata::cli {
 
 namespace {
-
-std::optional<std::int64_t> source_date_epoch() {
-  const char* v = std::getenv("SOURCE_DATE_EPOCH");
-  if (!v || !*v) return std::nullopt;
-  return check(layer::parse_source_date_epoch(v));
-}
 
 void print(const GlobalOptions& g, const OverlayFlags& f, const layer::BuildResult& r) {
   std::string dest = f.dest.substr(0, f.dest.find('@'));
@@ -67,7 +59,6 @@ void run_build(const GlobalOptions& g, const OverlayFlags& f, oci::http::Transpo
     max_age = str::parse_duration(f.max_age);
     if (!max_age) throw Exit{kExitUsage, "--max-age " + f.max_age + ": not a duration (e.g. 30m, 12h, 7d)"};
   }
-  std::optional<std::int64_t> epoch = source_date_epoch();
   layer::OverlayPlan plan = check(layer::plan_overlay(std::move(spec)));
 
   auto dest_ref = check(oci::parse_image_ref(f.dest));
@@ -79,7 +70,7 @@ void run_build(const GlobalOptions& g, const OverlayFlags& f, oci::http::Transpo
                           .jobs = static_cast<unsigned>(g.jobs), .base_fs = &base_fs, .observer = &progress};
   layer::BuildRequest request{.plan = std::move(plan), .dest = dest.store.get(),
                               .dest_tag = destination_tag(dest_ref, dest.ref), .max_age = max_age,
-                              .lock_out = f.lock_out, .epoch = epoch};
+                              .lock_out = f.lock_out};
   auto result = check(layer::build(request, ctx));
   check(dest.store->close());
   print(g, f, result);

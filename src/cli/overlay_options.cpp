@@ -1,5 +1,9 @@
 #include "cli/overlay_options.hpp"
 
+#include <cstdlib>
+
+#include "layer/import/import.hpp"
+
 namespace strata::cli {
 
 void add_overlay_options(CLI::App* cmd, OverlayFlags& f) {
@@ -28,6 +32,7 @@ layer::OverlaySpec overlay_spec(const GlobalOptions& g, const OverlayFlags& f, o
   spec.compression = check(oci::parse_compression(f.compression));
   spec.variant = check(layer::parse_scratch_variant(f.variant));
   spec.allow_unsigned = f.allow_unsigned;
+  if (const char* v = std::getenv("SOURCE_DATE_EPOCH"); v && *v) spec.epoch = check(layer::parse_source_date_epoch(v));
   if (!spec.scratch()) {
     base = open_ref(g, f.base, oci::Access::kRead);
     spec.base_store = base.store.get();

@@ -48,8 +48,12 @@ Result<BuildResult> build(const BuildRequest& r, BuildContext& ctx) {
     out.platforms.push_back(std::move(b));
   }
   if (out.platforms.size() == 1) {
+    // Tagged with its content key already; a resolving build also answers
+    // for its request key.
     out.root = out.platforms.front().overlay.manifest;
-    STRATA_TRY_VOID(tag_result(*r.dest, out.root, r.dest_tag, key_tag));
+    const std::string content_tag = out.platforms.front().key.tag();
+    STRATA_TRY_VOID(tag_result(*r.dest, out.root, key_tag, content_tag));
+    STRATA_TRY_VOID(tag_result(*r.dest, out.root, r.dest_tag, content_tag));
     return out;
   }
   oci::RawManifest index = overlay_index(out.platforms, plan.key, plan.spec.base);

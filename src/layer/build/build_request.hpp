@@ -29,9 +29,6 @@ struct BuildRequest {
   std::optional<std::int64_t> max_age{};
   // Write each platform's lock here (PATH.<os>-<arch>[-<variant>] for several).
   std::filesystem::path lock_out{};
-  // The image's timestamps (SOURCE_DATE_EPOCH); none: the newest Release
-  // Date of the lock.
-  std::optional<std::int64_t> epoch{};
 };
 
 struct BuildContext {

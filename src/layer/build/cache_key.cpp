@@ -19,9 +19,7 @@ namespace {
 Result<nlohmann::json> base_digests(const OverlaySpec& spec, const std::vector<oci::Platform>& platforms) {
   nlohmann::json out = nlohmann::json::object();
   if (spec.scratch()) {
-    std::string base = std::string(kScratchBase) + ":" + std::string(scratch_variant_name(spec.variant)) + ":" +
-                       std::to_string(kScratchRecipe);
-    for (const auto& p : platforms) out[p.str()] = base;
+    for (const auto& p : platforms) out[p.str()] = scratch_base_identity(spec);
     return out;
   }
   if (!spec.base_store) return fail(ErrorCode::kInvalidArgument, "--base " + spec.base + ": no store holds it");
@@ -38,17 +36,22 @@ Result<nlohmann::json> base_digests(const OverlaySpec& spec, const std::vector<o
   return out;
 }
 
-// The sources and the keys they trust: the lock's, else the spec's files.
-Result<nlohmann::json> source_identities(const OverlaySpec& spec, const std::optional<Lock>& lock) {
+std::vector<std::string> sorted_requests(std::vector<std::string> v) {
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  return v;
+}
+
+OverlayKey key_of(const nlohmann::json& j) {
+  OverlayKey key;
+  key.canonical_json = j.dump();
+  key.hex = sha256_hex(key.canonical_json);
+  return key;
+}
+
+// The spec's sources files and the keys each trusts.
+Result<nlohmann::json> source_identities(const OverlaySpec& spec) {
   nlohmann::json out = nlohmann::json::array();
-  if (lock) {
-    for (const auto& s : lock->sources) {
-      // A lock from before locks recorded the identities: the signer's fingerprint.
-      auto keys = s.keys.value_or(std::vector<std::string>{s.fingerprint});
-      out.push_back({{"uri", s.uri}, {"suite", s.suite}, {"components", s.components}, {"keys", keys}});
-    }
-    return out;
-  }
   STRATA_TRY(auto sources, load_sources(spec.sources));
   for (const auto& s : sources) {
     out.push_back({{"uri", s.uri}, {"suite", s.suite}, {"components", s.components}, {"keys", source_key_identities(s)}});
@@ -58,23 +61,52 @@ Result<nlohmann::json> source_identities(const OverlaySpec& spec, const std::opt
 
 }  // namespace
 
-Result<OverlayKey> overlay_key(const OverlaySpec& spec, const std::optional<Lock>& lock,
-                               const std::vector<oci::Platform>& platforms) {
+std::string scratch_base_identity(const OverlaySpec& spec) {
+  return std::string(kScratchBase) + ":" + std::string(scratch_variant_name(spec.variant)) + ":" +
+         std::to_string(kScratchRecipe);
+}
+
+OverlayKey content_key(const OverlaySpec& spec, const Lock& lock, const oci::Platform& p, const std::string& base) {
   nlohmann::json j;  // std::map-backed: keys sorted, so the dump is canonical
+  j["key"] = "content";
   j["recipe"] = kOverlayRecipe;
   j["compression"] = oci::compression_name(spec.compression);
-  auto packages = lock ? lock->request : spec.packages;
-  std::sort(packages.begin(), packages.end());
-  packages.erase(std::unique(packages.begin(), packages.end()), packages.end());
-  j["packages"] = packages;
+  j["platform"] = p.str();
+  j["base"] = base;
+  j["request"] = sorted_requests(lock.request);
+  j["packages"] = nlohmann::json::array();
+  for (const auto& lp : lock.packages) {
+    j["packages"].push_back(
+        {{"name", lp.name}, {"version", lp.version}, {"architecture", lp.architecture}, {"sha256", lp.sha256}});
+  }
+  j["sources"] = nlohmann::json::array();
+  for (const auto& s : lock.sources) {
+    // A lock from before locks recorded the identities: the signer's fingerprint.
+    auto keys = s.keys.value_or(std::vector<std::string>{s.fingerprint});
+    j["sources"].push_back({{"uri", s.uri}, {"suite", s.suite}, {"components", s.components}, {"keys", keys},
+                            {"date", s.date}});
+  }
+  j["epoch"] = spec.epoch.value_or(archive_date(lock));
+  return key_of(j);
+}
+
+Result<OverlayKey> overlay_key(const OverlaySpec& spec, const std::optional<Lock>& lock,
+                               const std::vector<oci::Platform>& platforms) {
+  STRATA_TRY(auto bases, base_digests(spec, platforms));
+  if (lock) {
+    if (platforms.size() != 1) return fail(ErrorCode::kInvalidArgument, "--lock builds the one platform of its lock");
+    return content_key(spec, *lock, platforms.front(), bases[platforms.front().str()].get<std::string>());
+  }
+  nlohmann::json j;
+  j["recipe"] = kOverlayRecipe;
+  j["compression"] = oci::compression_name(spec.compression);
+  j["packages"] = sorted_requests(spec.packages);
   j["platforms"] = nlohmann::json::array();
   for (const auto& p : platforms) j["platforms"].push_back(p.str());
-  STRATA_TRY(j["base"], base_digests(spec, platforms));
-  STRATA_TRY(j["sources"], source_identities(spec, lock));
-  OverlayKey key;
-  key.canonical_json = j.dump();
-  key.hex = sha256_hex(key.canonical_json);
-  return key;
+  j["base"] = std::move(bases);
+  STRATA_TRY(j["sources"], source_identities(spec));
+  if (spec.epoch) j["epoch"] = *spec.epoch;
+  return key_of(j);
 }
 
 }  // namespace strata::layer

@@ -1,10 +1,18 @@
-// The overlay cache key (docs/format/overlay.md "Cache key"): sha256 of the
-// canonical JSON of what determines an overlay's bytes — the recipe
-// (kOverlayRecipe), the compression, the sorted requests, the platforms, each
-// platform's base manifest digest (for scratch: the variant and
-// kScratchRecipe), and the sources with the keys they trust (from the lock
-// when building one, so a --lock build has the key of the build that
-// resolved it). The overlay is tagged tag() in its destination.
+// The overlay cache keys (docs/format/overlay.md "Cache keys"), each the
+// sha256 of a canonical JSON document:
+// - the content key of one platform's overlay names exactly what its bytes
+//   are made of: the recipe (kOverlayRecipe), the compression, the base
+//   manifest digest (for scratch: the variant and kScratchRecipe), the lock's
+//   resolution (every package by name, version, architecture and sha256, the
+//   sources with their keys and Release dates, the request) and the epoch.
+//   A --lock build is looked up by it; every overlay is annotated and tagged
+//   with it, so a resolving build and a build of its lock give one image.
+// - the request key names a resolving build: the recipe, the compression,
+//   the sorted requests, the platforms, each platform's base digest, the
+//   sources with the keys they trust, and SOURCE_DATE_EPOCH when set. It
+//   finds the newest overlay built for that request, whose archive snapshot
+//   --max-age bounds.
+// The overlay is tagged tag() in its destination.
 #pragma once
 
 #include <optional>
@@ -23,10 +31,18 @@ struct OverlayKey {
   std::string tag() const { return "overlay-" + hex; }
 };
 
-// The key of `spec` built from `lock` (when given) for `platforms`. Reads
-// the base's manifest (for its platform digests) and, without a lock, the
-// apt sources.
+// The key a build of `spec` is looked up by: the content key of `lock` for
+// its one platform when a lock is given, else the request key for
+// `platforms`. Reads the base's manifest (for its platform digests) and,
+// without a lock, the apt sources.
 Result<OverlayKey> overlay_key(const OverlaySpec& spec, const std::optional<Lock>& lock,
                                const std::vector<oci::Platform>& platforms);
+
+// The content key of `lock` built on the base whose manifest digest (for
+// scratch: scratch_base_identity) is `base`, for platform `p`.
+OverlayKey content_key(const OverlaySpec& spec, const Lock& lock, const oci::Platform& p, const std::string& base);
+
+// What names a scratch base in keys: the variant and kScratchRecipe.
+std::string scratch_base_identity(const OverlaySpec& spec);
 
 }  // namespace strata::layer

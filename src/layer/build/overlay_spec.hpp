@@ -6,7 +6,9 @@
 // computes its cache key.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +31,9 @@ struct OverlaySpec {
   oci::Compression compression = oci::Compression::kGzip;
   ScratchVariant variant = ScratchVariant::kMinbase;  // the package set of a scratch base
   bool allow_unsigned = false;                        // accept sources marked Trusted: yes
+  // The image's timestamps (SOURCE_DATE_EPOCH); none: the newest Release
+  // Date of the lock. Part of the key when given, since it changes the bytes.
+  std::optional<std::int64_t> epoch;
 
   bool scratch() const { return base == kScratchBase; }
 };

@@ -34,22 +34,22 @@ std::string packages_annotation(const Lock& lock) {
 
 // The overlay builder's options for one platform's lock.
 Result<OverlayOptions> overlay_options(const BuildRequest& r, const oci::Platform& p, const Lock& lock,
-                                       const std::string& lock_bytes, const BuildContext& ctx) {
+                                       const std::string& lock_bytes, const OverlayKey& key, const BuildContext& ctx) {
   const OverlayPlan& plan = r.plan;
   OverlayOptions o;
   o.home = ctx.home;
   o.compression = plan.spec.compression;
   STRATA_TRY(o.debian_arch, debian_arch(p));
   std::int64_t snapshot = archive_date(lock);
-  o.epoch = r.epoch.value_or(snapshot);
+  o.epoch = plan.spec.epoch.value_or(snapshot);
   o.requested = requested_names(lock.request);
   o.jobs = ctx.jobs;
-  o.annotations[std::string(kAnnotationKey)] = plan.key.hex;
+  o.annotations[std::string(kAnnotationKey)] = key.hex;
   o.annotations[std::string(kAnnotationLockDigest)] = "sha256:" + sha256_hex(lock_bytes);
   o.annotations[std::string(kAnnotationArchiveDate)] = std::to_string(snapshot);
   o.annotations[std::string(kAnnotationPackages)] = packages_annotation(lock);
   o.annotations["org.opencontainers.image.base.name"] = plan.spec.base;
-  if (plan.platforms.size() == 1) o.tag = plan.key.tag();
+  o.tag = key.tag();
   o.created_by = "strata build " + str::join(lock.request, " ");
   if (plan.spec.scratch()) {
     ScratchEffectsInput in;
@@ -106,7 +106,8 @@ Result<PlatformBuild> build_platform(const BuildRequest& r, const oci::Platform&
   STRATA_TRY(b.fetch, fetch_debs(ctx.http, b.lock, fo));
   observer.fetched(p, b.fetch);
 
-  STRATA_TRY(OverlayOptions o, overlay_options(r, p, b.lock, lock_bytes, ctx));
+  b.key = content_key(spec, b.lock, p, spec.scratch() ? scratch_base_identity(spec) : base.descriptor.digest.str());
+  STRATA_TRY(OverlayOptions o, overlay_options(r, p, b.lock, lock_bytes, b.key, ctx));
   std::vector<OverlayDeb> debs;
   for (const auto& lp : b.lock.packages) {
     debs.push_back({lp.name, lp.version, lp.architecture, lp.sha256, deb_cache_path(ctx.home, lp.sha256)});

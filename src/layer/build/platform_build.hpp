@@ -2,8 +2,8 @@
 // manifest for the platform, or the scratch skeleton), its lock (the plan's,
 // or resolved: platform_lock.hpp) written to the request's lock_out, its
 // .debs fetched into the cache, then build_overlay into the destination —
-// annotated with the key, the lock's digest, its archive snapshot and
-// packages, and tagged with the key when it is the build's only platform.
+// annotated with its content key (cache_key.hpp), the lock's digest, its
+// archive snapshot and packages, and tagged with the content key.
 #pragma once
 
 #include "layer/apt/deb_fetcher.hpp"
@@ -16,6 +16,7 @@ namespace strata::layer {
 struct PlatformBuild {
   oci::Platform platform;
   Lock lock;
+  OverlayKey key;  // the content key: the overlay is annotated and tagged with it
   FetchReport fetch;
   OverlayResult overlay;
 };

@@ -114,8 +114,10 @@ TEST_F(BuildPipeline, ASecondBuildIsACacheHitTheObserverSees) {
   EXPECT_EQ(fetched->raw.descriptor.digest, built.root.digest);
   const auto& annotations = std::get<oci::ImageManifest>(fetched->parsed).annotations;
   EXPECT_EQ(annotations.at(std::string(kAnnotationUnreproduced)), str::join(b.overlay.unreproduced, "\n"));
-  EXPECT_EQ(annotations.at(std::string(kAnnotationKey)), built.key.hex);
+  EXPECT_EQ(annotations.at(std::string(kAnnotationKey)), b.key.hex) << "annotated with its content key";
+  EXPECT_NE(b.key.hex, built.key.hex) << "a resolving build is found by its request key";
   EXPECT_EQ(dest.resolve(built.key.tag())->digest, built.root.digest);
+  EXPECT_EQ(dest.resolve(b.key.tag())->digest, built.root.digest);
 
   Recorder second;
   auto again = run({.plan = plan(spec({"daemon-user", "greet"})), .dest = &dest, .dest_tag = "again"}, t_ / "home",
@@ -139,11 +141,61 @@ TEST_F(BuildPipeline, ALockBuildEqualsTheResolvingBuild) {
   from_lock.sources.clear();    // a lock build reads no sources
   OverlayPlan p = plan(from_lock);
   EXPECT_EQ(p.platforms, std::vector<oci::Platform>{kAmd64});
-  EXPECT_EQ(p.key.hex, resolved.key.hex) << "the lock records what the key needs";
+  EXPECT_EQ(p.key.hex, resolved.platforms.front().key.hex) << "a lock build's key is its resolving build's content key";
+  OverlayPlan again = p;
   auto locked = run({.plan = std::move(p), .dest = &b}, t_ / "home-b", seen);
   EXPECT_FALSE(locked.cached);
   EXPECT_EQ(locked.root.digest, resolved.root.digest);
   EXPECT_EQ(write_lock(locked.platforms.front().lock), write_lock(resolved.platforms.front().lock));
+  // The lock, built where the resolving build put its overlay, is a hit.
+  auto hit = run({.plan = std::move(again), .dest = &a}, t_ / "home-a", seen);
+  EXPECT_TRUE(hit.cached);
+  EXPECT_EQ(hit.root.digest, resolved.root.digest);
+}
+
+// Two locks of one request that resolve differently (an archive that moved
+// on: a security update, a new dependency) are two overlays, even in one
+// destination: a lock build never returns another lock's image.
+TEST_F(BuildPipeline, ALockBuildNeverReturnsAnotherLocksImage) {
+  oci::MemoryStore scratch;
+  Recorder seen;
+  run({.plan = plan(spec({"greet"})), .dest = &scratch, .lock_out = t_ / "a.lock"}, t_ / "home", seen);
+  run({.plan = plan(spec({"greet", "hello-static"})), .dest = &scratch, .lock_out = t_ / "b.lock"}, t_ / "home", seen);
+  // Lock B: the same request as A, another resolution.
+  std::string b = testing::read_file(t_ / "b.lock");
+  auto at = b.find("\"hello-static\"");
+  ASSERT_NE(at, std::string::npos) << b;
+  b.erase(b.rfind('\n', at), b.find('\n', at) - b.rfind('\n', at));
+  testing::write_file(t_ / "b.lock", b);
+  auto lock_plan = [&](const stdfs::path& lock) {
+    OverlaySpec s = spec({});
+    s.lock = lock;
+    return plan(s);
+  };
+  OverlayPlan pa = lock_plan(t_ / "a.lock"), pb = lock_plan(t_ / "b.lock");
+  ASSERT_EQ(pa.lock->request, pb.lock->request);
+  EXPECT_NE(pa.key.hex, pb.key.hex);
+
+  oci::MemoryStore dest;
+  auto built_a = run({.plan = pa, .dest = &dest, .dest_tag = "app"}, t_ / "home", seen);
+  auto built_b = run({.plan = pb, .dest = &dest, .dest_tag = "app"}, t_ / "home", seen);
+  EXPECT_FALSE(built_b.cached) << "lock B is not lock A's image";
+  EXPECT_NE(built_b.root.digest, built_a.root.digest);
+  auto packages = [&](const oci::Descriptor& d) {
+    auto m = oci::fetch_manifest(dest, d.digest.str());
+    return std::get<oci::ImageManifest>(m->parsed).annotations.at(std::string(kAnnotationPackages));
+  };
+  EXPECT_EQ(packages(built_b.root).find("hello-static") != std::string::npos, true) << packages(built_b.root);
+  EXPECT_EQ(packages(built_a.root).find("hello-static"), std::string::npos) << packages(built_a.root);
+  EXPECT_EQ(dest.resolve("app")->digest, built_b.root.digest);
+  // SOURCE_DATE_EPOCH changes the bytes, so it changes the key too.
+  OverlaySpec dated = spec({});
+  dated.lock = t_ / "a.lock";
+  dated.epoch = 1234567890;
+  EXPECT_NE(plan(dated).key.hex, pa.key.hex);
+  OverlaySpec dated_request = spec({"greet"});
+  dated_request.epoch = 1234567890;
+  EXPECT_NE(plan(dated_request).key.hex, plan(spec({"greet"})).key.hex);
 }
 
 // A tiny merged-/usr root with a dpkg database (nothing in it runs).
