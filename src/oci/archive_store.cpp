@@ -43,7 +43,12 @@ Result<std::unique_ptr<ArchiveStore>> ArchiveStore::open(stdfs::path file, Archi
   if (mode == ArchiveMode::kRead && !stdfs::is_regular_file(file, ec)) {
     return fail(ErrorCode::kNotFound, format_name(format) + ":" + file.string() + ": no such archive file");
   }
-  stdfs::path near = mode == ArchiveMode::kWrite ? stdfs::absolute(file).parent_path() : stdfs::temp_directory_path();
+  stdfs::path near;
+  if (mode == ArchiveMode::kWrite) {
+    near = stdfs::absolute(file).parent_path();
+  } else {
+    STRATA_TRY(near, fs::temp_dir());
+  }
   STRATA_TRY(auto staging, make_staging_dir(near));
   auto store = std::unique_ptr<ArchiveStore>(new ArchiveStore(std::move(file), format, mode, staging));
   if (mode == ArchiveMode::kRead) {

@@ -23,7 +23,10 @@ namespace {
 class TempFile {
  public:
   static Result<TempFile> create(const std::filesystem::path& dir, std::string_view what) {
-    std::filesystem::path base = dir.empty() ? std::filesystem::temp_directory_path() : dir;
+    std::filesystem::path base = dir;
+    if (base.empty()) {
+      STRATA_TRY(base, fs::temp_dir());
+    }
     std::string tmpl = (base / (std::string("strata-import-") + std::string(what) + "-XXXXXX")).string();
     int fd = ::mkstemp(tmpl.data());
     if (fd < 0) return fail(fs::io_error("creating a temporary file in", base, errno));
