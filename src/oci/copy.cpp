@@ -45,9 +45,6 @@ Result<void> CopySession::plan_manifest(Store& src, Store& dst, const RawManifes
                                          src.describe() + "@" + raw.descriptor.digest.str()));
   if (auto* idx = std::get_if<ImageIndex>(&parsed)) {
     for (const auto& child : idx->manifests) {
-      if (!media::is_manifest_or_index(child.media_type)) {
-        // Unknown child types are copied as opaque manifests when present.
-      }
       auto child_raw = src.get_manifest(child.digest.str());
       if (!child_raw) {
         // A sparse index (children elsewhere) cannot be copied faithfully.
