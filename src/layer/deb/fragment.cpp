@@ -1,6 +1,5 @@
 #include "layer/deb/fragment.hpp"
 
-#include <fcntl.h>
 #include <openssl/evp.h>
 #include <unistd.h>
 
@@ -32,50 +31,6 @@ std::string md5_hex(std::string_view data) {
   EVP_Digest(data.data(), data.size(), out, &len, EVP_md5(), nullptr);
   return to_hex(std::span<const unsigned char>(out, len));
 }
-
-class FdSink final : public oci::ByteSink {
- public:
-  explicit FdSink(stdfs::path path) : path_(std::move(path)) {
-    fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  }
-  ~FdSink() override {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Result<void> ok() const {
-    if (fd_ < 0) return fail(fs::io_error("creating", path_, errno));
-    return {};
-  }
-  Result<void> write(std::span<const std::byte> data) override {
-    while (!data.empty()) {
-      ssize_t n = ::write(fd_, data.data(), data.size());
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) return fail(fs::io_error("writing", path_, errno));
-      data = data.subspan(static_cast<std::size_t>(n));
-    }
-    return {};
-  }
-  Result<void> close() {
-    if (fd_ >= 0 && ::close(std::exchange(fd_, -1)) != 0) return fail(fs::io_error("closing", path_, errno));
-    return {};
-  }
-
- private:
-  stdfs::path path_;
-  int fd_ = -1;
-};
-
-// Appends to a string (one copy from the reader, no intermediate buffer).
-class AppendSink final : public oci::ByteSink {
- public:
-  explicit AppendSink(std::string& s) : s_(s) {}
-  Result<void> write(std::span<const std::byte> data) override {
-    s_.append(reinterpret_cast<const char*>(data.data()), data.size());
-    return {};
-  }
-
- private:
-  std::string& s_;
-};
 
 struct Item {
   oci::TarEntry entry;     // placed
@@ -258,7 +213,7 @@ Result<DataContents> read_data(DebReader& reader, const Deb822Stanza& st, Fragme
     item.package_path = e.path;
     if (e.type == TarEntryType::kRegular) {
       item.offset = out.content.size();
-      AppendSink piece(out.content);
+      oci::StringSink piece(out.content);
       STRATA_TRY_VOID(data->read_data(piece));
       if (out.content.size() - item.offset != e.size) return refuse("entry " + str::quote(e.path) + " is truncated");
     }
@@ -420,10 +375,8 @@ Result<void> write_fragment(const std::vector<Item*>& order, std::string_view co
                             const stdfs::path& out_dir, unsigned compress_jobs, FragmentInfo& info) {
   auto md5 = parse_md5sums(info.md5sums);
   std::string ext(compression_extension(compression));
-  FdSink tar_file(out_dir / "data.tar");
-  FdSink packed_file(out_dir / ("data.tar." + ext));
-  STRATA_TRY_VOID(tar_file.ok());
-  STRATA_TRY_VOID(packed_file.ok());
+  STRATA_TRY(auto tar_file, oci::FileSink::open(out_dir / "data.tar"));
+  STRATA_TRY(auto packed_file, oci::FileSink::open(out_dir / ("data.tar." + ext)));
   oci::Crc32Sink tar_crc(tar_file);
   oci::Crc32Sink packed_crc(packed_file);
   STRATA_TRY(auto compressor, oci::CompressingSink::create(compression, packed_crc, compress_jobs, oci::DiffId::kSkip));
