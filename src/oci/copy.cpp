@@ -105,6 +105,10 @@ Result<BlobOutcome> CopySession::copy_blob(Store& src, Store& dst, const Descrip
   auto present = dst.has_blob(desc);
   if (!present) return finish(fail(present.error()));
   if (*present) return finish(BlobOutcome::kSkipped);
+  if (o.link_blobs) {
+    auto linked = dst.link_blob(desc, src);
+    if (linked && *linked) return finish(BlobOutcome::kMounted);
+  }
   auto mounted = dst.mount_blob(desc, src);
   if (mounted && *mounted) return finish(BlobOutcome::kMounted);
 
