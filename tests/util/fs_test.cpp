@@ -5,19 +5,15 @@
 
 #include <filesystem>
 
+#include "support/temp_dir.hpp"
+
 namespace strata::fs {
 namespace {
 
 class FsTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() / ("strata-fs-" + std::to_string(::getpid()) + "-" +
-                                                     ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-    ASSERT_TRUE(make_dirs(dir_));
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-  std::filesystem::path dir_;
+  strata::testing::TempDir tmp_;
+  const std::filesystem::path& dir_ = tmp_.path();
 };
 
 TEST_F(FsTest, AtomicWriteReplacesContentAndLeavesNoTempFiles) {

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "layer/apt/packages_index.hpp"
+#include "support/temp_dir.hpp"
 #include "util/fs.hpp"
 
 namespace strata::layer {
@@ -108,8 +109,8 @@ TEST(PackageCache, RefusesStaleOrDamagedEntries) {
 }
 
 TEST(PackageCache, StoresAtomicallyAndIgnoresDamagedFiles) {
-  char tmpl[] = "/tmp/strata-pcache-XXXXXX";
-  std::filesystem::path dir = ::mkdtemp(tmpl);
+  testing::TempDir tmp;
+  const std::filesystem::path& dir = tmp.path();
   EXPECT_FALSE(load_cached_packages(dir, kSha).has_value());
   ASSERT_TRUE(store_cached_packages(dir, kSha, sample()).has_value());
   auto got = load_cached_packages(dir, kSha);
@@ -118,7 +119,6 @@ TEST(PackageCache, StoresAtomicallyAndIgnoresDamagedFiles) {
   auto path = package_cache_path(dir, kSha);
   std::filesystem::resize_file(path, std::filesystem::file_size(path) - 5);
   EXPECT_FALSE(load_cached_packages(dir, kSha).has_value());
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
