@@ -9,6 +9,7 @@
 #include "layer/apt/packages_index.hpp"
 #include "support/temp_dir.hpp"
 #include "util/fs.hpp"
+#include "util/sha.hpp"
 
 namespace strata::layer {
 namespace {
@@ -106,6 +107,13 @@ TEST(PackageCache, RefusesStaleOrDamagedEntries) {
       EXPECT_LE(r->size(), 2u);
     }
   }
+}
+
+// Parsed indexes cached by an earlier strata stay readable: the bytes of
+// this sample are fixed for kPackageCacheFormat 1.
+TEST(PackageCache, TheBytesAreFixedForThisFormat) {
+  EXPECT_EQ(kPackageCacheFormat, 1u);
+  EXPECT_EQ(sha256_hex(encode_packages(sample(), kSha)), "c3dc020fc9d6d51fe28ddfe61c50e492a4eae36b60dd81798a22b7c6e6ac3641");
 }
 
 TEST(PackageCache, StoresAtomicallyAndIgnoresDamagedFiles) {
