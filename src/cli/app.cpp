@@ -2,6 +2,10 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+
+#include "util/strings.hpp"
+
 namespace strata::cli {
 
 oci::OpenOptions GlobalOptions::open_options() const {
@@ -37,6 +41,56 @@ CLI::App* add_command(CLI::App& app, const std::string& name, const std::string&
   cmd->fallthrough();
   if (!examples.empty()) cmd->footer("\nExamples:\n" + examples);
   return cmd;
+}
+
+void one_value_per_occurrence(CLI::App& app) {
+  for (CLI::Option* opt : app.get_options()) {
+    // A positional list (PKG…) keeps every word no option took.
+    if (opt->nonpositional() && opt->get_items_expected_max() > 1) opt->allow_extra_args(false);
+  }
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) one_value_per_occurrence(*sub);
+}
+
+std::optional<Exit> unknown_command(const CLI::App& app) {
+  // The deepest command the words named; it must be one that needs a subcommand.
+  const CLI::App* at = &app;
+  std::string path = app.get_name();
+  while (!at->get_subcommands().empty()) {
+    at = at->get_subcommands().front();
+    path += " " + at->get_name();
+  }
+  if (at->get_require_subcommand_min() == 0) return std::nullopt;
+  // The first word nothing took is the name asked for (positionals fall
+  // through to the root, so look at everything left over).
+  std::string word;
+  for (const auto& w : app.remaining(true)) {
+    if (!w.starts_with('-')) {
+      word = w;
+      break;
+    }
+  }
+  if (word.empty()) return std::nullopt;
+  if (at == &app && std::ranges::find(kPlannedCommands, word) != std::end(kPlannedCommands)) {
+    return Exit{kExitUsage, "`" + path + " " + word + "` is not built yet (docs/CLI.md plans it); see `" + path +
+                                " --help` for the commands there are"};
+  }
+  std::string nearest;
+  std::size_t best = SIZE_MAX;
+  for (const CLI::App* sub : at->get_subcommands([](const CLI::App*) { return true; })) {
+    std::size_t d = str::edit_distance(word, sub->get_name());
+    if (d < best) {
+      best = d;
+      nearest = sub->get_name();
+    }
+  }
+  std::string message = "unknown command `" + path + " " + word + "`";
+  // Close enough to be a typo: at most a third of the name differs (and at least one edit is allowed).
+  if (!nearest.empty() && best <= std::max<std::size_t>(1, nearest.size() / 3)) {
+    message += "; did you mean `" + path + " " + nearest + "`?";
+  } else {
+    message += "; see `" + path + " --help`";
+  }
+  return Exit{kExitUsage, message};
 }
 
 void log_info(const GlobalOptions& g, const std::string& msg) {

@@ -58,6 +58,22 @@ std::optional<std::string> destination_tag(const oci::ImageRef& ref, const std::
 CLI::App* add_command(CLI::App& app, const std::string& name, const std::string& description,
                       const std::string& examples);
 
+// Run once every command is registered, over the whole tree: a repeatable
+// option takes exactly one value per occurrence (`--sources A --sources B`),
+// so options may stand before, between or after positional arguments with
+// the same meaning (docs/CLI.md). CLI11 would otherwise let a repeatable
+// option swallow the words after it.
+void one_value_per_occurrence(CLI::App& app);
+
+// Commands docs/CLI.md names that are not built yet.
+inline constexpr std::string_view kPlannedCommands[] = {"bundle", "cache", "egress", "plan", "preflight",
+                                                        "provision"};
+
+// After a parse error: when it is because the words name no command, the
+// exit that says so (exit 2): a planned command is "not built yet", an
+// unknown one gets the nearest known name. nullopt for any other error.
+std::optional<Exit> unknown_command(const CLI::App& app);
+
 void log_info(const GlobalOptions& g, const std::string& msg);   // stderr unless -q
 void log_debug(const GlobalOptions& g, const std::string& msg);  // stderr with -v
 

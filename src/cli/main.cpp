@@ -41,10 +41,17 @@ int main(int argc, char** argv) {
   register_import(app, g);
   register_build(app, g, http);
   register_key(app, g);
+  one_value_per_occurrence(app);
 
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() != 0) {
+      if (auto unknown = unknown_command(app)) {
+        std::cerr << "strata: " << unknown->message << "\n";
+        return unknown->code;
+      }
+    }
     int rc = app.exit(e);
     return rc == 0 ? kExitOk : kExitUsage;
   } catch (const Exit& e) {

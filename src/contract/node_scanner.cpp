@@ -381,7 +381,6 @@ class NodeScanner {
     auto text = ctx_.fs().read_text(rel);
     if (!text) return;
     managers_.insert("yarn");
-    berry_ = true;
     try {
       YAML::Node doc = YAML::Load(*text);
       if (!doc.IsMap()) return;
@@ -439,7 +438,6 @@ class NodeScanner {
   std::map<std::string, std::string> names_;
   bool root_is_monorepo_ = false;
   bool has_registry_config_ = false;
-  bool berry_ = false;
 };
 
 }  // namespace

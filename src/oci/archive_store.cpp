@@ -43,7 +43,12 @@ Result<std::unique_ptr<ArchiveStore>> ArchiveStore::open(stdfs::path file, Archi
   if (mode == ArchiveMode::kRead && !stdfs::is_regular_file(file, ec)) {
     return fail(ErrorCode::kNotFound, format_name(format) + ":" + file.string() + ": no such archive file");
   }
-  stdfs::path near = mode == ArchiveMode::kWrite ? stdfs::absolute(file).parent_path() : stdfs::temp_directory_path();
+  stdfs::path near;
+  if (mode == ArchiveMode::kWrite) {
+    near = stdfs::absolute(file).parent_path();
+  } else {
+    STRATA_TRY(near, fs::temp_dir());
+  }
   STRATA_TRY(auto staging, make_staging_dir(near));
   auto store = std::unique_ptr<ArchiveStore>(new ArchiveStore(std::move(file), format, mode, staging));
   if (mode == ArchiveMode::kRead) {
@@ -221,25 +226,18 @@ Result<void> ArchiveStore::write_tar() {
     archive_entry_free(e);
     return ok;
   };
-  std::vector<char> buf(1 << 20);
   auto add_file = [&](const std::string& name) -> Result<void> {
     stdfs::path p = staging_ / name;
     std::error_code ec;
     auto size = stdfs::file_size(p, ec);
     if (ec) return fail(ErrorCode::kIoError, "cannot stat " + p.string());
     if (!add_entry(name, false, static_cast<std::int64_t>(size))) return fail(ErrorCode::kIoError, "cannot add " + name);
-    int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return fail(fs::io_error("cannot open", p, errno));
-    ssize_t n;
-    while ((n = ::read(fd, buf.data(), buf.size())) > 0) {
-      if (archive_write_data(a, buf.data(), static_cast<std::size_t>(n)) != n) {
-        ::close(fd);
+    return fs::read_chunks(p, [&](std::string_view piece) -> Result<void> {
+      if (archive_write_data(a, piece.data(), piece.size()) != static_cast<la_ssize_t>(piece.size())) {
         return fail(ErrorCode::kIoError, "cannot write " + name);
       }
-    }
-    ::close(fd);
-    if (n < 0) return fail(fs::io_error("cannot read", p, errno));
-    return {};
+      return {};
+    });
   };
   for (const auto& m : members)
     if (auto r = add_file(m); !r) return fail_with(r.error().message());

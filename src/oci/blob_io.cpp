@@ -1,13 +1,50 @@
 #include "oci/blob_io.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <utility>
+
+#include "util/fs.hpp"
+
 namespace strata::oci {
 
 Result<void> StringSink::write(std::span<const std::byte> data) {
-  if (data_.size() + data.size() > limit_) {
+  if (written_ + data.size() > limit_) {
+    overflowed_ = true;
     return fail(ErrorCode::kInvalidArgument,
                 "content exceeds the limit of " + std::to_string(limit_) + " bytes");
   }
-  data_.append(reinterpret_cast<const char*>(data.data()), data.size());
+  target_->append(reinterpret_cast<const char*>(data.data()), data.size());
+  written_ += data.size();
+  return {};
+}
+
+Result<FileSink> FileSink::open(std::filesystem::path path, Mode mode, unsigned perms) {
+  int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (mode == Mode::kAppend ? O_APPEND : O_TRUNC);
+  int fd = ::open(path.c_str(), flags, perms);
+  if (fd < 0) return fail(fs::io_error("cannot create", path, errno));
+  return FileSink(fd, std::move(path), true);
+}
+
+FileSink::FileSink(FileSink&& o) noexcept
+    : fd_(std::exchange(o.fd_, -1)), path_(std::move(o.path_)), owned_(std::exchange(o.owned_, false)),
+      written_(o.written_) {}
+
+FileSink::~FileSink() {
+  if (owned_ && fd_ >= 0) ::close(fd_);
+}
+
+Result<void> FileSink::write(std::span<const std::byte> data) {
+  STRATA_TRY_VOID(fs::write_all(fd_, data, path_));
+  written_ += data.size();
+  return {};
+}
+
+Result<void> FileSink::close() {
+  if (!owned_ || fd_ < 0) return {};
+  if (::close(std::exchange(fd_, -1)) != 0) return fail(fs::io_error("cannot close", path_, errno));
   return {};
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <span>
 #include <string>
@@ -32,17 +33,57 @@ class BlobWriter : public ByteSink {
   virtual void abort() = 0;
 };
 
-// Collects bytes into a string, refusing more than `limit`. For manifests,
-// configs and tests.
+// Collects bytes into a string, refusing more than `limit` of them. For
+// manifests, configs, file contents read into memory, and tests.
 class StringSink final : public ByteSink {
  public:
-  explicit StringSink(std::size_t limit = SIZE_MAX) : limit_(limit) {}
+  // Into a string of its own (str()).
+  explicit StringSink(std::size_t limit = SIZE_MAX) : target_(&own_), limit_(limit) {}
+  // Appended to `target`, which must outlive the sink: no copy of the bytes
+  // beyond the one into `target`. The limit counts what this sink appends.
+  explicit StringSink(std::string& target, std::size_t limit = SIZE_MAX) : target_(&target), limit_(limit) {}
+  StringSink(const StringSink&) = delete;
+  StringSink& operator=(const StringSink&) = delete;
   Result<void> write(std::span<const std::byte> data) override;
-  std::string& str() { return data_; }
+  std::string& str() { return *target_; }
+  // A write was refused for going over the limit (the error can say "too large").
+  bool overflowed() const { return overflowed_; }
 
  private:
-  std::string data_;
+  std::string own_;
+  std::string* target_;
   std::size_t limit_;
+  std::size_t written_ = 0;
+  bool overflowed_ = false;
+};
+
+// Writes to a file: every byte, retrying short writes and EINTR
+// (fs::write_all), errors naming the file. Either over a descriptor the
+// caller keeps, or over one open() made, which it closes. Not thread-safe.
+class FileSink final : public ByteSink {
+ public:
+  enum class Mode { kTruncate, kAppend };
+  // Creates `path` (or truncates it, or appends to it) with `perms`.
+  static Result<FileSink> open(std::filesystem::path path, Mode mode = Mode::kTruncate, unsigned perms = 0644);
+  // Writes to `fd`, which stays the caller's; `path` names it in errors.
+  FileSink(int fd, std::filesystem::path path) : fd_(fd), path_(std::move(path)) {}
+  FileSink(FileSink&& o) noexcept;
+  FileSink& operator=(FileSink&&) = delete;
+  ~FileSink() override;
+
+  Result<void> write(std::span<const std::byte> data) override;
+  // Bytes written through this sink.
+  std::uint64_t written() const { return written_; }
+  int fd() const { return fd_; }
+  // Closes a descriptor open() made, reporting a failed close(2); no-op otherwise.
+  Result<void> close();
+
+ private:
+  FileSink(int fd, std::filesystem::path path, bool owned) : fd_(fd), path_(std::move(path)), owned_(owned) {}
+  int fd_ = -1;
+  std::filesystem::path path_;
+  bool owned_ = false;
+  std::uint64_t written_ = 0;
 };
 
 // Verifies bytes against a digest while forwarding them to another sink.

@@ -45,9 +45,6 @@ Result<void> CopySession::plan_manifest(Store& src, Store& dst, const RawManifes
                                          src.describe() + "@" + raw.descriptor.digest.str()));
   if (auto* idx = std::get_if<ImageIndex>(&parsed)) {
     for (const auto& child : idx->manifests) {
-      if (!media::is_manifest_or_index(child.media_type)) {
-        // Unknown child types are copied as opaque manifests when present.
-      }
       auto child_raw = src.get_manifest(child.digest.str());
       if (!child_raw) {
         // A sparse index (children elsewhere) cannot be copied faithfully.
@@ -108,6 +105,10 @@ Result<BlobOutcome> CopySession::copy_blob(Store& src, Store& dst, const Descrip
   auto present = dst.has_blob(desc);
   if (!present) return finish(fail(present.error()));
   if (*present) return finish(BlobOutcome::kSkipped);
+  if (o.link_blobs) {
+    auto linked = dst.link_blob(desc, src);
+    if (linked && *linked) return finish(BlobOutcome::kMounted);
+  }
   auto mounted = dst.mount_blob(desc, src);
   if (mounted && *mounted) return finish(BlobOutcome::kMounted);
 

@@ -41,6 +41,9 @@ struct CopyOptions {
   bool referrers = false;
   int jobs = 4;                 // parallel blob transfers
   int blob_attempts = 3;        // whole-blob attempts on transient failure
+  // Hard-link a blob the source keeps as a local file when the destination
+  // can (Store::link_blob), instead of copying its bytes. Counted as mounted.
+  bool link_blobs = false;
   CopyObserver* observer = nullptr;
 };
 
@@ -59,12 +62,16 @@ class CopySession {
  public:
   Result<CopyResult> copy(Store& src, std::string_view src_ref, Store& dst,
                           std::optional<std::string_view> dst_tag, const CopyOptions& options);
+  // One blob, as copy() moves each: skipped when the destination has it,
+  // linked (options.link_blobs) or mounted when it can, else streamed and
+  // verified, retried whole on transient failure. Adds the bytes moved to
+  // `bytes`. Only the blob options of `options` apply.
+  Result<BlobOutcome> copy_blob(Store& src, Store& dst, const Descriptor& desc, const CopyOptions& options,
+                                std::uint64_t& bytes);
 
  private:
   struct Plan;
   Result<void> plan_manifest(Store& src, Store& dst, const RawManifest& raw, const CopyOptions& o, Plan& plan);
-  Result<BlobOutcome> copy_blob(Store& src, Store& dst, const Descriptor& desc, const CopyOptions& o,
-                                std::uint64_t& bytes);
   Result<void> copy_referrers(Store& src, Store& dst, const std::vector<Descriptor>& subjects, const CopyOptions& o);
 
   std::mutex mu_;
@@ -77,6 +84,13 @@ inline Result<CopyResult> copy_image(Store& src, std::string_view src_ref, Store
                                      std::optional<std::string_view> dst_tag, const CopyOptions& options) {
   CopySession session;
   return session.copy(src, src_ref, dst, dst_tag, options);
+}
+
+// One blob outside any image copy (CopySession::copy_blob).
+inline Result<BlobOutcome> copy_blob(Store& src, Store& dst, const Descriptor& desc, const CopyOptions& options) {
+  CopySession session;
+  std::uint64_t bytes = 0;
+  return session.copy_blob(src, dst, desc, options, bytes);
 }
 
 }  // namespace strata::oci

@@ -1,6 +1,5 @@
 #include "oci/docker_archive.hpp"
 
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -52,19 +51,14 @@ Result<void> import_docker_manifest_json(const stdfs::path& staging, LayoutStore
   // Moves a member into the layout as a blob, returning its descriptor.
   auto add_blob = [&](const stdfs::path& p, std::string media_type) -> Result<Descriptor> {
     Hasher h;
-    std::vector<char> buf(1 << 20);
-    int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return fail(fs::io_error("cannot open", p, errno));
     std::uint64_t size = 0;
     unsigned char magic[4] = {0, 0, 0, 0};
-    ssize_t n;
-    while ((n = ::read(fd, buf.data(), buf.size())) > 0) {
-      if (size == 0) std::memcpy(magic, buf.data(), std::min<std::size_t>(4, static_cast<std::size_t>(n)));
-      h.update(std::as_bytes(std::span(buf.data(), static_cast<std::size_t>(n))));
-      size += static_cast<std::uint64_t>(n);
-    }
-    ::close(fd);
-    if (n < 0) return fail(fs::io_error("cannot read", p, errno));
+    STRATA_TRY_VOID(fs::read_chunks(p, [&](std::string_view piece) -> Result<void> {
+      if (size == 0) std::memcpy(magic, piece.data(), std::min<std::size_t>(4, piece.size()));
+      h.update(piece);
+      size += piece.size();
+      return {};
+    }));
     if (media_type.empty()) {
       if (magic[0] == 0x1f && magic[1] == 0x8b) media_type = std::string(media::kDockerLayerGzip);
       else if (magic[0] == 0x28 && magic[1] == 0xb5 && magic[2] == 0x2f && magic[3] == 0xfd)

@@ -265,6 +265,28 @@ Result<bool> LayoutStore::has_blob(const Descriptor& desc) {
   return desc.size < 0 || size == static_cast<std::uintmax_t>(desc.size);
 }
 
+std::optional<stdfs::path> LayoutStore::blob_file(const Descriptor& desc) {
+  if (!desc.digest.verifiable()) return std::nullopt;
+  auto path = blob_path(desc.digest);
+  std::error_code ec;
+  auto size = stdfs::file_size(path, ec);
+  if (ec || (desc.size >= 0 && size != static_cast<std::uintmax_t>(desc.size))) return std::nullopt;
+  return path;
+}
+
+Result<bool> LayoutStore::link_blob(const Descriptor& desc, Store& source) {
+  if (!desc.digest.verifiable()) return false;
+  auto file = source.blob_file(desc);
+  if (!file) return false;
+  stdfs::path target = blob_path(desc.digest);
+  STRATA_TRY_VOID(fs::make_dirs(target.parent_path()));
+  if (::link(file->c_str(), target.c_str()) != 0) {
+    return errno == EEXIST;  // EEXIST: a concurrent writer committed it; otherwise copy
+  }
+  STRATA_TRY_VOID(fs::sync_dir(target.parent_path()));
+  return true;
+}
+
 Result<void> LayoutStore::fetch_blob(const Descriptor& desc, ByteSink& sink, std::uint64_t offset) {
   auto path = blob_path(desc.digest);
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);

@@ -36,6 +36,8 @@ class LayoutStore final : public Store {
   Result<bool> has_blob(const Descriptor& desc) override;
   Result<void> fetch_blob(const Descriptor& desc, ByteSink& sink, std::uint64_t offset) override;
   Result<std::unique_ptr<BlobWriter>> blob_writer(const Descriptor& desc) override;
+  std::optional<std::filesystem::path> blob_file(const Descriptor& desc) override;
+  Result<bool> link_blob(const Descriptor& desc, Store& source) override;
   Result<std::vector<std::string>> list_tags() override;
   Result<void> delete_manifest(const Digest& digest) override;
   Result<ImageIndex> referrers(const Digest& digest) override;

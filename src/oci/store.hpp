@@ -10,6 +10,7 @@
 // (the copy engine moves blobs in parallel), except close().
 #pragma once
 
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -53,6 +54,25 @@ class Store {
   // through this process (a registry's cross-repository mount). Returns false
   // when not possible; the caller then copies the bytes.
   virtual Result<bool> mount_blob(const Descriptor& desc, Store& source) {
+    (void)desc;
+    (void)source;
+    return false;
+  }
+
+  // Optional capability: the local file that holds the blob's bytes, when
+  // the store keeps each blob as an immutable file of its own (an OCI
+  // layout). nullopt when it does not, or does not have the blob.
+  virtual std::optional<std::filesystem::path> blob_file(const Descriptor& desc) {
+    (void)desc;
+    return std::nullopt;
+  }
+
+  // Optional capability: makes a blob that `source` keeps as a local file
+  // (blob_file) present here by hard-linking that file: blobs are immutable
+  // and content-addressed, so both stores may share it. Returns false when
+  // not possible (no such file, another filesystem, no permission); the
+  // caller then copies the bytes.
+  virtual Result<bool> link_blob(const Descriptor& desc, Store& source) {
     (void)desc;
     (void)source;
     return false;

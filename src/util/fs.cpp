@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 
@@ -77,6 +78,20 @@ Result<void> read_chunks(const stdfs::path& path, const std::function<Result<voi
   }
   ::close(fd);
   return r;
+}
+
+Result<stdfs::path> temp_dir() {
+  for (const char* name : {"TMPDIR", "TMP", "TEMP", "TEMPDIR"}) {
+    const char* value = std::getenv(name);
+    if (value == nullptr || *value == '\0') continue;
+    std::error_code ec;
+    auto status = stdfs::status(value, ec);
+    if (stdfs::is_directory(status)) return stdfs::path(value);
+    std::string why = stdfs::exists(status) ? "not a directory" : "no such directory";
+    return fail(ErrorCode::kInvalidArgument, std::string(name) + "=" + value + ": " + why + "; set " + name +
+                                                 " to a writable directory or unset it");
+  }
+  return stdfs::path("/tmp");
 }
 
 Result<void> make_dirs(const stdfs::path& dir) {

@@ -81,6 +81,12 @@ class FileLock {
 // the file in the error.
 Result<void> write_all(int fd, std::span<const std::byte> data, const stdfs::path& path);
 
+// The directory for temporary files: $TMPDIR (else TMP, TEMP, TEMPDIR, the
+// variables std::filesystem::temp_directory_path reads), else /tmp. A
+// variable naming no directory is an error that names it and its value.
+// Every temporary file or directory strata makes starts here.
+Result<stdfs::path> temp_dir();
+
 // "<what> <path>: <strerror(errno)>" as an kIoError.
 Error io_error(std::string_view what, const stdfs::path& path, int err);
 

@@ -29,5 +29,8 @@ std::string rfc3339(std::int64_t epoch_seconds);
 // Quotes a string for an error message if it has spaces or control characters,
 // and cuts it to a readable length.
 std::string quote(std::string_view s, std::size_t max = 200);
+// Levenshtein distance: the fewest single-character insertions, deletions and
+// substitutions that turn `a` into `b` ("did you mean" suggestions).
+std::size_t edit_distance(std::string_view a, std::string_view b);
 
 }  // namespace strata::str

@@ -8,20 +8,15 @@
 #include <thread>
 
 #include "support/random_image.hpp"
-#include "support/run.hpp"
+#include "support/cli_test.hpp"
 #include "oci/layout_store.hpp"
 
 namespace strata::testing {
 namespace {
 
-class CopyCli : public ::testing::Test {
+class CopyCli : public CliTest {
  protected:
-  RunResult strata(std::vector<std::string> args) {
-    args.insert(args.begin(), {strata_binary(), "--home", (dir_ / "home").string()});
-    return run(args);
-  }
   std::string hello() const { return "oci:" + (source_dir() / "testdata/images/hello-umoci").string() + ":1.0"; }
-  TempDir dir_;
 };
 
 TEST_F(CopyCli, MainJobDigestsAgreeAcrossStores) {

@@ -5,17 +5,13 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "support/run.hpp"
+#include "support/cli_test.hpp"
 
 namespace strata::testing {
 namespace {
 
-class ImportCli : public ::testing::Test {
+class ImportCli : public CliTest {
  protected:
-  RunResult strata(std::vector<std::string> args, const std::string& env = "") {
-    args.insert(args.begin(), {strata_binary(), "--home", (dir_ / "home").string()});
-    return run(args, env);
-  }
   void make_tree() {
     std::filesystem::create_directories(dir_ / "root/etc/app");
     std::filesystem::create_directories(dir_ / "root/usr/bin");
@@ -23,7 +19,6 @@ class ImportCli : public ::testing::Test {
     std::ofstream(dir_ / "root/usr/bin/tool") << "#!/bin/sh\necho tool\n";
     std::filesystem::create_symlink("../etc/app/conf", dir_ / "root/usr/conf-link");
   }
-  TempDir dir_;
 };
 
 TEST_F(ImportCli, SameTreeDifferentTarballsSameDigest) {

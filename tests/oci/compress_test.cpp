@@ -10,8 +10,8 @@
 namespace strata::oci {
 namespace {
 
-using testing::ScratchDir;
-using testing::sh_quote;
+using testing::TempDir;
+using testing::shell_quote;
 using testing::shell;
 
 // Compressible but not trivial: words from a small vocabulary, seeded.
@@ -51,13 +51,13 @@ Compressed compress(oci::Compression c, const std::vector<std::string>& parts, b
   return {out.str(), *d};
 }
 
-std::string decode(const ScratchDir& d, const std::string& bytes, const std::string& test_cmd,
+std::string decode(const TempDir& d, const std::string& bytes, const std::string& test_cmd,
                    const std::string& cat_cmd) {
   auto file = (d / "blob").string();
   testing::write_file(file, bytes);
-  auto t = shell(test_cmd + " " + sh_quote(file) + " 2>&1");
+  auto t = shell(test_cmd + " " + shell_quote(file) + " 2>&1");
   EXPECT_EQ(t.status, 0) << test_cmd << ": " << t.out;
-  auto c = shell(cat_cmd + " " + sh_quote(file));
+  auto c = shell(cat_cmd + " " + shell_quote(file));
   EXPECT_EQ(c.status, 0);
   return c.out;
 }
@@ -73,7 +73,7 @@ TEST(Compress, GzipMembersDecodeWithGzipAndDigestsAreOnePass) {
   EXPECT_EQ(z.digests.size, static_cast<std::int64_t>(z.bytes.size()));
   EXPECT_EQ(z.digests.uncompressed_size, a.size() + b.size());
   EXPECT_LT(z.bytes.size(), (a.size() + b.size()) / 3);
-  ScratchDir d;
+  TempDir d;
   EXPECT_EQ(decode(d, z.bytes, "gzip -t", "zcat"), a + b);
 }
 
@@ -96,7 +96,7 @@ TEST(Compress, ZstdFramesDecodeWithZstd) {
   EXPECT_EQ(z.bytes.substr(0, 4), std::string("\x28\xb5\x2f\xfd", 4));
   EXPECT_EQ(z.digests.diff_id, oci::Digest::sha256_of(a + b));
   EXPECT_EQ(z.digests.digest, oci::Digest::sha256_of(z.bytes));
-  ScratchDir d;
+  TempDir d;
   EXPECT_EQ(decode(d, z.bytes, "zstd -q -t", "zstd -q -dc"), a + b);
 }
 
@@ -124,7 +124,7 @@ TEST(Compress, ParallelChunksGiveTheSameBytesForAnyJobs) {
       }
     }
   }
-  ScratchDir d;
+  TempDir d;
   EXPECT_EQ(decode(d, compress(oci::Compression::kZstd, {a, c}, true, 3).bytes, "zstd -q -t", "zstd -q -dc"), a + c);
   auto empty = compress(oci::Compression::kGzip, {}, true, 4);
   EXPECT_EQ(empty.bytes, compress(oci::Compression::kGzip, {}, true, 1).bytes);
@@ -150,7 +150,7 @@ TEST(Compress, SkippingTheDiffIdChangesNoByte) {
 }
 
 TEST(Compress, EmptyStreamIsStillValid) {
-  ScratchDir d;
+  TempDir d;
   auto g = compress(oci::Compression::kGzip, {});
   EXPECT_EQ(decode(d, g.bytes, "gzip -t", "zcat"), "");
   auto z = compress(oci::Compression::kZstd, {});

@@ -6,6 +6,7 @@
 
 #include "oci/archive_store.hpp"
 #include "oci/copy.hpp"
+#include "oci/memory_store.hpp"
 #include "support/random_image.hpp"
 #include "support/temp_dir.hpp"
 #include "util/fs.hpp"
@@ -54,6 +55,44 @@ TEST(LayoutStore, ResumesAnInterruptedBlobAndVerifiesTheWhole) {
   ASSERT_TRUE((*w)->write(as_bytes(std::string_view(bytes).substr(2 << 20))));
   ASSERT_TRUE((*w)->commit());
   EXPECT_EQ(*read_blob(*s, d, 16 << 20), bytes);
+}
+
+// The hard-link capability (Store::blob_file, Store::link_blob) and the
+// copy engine's use of it when asked.
+TEST(LayoutStore, LinksABlobAnotherLayoutKeepsAsAFile) {
+  testing::TempDir dir;
+  auto a = std::move(*LayoutStore::open(dir / "a", LayoutMode::kCreate));
+  auto b = std::move(*LayoutStore::open(dir / "b", LayoutMode::kCreate));
+  std::string bytes = testing::random_bytes(70000, 4);
+  auto d = descriptor_for(media::kOciLayerGzip, bytes);
+  EXPECT_FALSE(a->blob_file(d));  // absent
+  ASSERT_TRUE(write_blob(*a, d, bytes));
+  ASSERT_TRUE(a->blob_file(d));
+  auto wrong_size = d;
+  wrong_size.size = 5;
+  EXPECT_FALSE(a->blob_file(wrong_size));
+
+  MemoryStore memory("m");
+  ASSERT_TRUE(write_blob(memory, d, bytes));
+  EXPECT_FALSE(*b->link_blob(d, memory));  // no file to link
+
+  CopyOptions copy;
+  auto plain = oci::copy_blob(*a, *b, d, copy);  // not asked: the bytes are copied
+  ASSERT_TRUE(plain) << plain.error().message();
+  EXPECT_EQ(*plain, BlobOutcome::kCopied);
+  EXPECT_EQ(std::filesystem::hard_link_count(*a->blob_file(d)), 1u);
+
+  auto c = std::move(*LayoutStore::open(dir / "c", LayoutMode::kCreate));
+  copy.link_blobs = true;
+  auto linked = oci::copy_blob(*a, *c, d, copy);
+  ASSERT_TRUE(linked) << linked.error().message();
+  EXPECT_EQ(*linked, BlobOutcome::kMounted);
+  EXPECT_EQ(std::filesystem::hard_link_count(*a->blob_file(d)), 2u);
+  EXPECT_TRUE(std::filesystem::equivalent(*a->blob_file(d), *c->blob_file(d)));
+  EXPECT_EQ(*read_blob(*c, d, 1 << 20), bytes);
+  auto again = oci::copy_blob(*a, *c, d, copy);
+  ASSERT_TRUE(again);
+  EXPECT_EQ(*again, BlobOutcome::kSkipped);
 }
 
 TEST(LayoutStore, PartialBytesThatDoNotVerifyAreDropped) {

@@ -10,6 +10,7 @@
 #include "oci/layout_store.hpp"
 #include "oci/media_types.hpp"
 #include "oci/registry/registry_store.hpp"
+#include "support/random_image.hpp"
 #include "support/registry_server.hpp"
 #include "support/temp_dir.hpp"
 
@@ -18,6 +19,7 @@ namespace {
 
 using strata::testing::RegistryServer;
 using strata::testing::TempDir;
+using strata::testing::push_image;
 
 TEST(MirrorConfigTest, ParsesImagesAndRefusesMistakes) {
   auto c = parse_mirror_config(R"(
@@ -50,22 +52,6 @@ images:
   }
 }
 
-Digest push_image(Store& store, const std::string& tag, char fill) {
-  ImageManifest m;
-  m.media_type = std::string(media::kOciManifest);
-  const std::string config = std::string(R"({"architecture":"amd64","os":"linux","fill":")") + fill + "\"}";
-  m.config = descriptor_for(media::kOciConfig, config);
-  EXPECT_TRUE(write_blob(store, m.config, config));
-  std::string layer(50000, fill);
-  auto d = descriptor_for(media::kOciLayer, layer);
-  EXPECT_TRUE(write_blob(store, d, layer));
-  m.layers.push_back(d);
-  auto raw = make_raw_manifest(std::string(media::kOciManifest), serialize(m));
-  auto ok = store.put_manifest(raw, tag);
-  EXPECT_TRUE(ok) << ok.error().message();
-  return raw.descriptor.digest;
-}
-
 TEST(MirrorRunTest, RegistryToLayoutsAndBackWithDryRunAndKeepGoing) {
   auto reg = RegistryServer::start(RegistryServer::Mode::kPlain);
   ASSERT_TRUE(reg) << reg.error().message();
@@ -79,10 +65,10 @@ TEST(MirrorRunTest, RegistryToLayoutsAndBackWithDryRunAndKeepGoing) {
   {
     auto src = open_store(*parse_image_ref("docker://" + host + "/team/a"), Access::kWrite, open);
     ASSERT_TRUE(src) << src.error().message();
-    a = push_image(*src->store, "v1", 'a');
+    a = push_image(*src->store, "v1", {50000}, 'a');
     auto src_b = open_store(*parse_image_ref("docker://" + host + "/team/b"), Access::kWrite, open);
     ASSERT_TRUE(src_b);
-    b = push_image(*src_b->store, "v1", 'b');
+    b = push_image(*src_b->store, "v1", {50000}, 'b');
   }
   const std::string out = (tmp / "mirror").string();
   auto config = parse_mirror_config("parallel: 2\nimages:\n"
@@ -157,7 +143,7 @@ TEST(MirrorRunTest, ManyImagesIntoOneArchive) {
   {
     auto src = LayoutStore::open(tmp / "src", LayoutMode::kCreate);
     ASSERT_TRUE(src);
-    for (char c : std::string("abcd")) digests.push_back(push_image(**src, std::string(1, c), c));
+    for (char c : std::string("abcd")) digests.push_back(push_image(**src, std::string(1, c), {50000}, static_cast<unsigned>(c)));
   }
   std::string yaml = "parallel: 4\nimages:\n";
   for (char c : std::string("abcd")) {

@@ -15,7 +15,7 @@ namespace strata::oci {
 namespace {
 
 using oci::TarWriter;
-using testing::ScratchDir;
+using testing::TempDir;
 
 std::filesystem::path bad_dir() {
   return strata::testing::source_dir() / "testdata" / "bad" / "layer";
@@ -237,7 +237,7 @@ TEST(TarReader, BlobWithWrongDigestFailsEvenAfterTheTrailer) {
 }
 
 TEST(TarReader, GarbageIsNotATar) {
-  ScratchDir d;
+  TempDir d;
   testing::write_file(d / "x.tar", std::string(4096, 'x'));
   auto r = TarReader::open_file(d / "x.tar", {});
   Result<std::optional<TarEntry>> e = r ? (*r)->next() : fail(r.error());

@@ -13,8 +13,8 @@ namespace {
 
 using oci::TarEntry;
 using oci::TarEntryType;
-using testing::ScratchDir;
-using testing::sh_quote;
+using testing::TempDir;
+using testing::shell_quote;
 using testing::shell;
 
 TarEntry reg(std::string path, std::uint64_t size, std::uint32_t mode = 0644) {
@@ -157,7 +157,7 @@ TEST(TarWriter, LongAndNonAsciiNamesUsePaxOnlyWhenNeeded) {
   EXPECT_LT(p2, p3);
   EXPECT_LT(p3, p4);
 
-  ScratchDir d;
+  TempDir d;
   std::string tar = write_archive({
       {dir("opt"), ""},
       {reg(unsplittable, 4), "long"},
@@ -173,7 +173,7 @@ TEST(TarWriter, LongAndNonAsciiNamesUsePaxOnlyWhenNeeded) {
   });
   (void)big;
   testing::write_file(d / "t.tar", tar);
-  auto listing = shell("LC_ALL=C.UTF-8 tar --numeric-owner -tvf " + sh_quote((d / "t.tar").string()));
+  auto listing = shell("LC_ALL=C.UTF-8 tar --numeric-owner -tvf " + shell_quote((d / "t.tar").string()));
   ASSERT_EQ(listing.status, 0) << listing.out;
   EXPECT_NE(listing.out.find(unsplittable), std::string::npos);
   EXPECT_NE(listing.out.find(longdir), std::string::npos);
@@ -189,7 +189,7 @@ TEST(TarWriter, LongAndNonAsciiNamesUsePaxOnlyWhenNeeded) {
       "  x=sorted(k for k in m.pax_headers if k.startswith('SCHILY'))\n"
       "  print(repr(m.name), m.type.decode(), m.size, m.uid, m.gid, m.linkname, ','.join(x))\n";
   testing::write_file(d / "read.py", script);
-  auto py = shell("python3 " + sh_quote((d / "read.py").string()) + " " + sh_quote((d / "t.tar").string()));
+  auto py = shell("python3 " + shell_quote((d / "read.py").string()) + " " + shell_quote((d / "t.tar").string()));
   ASSERT_EQ(py.status, 0);
   EXPECT_NE(py.out.find("'" + unsplittable + "' 0 4 0 0"), std::string::npos) << py.out;
   EXPECT_NE(py.out.find("'usr/share/doc/caf\xc3\xa9.txt' 0 1"), std::string::npos) << py.out;
@@ -205,9 +205,9 @@ TEST(TarWriter, ConcatenatedFragmentsFormOneValidArchive) {
   std::string b = write_archive({{dir("b"), ""}, {reg("b/y", 2), "yy"}}, oci::TarWriter::Trailer::kOmit);
   std::string end = write_archive({});
   EXPECT_EQ(end, std::string(1024, '\0'));
-  ScratchDir d;
+  TempDir d;
   testing::write_file(d / "t.tar", a + b + end);
-  auto r = shell("tar -tf " + sh_quote((d / "t.tar").string()));
+  auto r = shell("tar -tf " + shell_quote((d / "t.tar").string()));
   ASSERT_EQ(r.status, 0);
   EXPECT_EQ(r.out, "a/\na/x\nb/\nb/y\n");
 }

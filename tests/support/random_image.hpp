@@ -4,6 +4,7 @@
 #pragma once
 
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,15 @@ inline TestImage make_image(oci::Store& store, std::vector<std::size_t> layer_si
   m.layers = img.layers;
   img.manifest = oci::make_raw_manifest(m.media_type, oci::serialize(m));
   return img;
+}
+
+// make_image, and its manifest put under `tag`: the manifest's digest.
+inline oci::Digest push_image(oci::Store& store, const std::string& tag, std::vector<std::size_t> layer_sizes,
+                              unsigned seed) {
+  auto img = make_image(store, std::move(layer_sizes), seed);
+  auto put = store.put_manifest(img.manifest, tag);
+  if (!put) throw std::runtime_error("put manifest " + tag + ": " + put.error().message());
+  return img.manifest.descriptor.digest;
 }
 
 // An index over one image per architecture; children are stored, the index

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "support/shell.hpp"
 #include "support/source_dir.hpp"
 #include "support/temp_dir.hpp"
 
@@ -19,15 +20,6 @@ struct RunResult {
   int code = -1;
   std::string out, err;
 };
-
-inline std::string shell_quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) {
-    if (c == '\'') q += "'\\''";
-    else q += c;
-  }
-  return q + "'";
-}
 
 inline std::string slurp(const std::filesystem::path& p) {
   std::ifstream f(p, std::ios::binary);

@@ -1,5 +1,6 @@
-// Test helpers: run a shell command, make a scratch directory, read and write
-// files. For tests only; failures throw so a broken fixture stops the test.
+// Test helpers: run a shell command, quote a word for it, read and write
+// files (temporary directories: support/temp_dir.hpp). For tests only;
+// failures throw so a broken fixture stops the test.
 #pragma once
 
 #include <cstdio>
@@ -10,6 +11,8 @@
 #include <stdexcept>
 #include <string>
 #include <sys/wait.h>
+
+#include "support/temp_dir.hpp"
 
 namespace strata::testing {
 
@@ -30,27 +33,6 @@ inline ShellResult shell(const std::string& cmd) {
   return r;
 }
 
-// A directory removed (recursively) on destruction.
-class ScratchDir {
- public:
-  ScratchDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "strata-test-XXXXXX").string();
-    if (!::mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
-    path_ = tmpl;
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
-
- private:
-  std::filesystem::path path_;
-};
-
 inline void write_file(const std::filesystem::path& p, const std::string& data) {
   std::ofstream f(p, std::ios::binary);
   f.write(data.data(), static_cast<std::streamsize>(data.size()));
@@ -65,8 +47,8 @@ inline std::string read_file(const std::filesystem::path& p) {
   return ss.str();
 }
 
-// Quotes a path for /bin/sh.
-inline std::string sh_quote(const std::string& s) {
+// Quotes a word for /bin/sh: 'it'\''s' for it's.
+inline std::string shell_quote(const std::string& s) {
   std::string out = "'";
   for (char c : s) {
     if (c == '\'') out += "'\\''";

@@ -1,10 +1,12 @@
-// A temporary directory removed when the test ends.
+// A temporary directory for a test, made with mkdtemp under
+// std::filesystem::temp_directory_path() and removed (recursively) when the
+// object goes. The one temporary-directory helper of the tests.
 #pragma once
 
-#include <unistd.h>
+#include <stdlib.h>
 
 #include <filesystem>
-#include <random>
+#include <stdexcept>
 #include <string>
 
 namespace strata::testing {
@@ -12,10 +14,9 @@ namespace strata::testing {
 class TempDir {
  public:
   TempDir() {
-    std::random_device rd;
-    path_ = std::filesystem::temp_directory_path() /
-            ("strata-test-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
-    std::filesystem::create_directories(path_);
+    std::string tmpl = (std::filesystem::temp_directory_path() / "strata-test-XXXXXX").string();
+    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed under " + tmpl);
+    path_ = tmpl;
   }
   ~TempDir() {
     std::error_code ec;

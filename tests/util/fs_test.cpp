@@ -3,21 +3,19 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <cstdlib>
 #include <filesystem>
+#include <optional>
+
+#include "support/temp_dir.hpp"
 
 namespace strata::fs {
 namespace {
 
 class FsTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() / ("strata-fs-" + std::to_string(::getpid()) + "-" +
-                                                     ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-    ASSERT_TRUE(make_dirs(dir_));
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-  std::filesystem::path dir_;
+  strata::testing::TempDir tmp_;
+  const std::filesystem::path& dir_ = tmp_.path();
 };
 
 TEST_F(FsTest, AtomicWriteReplacesContentAndLeavesNoTempFiles) {
@@ -66,6 +64,57 @@ TEST_F(FsTest, FileLockIsReentrantAcrossInstancesSequentially) {
   auto l = dir_ / "lock";
   { auto a = FileLock::acquire(l); ASSERT_TRUE(a); }
   { auto b = FileLock::acquire(l); ASSERT_TRUE(b); }
+}
+
+// Sets (or unsets, for nullptr) an environment variable for one scope.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    if (value) ::setenv(name, value, 1);
+    else ::unsetenv(name);
+  }
+  ~ScopedEnv() {
+    if (old_) ::setenv(name_, old_->c_str(), 1);
+    else ::unsetenv(name_);
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+TEST_F(FsTest, TempDirFollowsTmpdirAndNamesAWrongOne) {
+  ScopedEnv tmp("TMP", nullptr), temp("TEMP", nullptr), tempdir("TEMPDIR", nullptr);
+  {
+    ScopedEnv unset("TMPDIR", nullptr);
+    EXPECT_EQ(*temp_dir(), "/tmp");
+  }
+  {
+    ScopedEnv here("TMPDIR", dir_.c_str());
+    EXPECT_EQ(*temp_dir(), dir_);
+  }
+  {
+    ScopedEnv empty("TMPDIR", "");
+    EXPECT_EQ(*temp_dir(), "/tmp");  // empty is unset, as for sh
+  }
+  {
+    auto missing = (dir_ / "nope").string();
+    ScopedEnv nope("TMPDIR", missing.c_str());
+    auto r = temp_dir();
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().message(), "TMPDIR=" + missing +
+                                       ": no such directory; set TMPDIR to a writable directory or unset it");
+  }
+  {
+    ASSERT_TRUE(write_file_atomic(dir_ / "file", "x"));
+    auto file = (dir_ / "file").string();
+    ScopedEnv unset("TMPDIR", nullptr);
+    ScopedEnv other("TMP", file.c_str());  // the next variable temp_directory_path reads
+    auto r = temp_dir();
+    ASSERT_FALSE(r);
+    EXPECT_NE(r.error().message().find("TMP=" + file + ": not a directory"), std::string::npos) << r.error().message();
+  }
 }
 
 }  // namespace

@@ -37,6 +37,15 @@ TEST(Strings, QuoteEscapesControlAndCuts) {
   EXPECT_EQ(quote("abcdef", 3), "\"abc...\"");
 }
 
+TEST(Strings, EditDistanceCountsSingleCharacterEdits) {
+  EXPECT_EQ(edit_distance("copy", "copy"), 0u);
+  EXPECT_EQ(edit_distance("copyy", "copy"), 1u);   // one insertion
+  EXPECT_EQ(edit_distance("cpoy", "copy"), 2u);    // a swap is two substitutions
+  EXPECT_EQ(edit_distance("", "tags"), 4u);
+  EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);
+  EXPECT_EQ(edit_distance("inspect", "import"), edit_distance("import", "inspect"));
+}
+
 TEST(Sha, KnownVectors) {
   EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
   EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");

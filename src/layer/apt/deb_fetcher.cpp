@@ -1,12 +1,12 @@
 #include "layer/apt/deb_fetcher.hpp"
 
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <mutex>
 #include <thread>
 
+#include "oci/blob_io.hpp"
 #include "util/fs.hpp"
 #include "util/sha.hpp"
 #include "util/strings.hpp"
@@ -21,33 +21,13 @@ stdfs::path deb_cache_path(const stdfs::path& home, const std::string& sha256) {
 
 namespace {
 
-// Appends to the .partial file.
-class FileAppendSink final : public oci::ByteSink {
- public:
-  FileAppendSink(int fd, stdfs::path path) : fd_(fd), path_(std::move(path)) {}
-  Result<void> write(std::span<const std::byte> data) override { return fs::write_all(fd_, data, path_); }
-
- private:
-  int fd_;
-  stdfs::path path_;
-};
-
+// The sha256 of a file, read in pieces.
 Result<std::string> hash_file(const stdfs::path& p) {
-  int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::unexpected(fs::io_error("opening", p, errno));
   Hasher h;
-  char buf[1 << 16];
-  for (;;) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      ::close(fd);
-      return std::unexpected(fs::io_error("reading", p, errno));
-    }
-    if (n == 0) break;
-    h.update(std::string_view(buf, static_cast<std::size_t>(n)));
-  }
-  ::close(fd);
+  STRATA_TRY_VOID(fs::read_chunks(p, [&](std::string_view piece) -> Result<void> {
+    h.update(piece);
+    return {};
+  }));
   return h.finish_hex();
 }
 
@@ -64,22 +44,17 @@ Result<std::uint64_t> attempt(oci::http::Transport& t, const std::string& url, c
     oci::http::Request req;
     req.url = url;
     if (have > 0) req.headers.set("Range", "bytes=" + std::to_string(have) + "-");
-    int fd = ::open(partial.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (fd < 0) return std::unexpected(fs::io_error("creating", partial, errno));
-    FileAppendSink sink(fd, partial);
-    bool restart = false;
+    STRATA_TRY(auto sink, oci::FileSink::open(partial, oci::FileSink::Mode::kAppend));
     req.on_headers = [&](const oci::http::Response& r) -> Result<void> {
       if (have > 0 && r.status == 200) {
         // The server ignored the Range: start over.
-        if (::ftruncate(fd, 0) != 0) return std::unexpected(fs::io_error("truncating", partial, errno));
-        restart = true;
+        if (::ftruncate(sink.fd(), 0) != 0) return std::unexpected(fs::io_error("truncating", partial, errno));
       }
       return {};
     };
     req.sink = &sink;
     auto resp = t.send(req);
-    ::close(fd);
-    (void)restart;
+    (void)sink.close();  // what was written is checked below, by size and sha256
     if (!resp) return std::unexpected(resp.error());
     if (resp->status == 416) {
       stdfs::remove(partial, ec);

@@ -14,36 +14,33 @@ namespace {
 constexpr char kMagic[8] = {'S', 'T', 'R', 'A', 'T', 'A', 'P', 'K'};
 constexpr std::size_t kHeaderSize = 8 + 4 + 4 + 64 + 8 + 8;
 
-void put(bin::Writer& w, const std::vector<Relation>& v) {
-  w.u32(static_cast<std::uint32_t>(v.size()));
-  for (const auto& r : v) {
-    w.str(r.name);
-    w.str(r.arch);
-    w.u8(static_cast<std::uint8_t>(r.op));
-    w.str(r.version);
-  }
+// The layout of one package in the body, both directions (util/binary.hpp).
+template <class Io, class Relations>
+void relation_fields(Io& io, Relations& v) {
+  io.list(v, 13, [&](auto& rel) {
+    io.str(rel.name, rel.arch);
+    io.enum8(rel.op, RelOp::kGreater);
+    io.str(rel.version);
+  });
 }
 
-void put(bin::Writer& w, const std::vector<OrGroup>& v) {
-  w.u32(static_cast<std::uint32_t>(v.size()));
-  for (const auto& g : v) put(w, g);
+template <class Io, class Groups>
+void or_group_fields(Io& io, Groups& v) {
+  io.list(v, 4, [&](auto& g) { relation_fields(io, g); });
 }
 
-void get(bin::Reader& r, std::vector<Relation>& v) {
-  v.resize(r.count(13));
-  for (auto& rel : v) {
-    r.str(rel.name);
-    r.str(rel.arch);
-    std::uint8_t op = r.u8();
-    if (op > static_cast<std::uint8_t>(RelOp::kGreater)) r.bad = true;
-    rel.op = static_cast<RelOp>(op);
-    r.str(rel.version);
-  }
-}
-
-void get(bin::Reader& r, std::vector<OrGroup>& v) {
-  v.resize(r.count(4));
-  for (auto& g : v) get(r, g);
+template <class Io, class P>
+void package_fields(Io& io, P& p) {
+  io.str(p.name, p.version, p.architecture, p.source, p.source_version, p.filename, p.sha256);
+  io.u64(p.size);
+  io.enum8(p.multi_arch, MultiArch::kAllowed);
+  io.bits(p.essential, p.important);
+  io.u8(p.priority);
+  or_group_fields(io, p.pre_depends);
+  or_group_fields(io, p.depends);
+  relation_fields(io, p.conflicts);
+  relation_fields(io, p.breaks);
+  relation_fields(io, p.provides);
 }
 
 }  // namespace
@@ -51,24 +48,7 @@ void get(bin::Reader& r, std::vector<OrGroup>& v) {
 std::string encode_packages(const std::vector<Package>& packages, std::string_view sha256) {
   std::string body;
   bin::Writer w(body);
-  for (const auto& p : packages) {
-    w.str(p.name);
-    w.str(p.version);
-    w.str(p.architecture);
-    w.str(p.source);
-    w.str(p.source_version);
-    w.str(p.filename);
-    w.str(p.sha256);
-    w.u64(p.size);
-    w.u8(static_cast<std::uint8_t>(p.multi_arch));
-    w.u8(static_cast<std::uint8_t>((p.essential ? 1 : 0) | (p.important ? 2 : 0)));
-    w.u8(static_cast<std::uint8_t>(p.priority));
-    put(w, p.pre_depends);
-    put(w, p.depends);
-    put(w, p.conflicts);
-    put(w, p.breaks);
-    put(w, p.provides);
-  }
+  for (const auto& p : packages) package_fields(w, p);
   std::string out;
   out.reserve(kHeaderSize + body.size());
   out.append(kMagic, sizeof kMagic);
@@ -104,26 +84,7 @@ Result<std::vector<Package>> decode_packages(std::string_view bytes, std::string
   bin::Reader r(body);
   std::vector<Package> out(count);
   for (auto& p : out) {
-    r.str(p.name);
-    r.str(p.version);
-    r.str(p.architecture);
-    r.str(p.source);
-    r.str(p.source_version);
-    r.str(p.filename);
-    r.str(p.sha256);
-    p.size = r.u64();
-    std::uint8_t ma = r.u8();
-    if (ma > static_cast<std::uint8_t>(MultiArch::kAllowed)) r.bad = true;
-    p.multi_arch = static_cast<MultiArch>(ma);
-    std::uint8_t flags = r.u8();
-    p.essential = (flags & 1) != 0;
-    p.important = (flags & 2) != 0;
-    p.priority = r.u8();
-    get(r, p.pre_depends);
-    get(r, p.depends);
-    get(r, p.conflicts);
-    get(r, p.breaks);
-    get(r, p.provides);
+    package_fields(r, p);
     if (r.bad) return bad("damaged body");
   }
   if (!r.at_end()) return bad("trailing bytes");

@@ -23,8 +23,8 @@ namespace stdfs = std::filesystem;
 class TempDir {
  public:
   static Result<TempDir> create() {
-    const char* base = std::getenv("TMPDIR");
-    std::string tmpl = std::string(base && *base ? base : "/tmp") + "/strata-gpgv-XXXXXX";
+    STRATA_TRY(auto base, fs::temp_dir());
+    std::string tmpl = (base / "strata-gpgv-XXXXXX").string();
     if (::mkdtemp(tmpl.data()) == nullptr) return std::unexpected(fs::io_error("creating temp dir", tmpl, errno));
     return TempDir(tmpl);
   }

@@ -1,6 +1,5 @@
 #include "layer/deb/fragment.hpp"
 
-#include <fcntl.h>
 #include <openssl/evp.h>
 #include <unistd.h>
 
@@ -33,50 +32,6 @@ std::string md5_hex(std::string_view data) {
   return to_hex(std::span<const unsigned char>(out, len));
 }
 
-class FdSink final : public oci::ByteSink {
- public:
-  explicit FdSink(stdfs::path path) : path_(std::move(path)) {
-    fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  }
-  ~FdSink() override {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Result<void> ok() const {
-    if (fd_ < 0) return fail(fs::io_error("creating", path_, errno));
-    return {};
-  }
-  Result<void> write(std::span<const std::byte> data) override {
-    while (!data.empty()) {
-      ssize_t n = ::write(fd_, data.data(), data.size());
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) return fail(fs::io_error("writing", path_, errno));
-      data = data.subspan(static_cast<std::size_t>(n));
-    }
-    return {};
-  }
-  Result<void> close() {
-    if (fd_ >= 0 && ::close(std::exchange(fd_, -1)) != 0) return fail(fs::io_error("closing", path_, errno));
-    return {};
-  }
-
- private:
-  stdfs::path path_;
-  int fd_ = -1;
-};
-
-// Appends to a string (one copy from the reader, no intermediate buffer).
-class AppendSink final : public oci::ByteSink {
- public:
-  explicit AppendSink(std::string& s) : s_(s) {}
-  Result<void> write(std::span<const std::byte> data) override {
-    s_.append(reinterpret_cast<const char*>(data.data()), data.size());
-    return {};
-  }
-
- private:
-  std::string& s_;
-};
-
 struct Item {
   oci::TarEntry entry;     // placed
   std::string package_path;
@@ -106,100 +61,39 @@ std::map<std::string, std::string> parse_md5sums(std::string_view text) {
 constexpr std::string_view kInfoMagic = "STRATAFI";
 constexpr std::uint32_t kInfoFormat = 1;
 
-void put(bin::Writer& w, const std::vector<std::string>& v) {
-  w.u32(static_cast<std::uint32_t>(v.size()));
-  for (const auto& s : v) w.str(s);
-}
-
-void put(bin::Writer& w, const std::map<std::string, std::string>& m) {
-  w.u32(static_cast<std::uint32_t>(m.size()));
-  for (const auto& [k, v] : m) {
-    w.str(k);
-    w.str(v);
-  }
-}
-
-void get(bin::Reader& r, std::vector<std::string>& v) {
-  v.resize(r.count(4));
-  for (auto& s : v) r.str(s);
-}
-
-void get(bin::Reader& r, std::map<std::string, std::string>& m) {
-  for (std::uint32_t i = 0, n = r.count(8); i < n && !r.bad; ++i) {
-    std::string k, v;
-    r.str(k);
-    r.str(v);
-    m.emplace(std::move(k), std::move(v));
-  }
+// The layout of info.bin, both directions (util/binary.hpp).
+template <class Io, class Info>
+void info_fields(Io& io, Info& f) {
+  io.str(f.package, f.version, f.architecture, f.multi_arch, f.control, f.data_member, f.md5sums);
+  bin::strings(io, f.control_files);
+  bin::strings(io, f.list);
+  bin::strings(io, f.conffile_md5);
+  io.list(f.entries, 13, [&](auto& e) {
+    io.str(e.path);
+    io.enum8(e.type, TarEntryType::kFifo);
+    io.str(e.link_target, e.md5);
+  });
+  io.list(f.libraries, 12, [&](auto& l) {
+    io.str(l.path, l.soname);
+    io.u32(l.flags);
+  });
+  bin::strings(io, f.captured);
+  bin::strings(io, f.notes);
+  io.u64(f.tar_size);
+  io.u32(f.tar_crc32);
+  io.u64(f.compressed_size);
+  io.u32(f.compressed_crc32);
 }
 
 std::string encode_info(const FragmentInfo& f) {
-  std::string out(kInfoMagic);
-  bin::Writer w(out);
-  w.u32(kInfoFormat);
-  for (const std::string* s : {&f.package, &f.version, &f.architecture, &f.multi_arch, &f.control, &f.data_member,
-                               &f.md5sums}) {
-    w.str(*s);
-  }
-  put(w, f.control_files);
-  put(w, f.list);
-  put(w, f.conffile_md5);
-  w.u32(static_cast<std::uint32_t>(f.entries.size()));
-  for (const auto& e : f.entries) {
-    w.str(e.path);
-    w.u8(static_cast<std::uint8_t>(e.type));
-    w.str(e.link_target);
-    w.str(e.md5);
-  }
-  w.u32(static_cast<std::uint32_t>(f.libraries.size()));
-  for (const auto& l : f.libraries) {
-    w.str(l.path);
-    w.str(l.soname);
-    w.u32(static_cast<std::uint32_t>(l.flags));
-  }
-  put(w, f.captured);
-  put(w, f.notes);
-  w.u64(f.tar_size);
-  w.u32(f.tar_crc32);
-  w.u64(f.compressed_size);
-  w.u32(f.compressed_crc32);
-  return out;
+  return bin::encode_file(kInfoMagic, kInfoFormat, [&](bin::Writer& w) { info_fields(w, f); });
 }
 
 std::optional<FragmentInfo> decode_info(std::string_view bytes) {
-  if (!bytes.starts_with(kInfoMagic)) return std::nullopt;
-  bin::Reader r(bytes.substr(kInfoMagic.size()));
-  if (r.u32() != kInfoFormat) return std::nullopt;
   FragmentInfo f;
-  for (std::string* s : {&f.package, &f.version, &f.architecture, &f.multi_arch, &f.control, &f.data_member,
-                         &f.md5sums}) {
-    r.str(*s);
+  if (!bin::decode_file(bytes, kInfoMagic, kInfoFormat, [&](bin::Reader& r) { info_fields(r, f); })) {
+    return std::nullopt;
   }
-  get(r, f.control_files);
-  get(r, f.list);
-  get(r, f.conffile_md5);
-  f.entries.resize(r.count(13));
-  for (auto& e : f.entries) {
-    r.str(e.path);
-    std::uint8_t type = r.u8();
-    if (type > static_cast<std::uint8_t>(TarEntryType::kFifo)) r.bad = true;
-    e.type = static_cast<TarEntryType>(type);
-    r.str(e.link_target);
-    r.str(e.md5);
-  }
-  f.libraries.resize(r.count(12));
-  for (auto& l : f.libraries) {
-    r.str(l.path);
-    r.str(l.soname);
-    l.flags = static_cast<std::int32_t>(r.u32());
-  }
-  get(r, f.captured);
-  get(r, f.notes);
-  f.tar_size = r.u64();
-  f.tar_crc32 = r.u32();
-  f.compressed_size = r.u64();
-  f.compressed_crc32 = r.u32();
-  if (r.bad || !r.at_end()) return std::nullopt;
   return f;
 }
 
@@ -258,7 +152,7 @@ Result<DataContents> read_data(DebReader& reader, const Deb822Stanza& st, Fragme
     item.package_path = e.path;
     if (e.type == TarEntryType::kRegular) {
       item.offset = out.content.size();
-      AppendSink piece(out.content);
+      oci::StringSink piece(out.content);
       STRATA_TRY_VOID(data->read_data(piece));
       if (out.content.size() - item.offset != e.size) return refuse("entry " + str::quote(e.path) + " is truncated");
     }
@@ -420,10 +314,8 @@ Result<void> write_fragment(const std::vector<Item*>& order, std::string_view co
                             const stdfs::path& out_dir, unsigned compress_jobs, FragmentInfo& info) {
   auto md5 = parse_md5sums(info.md5sums);
   std::string ext(compression_extension(compression));
-  FdSink tar_file(out_dir / "data.tar");
-  FdSink packed_file(out_dir / ("data.tar." + ext));
-  STRATA_TRY_VOID(tar_file.ok());
-  STRATA_TRY_VOID(packed_file.ok());
+  STRATA_TRY(auto tar_file, oci::FileSink::open(out_dir / "data.tar"));
+  STRATA_TRY(auto packed_file, oci::FileSink::open(out_dir / ("data.tar." + ext)));
   oci::Crc32Sink tar_crc(tar_file);
   oci::Crc32Sink packed_crc(packed_file);
   STRATA_TRY(auto compressor, oci::CompressingSink::create(compression, packed_crc, compress_jobs, oci::DiffId::kSkip));

@@ -23,7 +23,10 @@ namespace {
 class TempFile {
  public:
   static Result<TempFile> create(const std::filesystem::path& dir, std::string_view what) {
-    std::filesystem::path base = dir.empty() ? std::filesystem::temp_directory_path() : dir;
+    std::filesystem::path base = dir;
+    if (base.empty()) {
+      STRATA_TRY(base, fs::temp_dir());
+    }
     std::string tmpl = (base / (std::string("strata-import-") + std::string(what) + "-XXXXXX")).string();
     int fd = ::mkstemp(tmpl.data());
     if (fd < 0) return fail(fs::io_error("creating a temporary file in", base, errno));
@@ -44,22 +47,6 @@ class TempFile {
   TempFile(std::string p, int fd) : path_(std::move(p)), fd_(fd) {}
   std::string path_;
   int fd_;
-};
-
-class FdSink final : public oci::ByteSink {
- public:
-  FdSink(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
-  Result<void> write(std::span<const std::byte> data) override {
-    STRATA_TRY_VOID(fs::write_all(fd_, data, path_));
-    offset_ += data.size();
-    return {};
-  }
-  std::uint64_t offset() const { return offset_; }
-
- private:
-  int fd_;
-  std::string path_;
-  std::uint64_t offset_ = 0;
 };
 
 // Copies `len` bytes at `off` of a file to `sink`.
@@ -98,7 +85,7 @@ using oci::TarEntryType;
 Result<std::map<std::string, Item>> read_rootfs(const std::filesystem::path& tarball, const ImportOptions& o,
                                                 TempFile& spool) {
   STRATA_TRY(auto reader, oci::TarReader::open_file(tarball, o.limits));
-  FdSink sink(spool.fd(), spool.path());
+  oci::FileSink sink(spool.fd(), spool.path());
   std::map<std::string, Item> items;
   std::map<std::string, std::string> hard_root;  // archive path → file that holds the content
   while (true) {
@@ -126,9 +113,9 @@ Result<std::map<std::string, Item>> read_rootfs(const std::filesystem::path& tar
       hard_root[e.path] = e.path;
     }
     if (e.type == TarEntryType::kRegular) {
-      item.data_offset = sink.offset();
+      item.data_offset = sink.written();
       STRATA_TRY_VOID(reader->read_data(sink));
-      if (sink.offset() - item.data_offset != e.size) return refuse("content shorter than its header says");
+      if (sink.written() - item.data_offset != e.size) return refuse("content shorter than its header says");
     }
     auto existing = items.find(e.path);
     if (existing != items.end()) {
@@ -245,7 +232,7 @@ Result<ImportResult> import_rootfs(const std::filesystem::path& tarball, const I
 
   // tar → compress → layer spool, hashing on the way.
   STRATA_TRY(TempFile layer_file, TempFile::create(o.temp_dir, "layer"));
-  FdSink layer_sink(layer_file.fd(), layer_file.path());
+  oci::FileSink layer_sink(layer_file.fd(), layer_file.path());
   STRATA_TRY(auto compressor, oci::CompressingSink::create(o.compression, layer_sink));
   oci::TarWriter writer(*compressor);
   TarDataSink content(writer);

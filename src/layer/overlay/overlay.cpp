@@ -19,7 +19,7 @@
 #include "layer/deb/rewrite_rules.hpp"
 #include "oci/tar_writer.hpp"
 #include "oci/append_layer.hpp"
-#include "oci/layout_store.hpp"
+#include "oci/copy.hpp"
 #include "oci/media_types.hpp"
 #include "util/fs.hpp"
 #include "util/sha.hpp"
@@ -210,44 +210,6 @@ Result<std::string> effects_tar(std::vector<EffectFile> files, const OverlayView
   return std::move(out.str());
 }
 
-// Between two OCI layouts on one filesystem, a base blob is hardlinked
-// (blobs are immutable and content-addressed) instead of copied: the base's
-// layers are most of an overlay's bytes. Returns false when not possible.
-Result<bool> link_blob(oci::Store& from, oci::Store& to, const oci::Descriptor& d) {
-  auto* src = dynamic_cast<oci::LayoutStore*>(&from);
-  auto* dst = dynamic_cast<oci::LayoutStore*>(&to);
-  if (!src || !dst || !d.digest.verifiable()) return false;
-  stdfs::path source = src->blob_path(d.digest);
-  stdfs::path target = dst->blob_path(d.digest);
-  std::error_code ec;
-  auto size = stdfs::file_size(source, ec);
-  if (ec || (d.size >= 0 && size != static_cast<std::uintmax_t>(d.size))) return false;
-  STRATA_TRY_VOID(fs::make_dirs(target.parent_path()));
-  if (::link(source.c_str(), target.c_str()) != 0) {
-    if (errno == EEXIST) return true;  // a concurrent writer committed it
-    return false;                      // another filesystem, no permission, …: copy
-  }
-  STRATA_TRY_VOID(fs::sync_dir(target.parent_path()));
-  return true;
-}
-
-Result<void> copy_blob(oci::Store& from, oci::Store& to, const oci::Descriptor& d) {
-  STRATA_TRY(bool present, to.has_blob(d));
-  if (present) return {};
-  STRATA_TRY(bool linked, link_blob(from, to, d));
-  if (linked) return {};
-  STRATA_TRY(bool mounted, to.mount_blob(d, from));
-  if (mounted) return {};
-  STRATA_TRY(auto w, to.blob_writer(d));
-  auto r = from.fetch_blob(d, *w, w->offset());
-  if (r) r = w->commit();
-  if (!r) {
-    w->abort();
-    return fail(r.error().context("copying base blob " + d.digest.str() + " to " + to.describe()));
-  }
-  return {};
-}
-
 }  // namespace
 
 oci::ImageFsOptions overlay_base_needs() {
@@ -345,7 +307,14 @@ Result<OverlayResult> build_overlay(const BaseImage& base, oci::Store& base_stor
       return fail(r.error().context("writing the overlay layer to " + dest.describe()));
     }
   }
-  for (const auto& l : base.manifest.layers) STRATA_TRY_VOID(copy_blob(base_store, dest, l));
+  // Between two OCI layouts on one filesystem a base blob is hardlinked, not
+  // copied: the base's layers are most of an overlay's bytes.
+  oci::CopyOptions blob_copy;
+  blob_copy.link_blobs = true;
+  for (const auto& l : base.manifest.layers) {
+    auto copied = oci::copy_blob(base_store, dest, l, blob_copy);
+    if (!copied) return fail(copied.error().context("copying the base's layers"));
+  }
   STRATA_TRY(HashedPieces plain, hashing->uncompressed());
   plain.hasher.update(tail_plain);
   result.digests.diff_id = oci::Digest::from_hex(HashAlgorithm::kSha256, plain.hasher.finish_hex());

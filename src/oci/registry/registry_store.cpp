@@ -18,22 +18,6 @@ namespace {
 
 constexpr int kMaxPages = 1000;
 
-// Collects manifest bytes up to the 4 MiB limit, remembering an overflow so
-// the error can say "too large" rather than a generic sink failure.
-class ManifestSink final : public ByteSink {
- public:
-  Result<void> write(std::span<const std::byte> data) override {
-    if (bytes_.size() + data.size() > kMaxManifestBytes) {
-      overflow_ = true;
-      return fail(ErrorCode::kInvalidArgument, "manifest over the limit");
-    }
-    bytes_.append(reinterpret_cast<const char*>(data.data()), data.size());
-    return {};
-  }
-  std::string bytes_;
-  bool overflow_ = false;
-};
-
 // Counts bytes delivered to the caller's sink and remembers whether the sink
 // itself failed (a sink failure is never resumed).
 class ResumeSink final : public ByteSink {
@@ -143,14 +127,14 @@ Result<Descriptor> RegistryStore::resolve(std::string_view ref) {
 Result<RawManifest> RegistryStore::get_manifest(std::string_view ref) {
   STRATA_TRY(auto base, repo_url());
   const std::string what = describe() + ": GET manifest " + std::string(ref);
-  ManifestSink sink;
+  StringSink sink(kMaxManifestBytes);
   http::Request req;
   req.url = base + "/manifests/" + std::string(ref);
   req.headers.set("Accept", std::string(media::kManifestAccept));
   req.sink = &sink;
   auto resp = client_->send(req, {scope("pull")});
   if (!resp) {
-    if (sink.overflow_) {
+    if (sink.overflowed()) {
       return fail(ErrorCode::kInvalidArgument, what + ": the manifest is larger than " +
                                                    std::to_string(kMaxManifestBytes) +
                                                    " bytes (4 MiB), the limit registries accept; refusing it");
@@ -162,14 +146,14 @@ Result<RawManifest> RegistryStore::get_manifest(std::string_view ref) {
   if (auto ct = resp->headers.get("Content-Type")) media_type = std::string(media::strip_params(*ct));
   if (!media::is_manifest_or_index(media_type) && !media::is_schema1(media_type)) {
     // Registries behind generic servers answer application/json or nothing.
-    STRATA_TRY(media_type, sniff_manifest_media_type(sink.bytes_, what));
+    STRATA_TRY(media_type, sniff_manifest_media_type(sink.str(), what));
   }
   STRATA_TRY_VOID(media::refuse_schema1(media_type, what));
   RawManifest raw;
   raw.descriptor.media_type = media_type;
-  raw.descriptor.size = static_cast<std::int64_t>(sink.bytes_.size());
+  raw.descriptor.size = static_cast<std::int64_t>(sink.str().size());
   if (auto asked = Digest::parse(ref)) {
-    STRATA_TRY(auto got, with_context(digest_like(*asked, sink.bytes_), what));
+    STRATA_TRY(auto got, with_context(digest_like(*asked, sink.str()), what));
     if (got != *asked) {
       return fail(ErrorCode::kFailedPrecondition,
                   what + ": the registry sent content whose digest is " + got.str() + "; refusing it");
@@ -177,9 +161,9 @@ Result<RawManifest> RegistryStore::get_manifest(std::string_view ref) {
     raw.descriptor.digest = *asked;
   } else {
     // Never trust Docker-Content-Digest for a tag: the bytes are the truth.
-    raw.descriptor.digest = Digest::sha256_of(sink.bytes_);
+    raw.descriptor.digest = Digest::sha256_of(sink.str());
   }
-  raw.bytes = std::move(sink.bytes_);
+  raw.bytes = std::move(sink.str());
   return raw;
 }
 

@@ -7,7 +7,9 @@
 #include <random>
 
 #include "layer/apt/packages_index.hpp"
+#include "support/temp_dir.hpp"
 #include "util/fs.hpp"
+#include "util/sha.hpp"
 
 namespace strata::layer {
 namespace {
@@ -107,9 +109,16 @@ TEST(PackageCache, RefusesStaleOrDamagedEntries) {
   }
 }
 
+// Parsed indexes cached by an earlier strata stay readable: the bytes of
+// this sample are fixed for kPackageCacheFormat 1.
+TEST(PackageCache, TheBytesAreFixedForThisFormat) {
+  EXPECT_EQ(kPackageCacheFormat, 1u);
+  EXPECT_EQ(sha256_hex(encode_packages(sample(), kSha)), "c3dc020fc9d6d51fe28ddfe61c50e492a4eae36b60dd81798a22b7c6e6ac3641");
+}
+
 TEST(PackageCache, StoresAtomicallyAndIgnoresDamagedFiles) {
-  char tmpl[] = "/tmp/strata-pcache-XXXXXX";
-  std::filesystem::path dir = ::mkdtemp(tmpl);
+  testing::TempDir tmp;
+  const std::filesystem::path& dir = tmp.path();
   EXPECT_FALSE(load_cached_packages(dir, kSha).has_value());
   ASSERT_TRUE(store_cached_packages(dir, kSha, sample()).has_value());
   auto got = load_cached_packages(dir, kSha);
@@ -118,7 +127,6 @@ TEST(PackageCache, StoresAtomicallyAndIgnoresDamagedFiles) {
   auto path = package_cache_path(dir, kSha);
   std::filesystem::resize_file(path, std::filesystem::file_size(path) - 5);
   EXPECT_FALSE(load_cached_packages(dir, kSha).has_value());
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

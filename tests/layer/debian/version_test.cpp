@@ -63,7 +63,7 @@ TEST(Version, AgreesWithAptOnRandomVersions) {
     }
     return s;
   };
-  testing::ScratchDir dir;
+  testing::TempDir dir;
   std::vector<std::pair<std::string, std::string>> pairs;
   std::string text;
   for (int i = 0; i < 20000; ++i) {

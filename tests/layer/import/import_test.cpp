@@ -17,8 +17,8 @@
 namespace strata::layer {
 namespace {
 
-using testing::ScratchDir;
-using testing::sh_quote;
+using testing::TempDir;
+using testing::shell_quote;
 using testing::shell;
 
 void set_mtime(const std::filesystem::path& p, std::int64_t t) {
@@ -70,7 +70,7 @@ Result<ImportResult> run(const std::filesystem::path& tarball, testing::TestStor
 }
 
 TEST(Import, DifferentlyMadeTarballsOfTheSameTreeGiveTheSameDigest) {
-  ScratchDir d;
+  TempDir d;
   auto root = d / "root";
   auto paths = make_rootfs(root);
   std::string list_fwd, list_rev;
@@ -82,15 +82,15 @@ TEST(Import, DifferentlyMadeTarballsOfTheSameTreeGiveTheSameDigest) {
   // Tarball A: GNU format, forward order, owner alice, mtimes from seed 1.
   randomise_mtimes(root, paths, 1);
   auto a = shell("tar --format=gnu --no-recursion --owner=alice:1234 --group=staff:50 -C " +
-                 sh_quote(root.string()) + " -cf " + sh_quote((d / "a.tar").string()) + " -T " +
-                 sh_quote((d / "fwd.list").string()));
+                 shell_quote(root.string()) + " -cf " + shell_quote((d / "a.tar").string()) + " -T " +
+                 shell_quote((d / "fwd.list").string()));
   ASSERT_EQ(a.status, 0);
   // Tarball B: PAX format, reverse order, "./" names, owner bob with the same
   // ids, other mtimes (all newer than the epoch), gzip-compressed.
   randomise_mtimes(root, paths, 2);
-  auto b = shell("cd " + sh_quote(root.string()) + " && sed 's,^,./,' " + sh_quote((d / "rev.list").string()) +
+  auto b = shell("cd " + shell_quote(root.string()) + " && sed 's,^,./,' " + shell_quote((d / "rev.list").string()) +
                  " | tar --format=pax --no-recursion --owner=bob:1234 --group=wheel:50 -czf " +
-                 sh_quote((d / "b.tar.gz").string()) + " -T -");
+                 shell_quote((d / "b.tar.gz").string()) + " -T -");
   ASSERT_EQ(b.status, 0);
 
   ImportOptions o;
@@ -116,16 +116,16 @@ TEST(Import, DifferentlyMadeTarballsOfTheSameTreeGiveTheSameDigest) {
   // The layer is sorted, numeric-owned, clamped and its diff_id is the tar's sha256.
   std::string layer = sa.blob(ra->layer.digest);
   testing::write_file(d / "layer.tar.gz", layer);
-  auto listing = shell("tar --numeric-owner --full-time -tvzf " + sh_quote((d / "layer.tar.gz").string()));
+  auto listing = shell("tar --numeric-owner --full-time -tvzf " + shell_quote((d / "layer.tar.gz").string()));
   ASSERT_EQ(listing.status, 0);
   EXPECT_NE(listing.out.find("hrwxr-xr-x 1234/50"), std::string::npos) << listing.out;
   EXPECT_NE(listing.out.find("usr/bin/zz-tool link to usr/bin/aa-tool"), std::string::npos) << listing.out;
   EXPECT_NE(listing.out.find("drwxrwxrwt 1234/50"), std::string::npos) << listing.out;
   EXPECT_NE(listing.out.find("2017-07-14 02:40:00 bin -> usr/bin"), std::string::npos) << listing.out;
   EXPECT_EQ(listing.out.find("alice"), std::string::npos);
-  auto names = shell("tar -tzf " + sh_quote((d / "layer.tar.gz").string()));
+  auto names = shell("tar -tzf " + shell_quote((d / "layer.tar.gz").string()));
   EXPECT_EQ(names.out.substr(0, 9), "bin\netc/\n");
-  auto sum = shell("zcat " + sh_quote((d / "layer.tar.gz").string()) + " | sha256sum");
+  auto sum = shell("zcat " + shell_quote((d / "layer.tar.gz").string()) + " | sha256sum");
   EXPECT_EQ(sum.out.substr(0, 64), ra->digests.diff_id->hex());
 
   // Config: created = epoch, the changes, the diff_id.
@@ -139,23 +139,23 @@ TEST(Import, DifferentlyMadeTarballsOfTheSameTreeGiveTheSameDigest) {
 
   // umoci, an independent implementation, unpacks it.
   sa.write_layout(d / "layout");
-  auto u = shell("umoci unpack --rootless --image " + sh_quote((d / "layout").string() + ":t") + " " +
-                 sh_quote((d / "bundle").string()) + " 2>&1");
+  auto u = shell("umoci unpack --rootless --image " + shell_quote((d / "layout").string() + ":t") + " " +
+                 shell_quote((d / "bundle").string()) + " 2>&1");
   ASSERT_EQ(u.status, 0) << u.out;
   EXPECT_EQ(testing::read_file(d / "bundle/rootfs/etc/os-release"), "ID=debian\nVERSION_ID=12\n");
   EXPECT_EQ(std::filesystem::read_symlink(d / "bundle/rootfs/bin"), "usr/bin");
   EXPECT_EQ(testing::read_file(d / "bundle/rootfs/usr/bin/aa-tool").size(), 100000u);
-  auto sk = shell("skopeo inspect --config " + sh_quote("oci:" + (d / "layout").string() + ":t") + " 2>&1");
+  auto sk = shell("skopeo inspect --config " + shell_quote("oci:" + (d / "layout").string() + ":t") + " 2>&1");
   EXPECT_EQ(sk.status, 0) << sk.out;
 }
 
 TEST(Import, ZstdAndXzInputsAndOutputs) {
-  ScratchDir d;
+  TempDir d;
   auto paths = make_rootfs(d / "root");
   randomise_mtimes(d / "root", paths, 3);
-  ASSERT_EQ(shell("tar -C " + sh_quote((d / "root").string()) + " --zstd -cf " + sh_quote((d / "r.tar.zst").string()) +
+  ASSERT_EQ(shell("tar -C " + shell_quote((d / "root").string()) + " --zstd -cf " + shell_quote((d / "r.tar.zst").string()) +
                   " .").status, 0);
-  ASSERT_EQ(shell("tar -C " + sh_quote((d / "root").string()) + " -cJf " + sh_quote((d / "r.tar.xz").string()) +
+  ASSERT_EQ(shell("tar -C " + shell_quote((d / "root").string()) + " -cJf " + shell_quote((d / "r.tar.xz").string()) +
                   " .").status, 0);
   ImportOptions o;
   o.epoch = 1500000000;
@@ -168,7 +168,7 @@ TEST(Import, ZstdAndXzInputsAndOutputs) {
   EXPECT_EQ(r1->manifest.digest, r2->manifest.digest);
   EXPECT_EQ(r1->layer.media_type, oci::media::kOciLayerZstd);
   testing::write_file(d / "l.zst", s1.blob(r1->layer.digest));
-  EXPECT_EQ(shell("zstd -q -t " + sh_quote((d / "l.zst").string())).status, 0);
+  EXPECT_EQ(shell("zstd -q -t " + shell_quote((d / "l.zst").string())).status, 0);
 }
 
 TEST(Import, HostileTarballsAreRefused) {
@@ -187,7 +187,7 @@ TEST(Import, HostileTarballsAreRefused) {
 }
 
 TEST(Import, RefusesDuplicatesAndEntriesBelowFiles) {
-  ScratchDir d;
+  TempDir d;
   std::string py =
       "import tarfile,io,sys\n"
       "def add(t,n,data=b'',typ=tarfile.REGTYPE):\n"
@@ -200,7 +200,7 @@ TEST(Import, RefusesDuplicatesAndEntriesBelowFiles) {
       "with tarfile.open(sys.argv[1]+'/wh.tar','w') as t:\n"
       "  add(t,'d',typ=tarfile.DIRTYPE); add(t,'d/.wh.x')\n";
   testing::write_file(d / "mk.py", py);
-  ASSERT_EQ(shell("python3 " + sh_quote((d / "mk.py").string()) + " " + sh_quote(d.path().string())).status, 0);
+  ASSERT_EQ(shell("python3 " + shell_quote((d / "mk.py").string()) + " " + shell_quote(d.path().string())).status, 0);
   struct Case {
     std::string file, why;
   };

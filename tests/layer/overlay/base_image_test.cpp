@@ -38,7 +38,7 @@ class BaseCacheTest : public ImageFsTest {
   }
   std::filesystem::path cache_file() { return cache_.entry_path(raw_.descriptor.digest); }
 
-  testing::ScratchDir dir_;
+  testing::TempDir dir_;
   BaseFsCache cache_{dir_.path()};
   testing::TestStore layerless_;
   RawManifest raw_;

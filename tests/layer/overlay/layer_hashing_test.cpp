@@ -14,7 +14,7 @@
 namespace strata::layer {
 namespace {
 
-Fragment fragment(const testing::ScratchDir& dir, const std::string& name, const std::string& tar,
+Fragment fragment(const testing::TempDir& dir, const std::string& name, const std::string& tar,
                   const std::string& packed, bool converted) {
   Fragment f;
   f.tar = dir / (name + ".tar");
@@ -31,7 +31,7 @@ Fragment fragment(const testing::ScratchDir& dir, const std::string& name, const
 }
 
 TEST(LayerHashing, HashesInTheOrderAskedWhateverOrderFragmentsArriveIn) {
-  testing::ScratchDir dir;
+  testing::TempDir dir;
   std::vector<std::string> tars{"alpha-tar", "bravo-tar-longer", "c"};
   std::vector<std::string> packs{"A", "BB", "CCC"};
   FragmentFeed feed(3);
@@ -51,7 +51,7 @@ TEST(LayerHashing, HashesInTheOrderAskedWhateverOrderFragmentsArriveIn) {
 }
 
 TEST(LayerHashing, AFailedConversionIsTheResult) {
-  testing::ScratchDir dir;
+  testing::TempDir dir;
   FragmentFeed feed(2);
   LayerHashing hashing(feed, {0, 1});
   feed.publish(1, fragment(dir, "ok", "t", "p", true));
@@ -64,7 +64,7 @@ TEST(LayerHashing, AFailedConversionIsTheResult) {
 }
 
 TEST(LayerHashing, ADamagedCachedPieceIsRefusedAConvertedOneIsTrusted) {
-  testing::ScratchDir dir;
+  testing::TempDir dir;
   for (bool converted : {false, true}) {
     FragmentFeed feed(1);
     LayerHashing hashing(feed, {0});

@@ -10,6 +10,7 @@
 #include "oci/copy.hpp"
 #include "oci/media_types.hpp"
 #include "oci/registry/registry_store.hpp"
+#include "support/random_image.hpp"
 #include "support/registry_server.hpp"
 
 namespace strata::oci::registry {
@@ -45,25 +46,6 @@ RegistryOptions plain_options(const std::vector<const RegistryServer*>& servers)
   return o;
 }
 
-// An image of `layers` small layers pushed to `store` as `tag`.
-Digest push_image(Store& store, const std::string& tag, int layers) {
-  ImageManifest m;
-  m.media_type = std::string(media::kOciManifest);
-  const std::string config = R"({"architecture":"amd64","os":"linux","rootfs":{"type":"layers","diff_ids":[]}})";
-  m.config = descriptor_for(media::kOciConfig, config);
-  EXPECT_TRUE(write_blob(store, m.config, config));
-  for (int i = 0; i < layers; ++i) {
-    std::string layer(20000 + i, static_cast<char>('a' + i));
-    auto d = descriptor_for(media::kOciLayer, layer);
-    EXPECT_TRUE(write_blob(store, d, layer));
-    m.layers.push_back(d);
-  }
-  auto raw = make_raw_manifest(std::string(media::kOciManifest), serialize(m));
-  auto ok = store.put_manifest(raw, tag);
-  EXPECT_TRUE(ok) << ok.error().message();
-  return raw.descriptor.digest;
-}
-
 TEST(CopyRequestsTest, ANoOpCopyBetweenTwoRegistriesIsOneRequestAtEachEnd) {
   auto a = RegistryServer::start(RegistryServer::Mode::kPlain);
   auto b = RegistryServer::start(RegistryServer::Mode::kPlain);
@@ -72,7 +54,7 @@ TEST(CopyRequestsTest, ANoOpCopyBetweenTwoRegistriesIsOneRequestAtEachEnd) {
   auto src = cache.open(DockerReference{(*a)->host_port(), "bench/src", {}, {}});
   auto dst = cache.open(DockerReference{(*b)->host_port(), "bench/dst", {}, {}});
   ASSERT_TRUE(src && dst);
-  auto digest = push_image(**src, "v1", 3);
+  auto digest = testing::push_image(**src, "v1", {20000, 20001, 20002}, 1);
   CopyOptions o;
   auto first = copy_image(**src, "v1", **dst, "v1", o);
   ASSERT_TRUE(first) << first.error().message();
@@ -105,7 +87,7 @@ TEST(CopyRequestsTest, ACopyWithinOneRegistryMountsEveryBlobThroughOneClient) {
   auto src = cache.open(DockerReference{(*reg)->host_port(), "team/src", {}, {}});
   auto dst = cache.open(DockerReference{(*reg)->host_port(), "team/dst", {}, {}});
   ASSERT_TRUE(src && dst);
-  auto digest = push_image(**src, "v1", 2);
+  auto digest = testing::push_image(**src, "v1", {20000, 20001}, 2);
   EXPECT_EQ(cache.clients(), 1u);
   auto before = requests_after(**reg, 0).size();
   auto r = copy_image(**src, "v1", **dst, "v1", CopyOptions{});

@@ -6,19 +6,15 @@
 #include <fstream>
 
 #include "oci/registry/authenticator.hpp"
+#include "support/temp_dir.hpp"
 
 namespace strata::oci::registry {
 namespace {
 
-struct TempDir {
-  std::filesystem::path path;
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "strata-keychain-XXXXXX").string();
-    path = mkdtemp(tmpl.data());
-  }
-  ~TempDir() { std::filesystem::remove_all(path); }
-  void write(const std::string& rel, const std::string& text, unsigned mode = 0644) {
-    auto p = path / rel;
+// A temporary directory of config files.
+struct ConfigDir : strata::testing::TempDir {
+  void write(const std::string& rel, const std::string& text, unsigned mode = 0644) const {
+    auto p = *this / rel;
     std::filesystem::create_directories(p.parent_path());
     std::ofstream(p) << text;
     ::chmod(p.c_str(), mode);
@@ -26,12 +22,12 @@ struct TempDir {
 };
 
 TEST(KeychainTest, ReadsAuthUsernamePasswordAndIdentityToken) {
-  TempDir dir;
+  ConfigDir dir;
   dir.write("config.json", R"({"auths":{
     "https://index.docker.io/v1/":{"auth":")" + base64_encode("hubuser:hub:pass") + R"("},
     "reg.example:5000":{"username":"u2","password":"p2"},
     "https://acr.example/v2/":{"identitytoken":"refresh-me"}}})");
-  auto kc = Keychain::load(KeychainOptions{dir.path / "config.json", "", "", "", ""});
+  auto kc = Keychain::load(KeychainOptions{dir.path() / "config.json", "", "", "", ""});
   ASSERT_TRUE(kc) << kc.error().message();
   auto hub = kc->lookup("docker.io");
   ASSERT_TRUE(hub && *hub);
@@ -49,13 +45,13 @@ TEST(KeychainTest, ReadsAuthUsernamePasswordAndIdentityToken) {
 }
 
 TEST(KeychainTest, SearchesDefaultFilesInOrder) {
-  TempDir dir;
+  ConfigDir dir;
   dir.write("dockercfg/config.json", R"({"auths":{"a.example":{"username":"from-docker-config","password":"x"}}})");
   dir.write("home/.docker/config.json",
             R"({"auths":{"a.example":{"username":"from-home","password":"x"},"b.example":{"username":"b-home","password":"y"}}})");
   dir.write("run/containers/auth.json", R"({"auths":{"c.example":{"username":"from-xdg","password":"z"}}})");
-  KeychainOptions o{std::nullopt, (dir.path / "dockercfg").string(), (dir.path / "home").string(),
-                    (dir.path / "run").string(), ""};
+  KeychainOptions o{std::nullopt, (dir.path() / "dockercfg").string(), (dir.path() / "home").string(),
+                    (dir.path() / "run").string(), ""};
   auto kc = Keychain::load(o);
   ASSERT_TRUE(kc);
   EXPECT_EQ((*kc->lookup("a.example"))->username, "from-docker-config");
@@ -64,18 +60,18 @@ TEST(KeychainTest, SearchesDefaultFilesInOrder) {
 }
 
 TEST(KeychainTest, MissingAuthfileAndMalformedFilesAreClearErrors) {
-  TempDir dir;
-  auto missing = Keychain::load(KeychainOptions{dir.path / "nope.json", "", "", "", ""});
+  ConfigDir dir;
+  auto missing = Keychain::load(KeychainOptions{dir.path() / "nope.json", "", "", "", ""});
   ASSERT_FALSE(missing);
   EXPECT_NE(missing.error().message().find("nope.json"), std::string::npos);
   dir.write("bad.json", R"({"auths":{"r.example":{"auth":"bm9jb2xvbg=="}}})");  // "nocolon"
-  auto bad = Keychain::load(KeychainOptions{dir.path / "bad.json", "", "", "", ""});
+  auto bad = Keychain::load(KeychainOptions{dir.path() / "bad.json", "", "", "", ""});
   ASSERT_FALSE(bad);
   EXPECT_NE(bad.error().message().find("r.example"), std::string::npos);
 }
 
 TEST(KeychainTest, RunsCredentialHelpersFromPath) {
-  TempDir dir;
+  ConfigDir dir;
   // The helper echoes the server URL it was asked about into the username.
   dir.write("bin/docker-credential-fake",
             "#!/bin/sh\nread url\n[ \"$1\" = get ] || exit 3\n"
@@ -88,7 +84,7 @@ TEST(KeychainTest, RunsCredentialHelpersFromPath) {
   dir.write("config.json",
             R"({"credHelpers":{"helper.example":"fake","token.example":"fake"},"credsStore":"fake",
                 "auths":{"plain.example":{"username":"p","password":"q"}}})");
-  auto kc = Keychain::load(KeychainOptions{dir.path / "config.json", "", "", "", (dir.path / "bin").string()});
+  auto kc = Keychain::load(KeychainOptions{dir.path() / "config.json", "", "", "", (dir.path() / "bin").string()});
   ASSERT_TRUE(kc);
   auto c = kc->lookup("helper.example");
   ASSERT_TRUE(c) << c.error().message();
@@ -102,7 +98,7 @@ TEST(KeychainTest, RunsCredentialHelpersFromPath) {
   auto none = kc->lookup("unknown.example");  // credsStore answers "not found"
   ASSERT_TRUE(none) << none.error().message();
   EXPECT_FALSE(*none);
-  auto no_helper = Keychain::load(KeychainOptions{dir.path / "config.json", "", "", "", "/nonexistent"});
+  auto no_helper = Keychain::load(KeychainOptions{dir.path() / "config.json", "", "", "", "/nonexistent"});
   auto err = no_helper->lookup("helper.example");
   ASSERT_FALSE(err);
   EXPECT_NE(err.error().message().find("docker-credential-fake"), std::string::npos);

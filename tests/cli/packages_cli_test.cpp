@@ -1,0 +1,104 @@
+// resolve, key and build through the binary on the fixture archive
+// (testdata/overlay, served on loopback): options before, between or after
+// the package names mean the same, and `--sources` takes one file per
+// occurrence, so `--sources FILE PKG…` no longer reads PKG as a file.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+
+#include "layer/overlay/overlay_fixture.hpp"
+#include "support/cli_test.hpp"
+
+namespace strata::testing {
+namespace {
+
+class PackagesCli : public CliTest {
+ protected:
+  OverlayFixture& fx_ = OverlayFixture::get();
+  const std::string sources_ = fx_.sources().string();
+  const std::string base_ = fx_.base_ref();
+};
+
+TEST_F(PackagesCli, ResolveOptionsAnywhere) {
+  std::vector<std::vector<std::string>> orders{
+      {"resolve", "--sources", sources_, "--base", base_, "--platform", "linux/amd64", "shared-a", "greet"},
+      {"resolve", "shared-a", "--sources", sources_, "greet", "--base", base_, "--platform", "linux/amd64"},
+      {"resolve", "shared-a", "greet", "--base", base_, "--platform", "linux/amd64", "--sources", sources_},
+      {"resolve", "--sources", sources_, "--sources", sources_, "shared-a", "--platform=linux/amd64", "greet",
+       "--base", base_},
+  };
+  std::string first;
+  for (const auto& args : orders) {
+    auto r = strata(args);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("shared-a "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("greet "), std::string::npos) << r.out;
+    if (first.empty()) first = r.out;
+    EXPECT_EQ(r.out, first);
+  }
+}
+
+TEST_F(PackagesCli, KeySourcesRepeatAndPlatformsStayCommaSeparated) {
+  // A second source (never contacted: key reads only the files and keys).
+  std::ifstream in(fx_.sources());
+  std::string line((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto other = dir_ / "other.list";
+  std::ofstream(other) << std::regex_replace(line, std::regex("http://[^ ]+"), "http://127.0.0.1:1/elsewhere");
+  const std::string more = other.string();
+  std::vector<std::vector<std::string>> orders{
+      {"key", "--base", base_, "--sources", sources_, "--sources", more, "--platform", "linux/amd64,linux/arm64",
+       "shared-a", "greet"},
+      {"key", "shared-a", "--sources", sources_, "greet", "--sources", more, "--base", base_, "--platform",
+       "linux/amd64,linux/arm64"},
+      {"key", "shared-a", "greet", "--base", base_, "--platform", "linux/amd64,linux/arm64", "--sources", sources_,
+       "--sources", more, "--dest", "oci:" + (dir_ / "ignored").string()},
+  };
+  std::string key;
+  for (const auto& args : orders) {
+    auto r = strata([&] {
+      auto a = args;
+      a.insert(a.begin(), "--json");
+      return a;
+    }());
+    ASSERT_EQ(r.code, 0) << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["inputs"]["packages"], nlohmann::json::array({"greet", "shared-a"}));
+    EXPECT_EQ(j["inputs"]["platforms"], nlohmann::json::array({"linux/amd64", "linux/arm64"}));
+    ASSERT_EQ(j["inputs"]["sources"].size(), 2u) << j.dump();
+    EXPECT_EQ(j["inputs"]["sources"][1]["uri"], "http://127.0.0.1:1/elsewhere");
+    if (key.empty()) key = j["key"];
+    EXPECT_EQ(j["key"], key);
+  }
+  // One --sources file only: another key.
+  auto one = strata({"key", "--base", base_, "--sources", sources_, "--platform", "linux/amd64,linux/arm64",
+                     "shared-a", "greet"});
+  ASSERT_EQ(one.code, 0) << one.err;
+  EXPECT_NE(trim_nl(one.out), key);
+}
+
+TEST_F(PackagesCli, BuildOptionsAnywhere) {
+  auto dest = [&](const std::string& tag) { return "oci:" + (dir_ / "out").string() + ":" + tag; };
+  auto first = strata({"--json", "build", "--base", base_, "--sources", sources_, "--platform", "linux/amd64", "greet",
+                       "--dest", dest("a")});
+  ASSERT_EQ(first.code, 0) << first.err;
+  auto a = nlohmann::json::parse(first.out);
+  EXPECT_EQ(a["cached"], false);
+  // The same request in another order is the same overlay: found in the cache.
+  auto second = strata({"--json", "build", "greet", "--dest", dest("b"), "--base", base_, "--lock-out",
+                        (dir_ / "lock").string(), "--platform", "linux/amd64", "--sources", sources_});
+  ASSERT_EQ(second.code, 0) << second.err;
+  auto b = nlohmann::json::parse(second.out);
+  EXPECT_EQ(b["cached"], true);
+  EXPECT_EQ(b["key"], a["key"]);
+  EXPECT_EQ(b["digest"], a["digest"]);
+  // A repeatable option before the names no longer takes them as its values.
+  auto third = strata({"build", "--sources", sources_, "greet", "--base", base_, "--platform", "linux/amd64", "--dest",
+                       dest("c")});
+  ASSERT_EQ(third.code, 0) << third.err;
+  EXPECT_EQ(trim_nl(third.out), "oci:" + (dir_ / "out").string() + ":c@" + a["digest"].get<std::string>());
+}
+
+}  // namespace
+}  // namespace strata::testing

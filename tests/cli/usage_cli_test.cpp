@@ -1,0 +1,188 @@
+// What a new user types, through the binary, on local stores only: options
+// before, between or after the positional arguments mean the same, a
+// repeatable option takes one value per occurrence, an unknown or planned
+// command says so, and a TMPDIR naming no directory is named. (resolve,
+// build and key, which need an archive, are in packages_cli_test.cpp.)
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "oci/layout_store.hpp"
+#include "support/random_image.hpp"
+#include "support/cli_test.hpp"
+
+namespace strata::testing {
+namespace {
+
+class UsageCli : public CliTest {
+ protected:
+  // An OCI layout holding a two-platform index tagged "multi"; returns its
+  // reference and sets the digest of the linux/arm64 child.
+  std::string multi_platform_layout() {
+    auto store = std::move(*oci::LayoutStore::open(dir_ / "multi", oci::LayoutMode::kCreate));
+    auto idx = make_index(*store, {"amd64", "arm64"}, 5);
+    EXPECT_TRUE(store->put_manifest(idx, "multi"));
+    auto parsed = oci::parse_manifest(idx.bytes, idx.descriptor.media_type, "index");
+    arm64_ = std::get<oci::ImageIndex>(*parsed).manifests.at(1).digest.str();
+    return "oci:" + (dir_ / "multi").string() + ":multi";
+  }
+  // A tiny root filesystem tarball.
+  std::string rootfs() {
+    std::filesystem::create_directories(dir_ / "root/etc");
+    std::ofstream(dir_ / "root/etc/hostname") << "strata\n";
+    auto tar = (dir_ / "rootfs.tar").string();
+    EXPECT_EQ(run({"tar", "-C", (dir_ / "root").string(), "-cf", tar, "."}).code, 0);
+    return tar;
+  }
+  static std::string digest_of(const RunResult& r) {
+    auto line = trim_nl(r.out);
+    return line.substr(line.rfind('@') + 1);
+  }
+  std::string arm64_;
+};
+
+TEST_F(UsageCli, CopyOptionsAnywhere) {
+  auto src = multi_platform_layout();
+  auto dst = [&](const std::string& name) { return "oci:" + (dir_ / name).string() + ":x"; };
+  std::vector<std::vector<std::string>> orders{
+      {"copy", "--platform", "linux/arm64", src, dst("a")},
+      {"copy", src, "--platform", "linux/arm64", dst("b")},
+      {"copy", src, dst("c"), "--platform", "linux/arm64"},
+      // Repeated global options, before, between and after the positionals.
+      {"copy", "--insecure-registry", "reg.a:5000", "--insecure-registry", "reg.b", src, dst("d"), "--platform",
+       "linux/arm64"},
+      {"copy", src, "--cert-dir", (dir_ / "certs-a").string(), dst("e"), "--cert-dir", (dir_ / "certs-b").string(),
+       "--platform", "linux/arm64"},
+      {"--insecure-registry", "reg.a", "--insecure-registry", "reg.b", "copy", src, dst("f"), "--platform=linux/arm64"},
+  };
+  for (const auto& args : orders) {
+    auto r = strata(args);
+    ASSERT_EQ(r.code, 0) << args.at(1) << " " << args.at(2) << ": " << r.err;
+    EXPECT_EQ(digest_of(r), arm64_) << r.out;
+  }
+}
+
+TEST_F(UsageCli, InspectOptionsAnywhere) {
+  auto ref = multi_platform_layout();
+  std::vector<std::vector<std::string>> orders{
+      {"inspect", "--config", "--platform", "linux/arm64", ref},
+      {"inspect", ref, "--platform", "linux/arm64", "--config"},
+      {"inspect", "--platform", "linux/arm64", ref, "--config"},
+      {"inspect", "--insecure-registry", "reg.a", ref, "--insecure-registry", "reg.b", "--config", "--platform",
+       "linux/arm64"},
+  };
+  std::string first;
+  for (const auto& args : orders) {
+    auto r = strata(args);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(nlohmann::json::parse(r.out)["architecture"], "arm64") << r.out;
+    if (first.empty()) first = r.out;
+    EXPECT_EQ(r.out, first);
+  }
+}
+
+TEST_F(UsageCli, TagsWithRepeatedGlobalOptionsAnywhere) {
+  auto ref = multi_platform_layout();
+  std::vector<std::vector<std::string>> orders{
+      {"tags", ref},
+      {"tags", "--cert-dir", (dir_ / "a").string(), "--cert-dir", (dir_ / "b").string(), ref},
+      {"tags", ref, "--insecure-registry", "reg.a", "--insecure-registry", "reg.b"},
+      {"--cert-dir", (dir_ / "a").string(), "tags", "--insecure-registry", "reg.a", ref, "--cert-dir",
+       (dir_ / "b").string()},
+  };
+  for (const auto& args : orders) {
+    auto r = strata(args);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out, "multi\n");
+  }
+}
+
+TEST_F(UsageCli, ImportChangesAreRepeatableAndGoAnywhere) {
+  auto tar = rootfs();
+  auto dest = [&](const std::string& tag) { return "oci:" + (dir_ / "imports").string() + ":" + tag; };
+  const std::string sde = "SOURCE_DATE_EPOCH=1700000000";
+  std::vector<std::vector<std::string>> orders{
+      {"import", "--change", "ENV A=1", "--change", "CMD [\"/bin/sh\"]", "--dest", dest("a"), tar},
+      {"import", "--change", "ENV A=1", tar, "--change", "CMD [\"/bin/sh\"]", "--dest", dest("b")},
+      {"import", tar, "--dest", dest("c"), "--change", "ENV A=1", "--change", "CMD [\"/bin/sh\"]"},
+      {"import", "--platform", "linux/amd64", tar, "--compression", "gzip", "--change", "ENV A=1", "--dest", dest("d"),
+       "--change", "CMD [\"/bin/sh\"]"},
+  };
+  std::string digest;
+  for (const auto& args : orders) {
+    auto r = strata(args, sde);
+    ASSERT_EQ(r.code, 0) << r.err;
+    if (digest.empty()) digest = digest_of(r);
+    EXPECT_EQ(digest_of(r), digest);
+  }
+  auto config = strata({"inspect", "--config", dest("b")});
+  ASSERT_EQ(config.code, 0) << config.err;
+  auto j = nlohmann::json::parse(config.out);
+  EXPECT_EQ(j["config"]["Cmd"], nlohmann::json::array({"/bin/sh"}));
+  EXPECT_NE(j["config"]["Env"].dump().find("A=1"), std::string::npos) << j.dump();
+}
+
+TEST_F(UsageCli, ContractScanFormatAnywhere) {
+  auto repo = (source_dir() / "testdata/repos/cmake-native").string();
+  auto before = strata({"contract", "scan", "--format", "json", repo});
+  auto after = strata({"contract", "scan", repo, "--format", "json"});
+  auto global = strata({"contract", "--json", "scan", repo});
+  ASSERT_EQ(before.code, 0) << before.err;
+  ASSERT_EQ(after.code, 0) << after.err;
+  ASSERT_EQ(global.code, 0) << global.err;
+  EXPECT_EQ(nlohmann::json::parse(before.out)["runtime_floors"]["cmake"]["floor"], "3.20.0");
+  EXPECT_EQ(before.out, after.out);
+  EXPECT_EQ(before.out, global.out);
+}
+
+TEST_F(UsageCli, UnknownCommandsSuggestTheNearestAndExitTwo) {
+  auto typo = strata({"copyy", "a", "b"});
+  EXPECT_EQ(typo.code, 2);
+  EXPECT_EQ(typo.err, "strata: unknown command `strata copyy`; did you mean `strata copy`?\n");
+  auto nested = strata({"contract", "scann", "."});
+  EXPECT_EQ(nested.code, 2);
+  EXPECT_EQ(nested.err, "strata: unknown command `strata contract scann`; did you mean `strata contract scan`?\n");
+  auto far = strata({"--json", "frobnicate"});
+  EXPECT_EQ(far.code, 2);
+  EXPECT_EQ(far.err, "strata: unknown command `strata frobnicate`; see `strata --help`\n");
+  auto none = strata({});
+  EXPECT_EQ(none.code, 2);
+  EXPECT_NE(none.err.find("A subcommand is required"), std::string::npos) << none.err;
+}
+
+TEST_F(UsageCli, PlannedCommandsSayTheyAreNotBuiltYet) {
+  for (std::vector<std::string> args : std::vector<std::vector<std::string>>{
+           {"cache", "prewarm", "--config", "x.yaml"}, {"cache", "ls"}, {"plan", "."}, {"preflight", "--image", "x"},
+           {"provision", ".", "--base", "scratch"}, {"egress", "render", "--repo", "."}, {"bundle", "create"}}) {
+    auto r = strata(args);
+    EXPECT_EQ(r.code, 2) << args[0];
+    EXPECT_EQ(r.err, "strata: `strata " + args[0] +
+                         "` is not built yet (docs/CLI.md plans it); see `strata --help` for the commands there are\n");
+    EXPECT_EQ(r.out, "");
+  }
+  // --help still answers for what exists.
+  EXPECT_EQ(strata({"--help"}).code, 0);
+}
+
+TEST_F(UsageCli, AMissingTmpdirIsNamed) {
+  auto tar = rootfs();
+  auto layout = multi_platform_layout();
+  auto archive = (dir_ / "multi.tar").string();
+  ASSERT_EQ(strata({"copy", "--all", layout, "oci-archive:" + archive + ":multi"}).code, 0);
+  const std::string want = "strata: TMPDIR=/nonexistent-strata-tmp: no such directory; set TMPDIR to a writable "
+                           "directory or unset it\n";
+  const std::string env = "TMPDIR=/nonexistent-strata-tmp";
+  auto inspect = strata({"inspect", "oci-archive:" + archive + ":multi"}, env);  // reading an archive stages it
+  EXPECT_EQ(inspect.code, 1);
+  EXPECT_EQ(inspect.err, want);
+  auto import = strata({"import", tar, "--dest", "oci:" + (dir_ / "i").string() + ":x"}, env);  // spools content
+  EXPECT_EQ(import.code, 1);
+  EXPECT_EQ(import.err, want);
+  auto file = strata({"import", tar, "--dest", "oci:" + (dir_ / "i").string() + ":x"}, "TMPDIR=" + tar);
+  EXPECT_EQ(file.code, 1);
+  EXPECT_EQ(file.err, "strata: TMPDIR=" + tar + ": not a directory; set TMPDIR to a writable directory or unset it\n");
+}
+
+}  // namespace
+}  // namespace strata::testing

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The main job (scripts/demo.sh) builds only what it runs, the strata binary,
+# and scripts/test.sh still builds everything. Runs copies of the scripts
+# with cmake, ninja, ctest, setup and fuzz stubbed (they log their
+# arguments), then checks in the real build directory that the `strata`
+# target compiles nothing of the test suite.
+#   main_job_test.sh SOURCE_DIR BUILD_DIR
+set -euo pipefail
+src=$(cd "$1" && pwd)
+real_build=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "main_job_test: $*" >&2; exit 1; }
+
+mkdir -p "$work/root/scripts" "$work/bin" "$work/build/src/cli"
+cp "$src"/scripts/{demo,build,test}.sh "$work/root/scripts/"
+printf '#!/bin/sh\n' > "$work/root/scripts/setup.sh"
+printf '#!/bin/sh\necho "fuzz $*" >> "%s/log"\n' "$work" > "$work/root/scripts/fuzz.sh"
+for tool in cmake ninja ctest; do
+  printf '#!/bin/sh\necho "%s $*" >> "%s/log"\n' "$tool" "$work" > "$work/bin/$tool"
+done
+printf '#!/bin/sh\necho "strata $*" >> "%s/log"\necho local:strata/x@sha256:0\n' "$work" > "$work/build/src/cli/strata"
+chmod +x "$work"/root/scripts/*.sh "$work"/bin/* "$work/build/src/cli/strata"
+
+out=$(PATH="$work/bin:$PATH" BUILD_DIR="$work/build" STRATA_BUILD_JOBS=2 bash "$work/root/scripts/demo.sh")
+[ "$(head -1 <<< "$out")" = "local:strata/x@sha256:0" ] || fail "demo.sh did not print the image reference: $out"
+grep -qx "ninja -C $work/build -j 2 strata" "$work/log" || fail "demo.sh does not build the strata target alone: $(cat "$work/log")"
+grep -q '^strata build --base scratch build-essential --dest local:strata/build-essential:bookworm$' "$work/log" \
+  || fail "demo.sh does not run the main job: $(cat "$work/log")"
+
+: > "$work/log"
+PATH="$work/bin:$PATH" BUILD_DIR="$work/build" STRATA_BUILD_JOBS=2 bash "$work/root/scripts/test.sh" >/dev/null
+grep -qx "ninja -C $work/build -j 2" "$work/log" || fail "test.sh does not build everything: $(cat "$work/log")"
+grep -q '^cmake .*-DSTRATA_TESTS=ON' "$work/log" || fail "test.sh does not ask for the test suite: $(cat "$work/log")"
+grep -q '^ctest ' "$work/log" || fail "test.sh does not run ctest"
+
+# In the real build tree: the strata target's inputs hold no test source.
+inputs=$(ninja -C "$real_build" -t inputs strata)
+if grep -q "^$src/tests/\|^tests/" <<< "$inputs"; then
+  fail "the strata target depends on test sources: $(grep "tests/" <<< "$inputs" | head -3)"
+fi
+all=$(ninja -C "$real_build" -t inputs all)
+grep -q "^$src/tests/" <<< "$all" || fail "the check would not see a test source"
+
+grep -q "^$src/src/cli/main.cpp$" <<< "$inputs" || fail "ninja -t inputs strata lists no main.cpp"
+echo "main_job_test: demo.sh builds strata alone; test.sh builds everything"
