@@ -104,7 +104,7 @@ std::map<std::string, std::string> parse_md5sums(std::string_view text) {
 // info.bin: strata's binary encoding (util/binary.hpp), not JSON: control
 // files and paths in a .deb need not be UTF-8.
 constexpr std::string_view kInfoMagic = "STRATAFI";
-constexpr std::uint32_t kInfoFormat = 1;
+constexpr std::uint32_t kInfoFormat = 2;
 
 void put(bin::Writer& w, const std::vector<std::string>& v) {
   w.u32(static_cast<std::uint32_t>(v.size()));
@@ -157,6 +157,15 @@ std::string encode_info(const FragmentInfo& f) {
     w.str(l.soname);
     w.u32(static_cast<std::uint32_t>(l.flags));
   }
+  w.u32(static_cast<std::uint32_t>(f.directories.size()));
+  for (const auto& d : f.directories) {
+    w.str(d.path);
+    w.u32(d.mode);
+    w.u64(d.uid);
+    w.u64(d.gid);
+    w.u64(static_cast<std::uint64_t>(d.mtime));
+    put(w, d.xattrs);
+  }
   put(w, f.captured);
   put(w, f.notes);
   w.u64(f.tar_size);
@@ -192,6 +201,16 @@ std::optional<FragmentInfo> decode_info(std::string_view bytes) {
     r.str(l.path);
     r.str(l.soname);
     l.flags = static_cast<std::int32_t>(r.u32());
+  }
+  f.directories.resize(r.count(36));
+  for (auto& d : f.directories) {
+    d.type = TarEntryType::kDirectory;
+    r.str(d.path);
+    d.mode = r.u32();
+    d.uid = r.u64();
+    d.gid = r.u64();
+    d.mtime = static_cast<std::int64_t>(r.u64());
+    get(r, d.xattrs);
   }
   get(r, f.captured);
   get(r, f.notes);
@@ -416,6 +435,9 @@ Result<std::vector<Item*>> place_entries(std::vector<Item>& items, const std::ve
 
 // Writes the tar and its compressed form in one pass into `out_dir`; records
 // the entries, libraries and ld.so.conf files, sizes and CRC-32s in `info`.
+// Directories are only recorded (info.directories): the overlay writes every
+// directory of a layer once, ahead of the fragments. A fragment of
+// directories alone is two empty files.
 Result<void> write_fragment(const std::vector<Item*>& order, std::string_view content, oci::Compression compression,
                             const stdfs::path& out_dir, unsigned compress_jobs, FragmentInfo& info) {
   auto md5 = parse_md5sums(info.md5sums);
@@ -426,14 +448,20 @@ Result<void> write_fragment(const std::vector<Item*>& order, std::string_view co
   STRATA_TRY_VOID(packed_file.ok());
   oci::Crc32Sink tar_crc(tar_file);
   oci::Crc32Sink packed_crc(packed_file);
-  STRATA_TRY(auto compressor, oci::CompressingSink::create(compression, packed_crc, compress_jobs, oci::DiffId::kSkip));
+  bool has_files = std::any_of(order.begin(), order.end(),
+                               [](const Item* it) { return it->entry.type != TarEntryType::kDirectory; });
+  oci::StringSink nothing;
+  STRATA_TRY(auto compressor, oci::CompressingSink::create(compression, has_files ? static_cast<oci::ByteSink&>(packed_crc) : nothing,
+                                                           compress_jobs, oci::DiffId::kSkip));
   oci::TeeSink tee(tar_crc, *compressor);
   oci::TarWriter writer(tee);
   for (Item* it : order) {
     const oci::TarEntry& e = it->entry;
     FragmentEntry fe{e.path, e.type, e.link_target, ""};
     if (auto m = md5.find(it->package_path); m != md5.end()) fe.md5 = m->second;
-    if (e.type == TarEntryType::kRegular) {
+    if (e.type == TarEntryType::kDirectory) {
+      info.directories.push_back(e);
+    } else if (e.type == TarEntryType::kRegular) {
       std::string_view body = content.substr(it->offset, e.size);
       STRATA_TRY_VOID(writer.add_file(e, body));
       std::string name(oci::base_name(e.path));
@@ -452,7 +480,7 @@ Result<void> write_fragment(const std::vector<Item*>& order, std::string_view co
   STRATA_TRY_VOID(packed_file.close());
   info.tar_size = digests.uncompressed_size;
   info.tar_crc32 = tar_crc.crc();
-  info.compressed_size = static_cast<std::uint64_t>(digests.size);
+  info.compressed_size = has_files ? static_cast<std::uint64_t>(digests.size) : 0;
   info.compressed_crc32 = packed_crc.crc();
   return {};
 }

@@ -32,7 +32,7 @@ namespace strata::layer {
 // Bump when the overlay's bytes change for the same inputs: part of the
 // overlay cache key (docs/format/overlay.md "Cache key"), so overlays cached
 // by an older recipe are not found.
-inline constexpr int kOverlayRecipe = 2;
+inline constexpr int kOverlayRecipe = 3;
 
 struct OverlayDeb {
   std::string name, version, architecture;
@@ -66,6 +66,7 @@ struct OverlayResult {
   std::vector<std::string> reproduced;    // the effects written: "dpkg database", "alternatives", …
   std::vector<std::string> unreproduced;  // script effects not reproduced (also the kAnnotationUnreproduced annotation)
   std::vector<std::string> notes;
+  std::vector<std::string> warnings;  // about the base (a layer Docker and podman would refuse)
 };
 
 // What the overlay builder needs of a base beyond its dpkg state (files to
