@@ -4,7 +4,10 @@
 // package name with a package that Replaces another's files after it, and
 // are checked for files shipped twice (allowed with Replaces, or identical
 // content from one Multi-Arch: same package); then the effects (dpkg
-// database, alternatives, ld.so.cache) and the end-of-archive blocks. The
+// database, alternatives, ld.so.cache) and the end-of-archive blocks. Every
+// path appears once (layer_plan.hpp): the directories of all fragments and
+// effects first, then the fragments (which hold no directories; one that
+// loses a file to a later piece is taken without it), then the effects' files. The
 // layer digest and diff_id are computed over the concatenated pieces in one
 // pass; the config is the base's with diff_ids and history appended and
 // `created` = the epoch; the manifest carries the annotations given.
