@@ -29,6 +29,7 @@ TEST_DEPS=(
   python3-apt            # apt's own version comparison, the oracle of version_test
   python3-cryptography   # ES256 signing for the test token server (tests/support/token_server.py)
   xz-utils zstd bzip2 gzip
+  podman runc containerd docker.io  # the runtimes users have: each stores and runs strata's images
 )
 LIVE_DEPS=(mmdebstrap)
 

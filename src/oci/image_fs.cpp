@@ -196,6 +196,7 @@ Result<void> ImageFilesystem::apply_layer(TarReader& reader, const ImageFsOption
     if (e.type != TarEntryType::kDirectory) resolved[e.path] = key;
   }
   ++layers_;
+  if (auto dup = describe_duplicate_paths(reader); !dup.empty()) warnings_.push_back(std::move(dup));
   return {};
 }
 

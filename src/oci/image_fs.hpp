@@ -99,6 +99,10 @@ class ImageFilesystem {
   // Every path (canonical, "" is the root), sorted; for tests and dumps.
   const std::map<std::string, FsNode>& nodes() const { return nodes_; }
   std::size_t layers() const { return layers_; }
+  // What applying the layers found that runtimes may refuse (a layer that
+  // names a path twice: describe_duplicate_paths), one line each. Empty for
+  // a filesystem made from_nodes.
+  const std::vector<std::string>& warnings() const { return warnings_; }
 
  private:
   Result<std::string> resolve_parent_for_write(std::string_view parent, const std::string& entry);
@@ -106,6 +110,7 @@ class ImageFilesystem {
 
   std::map<std::string, FsNode> nodes_;
   std::size_t layers_ = 0;
+  std::vector<std::string> warnings_;
 };
 
 }  // namespace strata::oci

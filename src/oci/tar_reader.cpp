@@ -3,6 +3,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <condition_variable>
@@ -331,7 +332,7 @@ Result<std::optional<TarEntry>> TarReader::next() {
     }
     auto t = canonical_entry_path(target);
     if (!t || t->empty()) return refuse("hardlink target " + str::quote(target) + " escapes the root");
-    if (!files_.count(*t)) {
+    if (auto seen = seen_.find(*t); seen == seen_.end() || !seen->second) {
       return refuse("hardlink to " + str::quote(*t) +
                     ", which is not an earlier file of this layer (links out of the layer are refused)");
     }
@@ -344,7 +345,18 @@ Result<std::optional<TarEntry>> TarReader::next() {
     if (archive_entry_xattr_next(ae, &key, &value, &len) != ARCHIVE_OK) break;
     e.xattrs[key] = std::string(static_cast<const char*>(value), len);
   }
-  if (e.type != TarEntryType::kDirectory && !e.path.empty()) files_.insert(e.path);
+  if (auto [it, fresh] = seen_.try_emplace(e.path, e.type != TarEntryType::kDirectory); !fresh) {
+    if (limits_.duplicates == DuplicatePaths::kRefuse) {
+      return refuse("appears a second time in this layer (Docker's and containers/storage's layer stores refuse "
+                    "that: \"duplicates of file paths not supported\")");
+    }
+    ++duplicate_entries_;
+    if (duplicate_paths_.size() < kMaxNamedDuplicates &&
+        std::find(duplicate_paths_.begin(), duplicate_paths_.end(), e.path) == duplicate_paths_.end()) {
+      duplicate_paths_.push_back(e.path);
+    }
+    it->second = e.type != TarEntryType::kDirectory;
+  }
   STRATA_TRY_VOID(check_budget());
   data_pending_ = e.type == TarEntryType::kRegular && e.size > 0;
   return std::optional<TarEntry>(std::move(e));
@@ -371,6 +383,16 @@ Result<std::string> TarReader::read_data_string(std::size_t limit) {
     return fail(r.error().context(what_ + ": entry " + str::quote(current_)));
   }
   return std::move(sink.str());
+}
+
+std::string describe_duplicate_paths(const TarReader& reader) {
+  if (reader.duplicate_entries() == 0) return "";
+  std::vector<std::string> named;
+  for (const auto& p : reader.duplicate_paths()) named.push_back(p.empty() ? "/" : "/" + p);
+  std::string more = reader.duplicate_entries() > named.size() ? ", …" : "";
+  return reader.what() + ": " + std::to_string(reader.duplicate_entries()) +
+         " entries repeat a path of the same layer (" + str::join(named, ", ") + more +
+         "); Docker and podman (containers/storage) refuse to load such a layer, containerd accepts it";
 }
 
 }  // namespace strata::oci

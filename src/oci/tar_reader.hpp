@@ -20,11 +20,13 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "oci/blob_io.hpp"
 #include "oci/descriptor.hpp"
@@ -34,12 +36,18 @@ namespace strata::oci {
 
 class Store;
 
+enum class DuplicatePaths {
+  kReport,  // counted (duplicate_paths()); the archive reads on
+  kRefuse,  // the second entry of a path is an error
+};
+
 struct ReadLimits {
   std::uint64_t max_uncompressed_bytes = std::uint64_t{64} << 30;  // 64 GiB
   std::uint64_t max_ratio = 1000;                                   // uncompressed per compressed byte
   std::uint64_t ratio_grace_bytes = std::uint64_t{256} << 20;       // ratio checked past 256 MiB
   std::uint64_t max_entries = 4'000'000;
   std::size_t max_path_bytes = 4096;
+  DuplicatePaths duplicates = DuplicatePaths::kReport;
 };
 
 class TarReader {
@@ -67,6 +75,11 @@ class TarReader {
 
   const std::string& what() const { return what_; }
   std::uint64_t entries() const { return entries_; }
+  // Paths seen more than once so far (each once, the first kMaxNamedDuplicates
+  // in archive order) and how many entries repeated a path.
+  static constexpr std::size_t kMaxNamedDuplicates = 20;
+  const std::vector<std::string>& duplicate_paths() const { return duplicate_paths_; }
+  std::uint64_t duplicate_entries() const { return duplicate_entries_; }
 
  private:
   struct Impl;
@@ -81,8 +94,14 @@ class TarReader {
   std::uint64_t entries_ = 0;
   bool data_pending_ = false;
   std::string current_;                // path of the current entry
-  std::set<std::string> files_;        // non-directory entries seen (hardlink targets)
+  std::map<std::string, bool> seen_;   // every path seen → its last entry is a non-directory (hardlink targets)
   std::set<std::string> symlinks_;     // symlinks seen in this archive
+  std::vector<std::string> duplicate_paths_;
+  std::uint64_t duplicate_entries_ = 0;
 };
+
+// One line for a reader that saw duplicate paths ("" when it saw none):
+// how many, the first few, and who refuses such a layer.
+std::string describe_duplicate_paths(const TarReader& reader);
 
 }  // namespace strata::oci

@@ -11,6 +11,16 @@ namespace {
 
 using namespace testing::layers;
 
+TEST_F(ImageFsTest, ALayerNamingAPathTwiceIsAWarningNotAFailure) {
+  add_layer({dir("usr"), file("usr/a", "1")});
+  add_layer({dir("usr"), file("usr/b", "1"), dir("usr"), file("usr/b", "2")});
+  auto fs = load();
+  ASSERT_EQ(fs.warnings().size(), 1u);
+  EXPECT_NE(fs.warnings()[0].find("2 entries repeat a path of the same layer (/usr, /usr/b)"), std::string::npos)
+      << fs.warnings()[0];
+  EXPECT_TRUE(fs.exists("usr/a"));
+}
+
 TEST_F(ImageFsTest, FileWhiteoutHidesTheLowerFileOnly) {
   add_layer({dir("a"), file("a/f", "1"), file("a/g", "2")});
   add_layer({dir("a"), file("a/.wh.f")});

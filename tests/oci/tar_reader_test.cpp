@@ -9,6 +9,7 @@
 #include "oci/compress.hpp"
 #include "oci/tar_writer.hpp"
 #include "support/shell.hpp"
+#include "support/temp_dir.hpp"
 #include "support/test_store.hpp"
 
 namespace strata::oci {
@@ -243,6 +244,42 @@ TEST(TarReader, GarbageIsNotATar) {
   Result<std::optional<TarEntry>> e = r ? (*r)->next() : fail(r.error());
   ASSERT_FALSE(e);
   EXPECT_NE(e.error().message().find("x.tar"), std::string::npos) << e.error().message();
+}
+
+TEST(TarReader, PathsNamedTwiceAreCountedOrRefusedAsContainersStorageDoes) {
+  // "./usr/" and "usr" are one path to dockerd and containers/storage.
+  testing::TempDir d;
+  std::string py =
+      "import tarfile,io,sys\n"
+      "def add(t,n,data=b'',typ=tarfile.REGTYPE):\n"
+      "  i=tarfile.TarInfo(n); i.type=typ; i.size=len(data) if typ==tarfile.REGTYPE else 0\n"
+      "  t.addfile(i, io.BytesIO(data) if i.size else None)\n"
+      "with tarfile.open(sys.argv[1],'w') as t:\n"
+      "  add(t,'usr',typ=tarfile.DIRTYPE); add(t,'usr/x',b'1'); add(t,'./usr/',typ=tarfile.DIRTYPE)\n"
+      "  add(t,'usr/x',b'2'); add(t,'usr/y',b'3')\n";
+  testing::write_file(d / "mk.py", py);
+  ASSERT_EQ(testing::shell("python3 " + (d / "mk.py").string() + " " + (d / "dup.tar").string()).status, 0);
+  auto read_all_of = [&](DuplicatePaths mode) -> Result<std::unique_ptr<TarReader>> {
+    ReadLimits limits;
+    limits.duplicates = mode;
+    STRATA_TRY(auto r, TarReader::open_file(d / "dup.tar", limits));
+    while (true) {
+      STRATA_TRY(auto e, r->next());
+      if (!e) break;
+    }
+    return r;
+  };
+  auto reported = read_all_of(DuplicatePaths::kReport);
+  ASSERT_TRUE(reported) << reported.error().message();
+  EXPECT_EQ((*reported)->duplicate_entries(), 2u);
+  EXPECT_EQ((*reported)->duplicate_paths(), (std::vector<std::string>{"usr", "usr/x"}));
+  std::string line = describe_duplicate_paths(**reported);
+  EXPECT_NE(line.find("dup.tar: 2 entries repeat a path of the same layer (/usr, /usr/x)"), std::string::npos) << line;
+  EXPECT_NE(line.find("podman"), std::string::npos) << line;
+  auto refused = read_all_of(DuplicatePaths::kRefuse);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message().find("entry \"./usr/\": appears a second time"), std::string::npos)
+      << refused.error().message();
 }
 
 }  // namespace

@@ -116,6 +116,7 @@ Result<PlatformBuild> build_platform(const BuildRequest& r, const oci::Platform&
   oci::Store& base_blobs = spec.scratch() ? *r.dest : *spec.base_store;
   STRATA_TRY(b.overlay, build_overlay(base, base_blobs, debs, o, *r.dest));
   for (const auto& n : b.overlay.notes) observer.note(n);
+  for (const auto& w : b.overlay.warnings) observer.warning("the base image: " + w);
   return b;
 }
 

@@ -59,7 +59,7 @@ std::map<std::string, std::string> parse_md5sums(std::string_view text) {
 // info.bin: strata's binary encoding (util/binary.hpp), not JSON: control
 // files and paths in a .deb need not be UTF-8.
 constexpr std::string_view kInfoMagic = "STRATAFI";
-constexpr std::uint32_t kInfoFormat = 1;
+constexpr std::uint32_t kInfoFormat = 2;
 
 // The layout of info.bin, both directions (util/binary.hpp).
 template <class Io, class Info>
@@ -76,6 +76,12 @@ void info_fields(Io& io, Info& f) {
   io.list(f.libraries, 12, [&](auto& l) {
     io.str(l.path, l.soname);
     io.u32(l.flags);
+  });
+  io.list(f.directories, 36, [&](auto& d) {  // decode_info sets their type
+    io.str(d.path);
+    io.u32(d.mode);
+    io.u64(d.uid, d.gid, d.mtime);
+    bin::strings(io, d.xattrs);
   });
   bin::strings(io, f.captured);
   bin::strings(io, f.notes);
@@ -94,6 +100,7 @@ std::optional<FragmentInfo> decode_info(std::string_view bytes) {
   if (!bin::decode_file(bytes, kInfoMagic, kInfoFormat, [&](bin::Reader& r) { info_fields(r, f); })) {
     return std::nullopt;
   }
+  for (auto& d : f.directories) d.type = TarEntryType::kDirectory;
   return f;
 }
 
@@ -310,6 +317,9 @@ Result<std::vector<Item*>> place_entries(std::vector<Item>& items, const std::ve
 
 // Writes the tar and its compressed form in one pass into `out_dir`; records
 // the entries, libraries and ld.so.conf files, sizes and CRC-32s in `info`.
+// Directories are only recorded (info.directories): the overlay writes every
+// directory of a layer once, ahead of the fragments. A fragment of
+// directories alone is two empty files.
 Result<void> write_fragment(const std::vector<Item*>& order, std::string_view content, oci::Compression compression,
                             const stdfs::path& out_dir, unsigned compress_jobs, FragmentInfo& info) {
   auto md5 = parse_md5sums(info.md5sums);
@@ -318,14 +328,20 @@ Result<void> write_fragment(const std::vector<Item*>& order, std::string_view co
   STRATA_TRY(auto packed_file, oci::FileSink::open(out_dir / ("data.tar." + ext)));
   oci::Crc32Sink tar_crc(tar_file);
   oci::Crc32Sink packed_crc(packed_file);
-  STRATA_TRY(auto compressor, oci::CompressingSink::create(compression, packed_crc, compress_jobs, oci::DiffId::kSkip));
+  bool has_files = std::any_of(order.begin(), order.end(),
+                               [](const Item* it) { return it->entry.type != TarEntryType::kDirectory; });
+  oci::StringSink nothing;
+  STRATA_TRY(auto compressor, oci::CompressingSink::create(compression, has_files ? static_cast<oci::ByteSink&>(packed_crc) : nothing,
+                                                           compress_jobs, oci::DiffId::kSkip));
   oci::TeeSink tee(tar_crc, *compressor);
   oci::TarWriter writer(tee);
   for (Item* it : order) {
     const oci::TarEntry& e = it->entry;
     FragmentEntry fe{e.path, e.type, e.link_target, ""};
     if (auto m = md5.find(it->package_path); m != md5.end()) fe.md5 = m->second;
-    if (e.type == TarEntryType::kRegular) {
+    if (e.type == TarEntryType::kDirectory) {
+      info.directories.push_back(e);
+    } else if (e.type == TarEntryType::kRegular) {
       std::string_view body = content.substr(it->offset, e.size);
       STRATA_TRY_VOID(writer.add_file(e, body));
       std::string name(oci::base_name(e.path));
@@ -344,7 +360,7 @@ Result<void> write_fragment(const std::vector<Item*>& order, std::string_view co
   STRATA_TRY_VOID(packed_file.close());
   info.tar_size = digests.uncompressed_size;
   info.tar_crc32 = tar_crc.crc();
-  info.compressed_size = static_cast<std::uint64_t>(digests.size);
+  info.compressed_size = has_files ? static_cast<std::uint64_t>(digests.size) : 0;
   info.compressed_crc32 = packed_crc.crc();
   return {};
 }

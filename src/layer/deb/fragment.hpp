@@ -7,6 +7,9 @@
 // directories the base already has left out, numeric owners, mtimes clamped
 // to the epoch, sorted in tar_path_less order, hardlinks re-rooted so the
 // first one in output order carries the content, no end-of-archive blocks.
+// The tar holds no directories: they are recorded in the info, and the
+// overlay builder writes every directory of a layer once, ahead of the
+// fragments (layer/overlay/layer_plan.hpp), so that no path repeats.
 // The uncompressed tar and its compressed form (independent gzip members /
 // zstd frames, the layer.md member boundary rule) are both kept, with their
 // sizes and CRC-32s: the first feeds the diff_id, the second the blob.
@@ -31,7 +34,7 @@
 namespace strata::layer {
 
 // Bump when conversion output changes for the same inputs.
-inline constexpr int kFragmentRecipe = 2;
+inline constexpr int kFragmentRecipe = 3;
 
 struct FragmentEntry {
   std::string path;  // placed path in the image
@@ -54,7 +57,8 @@ struct FragmentInfo {
   std::vector<std::string> list;     // dpkg's info/<pkg>.list lines, data.tar order ("/.", "/usr", …)
   std::string md5sums;               // the .deb's md5sums, or generated
   std::map<std::string, std::string> conffile_md5;  // "/etc/x" → md5 of the shipped content
-  std::vector<FragmentEntry> entries;  // output entries, output order
+  std::vector<FragmentEntry> entries;  // output entries, output order (directories too)
+  std::vector<oci::TarEntry> directories;  // the directory entries, not in the tar: the layer's directories piece
   std::vector<FragmentLibrary> libraries;
   std::map<std::string, std::string> captured;  // ld.so.conf(.d) files by placed path
   std::vector<std::string> notes;               // filtered paths and other remarks

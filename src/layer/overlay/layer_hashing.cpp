@@ -31,14 +31,16 @@ Result<std::vector<const Fragment*>> FragmentFeed::all() const {
   return out;
 }
 
-LayerHashing::LayerHashing(const FragmentFeed& feed, std::vector<std::size_t> order)
-    : feed_(feed), order_(std::move(order)) {
+LayerHashing::LayerHashing(const FragmentFeed& feed, std::vector<std::size_t> order, const LayerPieces* pieces)
+    : feed_(feed), order_(std::move(order)), pieces_(pieces) {
   plain_ = std::thread([this] {
-    hash({&Fragment::tar, &FragmentInfo::tar_size, &FragmentInfo::tar_crc32}, plain_hash_, plain_status_);
+    hash({&LayerPieces::head_plain, &Fragment::tar, &FragmentInfo::tar_size, &FragmentInfo::tar_crc32}, plain_hash_,
+         plain_status_);
   });
   packed_ = std::thread([this] {
-    hash({&Fragment::compressed, &FragmentInfo::compressed_size, &FragmentInfo::compressed_crc32}, packed_hash_,
-         packed_status_);
+    hash({&LayerPieces::head_packed, &Fragment::compressed, &FragmentInfo::compressed_size,
+          &FragmentInfo::compressed_crc32},
+         packed_hash_, packed_status_);
   });
 }
 
@@ -49,11 +51,20 @@ LayerHashing::~LayerHashing() {
 }
 
 void LayerHashing::hash(const Side& side, HashedPieces& out, Result<void>& status) {
+  if (pieces_) {
+    const std::string& head = (*pieces_).*side.head;
+    out.hasher.update(head);
+    out.size += head.size();
+  }
   for (std::size_t i : order_) {
-    const Result<Fragment>& f = feed_.wait(i);
-    if (!f) {
-      status = fail(f.error());
+    const Result<Fragment>& slot = feed_.wait(i);
+    if (!slot) {
+      status = fail(slot.error());
       return;
+    }
+    const Fragment* f = &*slot;
+    if (pieces_) {
+      if (auto s = pieces_->substitutes.find(i); s != pieces_->substitutes.end()) f = &s->second;
     }
     // A fragment converted by this build was just written from memory; one
     // from the cache is checked against the size and CRC-32 it was stored with.

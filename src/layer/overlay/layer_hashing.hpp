@@ -1,4 +1,4 @@
-// Hashing an overlay layer while its fragments are still being converted.
+// Hashing an overlay layer's pieces.
 //
 // Fragments finish in any order (the largest .deb is converted first); the
 // layer's diff_id and digest are hashes of its pieces in layer order. A
@@ -6,14 +6,19 @@
 // order on two threads (the uncompressed pieces into the diff_id, the
 // compressed ones into the digest, a fragment taken from the cache checked
 // against the size and CRC-32 it was stored with), waiting for each next
-// fragment. So hashing overlaps conversion instead of following it.
+// fragment. The overlay builder starts it once every fragment is known,
+// since the layer begins with the directories of all of them
+// (layer_plan.hpp); LayerPieces gives that head and the fragments taken in
+// place of some slots (a fragment without the paths another piece holds).
 #pragma once
 
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <map>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -49,10 +54,20 @@ struct HashedPieces {
   std::uint64_t size = 0;  // bytes fed
 };
 
+// What a layer holds besides the feed's fragments: a piece ahead of them (in
+// memory, uncompressed and compressed) and, for some slots, another fragment
+// hashed (and written) instead.
+struct LayerPieces {
+  std::string head_plain, head_packed;
+  std::map<std::size_t, Fragment> substitutes;
+};
+
 class LayerHashing {
  public:
-  // Starts hashing `feed`'s fragments in `order` (slot indices).
-  LayerHashing(const FragmentFeed& feed, std::vector<std::size_t> order);
+  // Starts hashing `pieces`' head (when given), then `feed`'s fragments in
+  // `order` (slot indices), a substitute in place of its slot. `pieces` must
+  // outlive the hashing.
+  LayerHashing(const FragmentFeed& feed, std::vector<std::size_t> order, const LayerPieces* pieces = nullptr);
   LayerHashing(const LayerHashing&) = delete;
   LayerHashing& operator=(const LayerHashing&) = delete;
   ~LayerHashing();  // stops early and waits when finish() was not called
@@ -69,6 +84,7 @@ class LayerHashing {
  private:
   // One side of the layer: which file of each fragment, and its recorded size and CRC-32.
   struct Side {
+    std::string LayerPieces::*head;
     std::filesystem::path Fragment::*file;
     std::uint64_t FragmentInfo::*size;
     std::uint32_t FragmentInfo::*crc;
@@ -77,6 +93,7 @@ class LayerHashing {
 
   const FragmentFeed& feed_;
   std::vector<std::size_t> order_;
+  const LayerPieces* pieces_;
   HashedPieces plain_hash_;
   HashedPieces packed_hash_;
   Result<void> plain_status_;

@@ -14,6 +14,7 @@
 #include "layer/effects/effects.hpp"
 #include "layer/deb/fragment.hpp"
 #include "layer/overlay/layer_hashing.hpp"
+#include "layer/overlay/layer_plan.hpp"
 #include "layer/effects/ldconfig.hpp"
 #include "layer/debian/relation.hpp"
 #include "layer/deb/rewrite_rules.hpp"
@@ -80,17 +81,6 @@ void all_fragments(const std::vector<OverlayDeb>& debs, const RewriteRules& rule
   for (unsigned t = 1; t < n; ++t) threads.emplace_back(worker);
   worker();
   for (auto& t : threads) t.join();
-}
-
-// The layer order order_fragments gives when no package Replaces another's
-// files: by package name, then architecture.
-std::vector<std::size_t> expected_order(const std::vector<OverlayDeb>& debs) {
-  std::vector<std::size_t> order(debs.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return std::tie(debs[a].name, debs[a].architecture, a) < std::tie(debs[b].name, debs[b].architecture, b);
-  });
-  return order;
 }
 
 std::set<std::string> replaces_of(const FragmentInfo& p) {
@@ -166,8 +156,9 @@ Result<std::vector<std::size_t>> order_fragments(const std::vector<const Fragmen
   return order;
 }
 
-// The effects tar (no trailer): sorted, missing parent directories added.
-Result<std::string> effects_tar(std::vector<EffectFile> files, const OverlayView& view, std::int64_t epoch) {
+// The effects, one per path, missing parent directories added.
+Result<std::vector<EffectFile>> complete_effects(std::vector<EffectFile> files, const OverlayView& view,
+                                                 std::int64_t epoch) {
   std::map<std::string, EffectFile> by_path;
   for (auto& f : files) {
     auto [it, fresh] = by_path.emplace(f.entry.path, f);
@@ -193,21 +184,37 @@ Result<std::string> effects_tar(std::vector<EffectFile> files, const OverlayView
     f.entry.mtime = epoch;
     by_path.emplace(d, std::move(f));
   }
-  std::vector<const EffectFile*> sorted;
-  for (const auto& [p, f] : by_path) sorted.push_back(&f);
-  std::sort(sorted.begin(), sorted.end(),
-            [](const EffectFile* a, const EffectFile* b) { return oci::tar_path_less(a->entry.path, b->entry.path); });
+  std::vector<EffectFile> out;
+  out.reserve(by_path.size());
+  for (auto& [p, f] : by_path) out.push_back(std::move(f));
+  return out;
+}
+
+// The effects piece (no trailer): the effects that are not directories
+// (those are in the directories piece), sorted.
+Result<std::string> effects_tar(const std::vector<EffectFile>& sorted) {
   oci::StringSink out;
   oci::TarWriter w(out);
-  for (const EffectFile* f : sorted) {
-    if (f->entry.type == TarEntryType::kRegular) {
-      STRATA_TRY_VOID(w.add_file(f->entry, f->content));
+  for (const EffectFile& f : sorted) {
+    if (f.entry.type == TarEntryType::kRegular) {
+      STRATA_TRY_VOID(w.add_file(f.entry, f.content));
     } else {
-      STRATA_TRY_VOID(w.add(f->entry));
+      STRATA_TRY_VOID(w.add(f.entry));
     }
   }
   STRATA_TRY_VOID(w.finish(oci::TarWriter::Trailer::kOmit));
   return std::move(out.str());
+}
+
+// A piece compressed on its own (nothing for an empty one).
+Result<std::string> compress_piece(oci::Compression compression, std::string_view plain) {
+  oci::StringSink packed;
+  if (plain.empty()) return std::string();
+  STRATA_TRY(auto c, oci::CompressingSink::create(compression, packed, 1, oci::DiffId::kSkip));
+  STRATA_TRY_VOID(c->write(oci::as_bytes(plain)));
+  STRATA_TRY(auto d, c->finish());
+  (void)d;
+  return std::move(packed.str());
 }
 
 }  // namespace
@@ -230,10 +237,8 @@ Result<OverlayResult> build_overlay(const BaseImage& base, oci::Store& base_stor
   OverlayResult result;
   STRATA_TRY(RewriteRules rules, RewriteRules::from_base(base.fs, o.epoch));
   for (const auto& w : rules.warnings()) result.notes.push_back(w);
-  // Hashing starts now and follows the conversions in the expected layer order.
+  result.warnings = base.fs.warnings();
   FragmentFeed feed(debs.size());
-  std::optional<LayerHashing> hashing;
-  hashing.emplace(feed, expected_order(debs));
   all_fragments(debs, rules, o, feed);
   STRATA_TRY(std::vector<const Fragment*> frags, feed.all());
   for (const Fragment* f : frags) (f->converted ? result.converted : result.reused)++;
@@ -264,9 +269,26 @@ Result<OverlayResult> build_overlay(const BaseImage& base, oci::Store& base_stor
     result.notes.insert(result.notes.end(), fx->notes.begin(), fx->notes.end());
   }
   if (auto arch = dpkg_arch_effect(base.fs, packages, o.debian_arch, o.epoch)) files.push_back(std::move(*arch));
-  STRATA_TRY(std::string effects, effects_tar(std::move(files), view, o.epoch));
+  STRATA_TRY(std::vector<EffectFile> effect_entries, complete_effects(std::move(files), view, o.epoch));
+
+  // Every path once (layer_plan.hpp): the directories of every fragment and
+  // effect first, the fragments without directories (and, where another
+  // piece holds one of their paths, without it), the effects' files.
+  STRATA_TRY(LayerPlan plan, plan_layer(packages, effect_entries));
+  for (auto& n : plan.notes) result.notes.push_back(std::move(n));
+  LayerPieces pieces;
+  unsigned compress_jobs = std::clamp(o.jobs, 1u, 8u);
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    if (plan.drop[k].empty()) continue;
+    STRATA_TRY(Fragment piece, fragment_without(*frags[order[k]], plan.drop[k], o.compression, compress_jobs));
+    pieces.substitutes.emplace(order[k], std::move(piece));
+  }
+  STRATA_TRY(pieces.head_plain, directories_tar(plan.directories));
+  STRATA_TRY(pieces.head_packed, compress_piece(o.compression, pieces.head_plain));
+  LayerHashing hashing(feed, order, &pieces);
 
   // Effects, then the end-of-archive blocks as their own compressed piece.
+  STRATA_TRY(std::string effects, effects_tar(plan.effect_files));
   oci::StringSink effects_packed;
   {
     STRATA_TRY(auto c, oci::CompressingSink::create(o.compression, effects_packed, 1, oci::DiffId::kSkip));
@@ -278,10 +300,7 @@ Result<OverlayResult> build_overlay(const BaseImage& base, oci::Store& base_stor
   }
   std::string tail_plain = effects + std::string(2 * oci::kTarBlock, '\0');
 
-  // The fragments' hashes, redone in the final order in the rare case that
-  // Replaces moved a package; then the effects and the trailer.
-  if (order != hashing->order()) hashing.emplace(feed, order);  // stops the first, starts over
-  STRATA_TRY(HashedPieces packed, hashing->compressed());
+  STRATA_TRY(HashedPieces packed, hashing.compressed());
   packed.hasher.update(effects_packed.str());
   result.digests.digest = oci::Digest::from_hex(HashAlgorithm::kSha256, packed.hasher.finish_hex());
   result.digests.size = static_cast<std::int64_t>(packed.size + effects_packed.str().size());
@@ -295,10 +314,12 @@ Result<OverlayResult> build_overlay(const BaseImage& base, oci::Store& base_stor
   if (!present) {
     STRATA_TRY(auto w, dest.blob_writer(result.layer));
     SkipSink out(*w, w->offset());  // resuming an interrupted write: skip what is there
-    Result<void> r;
+    Result<void> r = out.write(oci::as_bytes(pieces.head_packed));
     for (std::size_t i : order) {
-      r = fs::read_chunks(frags[i]->compressed, [&](std::string_view piece) { return out.write(oci::as_bytes(piece)); });
       if (!r) break;
+      auto s = pieces.substitutes.find(i);
+      const Fragment& f = s == pieces.substitutes.end() ? *frags[i] : s->second;
+      r = fs::read_chunks(f.compressed, [&](std::string_view piece) { return out.write(oci::as_bytes(piece)); });
     }
     if (r) r = out.write(oci::as_bytes(effects_packed.str()));
     if (r) r = w->commit();
@@ -315,7 +336,7 @@ Result<OverlayResult> build_overlay(const BaseImage& base, oci::Store& base_stor
     auto copied = oci::copy_blob(base_store, dest, l, blob_copy);
     if (!copied) return fail(copied.error().context("copying the base's layers"));
   }
-  STRATA_TRY(HashedPieces plain, hashing->uncompressed());
+  STRATA_TRY(HashedPieces plain, hashing.uncompressed());
   plain.hasher.update(tail_plain);
   result.digests.diff_id = oci::Digest::from_hex(HashAlgorithm::kSha256, plain.hasher.finish_hex());
   result.digests.uncompressed_size = plain.size + tail_plain.size();

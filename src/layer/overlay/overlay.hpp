@@ -4,7 +4,10 @@
 // package name with a package that Replaces another's files after it, and
 // are checked for files shipped twice (allowed with Replaces, or identical
 // content from one Multi-Arch: same package); then the effects (dpkg
-// database, alternatives, ld.so.cache) and the end-of-archive blocks. The
+// database, alternatives, ld.so.cache) and the end-of-archive blocks. Every
+// path appears once (layer_plan.hpp): the directories of all fragments and
+// effects first, then the fragments (which hold no directories; one that
+// loses a file to a later piece is taken without it), then the effects' files. The
 // layer digest and diff_id are computed over the concatenated pieces in one
 // pass; the config is the base's with diff_ids and history appended and
 // `created` = the epoch; the manifest carries the annotations given.
@@ -32,7 +35,7 @@ namespace strata::layer {
 // Bump when the overlay's bytes change for the same inputs: part of the
 // overlay cache key (docs/format/overlay.md "Cache key"), so overlays cached
 // by an older recipe are not found.
-inline constexpr int kOverlayRecipe = 2;
+inline constexpr int kOverlayRecipe = 3;
 
 struct OverlayDeb {
   std::string name, version, architecture;
@@ -66,6 +69,7 @@ struct OverlayResult {
   std::vector<std::string> reproduced;    // the effects written: "dpkg database", "alternatives", …
   std::vector<std::string> unreproduced;  // script effects not reproduced (also the kAnnotationUnreproduced annotation)
   std::vector<std::string> notes;
+  std::vector<std::string> warnings;  // about the base (a layer Docker and podman would refuse)
 };
 
 // What the overlay builder needs of a base beyond its dpkg state (files to

@@ -12,7 +12,9 @@
 #include "oci/manifest.hpp"
 #include "oci/store.hpp"
 #include "support/shell.hpp"
+#include "support/temp_dir.hpp"
 #include "support/test_store.hpp"
+#include "support/unique_paths.hpp"
 
 namespace strata::layer {
 namespace {
@@ -211,6 +213,30 @@ TEST(Import, RefusesDuplicatesAndEntriesBelowFiles) {
     ASSERT_FALSE(r) << c.file;
     EXPECT_NE(r.error().message().find(c.why), std::string::npos) << r.error().message();
   }
+}
+
+TEST(Import, ATarballRepeatingADirectoryGivesALayerNamingEachPathOnce) {
+  // GNU tar of "." then of "./etc" again, as scripts appending to a rootfs do.
+  testing::TempDir d;
+  auto paths = make_rootfs(d / "root");
+  std::string root = shell_quote((d / "root").string()), tarball = shell_quote((d / "rootfs.tar").string());
+  ASSERT_EQ(shell("tar -C " + root + " -cf " + tarball + " . && tar -C " + root + " -rf " + tarball + " ./etc ./usr/bin")
+                .status,
+            0);
+  ASSERT_NE(shell("tar -tf " + tarball + " | sort | uniq -d").out, "") << "the input repeats paths";
+  testing::TestStore s;
+  auto r = run(d / "rootfs.tar", s);
+  ASSERT_FALSE(r) << "a repeated file is refused, not guessed";
+  ASSERT_EQ(shell("tar -C " + root + " -cf " + tarball + " . && tar -C " + root + " --no-recursion -rf " + tarball +
+                  " ./etc ./usr/bin ./usr")
+                .status,
+            0);
+  testing::TestStore s2;
+  auto ok = run(d / "rootfs.tar", s2);
+  ASSERT_TRUE(ok) << ok.error().message();
+  auto n = testing::read_refusing_duplicates(s2, ok->layer);
+  ASSERT_TRUE(n) << n.error().message();
+  EXPECT_EQ(*n, paths.size());
 }
 
 TEST(Import, BadChangeFailsBeforeReadingTheTarball) {

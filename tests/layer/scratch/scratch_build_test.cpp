@@ -16,6 +16,7 @@
 #include "support/served_archive.hpp"
 #include "support/source_dir.hpp"
 #include "support/temp_dir.hpp"
+#include "support/unique_paths.hpp"
 
 namespace strata::testing {
 namespace {
@@ -182,6 +183,21 @@ TEST(ScratchBuild, RootFilesystemConfigAndDatabase) {
   EXPECT_NE(manifest["annotations"]["dev.strata.overlay.unreproduced"].get<std::string>().find("hello-user"),
             std::string::npos);
   (void)config;
+}
+
+TEST(ScratchBuild, EveryPathOnceWithTheScriptsDirectoryModes) {
+  // base-files ships /tmp and /root, and the effects make them 1777 and
+  // 0700 again: one entry each, as Docker and podman require.
+  TempDir t;
+  auto b = build(t / "home", t / "out", {"extra-tool"});
+  ASSERT_EQ(b.run.code, 0) << b.run.err;
+  auto manifest = nlohmann::json::parse(run({strata_binary(), "inspect", "oci:" + (t / "out").string() + ":root"}).out);
+  std::string digest = manifest["layers"].back()["digest"];
+  auto n = read_refusing_duplicates(t / "out/blobs/sha256" / digest.substr(7));
+  ASSERT_TRUE(n) << n.error().message();
+  std::string listing = sh("tar -tvzf " + (t / "out/blobs/sha256" / digest.substr(7)).string() + " tmp/ root/");
+  EXPECT_NE(listing.find("drwxrwxrwt"), std::string::npos) << listing;
+  EXPECT_NE(listing.find("drwx------"), std::string::npos) << listing;
 }
 
 TEST(ScratchBuild, ReproducibleAcrossHomesUmaskAndTimezone) {

@@ -1,0 +1,293 @@
+// The runtimes users have take strata's images (interop): podman (from an OCI
+// layout), Docker (`docker load` of a docker-archive) and containerd (`ctr
+// images import` of an oci-archive) each store an overlay built from the
+// overlay fixture archive and a scratch image built from the scratch fixture
+// archive, and run one of their programs. Docker's layer store and
+// containers/storage refuse a layer that names a path twice, so this is
+// where a layer strata writes would fail first.
+//
+// Every store is private: podman with its own --root/--runroot/--tmpdir,
+// vfs, runc and cgroupfs (crun refuses this host's hybrid cgroups) and a
+// containers.conf without default ulimits (setrlimit is not permitted here);
+// dockerd and containerd as daemons of the test with their own root, state
+// and socket in a temporary directory, stopped by PID. Nothing is left
+// behind: containers run with --rm, mounts under the directory are undone,
+// the directory is removed.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <fcntl.h>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <thread>
+
+#include "layer/overlay/overlay_fixture.hpp"
+#include "support/json_run.hpp"
+#include "support/served_archive.hpp"
+#include "support/source_dir.hpp"
+#include "support/temp_dir.hpp"
+
+namespace strata::testing {
+namespace {
+
+namespace stdfs = std::filesystem;
+
+// The two images, built once per binary, in every form the runtimes read.
+struct Images {
+  stdfs::path layout;  // oci:<layout>:overlay and oci:<layout>:scratch
+  stdfs::path archives;
+
+  stdfs::path docker_archive(const std::string& name) const { return archives / (name + ".docker.tar"); }
+  stdfs::path oci_archive(const std::string& name) const { return archives / (name + ".oci.tar"); }
+  static std::string docker_ref(const std::string& name) { return "strata-test/" + name + ":latest"; }
+};
+
+const Images& images() {
+  static Images* built = [] {
+    auto* im = new Images;
+    auto& fx = OverlayFixture::get();
+    // podman names an image from its layout's path, which must be lowercase.
+    static stdfs::path root = "/tmp/strata-runtimes-" + std::to_string(::getpid());
+    std::atexit([] {
+      std::error_code ec;
+      stdfs::remove_all(root, ec);
+    });
+    im->layout = root / "img";
+    im->archives = root / "archives";
+    stdfs::create_directories(im->archives);
+    std::string home = (root / "home").string();
+    auto ok = [](const RunResult& r, const std::string& what) {
+      if (r.code != 0) {
+        ADD_FAILURE() << what << ": " << r.err;
+        std::abort();
+      }
+    };
+    ok(run({strata_binary(), "-q", "--home", home, "build", "--base", fx.base_ref(), "--sources",
+            fx.sources().string(), "--platform", "linux/amd64", "--dest", "oci:" + im->layout.string() + ":overlay",
+            "greet", "hello-static", "hello-other", "diverted-tool", "shared-a", "shared-b"}),
+       "strata build (overlay)");
+    static ServedArchive scratch(root / "scratch-archive", source_dir() / "testdata/scratch");
+    auto sources = scratch.write_sources(root / "scratch.list");
+    ok(run({strata_binary(), "-q", "--home", home, "build", "--base", "scratch", "--sources", sources.string(),
+            "--platform", "linux/amd64", "--dest", "oci:" + im->layout.string() + ":scratch"},
+           "SOURCE_DATE_EPOCH=1700000000"),
+       "strata build --base scratch");
+    for (std::string name : {"overlay", "scratch"}) {
+      std::string from = "oci:" + im->layout.string() + ":" + name;
+      ok(run({strata_binary(), "-q", "copy", from,
+              "docker-archive:" + im->docker_archive(name).string() + ":" + Images::docker_ref(name)}),
+         "strata copy to docker-archive");
+      ok(run({strata_binary(), "-q", "copy", from, "oci-archive:" + im->oci_archive(name).string() + ":" + name}),
+         "strata copy to oci-archive");
+    }
+    return im;
+  }();
+  return *built;
+}
+
+// A program each image runs, and what it prints.
+struct Program {
+  std::string image;
+  std::vector<std::string> argv;
+  std::string out;
+};
+std::vector<Program> programs(const std::string& runtime) {
+  return {{"overlay", {"/usr/bin/greet", runtime}, "hello, " + runtime + ", from libgreet\n"},
+          {"overlay", {"/usr/bin/hello"}, "static hello via hello\n"},
+          {"scratch", {"/bin/tinysh", "in", runtime}, "tinysh in " + runtime + "\n"}};
+}
+
+std::vector<std::string> cat(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+// Undoes every mount below `dir` (deepest first), then removes it.
+void remove_tree(const stdfs::path& dir) {
+  std::vector<std::string> mounts;
+  std::ifstream in("/proc/self/mounts");
+  for (std::string dev, where, rest; in >> dev >> where && std::getline(in, rest);) {
+    if (where.starts_with(dir.string() + "/")) mounts.push_back(where);
+  }
+  std::sort(mounts.rbegin(), mounts.rend());
+  for (const auto& m : mounts) ::umount2(m.c_str(), MNT_DETACH);
+  std::error_code ec;
+  stdfs::remove_all(dir, ec);
+}
+
+// A daemon of this test: started with its output in `log`, stopped by PID.
+class Daemon {
+ public:
+  Daemon(const std::vector<std::string>& argv, const stdfs::path& log) : name_(argv.front()), log_(log) {
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+      int null = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+      if (fd < 0 || null < 0) ::_exit(126);
+      ::dup2(null, 0);
+      ::dup2(fd, 1);
+      ::dup2(fd, 2);
+      std::vector<char*> args;
+      for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+      args.push_back(nullptr);
+      ::execvp(args[0], args.data());
+      ::_exit(127);
+    }
+  }
+  ~Daemon() { stop(); }
+  Daemon(const Daemon&) = delete;
+  Daemon& operator=(const Daemon&) = delete;
+
+  // Waits until `ready` succeeds (up to 60 s) or the daemon exits.
+  bool wait_ready(const std::vector<std::string>& ready) {
+    for (int i = 0; i < 300; ++i) {
+      if (run(ready).code == 0) return true;
+      int status = 0;
+      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+        return false;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    return false;
+  }
+  std::string log() const { return slurp(log_); }
+
+  // SIGTERM, then SIGKILL after 30 s.
+  void stop() {
+    if (pid_ <= 0) return;
+    ::kill(pid_, SIGTERM);
+    for (int i = 0; i < 300; ++i) {
+      if (::waitpid(pid_, nullptr, WNOHANG) == pid_) {
+        pid_ = -1;
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    ADD_FAILURE() << name_ << " ignored SIGTERM; killed\n" << log();
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, nullptr, 0);
+    pid_ = -1;
+  }
+
+ private:
+  std::string name_;
+  stdfs::path log_;
+  pid_t pid_ = -1;
+};
+
+// A private temporary directory for one runtime, cleaned up at the end.
+class RuntimeDir {
+ public:
+  RuntimeDir() {
+    char tmpl[] = "/tmp/strata-runtime-XXXXXX";
+    dir_ = ::mkdtemp(tmpl);
+  }
+  ~RuntimeDir() { remove_tree(dir_); }
+  stdfs::path operator/(const std::string& s) const { return dir_ / s; }
+  const stdfs::path& path() const { return dir_; }
+
+ private:
+  stdfs::path dir_;
+};
+
+void expect_tool(const std::string& tool) {
+  ASSERT_EQ(run({"sh", "-c", "command -v " + tool}).code, 0)
+      << tool << " is not installed (scripts/setup.sh test installs podman runc containerd docker.io)";
+}
+
+TEST(Runtimes, PodmanStoresAndRunsTheOverlayAndTheScratchImage) {
+  expect_tool("podman");
+  expect_tool("runc");
+  const Images& im = images();
+  RuntimeDir d;
+  std::ofstream(d / "containers.conf") << "[containers]\ndefault_ulimits = []\n";
+  std::string env = "CONTAINERS_CONF=" + shell_quote((d / "containers.conf").string());
+  std::vector<std::string> podman{"podman",           "--root",          (d / "root").string(),
+                                  "--runroot",        (d / "run").string(), "--tmpdir",
+                                  (d / "tmp").string(), "--storage-driver", "vfs",
+                                  "--cgroup-manager", "cgroupfs",        "--runtime",
+                                  "runc",             "--events-backend", "file"};
+  for (std::string name : {"overlay", "scratch"}) {
+    std::string ref = "oci:" + im.layout.string() + ":" + name;
+    auto pulled = run(cat(podman, {"pull", "-q", ref}), env);
+    EXPECT_EQ(pulled.code, 0) << name << ": podman pull " << ref << "\n" << pulled.err;
+  }
+  for (const auto& p : programs("podman")) {
+    auto r = run(cat(cat(podman, {"run", "--rm", "--network", "none", "oci:" + im.layout.string() + ":" + p.image}),
+                     p.argv),
+                 env);
+    EXPECT_EQ(r.code, 0) << p.image << " " << p.argv.front() << "\n" << r.err;
+    EXPECT_EQ(r.out, p.out) << p.image << " " << p.argv.front() << "\n" << r.err;
+  }
+}
+
+TEST(Runtimes, DockerLoadsAndRunsTheOverlayAndTheScratchImage) {
+  expect_tool("dockerd");
+  std::string docker = stdfs::exists("/usr/bin/docker") ? "/usr/bin/docker" : "docker";  // docker.io's client
+  expect_tool(docker);
+  const Images& im = images();
+  RuntimeDir d;
+  std::ofstream(d / "daemon.json") << "{}\n";
+  std::string host = "unix://" + (d / "docker.sock").string();
+  Daemon dockerd({"dockerd", "--config-file", (d / "daemon.json").string(), "--data-root", (d / "data").string(),
+                  "--exec-root", (d / "exec").string(), "--pidfile", (d / "dockerd.pid").string(), "-H", host,
+                  "--iptables=false", "--ip6tables=false", "--bridge=none", "--storage-driver", "vfs",
+                  "--exec-opt", "native.cgroupdriver=cgroupfs"},
+                 d / "dockerd.log");
+  std::string env = "DOCKER_CONFIG=" + shell_quote((d / "client").string());
+  std::vector<std::string> cli{docker, "-H", host};
+  ASSERT_TRUE(dockerd.wait_ready(cat(cli, {"version"}))) << dockerd.log();
+  for (std::string name : {"overlay", "scratch"}) {
+    auto loaded = run(cat(cli, {"load", "-i", im.docker_archive(name).string()}), env);
+    EXPECT_EQ(loaded.code, 0) << name << ": docker load\n" << loaded.out << loaded.err;
+    EXPECT_NE(loaded.out.find("Loaded image: " + Images::docker_ref(name)), std::string::npos) << loaded.out;
+  }
+  for (const auto& p : programs("docker")) {
+    auto r = run(cat(cat(cli, {"run", "--rm", "--network", "none", Images::docker_ref(p.image)}), p.argv), env);
+    EXPECT_EQ(r.code, 0) << p.image << " " << p.argv.front() << "\n" << r.err;
+    EXPECT_EQ(r.out, p.out) << p.image << " " << p.argv.front() << "\n" << r.err;
+  }
+  dockerd.stop();
+}
+
+TEST(Runtimes, ContainerdImportsAndRunsTheOverlayAndTheScratchImage) {
+  expect_tool("containerd");
+  expect_tool("ctr");
+  const Images& im = images();
+  RuntimeDir d;
+  std::string sock = (d / "containerd.sock").string();
+  std::ofstream(d / "config.toml") << "version = 2\nroot = \"" << (d / "root").string() << "\"\nstate = \""
+                                   << (d / "state").string()
+                                   << "\"\ndisabled_plugins = [\"io.containerd.grpc.v1.cri\"]\n[grpc]\n  address = \""
+                                   << sock << "\"\n[ttrpc]\n  address = \"" << sock << ".ttrpc\"\n[debug]\n  address = \""
+                                   << (d / "debug.sock").string() << "\"\n";
+  Daemon containerd({"containerd", "--config", (d / "config.toml").string()}, d / "containerd.log");
+  std::vector<std::string> ctr{"ctr", "-a", sock, "-n", "strata-test"};
+  ASSERT_TRUE(containerd.wait_ready(cat(ctr, {"version"}))) << containerd.log();
+  std::map<std::string, std::string> refs;
+  for (std::string name : {"overlay", "scratch"}) {
+    std::string ref = "strata-test/" + name + ":latest";
+    auto imported = run(cat(ctr, {"images", "import", "--snapshotter", "native", "--index-name", ref,
+                                  im.oci_archive(name).string()}));
+    EXPECT_EQ(imported.code, 0) << name << ": ctr images import\n" << imported.out << imported.err;
+    refs[name] = ref;
+  }
+  int n = 0;
+  for (const auto& p : programs("containerd")) {
+    auto r = run(cat(ctr, cat({"run", "--rm", "--snapshotter", "native", refs[p.image], "t" + std::to_string(n++)},
+                              p.argv)));
+    EXPECT_EQ(r.code, 0) << p.image << " " << p.argv.front() << "\n" << r.err;
+    EXPECT_EQ(r.out, p.out) << p.image << " " << p.argv.front() << "\n" << r.err;
+  }
+  containerd.stop();
+}
+
+}  // namespace
+}  // namespace strata::testing
