@@ -17,11 +17,4 @@ exclude=(-LE live)
 [ -n "${STRATA_LIVE:-}" ] && exclude=()
 # Every fuzz target briefly, under ASan+UBSan (longer runs: FUZZ_SECONDS=600 scripts/fuzz.sh).
 FUZZ_SECONDS=${FUZZ_SECONDS:-10} "$root/scripts/fuzz.sh"
-# The unit tier under the same sanitizers, in the fuzz targets' build (the
-# libraries are compiled once for both).
-sanitize=${FUZZ_BUILD_DIR:-$root/build-fuzz}
-cmake -S "$root" -B "$sanitize" -DSTRATA_TESTS=ON >/dev/null
-ninja -C "$sanitize" -j "${STRATA_BUILD_JOBS:-$(nproc)}"
-ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
-  ctest --test-dir "$sanitize" --output-on-failure -j "${STRATA_TEST_JOBS:-2}" --timeout 900 -L unit
 ctest --output-on-failure -j "${STRATA_TEST_JOBS:-2}" --timeout 900 "${exclude[@]}"
