@@ -17,10 +17,22 @@ and whose path contains "path", at most "times" times:
   {"action": "truncate", "bytes": N}  send headers and N body bytes, then close
   {"action": "corrupt", "offset": N}  flip one body byte
   {"action": "slow", "seconds": S}    wait S seconds, then forward
+  {"action": "stall", "seconds": S}   read the request, answer nothing for S
+                                      seconds (at most 30), then close
+  {"action": "ignore_range"}          forward without the Range header: the
+                                      full body comes back with 200
+  {"action": "endless", "content_length": N, "rate": B, "max_bytes": M}
+                                      200 with zero bytes until the client
+                                      goes away: Content-Length N if given
+                                      (else none, close-delimited), at most B
+                                      bytes a second if given, M bytes at most
+                                      (default 1 GiB) and 60 seconds at most;
+                                      the log's "sent" counts what was written
   {"action": "drop_upload"}           read part of the request body, then RST
   {"action": "redirect"}              307 to PORT2 (auth stashed as a URL would)
 GET /__fault__/log returns {"redirect_requests": n, "redirect_auth_seen": bool,
-"applied": [...]}. Only 127.0.0.1 is ever contacted; every loop is bounded.
+"applied": [...]} (each applied rule's method, path, action, and "sent" for
+"endless"). Only 127.0.0.1 is ever contacted; every loop is bounded.
 """
 import argparse
 import http.client
@@ -59,8 +71,9 @@ class State:
                 if rule.get("path", "") not in path:
                     continue
                 rule["times"] = rule.get("times", 1) - 1
-                self.applied.append({"method": method, "path": path, "action": rule["action"]})
-                return dict(rule)
+                entry = {"method": method, "path": path, "action": rule["action"]}
+                self.applied.append(entry)
+                return dict(rule, applied=entry)
         return None
 
 
@@ -83,9 +96,10 @@ def read_request_body(handler):
     return handler.rfile.read(length) if length else b""
 
 
-def forward(state, handler, body, auth_override=None):
+def forward(state, handler, body, auth_override=None, drop=()):
     conn = http.client.HTTPConnection(state.upstream, timeout=60)
-    headers = {k: v for k, v in handler.headers.items() if k.lower() not in HOP_BY_HOP}
+    headers = {k: v for k, v in handler.headers.items()
+               if k.lower() not in HOP_BY_HOP and k.lower() not in drop}
     if auth_override is not None:
         headers["Authorization"] = auth_override
     if body or handler.command in ("PUT", "POST", "PATCH"):
@@ -159,7 +173,14 @@ def make_handler(state, is_redirect_target):
                 return self.send_all(307, [("Location", location)], b"")
             if action == "slow":
                 time.sleep(min(float(rule.get("seconds", 1)), 30))
-            status, headers, data, length = forward(state, self, body)
+            if action == "stall":
+                time.sleep(min(float(rule.get("seconds", 30)), 30))
+                self.close_connection = True
+                return
+            if action == "endless":
+                return self.send_endless(rule)
+            drop = ("range",) if action == "ignore_range" else ()
+            status, headers, data, length = forward(state, self, body, drop=drop)
             if action == "corrupt" and data:
                 i = min(int(rule.get("offset", 0)), len(data) - 1)
                 data = data[:i] + bytes([data[i] ^ 0xFF]) + data[i + 1:]
@@ -177,6 +198,37 @@ def make_handler(state, is_redirect_target):
                 self.close_connection = True
                 return
             self.send_all(status, headers, data, length)
+
+        def send_endless(self, rule):
+            limit = min(int(rule.get("max_bytes", 1 << 30)), 1 << 32)
+            length = rule.get("content_length")
+            if length is not None:
+                limit = min(limit, int(length))
+            rate = float(rule.get("rate", 0))
+            self.send_response(int(rule.get("status", 200)))
+            self.send_header("Content-Type", rule.get("content_type", "application/octet-stream"))
+            if length is not None:
+                self.send_header("Content-Length", str(int(length)))
+            self.send_header("Connection", "close")
+            self.end_headers()
+            chunk = bytes(64 << 10)
+            sent = 0
+            started = time.monotonic()
+            try:
+                while sent < limit and time.monotonic() - started < 60:
+                    n = min(len(chunk), limit - sent)
+                    if rate > 0:
+                        n = min(n, max(1, int(rate / 10)))
+                    self.wfile.write(chunk[:n])
+                    sent += n
+                    with state.lock:
+                        rule["applied"]["sent"] = sent
+                    if rate > 0:
+                        time.sleep(n / rate)
+                self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError, socket.timeout):
+                pass
+            self.close_connection = True
 
         def handle_redirected(self):
             with state.lock:

@@ -10,53 +10,15 @@
 #include "oci/http/curl_transport.hpp"
 #include "oci/media_types.hpp"
 #include "oci/registry/registry_store.hpp"
+#include "support/fault_proxy.hpp"
 #include "support/registry_server.hpp"
 #include "util/fs.hpp"
 
 namespace strata::oci::registry {
 namespace {
 
+using strata::testing::FaultProxy;
 using strata::testing::RegistryServer;
-
-class FaultProxy {
- public:
-  static Result<std::unique_ptr<FaultProxy>> start(const RegistryServer& upstream) {
-    std::unique_ptr<FaultProxy> p(new FaultProxy());
-    p->log_ = upstream.dir() / "fault_proxy.out";
-    auto script = strata::testing::source_dir() / "tests" / "support" / "fault_proxy.py";
-    STRATA_TRY(p->pid_, strata::testing::spawn_process({"python3", script.string(), "--upstream", upstream.host_port()}, p->log_));
-    STRATA_TRY(auto port, strata::testing::wait_for_log(p->log_, "listening on ", p->pid_));
-    p->host_port_ = "127.0.0.1:" + port;
-    return p;
-  }
-  ~FaultProxy() { strata::testing::stop_process(pid_); }
-  const std::string& host_port() const { return host_port_; }
-
-  void script(const std::string& rules_json) {
-    auto r = control("POST", "/__fault__/script", rules_json);
-    ASSERT_TRUE(r && r->status == 200);
-  }
-  nlohmann::json log() {
-    auto r = control("GET", "/__fault__/log", "");
-    EXPECT_TRUE(r);
-    return r ? nlohmann::json::parse(r->body) : nlohmann::json();
-  }
-
- private:
-  FaultProxy() : transport_(http::CurlOptions{}) {}
-  Result<http::Response> control(const std::string& method, const std::string& path, const std::string& body) {
-    http::Request req;
-    req.method = method;
-    req.url = "http://" + host_port_ + path;
-    http::BodySource src = http::body_from_string(std::make_shared<const std::string>(body));
-    if (method == "POST") req.body = &src;
-    return transport_.send(req);
-  }
-  std::filesystem::path log_;
-  pid_t pid_ = -1;
-  std::string host_port_;
-  http::CurlTransport transport_;
-};
 
 std::string random_bytes(std::size_t n, unsigned seed) {
   std::mt19937 rng(seed);
@@ -71,7 +33,7 @@ class FaultProxyTest : public ::testing::Test {
     auto s = RegistryServer::start(mode);
     ASSERT_TRUE(s) << s.error().message();
     server_ = std::move(*s);
-    auto p = FaultProxy::start(*server_);
+    auto p = FaultProxy::start(server_->host_port(), server_->dir());
     ASSERT_TRUE(p) << p.error().message();
     proxy_ = std::move(*p);
   }
