@@ -28,9 +28,11 @@ void push_front_components(std::deque<std::string>& rest, std::string_view path)
 }
 
 // Walks `path` from the root, following symlinks inside the image (the last
-// component only when `follow_last`). With `create` set, missing directories
-// are created as implicit 0755 root-owned directories of layer `layer` and
-// their paths recorded in *create.
+// component only when `follow_last`). With `create` set, every missing
+// component, the last one included, is created as an implicit 0755
+// root-owned directory of layer `layer` and its path recorded in *create:
+// parent entries are optional in a layer, so a layer holding only
+// ./var/lib/dpkg/status still puts that file below var/lib/dpkg.
 Result<std::string> walk(std::map<std::string, FsNode>& nodes, std::string_view path, bool follow_last,
                          std::set<std::string>* create, std::size_t layer) {
   std::deque<std::string> rest;
@@ -48,10 +50,7 @@ Result<std::string> walk(std::map<std::string, FsNode>& nodes, std::string_view 
     std::string next = join(cur, c);
     auto it = nodes.find(next);
     if (it == nodes.end()) {
-      if (!create || rest.empty()) {
-        if (rest.empty() && create) return next;
-        return fail(ErrorCode::kNotFound, "/" + std::string(path) + ": /" + next + " does not exist");
-      }
+      if (!create) return fail(ErrorCode::kNotFound, "/" + std::string(path) + ": /" + next + " does not exist");
       FsNode dir;
       dir.layer = layer;
       it = nodes.emplace(next, dir).first;

@@ -74,6 +74,41 @@ TEST_F(ImageFsTest, DirectoryOverDirectoryTakesAttributesAndKeepsChildren) {
   EXPECT_FALSE(fs2.exists("d/x"));
 }
 
+TEST_F(ImageFsTest, MissingParentsBecomeImplicitDirectories) {
+  // Parent entries are optional in a layer: one holding only
+  // ./var/lib/dpkg/status (as some image builders write it) still has its
+  // package database, below implicit 0755 root-owned directories.
+  add_layer({file("var/lib/dpkg/status", "Package: base-files\nStatus: install ok installed\n")});
+  ImageFsOptions o;
+  o.capture = capture_paths({"var/lib/dpkg/status"});
+  auto fs = load(o);
+  EXPECT_EQ(paths(fs), (std::vector<std::string>{"", "var", "var/lib", "var/lib/dpkg", "var/lib/dpkg/status"}));
+  auto status = fs.read_small_file("/var/lib/dpkg/status");
+  ASSERT_TRUE(status) << status.error().message();
+  EXPECT_EQ(*status, "Package: base-files\nStatus: install ok installed\n");
+  for (std::string d : {"var", "var/lib", "var/lib/dpkg"}) {
+    auto n = fs.lookup(d);
+    ASSERT_TRUE(n) << d << ": " << n.error().message();
+    EXPECT_EQ((*n)->type, TarEntryType::kDirectory) << d;
+    EXPECT_EQ((*n)->mode, 0755u) << d;
+    EXPECT_EQ((*n)->uid, 0u) << d;
+    EXPECT_EQ((*n)->gid, 0u) << d;
+  }
+  auto children = fs.list("var/lib");
+  ASSERT_TRUE(children) << children.error().message();
+  EXPECT_EQ(*children, std::vector<std::string>{"dpkg"});
+  // A later layer naming the directory gives it its attributes and keeps
+  // what the implicit one held; a deeper file in a third layer gets its
+  // missing parents too.
+  add_layer({dir("var/lib/dpkg", 0700)});
+  add_layer({file("var/lib/dpkg/info/base-files.list", "/.\n")});
+  auto later = load(o);
+  EXPECT_EQ((*later.lookup("var/lib/dpkg"))->mode, 0700u);
+  EXPECT_TRUE(later.exists("var/lib/dpkg/status"));
+  EXPECT_TRUE(later.exists("var/lib/dpkg/info/base-files.list"));
+  EXPECT_EQ((*later.lookup("var/lib/dpkg/info"))->type, TarEntryType::kDirectory);
+}
+
 TEST_F(ImageFsTest, SymlinksResolveInsideTheRoot) {
   add_layer({dir("usr"), dir("usr/bin"), file("usr/bin/gcc-12", "ELF"), sym("usr/bin/cc", "/etc/alternatives/cc"),
              sym("bin", "usr/bin"), dir("etc"), dir("etc/alternatives"),
