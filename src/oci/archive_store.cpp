@@ -6,12 +6,14 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <map>
 #include <cstring>
+#include <map>
+#include <optional>
 #include <random>
 #include <set>
 
 #include "oci/docker_archive.hpp"
+#include "oci/gunzip.hpp"
 #include "oci/media_types.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
@@ -113,13 +115,72 @@ Result<void> ArchiveStore::put_manifest(const RawManifest& m, std::optional<std:
   return layout_->put_manifest(m, std::nullopt);
 }
 
+namespace {
+
+// The archive file as libarchive's input, gzip inflated here with every
+// member's trailer checked (gunzip.hpp) rather than by libarchive's filter,
+// which checks none.
+struct ArchiveInput {
+  int fd = -1;
+  PullFn pull;
+  std::optional<Error> error;
+  std::vector<std::byte> buf = std::vector<std::byte>(1 << 16);
+  bool eof = false;
+
+  ~ArchiveInput() {
+    if (fd >= 0) ::close(fd);
+  }
+  static la_ssize_t read(struct archive* a, void* self, const void** out) {
+    auto* in = static_cast<ArchiveInput*>(self);
+    auto n = in->pull(in->buf);
+    if (!n) {
+      in->error = n.error();
+      archive_set_error(a, EIO, "%s", n.error().message().c_str());
+      return -1;
+    }
+    if (*n == 0) in->eof = true;
+    *out = in->buf.data();
+    return static_cast<la_ssize_t>(*n);
+  }
+  // After the tar's end marker: the rest of the input, so the last gzip
+  // member's trailer is checked.
+  Result<void> drain() {
+    while (!eof) {
+      STRATA_TRY(std::size_t n, pull(buf));
+      if (n == 0) eof = true;
+    }
+    return {};
+  }
+};
+
+}  // namespace
+
 Result<void> ArchiveStore::extract() {
+  ArchiveInput input;
+  input.fd = ::open(file_.c_str(), O_RDONLY | O_CLOEXEC);
+  if (input.fd < 0) return fail(fs::io_error(describe() + ": cannot open", file_, errno));
+  PullFn from_file = [fd = input.fd, path = file_](std::span<std::byte> buf) -> Result<std::size_t> {
+    while (true) {
+      ssize_t n = ::read(fd, buf.data(), buf.size());
+      if (n >= 0) return static_cast<std::size_t>(n);
+      if (errno != EINTR) return fail(fs::io_error("cannot read", path, errno));
+    }
+  };
+  input.pull = gunzip_if_gzip(std::move(from_file), "");
   struct archive* a = archive_read_new();
   archive_read_support_format_tar(a);
-  archive_read_support_filter_all(a);
+  // Compressions libarchive decodes itself (no external programs); gzip is
+  // inflated before it (ArchiveInput).
+  archive_read_support_filter_xz(a);
+  archive_read_support_filter_lzma(a);
+  archive_read_support_filter_bzip2(a);
+  archive_read_support_filter_zstd(a);
   auto cleanup = [&] { archive_read_free(a); };
-  if (archive_read_open_filename(a, file_.c_str(), 1 << 16) != ARCHIVE_OK) {
-    std::string msg = archive_error_string(a) ? archive_error_string(a) : "unknown error";
+  auto input_error = [&](std::string fallback) {
+    return input.error ? input.error->message() : std::move(fallback);
+  };
+  if (archive_read_open(a, &input, nullptr, &ArchiveInput::read, nullptr) != ARCHIVE_OK) {
+    std::string msg = input_error(archive_error_string(a) ? archive_error_string(a) : "unknown error");
     cleanup();
     return fail(ErrorCode::kInvalidArgument, describe() + ": cannot read archive: " + msg);
   }
@@ -156,7 +217,7 @@ Result<void> ArchiveStore::extract() {
     while (true) {
       la_ssize_t n = archive_read_data(a, buf.data(), buf.size());
       if (n < 0) {
-        std::string msg = archive_error_string(a) ? archive_error_string(a) : "read error";
+        std::string msg = input_error(archive_error_string(a) ? archive_error_string(a) : "read error");
         cleanup();
         return fail(ErrorCode::kInvalidArgument, describe() + ": truncated or corrupt archive at " + name + ": " + msg);
       }
@@ -166,11 +227,14 @@ Result<void> ArchiveStore::extract() {
     STRATA_TRY_VOID(out.commit());
   }
   if (rc != ARCHIVE_EOF) {
-    std::string msg = archive_error_string(a) ? archive_error_string(a) : "read error";
+    std::string msg = input_error(archive_error_string(a) ? archive_error_string(a) : "read error");
     cleanup();
     return fail(ErrorCode::kInvalidArgument, describe() + ": corrupt archive: " + msg);
   }
   cleanup();
+  if (auto drained = input.drain(); !drained) {
+    return fail(ErrorCode::kInvalidArgument, describe() + ": corrupt archive: " + drained.error().message());
+  }
   // Materialise symlinks whose targets stay inside the archive as copies.
   for (const auto& [name, target] : symlinks) {
     stdfs::path resolved = (stdfs::path(name).parent_path() / target).lexically_normal();

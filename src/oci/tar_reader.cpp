@@ -11,7 +11,12 @@
 #include <mutex>
 #include <thread>
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "oci/gunzip.hpp"
 #include "oci/store.hpp"
+#include "util/fs.hpp"
 #include "util/strings.hpp"
 
 namespace strata::oci {
@@ -105,7 +110,8 @@ class BlobPipe {
 
 struct TarReader::Impl {
   archive* a = nullptr;
-  TarReader::Pull pull;
+  TarReader::Pull pull;  // the input, gzip already inflated (and its trailers checked)
+  std::shared_ptr<std::uint64_t> raw = std::make_shared<std::uint64_t>(0);  // bytes taken from the input
   std::unique_ptr<BlobPipe> pipe;
   std::optional<Error> pull_error;
   std::array<std::byte, 64 * 1024> buf{};
@@ -135,8 +141,9 @@ Result<archive*> new_archive(const std::string& what) {
   archive* a = archive_read_new();
   if (!a) return fail(ErrorCode::kIoError, what + ": cannot allocate a libarchive reader");
   // Only tar, and only these compressions: no external-program filters.
+  // Gzip is inflated before libarchive sees the bytes (gunzip.hpp): its own
+  // gzip filter never checks a member's CRC-32 or length.
   archive_read_support_format_tar(a);
-  archive_read_support_filter_gzip(a);
   archive_read_support_filter_zstd(a);
   archive_read_support_filter_xz(a);
   archive_read_support_filter_bzip2(a);
@@ -153,7 +160,7 @@ TarReader::~TarReader() = default;
 Result<std::unique_ptr<TarReader>> TarReader::open(Pull pull, ReadLimits limits, std::string what) {
   auto impl = std::make_unique<Impl>();
   STRATA_TRY(impl->a, new_archive(what));
-  impl->pull = std::move(pull);
+  impl->pull = gunzip_if_gzip(std::move(pull), "", impl->raw);
   Impl* raw = impl.get();
   std::unique_ptr<TarReader> r(new TarReader(std::move(impl), std::move(what), limits));
   if (archive_read_open(raw->a, raw, nullptr, &Impl::read_cb, nullptr) != ARCHIVE_OK) {
@@ -163,15 +170,20 @@ Result<std::unique_ptr<TarReader>> TarReader::open(Pull pull, ReadLimits limits,
 }
 
 Result<std::unique_ptr<TarReader>> TarReader::open_file(const std::filesystem::path& path, ReadLimits limits) {
-  auto impl = std::make_unique<Impl>();
-  std::string what = path.string();
-  STRATA_TRY(impl->a, new_archive(what));
-  archive* a = impl->a;
-  std::unique_ptr<TarReader> r(new TarReader(std::move(impl), what, limits));
-  if (archive_read_open_filename(a, path.c_str(), 64 * 1024) != ARCHIVE_OK) {
-    STRATA_TRY_VOID(r->archive_error("opening"));
-  }
-  return r;
+  int raw_fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (raw_fd < 0) return fail(fs::io_error("cannot open", path, errno));
+  std::shared_ptr<int> fd(new int(raw_fd), [](int* p) {
+    ::close(*p);
+    delete p;
+  });
+  Pull from_file = [fd, path](std::span<std::byte> buf) -> Result<std::size_t> {
+    while (true) {
+      ssize_t n = ::read(*fd, buf.data(), buf.size());
+      if (n >= 0) return static_cast<std::size_t>(n);
+      if (errno != EINTR) return fail(fs::io_error("cannot read", path, errno));
+    }
+  };
+  return open(std::move(from_file), limits, path.string());
 }
 
 Result<std::unique_ptr<TarReader>> TarReader::open_blob(Store& store, const Descriptor& desc, ReadLimits limits) {
@@ -193,10 +205,11 @@ Result<void> TarReader::archive_error(std::string_view doing) {
 }
 
 Result<void> TarReader::check_budget() {
-  auto raw = archive_filter_bytes(impl_->a, -1);
   auto plain = archive_filter_bytes(impl_->a, 0);
-  if (plain < 0 || raw < 0) return {};
-  auto u = static_cast<std::uint64_t>(plain), c = static_cast<std::uint64_t>(raw);
+  if (plain < 0) return {};
+  // What the reader produced: the tar stream and what came after the end
+  // marker.
+  auto u = static_cast<std::uint64_t>(plain) + trailing_, c = *impl_->raw;
   std::string where = current_.empty() ? std::string() : " (at entry " + str::quote(current_) + ")";
   if (u > limits_.max_uncompressed_bytes) {
     return fail(ErrorCode::kInvalidArgument,
@@ -247,12 +260,16 @@ Result<std::optional<TarEntry>> TarReader::next() {
   int rc = archive_read_next_header(impl_->a, &ae);
   if (rc == ARCHIVE_EOF) {
     current_.clear();
-    if (impl_->pipe) {
-      // Read to the end so the blob's digest and size are verified.
-      while (!impl_->eof_seen) {
-        STRATA_TRY(std::size_t n, impl_->pull(std::span(impl_->buf)));
-        if (n == 0) break;
-      }
+    // Read to the end of the input: the last gzip member's trailer comes
+    // after the tar's end marker, and a blob's digest and size are verified
+    // once all of it has passed. What comes after the end marker still
+    // counts against the decompression budget.
+    while (!impl_->eof_seen) {
+      auto n = impl_->pull(std::span(impl_->buf));
+      if (!n) return fail(n.error().context(what_));
+      if (*n == 0) break;
+      trailing_ += *n;
+      STRATA_TRY_VOID(check_budget());
     }
     return std::optional<TarEntry>();
   }

@@ -1,6 +1,9 @@
 // TarReader: reads a layer tar (plain, gzip, zstd; also xz and bzip2 for
 // imported root filesystems) entry by entry with libarchive, and refuses
 // hostile archives with an error naming the archive and the entry:
+//   - gzip members whose trailer (CRC-32, length) does not match their
+//     content (gunzip.hpp; read to the end of the input, so the last
+//     member's trailer is checked too);
 //   - absolute names and ".." components (path traversal);
 //   - hardlinks whose target is not an earlier non-directory entry of the
 //     same archive (links out of the layer);
@@ -92,6 +95,7 @@ class TarReader {
   std::string what_;
   ReadLimits limits_;
   std::uint64_t entries_ = 0;
+  std::uint64_t trailing_ = 0;         // bytes after the tar's end marker
   bool data_pending_ = false;
   std::string current_;                // path of the current entry
   std::map<std::string, bool> seen_;   // every path seen → its last entry is a non-directory (hardlink targets)

@@ -62,6 +62,29 @@ TEST_F(ImportCli, HostileTarballFailsWithExitOneNamingTheEntry) {
   EXPECT_NE(malformed.err.find("SOURCE_DATE_EPOCH"), std::string::npos) << malformed.err;
 }
 
+TEST_F(ImportCli, GzipWithABadCrcIsRefused) {
+  make_tree();
+  auto tar = (dir_ / "t.tar").string();
+  ASSERT_EQ(run({"tar", "-C", (dir_ / "root").string(), "-cf", tar, "."}).code, 0);
+  // Deflate level 0 (stored blocks), so a changed byte of content keeps the
+  // deflate stream valid and only the member's CRC-32 tells.
+  auto gz = (dir_ / "t.tar.gz").string();
+  ASSERT_EQ(run({"python3", "-c",
+                 "import sys,zlib,struct;d=open(sys.argv[1],'rb').read();c=zlib.compressobj(0,zlib.DEFLATED,-15);"
+                 "b=c.compress(d)+c.flush();i=b.find(b'key=value');b=b[:i]+b'kez'+b[i+3:];"
+                 "open(sys.argv[2],'wb').write(b'\\x1f\\x8b\\x08\\x00\\x00\\x00\\x00\\x00\\x00\\xff'+b+"
+                 "struct.pack('<II',zlib.crc32(d),len(d)&0xffffffff))",
+                 tar, gz})
+                .code,
+            0);
+  ASSERT_NE(run({"gzip", "-t", gz}).code, 0) << "the fixture must fail gzip -t";
+  auto r = strata({"import", gz, "--dest", "oci:" + (dir_ / "l").string() + ":bad"});
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.err.find("CRC"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("t.tar.gz"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out, "");
+}
+
 TEST_F(ImportCli, ContractScanPrintsADocument) {
   auto repo = (source_dir() / "testdata/repos/cmake-native").string();
   auto yaml = strata({"contract", "scan", repo});

@@ -6,6 +6,8 @@
 
 #include <cstdlib>
 
+#include <libdeflate.h>
+
 #include "oci/compress.hpp"
 #include "oci/tar_writer.hpp"
 #include "support/shell.hpp"
@@ -201,6 +203,86 @@ TEST(TarReader, RefusesDecompressionBombs) {
 
     EXPECT_TRUE(read_through(bomb, ReadLimits{})) << "default limits accept a 48 MiB layer";
   }
+}
+
+// One gzip member (RFC 1952) whose deflate data are stored blocks, so a byte
+// of content can be changed without breaking the deflate stream: only the
+// member's trailer (CRC-32, ISIZE) tells.
+std::string stored_gzip(std::string_view data) {
+  std::string out("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff", 10);
+  auto le = [&](std::uint32_t v, int bytes) {
+    for (int i = 0; i < bytes; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+  };
+  std::size_t off = 0;
+  do {
+    std::size_t n = std::min<std::size_t>(65535, data.size() - off);
+    out.push_back(off + n == data.size() ? '\x01' : '\x00');  // BFINAL, BTYPE=00 (stored)
+    le(static_cast<std::uint32_t>(n), 2);
+    le(static_cast<std::uint32_t>(~n & 0xffff), 2);
+    out.append(data.substr(off, n));
+    off += n;
+  } while (off < data.size());
+  le(libdeflate_crc32(0, data.data(), data.size()), 4);
+  le(static_cast<std::uint32_t>(data.size()), 4);
+  return out;
+}
+
+Result<std::map<std::string, std::string>> read_contents(const std::string& blob) {
+  std::size_t off = 0;
+  STRATA_TRY(auto r, TarReader::open(
+                         [&](std::span<std::byte> buf) -> Result<std::size_t> {
+                           std::size_t n = std::min(buf.size(), blob.size() - off);
+                           std::memcpy(buf.data(), blob.data() + off, n);
+                           off += n;
+                           return n;
+                         },
+                         {}, "stored.tar.gz"));
+  std::map<std::string, std::string> out;
+  while (true) {
+    STRATA_TRY(auto e, r->next());
+    if (!e) return out;
+    if (e->type == TarEntryType::kRegular) {
+      STRATA_TRY(out[e->path], r->read_data_string(1 << 20));
+    }
+  }
+}
+
+TEST(TarReader, RefusesGzipMembersWhoseTrailerDoesNotMatch) {
+  std::string tar = sample_tar();
+  std::string good = stored_gzip(tar);
+  auto ok = read_contents(good);
+  ASSERT_TRUE(ok) << ok.error().message();
+  EXPECT_EQ(ok->at("bin/big-ids"), "abc");
+  // "abc" is bin/big-ids' content: one flipped bit keeps the deflate stream
+  // valid (gzip -t fails on the CRC).
+  std::string flipped = good;
+  auto at = flipped.find("abc");
+  ASSERT_NE(at, std::string::npos);
+  flipped[at + 1] ^= 0x01;
+  auto bad = read_contents(flipped);
+  ASSERT_FALSE(bad) << "a member with a wrong CRC-32 was read as " << bad->at("bin/big-ids");
+  EXPECT_NE(bad.error().message().find("CRC"), std::string::npos) << bad.error().message();
+  EXPECT_NE(bad.error().message().find("stored.tar.gz"), std::string::npos) << bad.error().message();
+  // A wrong ISIZE (the length mod 2^32) is refused too.
+  std::string short_size = good;
+  short_size[short_size.size() - 4] ^= 0x01;
+  auto sized = read_contents(short_size);
+  ASSERT_FALSE(sized);
+  EXPECT_NE(sized.error().message().find("length"), std::string::npos) << sized.error().message();
+  // Concatenated members are one stream, each member checked; the same
+  // from a file.
+  ScratchDir d;
+  testing::write_file(d / "two.tar.gz", stored_gzip(tar.substr(0, 1024)) + stored_gzip(tar.substr(1024)));
+  testing::write_file(d / "bad.tar.gz", stored_gzip(tar.substr(0, 1024)) + flipped);
+  auto two = TarReader::open_file(d / "two.tar.gz", {});
+  ASSERT_TRUE(two) << two.error().message();
+  auto entries = read_all(**two);
+  EXPECT_EQ(entries.size(), 11u);
+  auto file_bad = TarReader::open_file(d / "bad.tar.gz", {});
+  Result<std::optional<TarEntry>> e = file_bad ? (*file_bad)->next() : fail(file_bad.error());
+  while (e && *e) e = (*file_bad)->next();
+  ASSERT_FALSE(e) << "bad.tar.gz was accepted";
+  EXPECT_NE(e.error().message().find("bad.tar.gz"), std::string::npos) << e.error().message();
 }
 
 TEST(TarReader, RefusesAbsurdEntryCounts) {

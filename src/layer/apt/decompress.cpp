@@ -5,12 +5,22 @@
 
 #include <memory>
 
+#include "oci/blob_io.hpp"
+#include "oci/gunzip.hpp"
+
 namespace strata::layer {
 
 Result<std::string> decompress_index(std::string_view data, std::string_view what, std::uint64_t max_size) {
+  if (oci::has_gzip_magic(oci::as_bytes(data))) {
+    // Inflated with its trailers checked (libarchive's gzip filter checks none).
+    auto out = oci::gunzip(data, what, max_size);
+    if (!out && out.error().is(ErrorCode::kInvalidArgument)) {
+      return fail(ErrorCode::kFailedPrecondition, out.error().message() + " (truncated or corrupt?)");
+    }
+    return out;
+  }
   std::unique_ptr<archive, decltype(&archive_read_free)> a(archive_read_new(), archive_read_free);
   if (!a) return fail(ErrorCode::kIoError, "libarchive: out of memory");
-  archive_read_support_filter_gzip(a.get());
   archive_read_support_filter_xz(a.get());
   archive_read_support_filter_bzip2(a.get());
   archive_read_support_format_raw(a.get());

@@ -1,5 +1,6 @@
-// Whole-buffer decompression of archive indexes (xz, gzip, bzip2, or none)
-// through libarchive's raw format reader. Bounded: refuses output larger
+// Whole-buffer decompression of archive indexes (xz, gzip, bzip2, or none):
+// gzip through oci::gunzip (every member's CRC-32 and length checked), the
+// others through libarchive's raw format reader. Bounded: refuses output larger
 // than `max_size` (a decompression bomb). Thread-safe.
 #pragma once
 
