@@ -207,9 +207,9 @@ Result<void> TarReader::archive_error(std::string_view doing) {
 Result<void> TarReader::check_budget() {
   auto plain = archive_filter_bytes(impl_->a, 0);
   if (plain < 0) return {};
-  // What the reader produced: the tar stream and what came after the end
-  // marker.
-  auto u = static_cast<std::uint64_t>(plain) + trailing_, c = *impl_->raw;
+  // What the reader produced: the tar stream, the holes of sparse files it
+  // filled in, and what came after the end marker.
+  auto u = static_cast<std::uint64_t>(plain) + holes_ + trailing_, c = *impl_->raw;
   std::string where = current_.empty() ? std::string() : " (at entry " + str::quote(current_) + ")";
   if (u > limits_.max_uncompressed_bytes) {
     return fail(ErrorCode::kInvalidArgument,
@@ -376,20 +376,52 @@ Result<std::optional<TarEntry>> TarReader::next() {
   }
   STRATA_TRY_VOID(check_budget());
   data_pending_ = e.type == TarEntryType::kRegular && e.size > 0;
+  content_size_ = e.type == TarEntryType::kRegular ? e.size : 0;
+  content_at_ = 0;
+  sparse_ = archive_entry_sparse_count(ae) > 0;
   return std::optional<TarEntry>(std::move(e));
+}
+
+Result<void> TarReader::write_hole(ByteSink& sink, std::uint64_t bytes) {
+  static const std::array<std::byte, 64 * 1024> kZeros{};
+  while (bytes > 0) {
+    std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(bytes, kZeros.size()));
+    // Zeros the reader makes up are bytes it produces: they count against
+    // the decompression budget like inflated ones.
+    holes_ += n;
+    STRATA_TRY_VOID(check_budget());
+    STRATA_TRY_VOID(sink.write(std::span(kZeros.data(), n)));
+    content_at_ += n;
+    bytes -= n;
+  }
+  return {};
 }
 
 Result<void> TarReader::read_data(ByteSink& sink) {
   if (!data_pending_) return {};
   data_pending_ = false;
-  std::array<char, 64 * 1024> buf;
   while (true) {
-    la_ssize_t n = archive_read_data(impl_->a, buf.data(), buf.size());
-    if (n < 0) return archive_error("reading content");
-    if (n == 0) return {};
+    const void* block = nullptr;
+    std::size_t size = 0;
+    la_int64_t offset = 0;
+    int rc = archive_read_data_block(impl_->a, &block, &size, &offset);
+    if (rc == ARCHIVE_EOF) break;
+    if (rc < ARCHIVE_WARN) return archive_error("reading content");
+    if (offset < 0 || static_cast<std::uint64_t>(offset) < content_at_ ||
+        static_cast<std::uint64_t>(offset) + size > content_size_) {
+      return fail(ErrorCode::kInvalidArgument, what_ + ": entry " + str::quote(current_) +
+                                                   ": sparse map out of order or beyond the file's size");
+    }
+    // A sparse file's holes come as gaps between blocks.
+    STRATA_TRY_VOID(write_hole(sink, static_cast<std::uint64_t>(offset) - content_at_));
     STRATA_TRY_VOID(check_budget());
-    STRATA_TRY_VOID(sink.write(std::as_bytes(std::span(buf.data(), static_cast<std::size_t>(n)))));
+    if (size > 0) STRATA_TRY_VOID(sink.write(std::span(static_cast<const std::byte*>(block), size)));
+    content_at_ += size;
   }
+  // The hole at the end of a sparse file, which is the whole file when it
+  // has no data at all: GNU tar extracts it as zeros, so does this reader.
+  if (sparse_ && content_at_ < content_size_) STRATA_TRY_VOID(write_hole(sink, content_size_ - content_at_));
+  return {};
 }
 
 Result<std::string> TarReader::read_data_string(std::size_t limit) {

@@ -14,6 +14,10 @@
 //     max_path_bytes, sockets;
 //   - decompression bombs: more than max_uncompressed_bytes in total, or an
 //     uncompressed/compressed ratio above max_ratio once past ratio_grace_bytes.
+//     "Uncompressed" counts the bytes the reader produces, the zeros of a
+//     sparse file's holes included (a 10 KiB sparse tar can declare 10 GiB).
+// Sparse files (GNU, PAX) read as GNU tar extracts them: holes as zeros,
+// an all-hole file as all zeros.
 // Absolute symlink targets are allowed: they resolve inside the image root.
 //
 // Memory stays bounded whatever the archive size: content is streamed to a
@@ -90,12 +94,17 @@ class TarReader {
   Result<void> check_budget();
   Result<void> archive_error(std::string_view doing);
   Result<void> drain();
+  Result<void> write_hole(ByteSink& sink, std::uint64_t bytes);
 
   std::unique_ptr<Impl> impl_;
   std::string what_;
   ReadLimits limits_;
   std::uint64_t entries_ = 0;
   std::uint64_t trailing_ = 0;         // bytes after the tar's end marker
+  std::uint64_t holes_ = 0;            // zeros produced for holes of sparse files
+  std::uint64_t content_size_ = 0;     // the current entry's size
+  std::uint64_t content_at_ = 0;       // how much of its content was produced
+  bool sparse_ = false;                // the current entry is a sparse file
   bool data_pending_ = false;
   std::string current_;                // path of the current entry
   std::map<std::string, bool> seen_;   // every path seen → its last entry is a non-directory (hardlink targets)

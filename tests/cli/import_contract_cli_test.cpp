@@ -2,6 +2,7 @@
 // stdout, exit codes, reproducibility under SOURCE_DATE_EPOCH.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -83,6 +84,33 @@ TEST_F(ImportCli, GzipWithABadCrcIsRefused) {
   EXPECT_NE(r.err.find("CRC"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("t.tar.gz"), std::string::npos) << r.err;
   EXPECT_EQ(r.out, "");
+}
+
+TEST_F(ImportCli, SparseFilesAreBoundedAndAllHoleFilesImport) {
+  std::filesystem::create_directories(dir_ / "sparse");
+  auto sp = (dir_ / "sparse").string();
+  std::ofstream(sp + "/disk.img") << "boot sector";  // then a 10 GiB hole
+  ASSERT_EQ(run({"truncate", "-s", "10G", sp + "/disk.img"}).code, 0);
+  ASSERT_EQ(run({"tar", "--sparse", "-C", sp, "-cf", (dir_ / "bomb.tar").string(), "disk.img"}).code, 0);
+  ASSERT_LT(std::filesystem::file_size(dir_ / "bomb.tar"), 64u << 10);
+  auto started = std::chrono::steady_clock::now();
+  auto bomb = strata({"import", (dir_ / "bomb.tar").string(), "--dest", "oci:" + (dir_ / "l").string() + ":bomb"},
+                     "TMPDIR=" + dir_.path().string());
+  EXPECT_EQ(bomb.code, 1) << bomb.out;
+  EXPECT_NE(bomb.err.find("decompression bomb"), std::string::npos) << bomb.err;
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(60));
+  // An all-hole file is what GNU tar extracts as zeros: imported as such.
+  std::filesystem::remove(sp + "/disk.img");
+  ASSERT_EQ(run({"truncate", "-s", "1M", sp + "/hole"}).code, 0);
+  ASSERT_EQ(run({"tar", "--sparse", "-C", sp, "-cf", (dir_ / "hole.tar").string(), "hole"}).code, 0);
+  auto layout = "oci:" + (dir_ / "l").string() + ":hole";
+  auto hole = strata({"import", (dir_ / "hole.tar").string(), "--dest", layout});
+  ASSERT_EQ(hole.code, 0) << hole.err;
+  ASSERT_EQ(run({"umoci", "unpack", "--rootless", "--image", (dir_ / "l").string() + ":hole",
+                 (dir_ / "bundle").string()})
+                .code,
+            0);
+  EXPECT_EQ(slurp(dir_ / "bundle/rootfs/hole"), std::string(1 << 20, '\0'));
 }
 
 TEST_F(ImportCli, ContractScanPrintsADocument) {

@@ -5,6 +5,7 @@
 #include "support/source_dir.hpp"
 
 #include <cstdlib>
+#include <fstream>
 
 #include <libdeflate.h>
 
@@ -283,6 +284,81 @@ TEST(TarReader, RefusesGzipMembersWhoseTrailerDoesNotMatch) {
   while (e && *e) e = (*file_bad)->next();
   ASSERT_FALSE(e) << "bad.tar.gz was accepted";
   EXPECT_NE(e.error().message().find("bad.tar.gz"), std::string::npos) << e.error().message();
+}
+
+// A GNU sparse tar of one file `size` bytes long with no data at all (a
+// truncate'd file), or with `data` written at `data_at`.
+std::string sparse_tar(const ScratchDir& d, const std::string& name, std::uint64_t size,
+                       const std::string& data = "", std::uint64_t data_at = 0) {
+  auto dir = d / ("src-" + name);
+  std::filesystem::create_directories(dir);
+  auto f = dir / name;
+  std::filesystem::remove(f);
+  if (!data.empty()) {
+    std::fstream out(f, std::ios::out | std::ios::binary);
+    out.seekp(static_cast<std::streamoff>(data_at));
+    out << data;
+  }
+  auto st = testing::shell("truncate -s " + std::to_string(size) + " " + f.string() + " && tar --sparse -C " +
+                           dir.string() + " -cf " + (d / (name + ".tar")).string() + " " + name);
+  EXPECT_EQ(st.status, 0);
+  return (d / (name + ".tar")).string();
+}
+
+TEST(TarReader, SparseHolesCountAgainstTheBudgetAndAreRead) {
+  ScratchDir d;
+  // 10 GiB declared in a 10 KiB archive (a few bytes of data, then a hole):
+  // the holes are bytes the reader produces, so the bomb guard sees them.
+  auto bomb = sparse_tar(d, "big", std::uint64_t{10} << 30, "boot sector");
+  ASSERT_LT(std::filesystem::file_size(bomb), 64u << 10);
+  ReadLimits one_gib;
+  one_gib.max_uncompressed_bytes = std::uint64_t{1} << 30;
+  for (const ReadLimits& limits : {ReadLimits(), one_gib}) {
+    auto r = TarReader::open_file(bomb, limits);
+    ASSERT_TRUE(r) << r.error().message();
+    auto e = (*r)->next();
+    ASSERT_TRUE(e && *e) << (e ? "no entry" : e.error().message());
+    EXPECT_EQ((*e)->size, std::uint64_t{10} << 30);
+    struct Count final : ByteSink {
+      std::uint64_t n = 0;
+      Result<void> write(std::span<const std::byte> b) override {
+        n += b.size();
+        return {};
+      }
+    } count;
+    auto read = (*r)->read_data(count);
+    ASSERT_FALSE(read) << "10 GiB of holes were read past the decompression budget";
+    EXPECT_NE(read.error().message().find("decompression bomb"), std::string::npos) << read.error().message();
+    EXPECT_NE(read.error().message().find("\"big\""), std::string::npos) << read.error().message();
+    EXPECT_LE(count.n, (std::uint64_t{1} << 30) + (1 << 20));
+    // Skipping the entry costs the same budget.
+    auto again = TarReader::open_file(bomb, limits);
+    ASSERT_TRUE(again);
+    ASSERT_TRUE((*again)->next());
+    auto skipped = (*again)->next();
+    ASSERT_FALSE(skipped);
+    EXPECT_NE(skipped.error().message().find("decompression bomb"), std::string::npos) << skipped.error().message();
+  }
+  // A file that is all hole (GNU tar extracts it as zeros) reads as zeros.
+  auto hole = sparse_tar(d, "hole", 1 << 20);
+  auto r = TarReader::open_file(hole, {});
+  ASSERT_TRUE(r) << r.error().message();
+  auto e = (*r)->next();
+  ASSERT_TRUE(e && *e) << (e ? "no entry" : e.error().message());
+  EXPECT_EQ((*e)->size, 1u << 20);
+  auto content = (*r)->read_data_string(2 << 20);
+  ASSERT_TRUE(content) << content.error().message();
+  EXPECT_EQ(*content, std::string(1 << 20, '\0'));
+  // Data between holes lands at its offset; the trailing hole is there too.
+  auto mixed = sparse_tar(d, "mixed", 1 << 20, "payload", 300000);
+  r = TarReader::open_file(mixed, {});
+  ASSERT_TRUE(r) << r.error().message();
+  ASSERT_TRUE((*r)->next());
+  content = (*r)->read_data_string(2 << 20);
+  ASSERT_TRUE(content) << content.error().message();
+  std::string want(1 << 20, '\0');
+  want.replace(300000, 7, "payload");
+  EXPECT_TRUE(*content == want);
 }
 
 TEST(TarReader, RefusesAbsurdEntryCounts) {
