@@ -31,7 +31,41 @@ Result<std::string> hash_file(const stdfs::path& p) {
   return h.finish_hex();
 }
 
-// One attempt: resume the partial file, then verify and commit.
+// Stops a download at one byte past the size the lock records: a mirror that
+// streams without end, or sends another file, fills neither the disk nor
+// the time.
+class SizeCapSink final : public oci::ByteSink {
+ public:
+  SizeCapSink(oci::ByteSink& next, std::uint64_t have, const LockPackage& p, std::string url)
+      : next_(next), total_(have), p_(p), url_(std::move(url)) {}
+  Result<void> write(std::span<const std::byte> data) override {
+    if (total_ + data.size() > p_.size) {
+      // Up to the lock's size + 1 byte reaches the file: enough to show it is wrong.
+      std::size_t keep = static_cast<std::size_t>(p_.size - std::min(total_, p_.size)) + 1;
+      if (keep <= data.size()) {
+        (void)next_.write(data.first(keep));
+        return fail(ErrorCode::kFailedPrecondition,
+                    url_ + ": the mirror sent more than the " + std::to_string(p_.size) + " bytes the lock records for " +
+                        p_.name + " " + p_.version + "; refusing it. The mirror changed or is corrupt; re-resolve or "
+                        "use a snapshot");
+      }
+    }
+    STRATA_TRY_VOID(next_.write(data));
+    total_ += data.size();
+    return {};
+  }
+  void reset_count() { total_ = 0; }
+
+ private:
+  oci::ByteSink& next_;
+  std::uint64_t total_;
+  const LockPackage& p_;
+  std::string url_;
+};
+
+// One attempt: resume the partial file, then verify and commit. The partial
+// file stays only for what can resume it (a transfer that broke off within
+// the lock's size); every other error removes it.
 Result<std::uint64_t> attempt(oci::http::Transport& t, const std::string& url, const LockPackage& p,
                               const stdfs::path& partial, const stdfs::path& final_path) {
   std::error_code ec;
@@ -40,33 +74,59 @@ Result<std::uint64_t> attempt(oci::http::Transport& t, const std::string& url, c
     stdfs::remove(partial, ec);
     have = 0;
   }
+  auto drop = [&](Error e) -> Result<std::uint64_t> {
+    stdfs::remove(partial, ec);
+    return fail(std::move(e));
+  };
   if (have < p.size) {
     oci::http::Request req;
     req.url = url;
     if (have > 0) req.headers.set("Range", "bytes=" + std::to_string(have) + "-");
-    STRATA_TRY(auto sink, oci::FileSink::open(partial, oci::FileSink::Mode::kAppend));
+    STRATA_TRY(auto file, oci::FileSink::open(partial, oci::FileSink::Mode::kAppend));
+    SizeCapSink sink(file, have, p, url);
+    bool refused = false;  // by the headers: nothing to resume
     req.on_headers = [&](const oci::http::Response& r) -> Result<void> {
+      std::uint64_t start = have;
       if (have > 0 && r.status == 200) {
         // The server ignored the Range: start over.
-        if (::ftruncate(sink.fd(), 0) != 0) return std::unexpected(fs::io_error("truncating", partial, errno));
+        if (::ftruncate(file.fd(), 0) != 0) return std::unexpected(fs::io_error("truncating", partial, errno));
+        sink.reset_count();
+        start = 0;
+      }
+      // Refuse on the announced length, before any of the body is read.
+      auto length = r.headers.get("Content-Length");
+      auto n = length ? str::parse_u64(str::trim(*length)) : std::nullopt;
+      if (n && start + *n > p.size) {
+        refused = true;
+        return fail(ErrorCode::kFailedPrecondition,
+                    url + ": the mirror announces " + std::to_string(*n) + " bytes (Content-Length" +
+                        (start > 0 ? " from byte " + std::to_string(start) : std::string()) + ") for " + p.name + " " +
+                        p.version + ", whose lock records " + std::to_string(p.size) +
+                        "; refusing it. The mirror changed or is corrupt; re-resolve or use a snapshot");
       }
       return {};
     };
     req.sink = &sink;
     auto resp = t.send(req);
-    (void)sink.close();  // what was written is checked below, by size and sha256
-    if (!resp) return std::unexpected(resp.error());
+    (void)file.close();  // what was written is checked below, by size and sha256
+    if (!resp) {
+      // Only a transfer that broke off may be resumed from what arrived.
+      if (refused || !resp.error().is(ErrorCode::kUnavailable)) return drop(resp.error());
+      return std::unexpected(resp.error());
+    }
     if (resp->status == 416) {
       stdfs::remove(partial, ec);
       return fail(ErrorCode::kUnavailable, url + ": range not satisfiable; restarting");
     }
     if (resp->status < 200 || resp->status > 299) {
-      return fail(resp->status >= 500 || resp->status == 429 ? ErrorCode::kUnavailable : ErrorCode::kNotFound,
-                  url + ": HTTP " + std::to_string(resp->status));
+      return drop(Error(resp->status >= 500 || resp->status == 429 ? ErrorCode::kUnavailable : ErrorCode::kNotFound,
+                        url + ": HTTP " + std::to_string(resp->status)));
     }
   }
   std::uint64_t got = stdfs::file_size(partial, ec);
-  STRATA_TRY(std::string hex, hash_file(partial));
+  auto hashed = hash_file(partial);
+  if (!hashed) return drop(hashed.error());
+  const std::string& hex = *hashed;
   if (got != p.size || hex != p.sha256) {
     stdfs::remove(partial, ec);
     return fail(ErrorCode::kFailedPrecondition,
@@ -74,8 +134,8 @@ Result<std::uint64_t> attempt(oci::http::Transport& t, const std::string& url, c
                     " vs " + std::to_string(p.size) + ", sha256 " + hex + " vs " + p.sha256 +
                     "); nothing was stored. The mirror changed or is corrupt; re-resolve or use a snapshot");
   }
-  STRATA_TRY_VOID(fs::make_dirs(final_path.parent_path()));
-  if (::rename(partial.c_str(), final_path.c_str()) != 0) return std::unexpected(fs::io_error("renaming", partial, errno));
+  if (auto made = fs::make_dirs(final_path.parent_path()); !made) return drop(made.error());
+  if (::rename(partial.c_str(), final_path.c_str()) != 0) return drop(fs::io_error("renaming", partial, errno));
   STRATA_TRY_VOID(fs::sync_dir(final_path.parent_path()));
   return got;
 }

@@ -16,6 +16,7 @@
 #include "layer/apt/resolver.hpp"
 #include "oci/http/registry_transport.hpp"
 #include "util/clock.hpp"
+#include "support/fault_proxy.hpp"
 #include "support/source_dir.hpp"
 
 namespace strata::layer {
@@ -436,6 +437,62 @@ TEST(DebFetch, FetchesVerifiesResumesAndRefusesMismatches) {
   bad.packages[0].sha256 = std::string(64, '1');
   ASSERT_FALSE(fetch_debs(env.transport, bad, o).has_value());
   EXPECT_FALSE(stdfs::exists(deb_cache_path(env.home, bad.packages[0].sha256)));
+}
+
+TEST(DebFetch, AMirrorCannotSendMoreThanTheLockSays) {
+  Env env;
+  auto& fx = ArchiveFixture::get();
+  std::string upstream = fx.url();  // http://127.0.0.1:PORT/main
+  upstream = upstream.substr(std::string("http://").size());
+  upstream = upstream.substr(0, upstream.find('/'));
+  auto proxy = strata::testing::FaultProxy::start(upstream, env.home);
+  ASSERT_TRUE(proxy) << proxy.error().message();
+  Lock lock;
+  lock.platform = "linux/amd64";
+  lock.request = {"tiny"};
+  lock.sources.push_back({"http://" + (*proxy)->host_port() + "/main", "stable", {"main"}, std::string(64, 'a'), 0,
+                          "", std::nullopt});
+  lock.packages.push_back({"tiny", "1", "amd64", "pool/main/t/tiny/tiny_1_amd64.deb", 5, std::string(64, 'b'), 0});
+  ManualClock clock(0);
+  FetchOptions o;
+  o.home = env.home;
+  o.clock = &clock;
+  o.attempts = 2;
+  auto partial = env.home / "debs/ingest" / (std::string(64, 'b') + ".partial");
+  std::uint64_t sent_before = 0;
+  auto sent = [&] {  // body bytes the proxy wrote since the last call
+    std::uint64_t n = 0;
+    auto log = (*proxy)->log();
+    for (const auto& a : log["applied"]) n += a.value("sent", std::uint64_t{0});
+    return n - std::exchange(sent_before, n);
+  };
+
+  // A mirror that streams without end (no Content-Length) against a 5-byte
+  // lock entry: stopped at 6 bytes, nothing left behind.
+  (*proxy)->script(R"([{"method":"GET","path":".deb","action":"endless","times":10}])");
+  auto endless = fetch_debs(env.transport, lock, o);
+  ASSERT_FALSE(endless.has_value());
+  EXPECT_TRUE(endless.error().is(ErrorCode::kFailedPrecondition)) << endless.error().message();
+  EXPECT_NE(endless.error().message().find("more than the 5 bytes"), std::string::npos) << endless.error().message();
+  EXPECT_FALSE(stdfs::exists(partial));
+  EXPECT_FALSE(stdfs::exists(deb_cache_path(env.home, lock.packages[0].sha256)));
+  EXPECT_LT(sent(), std::uint64_t{64} << 20) << "the download went on past the lock's size";
+
+  // 200 MiB with a correct Content-Length: refused on the header.
+  (*proxy)->script(R"([{"method":"GET","path":".deb","action":"endless","content_length":209715200,"times":10}])");
+  auto announced = fetch_debs(env.transport, lock, o);
+  ASSERT_FALSE(announced.has_value());
+  EXPECT_NE(announced.error().message().find("209715200"), std::string::npos) << announced.error().message();
+  EXPECT_FALSE(stdfs::exists(partial));
+  EXPECT_LT(sent(), std::uint64_t{64} << 20) << "the body was read before it was refused";
+
+  // A resumed partial with a mirror that ignores Range and sends too much.
+  stdfs::create_directories(partial.parent_path());
+  ASSERT_TRUE(fs::write_file_atomic(partial, "abc"));
+  (*proxy)->script(R"([{"method":"GET","path":".deb","action":"endless","content_length":7,"times":10}])");
+  auto resumed = fetch_debs(env.transport, lock, o);
+  ASSERT_FALSE(resumed.has_value());
+  EXPECT_FALSE(stdfs::exists(partial));
 }
 
 }  // namespace
