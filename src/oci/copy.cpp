@@ -38,23 +38,34 @@ Descriptor content_descriptor(Descriptor d) {
 
 }  // namespace
 
-Result<void> CopySession::plan_manifest(Store& src, Store& dst, const RawManifest& raw, const CopyOptions& o,
+Result<void> CopySession::plan_manifest(Store& src, Store& dst, const RawManifest& root, const CopyOptions& o,
                                         Plan& plan) {
-  if (!plan.seen.insert(raw.descriptor.digest).second) return {};
-  STRATA_TRY(auto parsed, parse_manifest(raw.bytes, raw.descriptor.media_type,
-                                         src.describe() + "@" + raw.descriptor.digest.str()));
-  if (auto* idx = std::get_if<ImageIndex>(&parsed)) {
-    for (const auto& child : idx->manifests) {
-      auto child_raw = src.get_manifest(child.digest.str());
-      if (!child_raw) {
-        // A sparse index (children elsewhere) cannot be copied faithfully.
-        return fail(child_raw.error().context("copying index " + raw.descriptor.digest.str() + " child " +
-                                              child.digest.str()));
+  (void)dst;
+  (void)o;
+  // Depth first with an explicit stack, children before parents in
+  // plan.manifests; at most kMaxIndexDepth indexes deep, each manifest read
+  // once.
+  struct Frame {
+    RawManifest raw;
+    std::vector<Descriptor> children;  // for indexes
+    std::size_t next = 0;
+  };
+  std::vector<Frame> stack;
+  // Reads what `raw` refers to: an index becomes a frame, a manifest's blobs
+  // join the plan.
+  auto visit = [&](RawManifest raw) -> Result<void> {
+    if (!plan.seen.insert(raw.descriptor.digest).second) return {};
+    STRATA_TRY(auto parsed, parse_manifest(raw.bytes, raw.descriptor.media_type,
+                                           src.describe() + "@" + raw.descriptor.digest.str()));
+    if (auto* idx = std::get_if<ImageIndex>(&parsed)) {
+      if (stack.size() >= static_cast<std::size_t>(kMaxIndexDepth)) {
+        return fail(ErrorCode::kInvalidArgument,
+                    src.describe() + "@" + raw.descriptor.digest.str() + ": indexes nested more than " +
+                        std::to_string(kMaxIndexDepth) + " levels deep (images need one or two); refusing to copy");
       }
-      child_raw->descriptor.media_type = child.media_type;
-      STRATA_TRY_VOID(plan_manifest(src, dst, *child_raw, o, plan));
+      stack.push_back(Frame{std::move(raw), std::move(idx->manifests), 0});
+      return {};
     }
-  } else {
     const auto& m = std::get<ImageManifest>(parsed);
     auto add = [&](const Descriptor& d) {
       if (plan.seen.insert(d.digest).second) plan.blobs.push_back(content_descriptor(d));
@@ -64,8 +75,30 @@ Result<void> CopySession::plan_manifest(Store& src, Store& dst, const RawManifes
       if (!l.urls.empty() && l.media_type == media::kDockerForeignLayerGzip) continue;  // never redistributed
       add(l);
     }
+    plan.manifests.push_back(std::move(raw));
+    return {};
+  };
+  STRATA_TRY_VOID(visit(root));
+  while (!stack.empty()) {
+    Frame& top = stack.back();
+    if (top.next == top.children.size()) {
+      plan.manifests.push_back(std::move(top.raw));
+      stack.pop_back();
+      continue;
+    }
+    const Descriptor child = top.children[top.next++];
+    if (plan.seen.contains(child.digest)) continue;
+    auto child_raw = src.get_manifest(child.digest.str());
+    if (!child_raw) {
+      // A sparse index (children elsewhere) cannot be copied faithfully.
+      return fail(child_raw.error().context("copying index " + top.raw.descriptor.digest.str() + " child " +
+                                            child.digest.str()));
+    }
+    child_raw->descriptor.media_type = child.media_type;
+    const std::string parent = top.raw.descriptor.digest.str();  // `top` may move below
+    auto visited = visit(std::move(*child_raw));
+    if (!visited) return fail(visited.error().context("copying index " + parent + " child " + child.digest.str()));
   }
-  plan.manifests.push_back(raw);
   return {};
 }
 

@@ -19,6 +19,11 @@ namespace strata::oci {
 inline constexpr std::size_t kMaxManifestBytes = 4 * 1024 * 1024;
 // Image configs can legitimately be larger (long histories); cap generously.
 inline constexpr std::size_t kMaxConfigBytes = 64 * 1024 * 1024;
+// Indexes within indexes followed below a root (the root index is level 1).
+// OCI images need one or two (an index of platforms, an attestation index);
+// a deeper chain, which a registry or a mirror entry can serve, is refused
+// rather than walked (thousands of levels used to overflow the stack).
+inline constexpr int kMaxIndexDepth = 8;
 
 // Raw manifest or index bytes with the descriptor that names them.
 struct RawManifest {

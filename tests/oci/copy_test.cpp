@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <thread>
 
 #include "oci/layout_store.hpp"
@@ -108,6 +109,53 @@ TEST(Copy, CorruptSourceFailsClearlyAndLeavesNoCorruptBlob) {
   EXPECT_EQ(obs.retries.load(), o.blob_attempts - 1);
   EXPECT_FALSE(*dst->has_blob(img.layers[0]));
   EXPECT_FALSE(dst->resolve("v1"));  // no manifest without its blobs
+}
+
+// An image wrapped in `levels` indexes, each the only child of the next.
+RawManifest nested_index(Store& store, int levels) {
+  auto img = testing::make_image(store, {100}, 7);
+  RawManifest child = img.manifest;
+  EXPECT_TRUE(store.put_manifest(child, std::nullopt));
+  for (int i = 0; i < levels; ++i) {
+    ImageIndex idx;
+    idx.media_type = std::string(media::kOciIndex);
+    Descriptor d = child.descriptor;
+    if (i == 0) d.platform = *parse_platform("linux/amd64");
+    idx.manifests.push_back(d);
+    idx.annotations["level"] = std::to_string(i);
+    child = make_raw_manifest(idx.media_type, serialize(idx));
+    EXPECT_TRUE(store.put_manifest(child, std::nullopt));
+  }
+  return child;
+}
+
+TEST(Copy, IndexNestingIsBounded) {
+  CopyOptions all;
+  all.all = true;
+  {
+    // kMaxIndexDepth levels of indexes copy (OCI needs a handful).
+    MemoryStore src("src"), dst("dst");
+    auto top = nested_index(src, kMaxIndexDepth);
+    ASSERT_TRUE(src.put_manifest(top, "deep"));
+    auto r = copy_image(src, "deep", dst, "deep", all);
+    ASSERT_TRUE(r) << r.error().message();
+    EXPECT_EQ(dst.get_manifest("deep")->bytes, top.bytes);
+  }
+  for (int levels : {kMaxIndexDepth + 1, 5000}) {
+    // One more, or thousands (which overflowed the stack): a clear error,
+    // nothing written, quickly.
+    MemoryStore src("src"), dst("dst");
+    auto top = nested_index(src, levels);
+    ASSERT_TRUE(src.put_manifest(top, "deep"));
+    auto started = std::chrono::steady_clock::now();
+    auto r = copy_image(src, "deep", dst, "deep", all);
+    ASSERT_FALSE(r) << levels << " nested indexes were copied";
+    EXPECT_NE(r.error().message().find("nested more than " + std::to_string(kMaxIndexDepth)), std::string::npos)
+        << r.error().message().substr(0, 2000);
+    EXPECT_LT(r.error().message().size(), 4096u);
+    EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(5));
+    EXPECT_EQ(dst.blob_count(), 0u);
+  }
 }
 
 TEST(Copy, ConcurrentCopiesShareInFlightBlobs) {
