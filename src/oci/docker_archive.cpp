@@ -160,7 +160,14 @@ Result<void> write_docker_manifest_json(LayoutStore& layout, const stdfs::path& 
       }
     }
   }
-  STRATA_TRY_VOID(fs::write_file_atomic(staging / "manifest.json", manifest_json.dump()));
+  std::string manifest_text = manifest_json.dump();
+  if (manifest_text.size() > kMaxManifestBytes) {  // what import_docker_manifest_json reads
+    return fail(ErrorCode::kInvalidArgument, where + ": manifest.json would be " +
+                                                 std::to_string(manifest_text.size()) + " bytes, over the " +
+                                                 std::to_string(kMaxManifestBytes) +
+                                                 "-byte limit it is read back with; split the images over archives");
+  }
+  STRATA_TRY_VOID(fs::write_file_atomic(staging / "manifest.json", manifest_text));
   return fs::write_file_atomic(staging / "repositories", repositories.dump());
 }
 

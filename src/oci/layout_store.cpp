@@ -169,13 +169,50 @@ stdfs::path LayoutStore::blob_path(const Digest& d) const {
   return dir_ / "blobs" / std::string(d.algorithm()) / std::string(d.hex());
 }
 
+namespace {
+
+// What identifies one version of index.json: strata replaces it by rename
+// (a new inode), so an unchanged stamp is an unchanged file.
+template <class Stamp>
+std::optional<Stamp> stamp_of(const stdfs::path& path) {
+  struct stat st{};
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  Stamp s;
+  s.dev = static_cast<std::uint64_t>(st.st_dev);
+  s.ino = static_cast<std::uint64_t>(st.st_ino);
+  s.size = static_cast<std::uint64_t>(st.st_size);
+  s.mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
+  s.ctime_ns = static_cast<std::int64_t>(st.st_ctim.tv_sec) * 1'000'000'000 + st.st_ctim.tv_nsec;
+  return s;
+}
+
+}  // namespace
+
 Result<ImageIndex> LayoutStore::read_index() {
-  STRATA_TRY(auto text, with_context(fs::read_file(dir_ / "index.json", kMaxManifestBytes), describe()));
-  STRATA_TRY(auto parsed, parse_manifest(text, media::kOciIndex, describe() + "/index.json"));
+  auto stamp = stamp_of<IndexStamp>(dir_ / "index.json");
+  if (stamp) {
+    std::lock_guard lock(index_mu_);
+    if (index_stamp_ == stamp) return index_;
+  }
+  STRATA_TRY(auto text, with_context(fs::read_file(dir_ / "index.json", kMaxLayoutIndexBytes), describe()));
+  STRATA_TRY(auto parsed, parse_manifest(text, media::kOciIndex, describe() + "/index.json", kMaxLayoutIndexBytes));
   if (!std::holds_alternative<ImageIndex>(parsed)) {
     return fail(ErrorCode::kCorruption, describe() + "/index.json is not an image index");
   }
-  return std::get<ImageIndex>(std::move(parsed));
+  auto idx = std::get<ImageIndex>(std::move(parsed));
+  if (stamp && stamp == stamp_of<IndexStamp>(dir_ / "index.json")) {  // not replaced while it was read
+    std::lock_guard lock(index_mu_);
+    index_stamp_ = stamp;
+    index_ = idx;
+  }
+  return idx;
+}
+
+void LayoutStore::remember_index(const ImageIndex& idx) {
+  auto stamp = stamp_of<IndexStamp>(dir_ / "index.json");
+  std::lock_guard lock(index_mu_);
+  index_stamp_ = stamp;
+  if (stamp) index_ = idx;
 }
 
 template <class F>
@@ -185,7 +222,17 @@ Result<void> LayoutStore::update_index(F&& mutate) {
   bool changed = mutate(idx);
   if (!changed) return {};
   idx.media_type = std::string(media::kOciIndex);
-  return fs::write_file_atomic(dir_ / "index.json", serialize(idx));
+  std::string bytes = serialize(idx);
+  if (bytes.size() > kMaxLayoutIndexBytes) {
+    return fail(ErrorCode::kFailedPrecondition,
+                describe() + "/index.json would grow to " + std::to_string(bytes.size()) + " bytes (" +
+                    std::to_string(idx.manifests.size()) + " entries), over the limit of " +
+                    str::human_bytes(kMaxLayoutIndexBytes) + " strata reads back; nothing was changed. "
+                    "Remove tags that are no longer needed, or use another layout");
+  }
+  STRATA_TRY_VOID(fs::write_file_atomic(dir_ / "index.json", bytes));
+  remember_index(idx);  // under the lock: the file is the one just written
+  return {};
 }
 
 Result<std::vector<Descriptor>> LayoutStore::entries() {
@@ -236,6 +283,11 @@ Result<RawManifest> LayoutStore::get_manifest(std::string_view ref) {
 
 Result<void> LayoutStore::put_manifest(const RawManifest& m, std::optional<std::string_view> tag) {
   if (tag && tag->empty()) tag.reset();
+  if (m.bytes.size() > kMaxManifestBytes) {  // get_manifest reads no more
+    return fail(ErrorCode::kInvalidArgument, describe() + ": manifest " + m.descriptor.digest.str() + " is " +
+                                                 std::to_string(m.bytes.size()) + " bytes, over the " +
+                                                 std::to_string(kMaxManifestBytes) + "-byte manifest limit");
+  }
   STRATA_TRY_VOID(write_blob(*this, m.descriptor, m.bytes));
   Descriptor entry = m.descriptor;
   entry.annotations.clear();

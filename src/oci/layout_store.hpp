@@ -16,10 +16,18 @@
 
 #include <filesystem>
 #include <memory>
+#include <mutex>
+#include <optional>
 
 #include "oci/store.hpp"
 
 namespace strata::oci {
+
+// index.json is read and written up to this size, by one constant so the
+// store never writes an index it then refuses to read: 64 MiB holds about
+// 200 000 tagged entries (a store collecting overlay-<key> tags; 100 000
+// take about 30 MB). Past it, put_manifest refuses with what to do.
+inline constexpr std::size_t kMaxLayoutIndexBytes = std::size_t{64} << 20;
 
 enum class LayoutMode { kReadOnly, kCreate };
 
@@ -51,11 +59,23 @@ class LayoutStore final : public Store {
 
  private:
   explicit LayoutStore(std::filesystem::path dir) : dir_(std::move(dir)) {}
+  // index.json, parsed; the last parse is reused while the file is the same
+  // one (device, inode, size, mtime, ctime): with 100 000 tags a parse costs
+  // over a second, and one command reads the index several times.
   Result<ImageIndex> read_index();
+  void remember_index(const ImageIndex& idx);
   // Read-modify-write of index.json under the lock.
   template <class F>
   Result<void> update_index(F&& mutate);
   std::filesystem::path dir_;
+  struct IndexStamp {
+    std::uint64_t dev = 0, ino = 0, size = 0;
+    std::int64_t mtime_ns = 0, ctime_ns = 0;
+    bool operator==(const IndexStamp&) const = default;
+  };
+  std::mutex index_mu_;
+  std::optional<IndexStamp> index_stamp_;
+  ImageIndex index_;
 };
 
 }  // namespace strata::oci

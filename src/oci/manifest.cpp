@@ -47,9 +47,9 @@ Result<std::string> sniff_manifest_media_type(std::string_view bytes, std::strin
 }
 
 Result<ParsedManifest> parse_manifest(std::string_view bytes, std::string_view media_type,
-                                      std::string_view where) {
+                                      std::string_view where, std::size_t limit) {
   std::string w(where);
-  STRATA_TRY(auto j, parse_json(bytes, where, kMaxManifestBytes));
+  STRATA_TRY(auto j, parse_json(bytes, where, limit));
   std::string declared = opt_string(j, "mediaType").value_or("");
   std::string given(media::strip_params(media_type));
   STRATA_TRY_VOID(media::refuse_schema1(declared, where));

@@ -52,9 +52,10 @@ using ParsedManifest = std::variant<ImageManifest, ImageIndex>;
 
 // Parses manifest or index bytes. `media_type` is what the transport said
 // (Content-Type, parent descriptor); the document's own mediaType wins when
-// present and they must agree. Refuses schema1 and documents over 4 MiB.
+// present and they must agree. Refuses schema1 and documents over `limit`
+// (4 MiB; a layout's index.json has its own, kMaxLayoutIndexBytes).
 Result<ParsedManifest> parse_manifest(std::string_view bytes, std::string_view media_type,
-                                      std::string_view where);
+                                      std::string_view where, std::size_t limit = kMaxManifestBytes);
 
 // The media type of manifest bytes when nothing else says it: the document's
 // mediaType, else inferred from its shape (manifests vs layers).

@@ -126,6 +126,51 @@ TEST(LayoutStore, CorruptedBlobOnDiskIsDetectedOnRead) {
   EXPECT_NE(r.error().message().find("digest mismatch"), std::string::npos);
 }
 
+TEST(LayoutStore, WritesNoIndexJsonItCannotReadBack) {
+  testing::TempDir dir;
+  auto s = std::move(*LayoutStore::open(dir / "l", LayoutMode::kCreate));
+  auto img = testing::make_image(*s, {10}, 3);
+  ASSERT_TRUE(s->put_manifest(img.manifest, "first"));
+  // A store collecting overlay-<key> tags: index.json just under 4 MiB
+  // (the manifest limit, which index.json reads used to share).
+  ImageIndex idx;
+  idx.media_type = std::string(media::kOciIndex);
+  idx.manifests.push_back(*s->resolve("first"));
+  std::size_t bytes = serialize(idx).size();
+  for (std::size_t i = 0; bytes < kMaxManifestBytes - 512; ++i) {
+    Descriptor d = img.manifest.descriptor;
+    char tag[80];
+    std::snprintf(tag, sizeof tag, "overlay-%064zx", i);
+    d.annotations[std::string(kRefNameAnnotation)] = tag;
+    bytes += descriptor_to_json(d).dump().size() + 1;
+    idx.manifests.push_back(std::move(d));
+  }
+  ASSERT_TRUE(fs::write_file_atomic(dir / "l" / "index.json", serialize(idx)));
+  ASSERT_TRUE(s->resolve("first"));
+  // Two more tags cross 4 MiB: what the store writes, it reads back.
+  ASSERT_TRUE(s->put_manifest(img.manifest, "overlay-one-more"));
+  ASSERT_TRUE(s->put_manifest(img.manifest, "overlay-two-more"));
+  EXPECT_GT(std::filesystem::file_size(dir / "l" / "index.json"), kMaxManifestBytes);
+  auto back = s->resolve("overlay-two-more");
+  ASSERT_TRUE(back) << back.error().message();
+  EXPECT_EQ(back->digest, img.manifest.descriptor.digest);
+  auto tags = s->list_tags();
+  ASSERT_TRUE(tags) << tags.error().message();
+  EXPECT_EQ(tags->size(), idx.manifests.size() + 2);
+  // At the layout limit the writer refuses, and the layout stays readable.
+  auto reread = fs::read_file(dir / "l" / "index.json", kMaxLayoutIndexBytes);
+  ASSERT_TRUE(reread);
+  auto full = std::get<ImageIndex>(*parse_manifest(*reread, media::kOciIndex, "index.json", kMaxLayoutIndexBytes));
+  full.annotations["pad"] = std::string(kMaxLayoutIndexBytes - reread->size() - 200, 'p');
+  ASSERT_TRUE(fs::write_file_atomic(dir / "l" / "index.json", serialize(full)));
+  ASSERT_LE(std::filesystem::file_size(dir / "l" / "index.json"), kMaxLayoutIndexBytes);
+  auto refused = s->put_manifest(img.manifest, "overlay-over-the-limit-" + std::string(200, 'x'));
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message().find("index.json"), std::string::npos) << refused.error().message();
+  EXPECT_NE(refused.error().message().find("limit"), std::string::npos) << refused.error().message();
+  EXPECT_TRUE(s->resolve("overlay-two-more"));
+}
+
 TEST(LayoutStore, UntaggedRefNeedsASingleImage) {
   testing::TempDir dir;
   auto s = std::move(*LayoutStore::open(dir / "l", LayoutMode::kCreate));
