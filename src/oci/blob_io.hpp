@@ -18,6 +18,15 @@ class ByteSink {
  public:
   virtual ~ByteSink() = default;
   virtual Result<void> write(std::span<const std::byte> data) = 0;
+  // Forgets every byte this sink took, and for a resuming BlobWriter the
+  // bytes an interrupted earlier attempt left, so the content can be sent
+  // again from byte 0: what a download does when a server answers a ranged
+  // request with the whole body (HTTP 200). Decorators pass it on. A sink
+  // that cannot start over (its bytes have been consumed) returns
+  // kUnsupported, the default.
+  virtual Result<void> restart() {
+    return fail(ErrorCode::kUnsupported, "this sink cannot start over from byte 0");
+  }
 };
 
 // Receives a blob for a store. commit() verifies size and digest against the
@@ -45,6 +54,12 @@ class StringSink final : public ByteSink {
   StringSink(const StringSink&) = delete;
   StringSink& operator=(const StringSink&) = delete;
   Result<void> write(std::span<const std::byte> data) override;
+  // Takes back what this sink appended.
+  Result<void> restart() override {
+    target_->resize(target_->size() - written_);
+    written_ = 0;
+    return {};
+  }
   std::string& str() { return *target_; }
   // A write was refused for going over the limit (the error can say "too large").
   bool overflowed() const { return overflowed_; }
@@ -95,6 +110,11 @@ class VerifyingSink final : public ByteSink {
     STRATA_TRY_VOID(verifier_.update(data));
     return next_.write(data);
   }
+  Result<void> restart() override {
+    STRATA_TRY_VOID(next_.restart());
+    verifier_ = DigestVerifier(verifier_.expected(), verifier_.expected_size());
+    return {};
+  }
   Result<void> verify(std::string_view what) { return verifier_.verify(what); }
   std::uint64_t bytes() const { return verifier_.bytes(); }
 
@@ -112,6 +132,10 @@ class TeeSink final : public ByteSink {
     STRATA_TRY_VOID(a_.write(data));
     return b_.write(data);
   }
+  Result<void> restart() override {
+    STRATA_TRY_VOID(a_.restart());
+    return b_.restart();
+  }
 
  private:
   ByteSink& a_;
@@ -128,6 +152,8 @@ class CountingSink final : public ByteSink {
     if (on_bytes_) on_bytes_(data.size());
     return {};
   }
+  // The bytes counted so far stay counted (they did move).
+  Result<void> restart() override { return next_.restart(); }
 
  private:
   ByteSink& next_;

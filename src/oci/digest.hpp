@@ -50,6 +50,7 @@ class DigestVerifier {
   Result<void> verify(std::string_view what);
   std::uint64_t bytes() const { return bytes_; }
   const Digest& expected() const { return expected_; }
+  std::int64_t expected_size() const { return expected_size_; }
 
  private:
   Digest expected_;

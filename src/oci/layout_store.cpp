@@ -58,6 +58,15 @@ class LayoutBlobWriter final : public BlobWriter {
     return fs::write_all(fd_, data, path_);
   }
 
+  // Drops the ingest file's bytes (this attempt's and an earlier one's).
+  Result<void> restart() override {
+    if (fd_ < 0) return fail(ErrorCode::kFailedPrecondition, "restart of a closed blob writer");
+    if (::ftruncate(fd_, 0) != 0) return fail(fs::io_error("cannot truncate", path_, errno));
+    if (::lseek(fd_, 0, SEEK_SET) < 0) return fail(fs::io_error("cannot seek", path_, errno));
+    verifier_ = DigestVerifier(desc_.digest, desc_.size);
+    return {};
+  }
+
   Result<void> commit() override {
     if (fd_ < 0) return fail(ErrorCode::kFailedPrecondition, "commit of a closed blob writer");
     auto verified = verifier_.verify(store_.describe() + ": blob " + desc_.digest.str());

@@ -20,6 +20,11 @@ class MemoryBlobWriter final : public BlobWriter {
     store_.blobs_[desc_.digest] = std::move(buf_);
     return {};
   }
+  Result<void> restart() override {
+    buf_.clear();
+    verifier_ = DigestVerifier(desc_.digest, desc_.size);
+    return {};
+  }
   void abort() override { buf_.clear(); }
 
  private:

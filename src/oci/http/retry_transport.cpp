@@ -36,6 +36,7 @@ class OfferCountingSink final : public ByteSink {
     offered_ += data.size();
     return next_.write(data);
   }
+  Result<void> restart() override { return next_.restart(); }
   std::uint64_t offered() const { return offered_; }
 
  private:

@@ -19,22 +19,51 @@ namespace {
 constexpr int kMaxPages = 1000;
 
 // Counts bytes delivered to the caller's sink and remembers whether the sink
-// itself failed (a sink failure is never resumed).
+// itself failed (a sink failure is never resumed). When a ranged request is
+// answered with the whole blob, the caller's sink starts over (restart());
+// one that cannot has the bytes it already holds skipped instead.
 class ResumeSink final : public ByteSink {
  public:
   explicit ResumeSink(ByteSink& next) : next_(next) {}
   Result<void> write(std::span<const std::byte> data) override {
+    if (skip_ > 0) {
+      std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(skip_, data.size()));
+      skip_ -= n;
+      received_ += n;
+      data = data.subspan(n);
+      if (data.empty()) return {};
+    }
     auto ok = next_.write(data);
     if (!ok) {
       sink_failed_ = true;
       return ok;
     }
     delivered_ += data.size();
+    received_ += data.size();
+    return {};
+  }
+  // The body about to arrive is the whole blob, whose first `held` bytes the
+  // caller's sink has (`held` counts an earlier attempt's bytes too).
+  Result<void> whole_body_follows(std::uint64_t held) {
+    auto restarted = next_.restart();
+    if (restarted) {
+      restarted_ = true;
+      delivered_ = 0;
+      return {};
+    }
+    if (!restarted.error().is(ErrorCode::kUnsupported)) {
+      sink_failed_ = true;
+      return restarted;
+    }
+    skip_ = held;
     return {};
   }
   ByteSink& next_;
-  std::uint64_t delivered_ = 0;
+  std::uint64_t delivered_ = 0;  // what the caller's sink holds beyond `offset`
+  std::uint64_t received_ = 0;   // every byte passed on, across restarts (progress)
+  std::uint64_t skip_ = 0;
   bool sink_failed_ = false;
+  bool restarted_ = false;  // the caller's sink now starts at byte 0
 };
 
 Result<Digest> digest_like(const Digest& want, std::string_view bytes) {
@@ -254,27 +283,43 @@ Result<void> RegistryStore::fetch_blob(const Descriptor& desc, ByteSink& sink, s
   ResumeSink counter(sink);
   std::uint64_t progress_at_last_try = 0;
   for (int resumes = 0;; ++resumes) {
+    if (counter.restarted_) offset = 0;  // the caller's sink holds bytes from 0 on
+    counter.skip_ = 0;
     const std::uint64_t start = offset + counter.delivered_;
     http::Request req;
     req.url = base + "/blobs/" + desc.digest.str();
     req.sink = &counter;
-    if (start > 0) {
-      req.headers.set("Range", "bytes=" + std::to_string(start) + "-");
-      std::string want = "bytes " + std::to_string(start) + "-";
-      if (desc.size > 0) want += std::to_string(desc.size - 1) + "/" + std::to_string(desc.size);
-      req.on_headers = [start, want, what, sized = desc.size > 0](const http::Response& r) -> Result<void> {
-        auto range = r.headers.get("Content-Range");
-        if (r.status != 206 || !range || (sized ? *range != want : !range->starts_with(want))) {
-          return fail(ErrorCode::kFailedPrecondition,
-                      what + ": the registry did not honour Range from byte " + std::to_string(start) +
-                          " (HTTP " + std::to_string(r.status) + (range ? ", Content-Range " + *range : "") + ")");
-        }
-        return {};
-      };
-    }
+    if (start > 0) req.headers.set("Range", "bytes=" + std::to_string(start) + "-");
+    std::string want = "bytes " + std::to_string(start) + "-";
+    if (desc.size > 0) want += std::to_string(desc.size - 1) + "/" + std::to_string(desc.size);
+    req.on_headers = [&counter, start, want, what, size = desc.size](const http::Response& r) -> Result<void> {
+      // Refuse on the announced length, before the body is read.
+      auto length = r.headers.get("Content-Length");
+      auto n = length ? str::parse_u64(str::trim(*length)) : std::nullopt;
+      const std::uint64_t from = r.status == 200 ? 0 : start;
+      if (n && size >= 0 && from + *n > static_cast<std::uint64_t>(size)) {
+        return fail(ErrorCode::kFailedPrecondition, what + ": the registry announces " + std::to_string(*n) +
+                                                        " bytes from byte " + std::to_string(from) +
+                                                        " of a blob of " + std::to_string(size) + "; refusing it");
+      }
+      if (start == 0) return {};
+      if (r.status == 200) {
+        // The registry ignored the Range and sends the whole blob: take it
+        // (the .deb fetcher does the same), or a rerun would fail alike.
+        return counter.whole_body_follows(start);
+      }
+      auto range = r.headers.get("Content-Range");
+      if (r.status != 206 || !range || (size > 0 ? *range != want : !range->starts_with(want))) {
+        return fail(ErrorCode::kFailedPrecondition,
+                    what + ": the registry did not honour Range from byte " + std::to_string(start) + " (HTTP " +
+                        std::to_string(r.status) + (range ? ", Content-Range " + *range : "") + ")");
+      }
+      return {};
+    };
     auto resp = client_->send(req, {scope("pull")});
     if (resp) {
       if (resp->status == 200 || resp->status == 206) {
+        if (counter.restarted_) offset = 0;
         if (desc.size >= 0 && offset + counter.delivered_ != static_cast<std::uint64_t>(desc.size)) {
           return fail(ErrorCode::kFailedPrecondition, what + ": received " + std::to_string(offset + counter.delivered_) +
                                                           " bytes of " + std::to_string(desc.size));
@@ -285,12 +330,12 @@ Result<void> RegistryStore::fetch_blob(const Descriptor& desc, ByteSink& sink, s
     }
     // Resume only transport failures after progress (or the first time):
     // a sink failure or a refused Range is final.
-    const bool progressed = counter.delivered_ > progress_at_last_try || resumes == 0;
-    if (counter.sink_failed_ || !resp.error().is(ErrorCode::kUnavailable) || counter.delivered_ == 0 ||
+    const bool progressed = counter.received_ > progress_at_last_try || resumes == 0;
+    if (counter.sink_failed_ || !resp.error().is(ErrorCode::kUnavailable) || counter.received_ == 0 ||
         !progressed || resumes >= max_blob_resumes_) {
       return fail(resp.error().context(what + (resumes > 0 ? " (after " + std::to_string(resumes) + " resumes)" : "")));
     }
-    progress_at_last_try = counter.delivered_;
+    progress_at_last_try = counter.received_;
   }
 }
 

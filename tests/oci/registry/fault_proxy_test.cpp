@@ -8,10 +8,13 @@
 #include <random>
 
 #include "oci/http/curl_transport.hpp"
+#include "oci/copy.hpp"
+#include "oci/layout_store.hpp"
 #include "oci/media_types.hpp"
 #include "oci/registry/registry_store.hpp"
 #include "support/fault_proxy.hpp"
 #include "support/registry_server.hpp"
+#include "support/temp_dir.hpp"
 #include "util/fs.hpp"
 
 namespace strata::oci::registry {
@@ -126,6 +129,51 @@ TEST_F(FaultProxyTest, DownloadsResumeAfterResetsAndTruncationAndRefuseWrongByte
   auto m = store->get_manifest("slow");  // stalls past the 2 s limit once, then succeeds
   ASSERT_TRUE(m) << m.error().message();
   EXPECT_EQ(m->bytes, raw.bytes);
+}
+
+TEST_F(FaultProxyTest, ResumesAgainstARegistryThatIgnoresRangeTakeTheFullBody) {
+  start(RegistryServer::Mode::kPlain);
+  auto store = open("fault/norange", options());
+  const std::string blob = random_bytes(300'000, 5);
+  auto desc = descriptor_for(media::kOciLayer, blob);
+  ASSERT_TRUE(write_blob(*store, desc, blob));
+  auto cfg = descriptor_for(media::kOciConfig, "{}");
+  ASSERT_TRUE(write_blob(*store, cfg, "{}"));
+  ImageManifest m;
+  m.media_type = std::string(media::kOciManifest);
+  m.config = cfg;
+  m.layers = {desc};
+  auto raw = make_raw_manifest(m.media_type, serialize(m));
+  ASSERT_TRUE(store->put_manifest(raw, "v1"));
+
+  // An earlier, interrupted pull left 50 bytes in the layout's ingest.
+  strata::testing::TempDir dir;
+  auto layout = std::move(*LayoutStore::open(dir / "l", LayoutMode::kCreate));
+  {
+    auto w = layout->blob_writer(desc);
+    ASSERT_TRUE(w);
+    ASSERT_TRUE((*w)->write(as_bytes(std::string_view(blob).substr(0, 50))));
+  }
+  proxy_->script(R"([{"method":"GET","path":"/blobs/","action":"ignore_range","times":10}])");
+  for (int run = 0; run < 2; ++run) {  // a rerun must not fail the same way
+    auto copied = copy_image(*store, "v1", *layout, "v1", {});
+    ASSERT_TRUE(copied) << copied.error().message();
+  }
+  EXPECT_EQ(*read_blob(*layout, desc, 1 << 20), blob);
+  bool ignored = false;
+  auto log = proxy_->log();
+  for (const auto& a : log["applied"]) ignored = ignored || a["action"] == "ignore_range";
+  EXPECT_TRUE(ignored);
+
+  // Within one download: a reset after 100 000 bytes, and the resume
+  // answered with the whole blob.
+  auto applied_before = proxy_->log()["applied"].size();
+  proxy_->script(R"([{"method":"GET","path":"/blobs/","action":"reset","bytes":100000,"times":1},
+                     {"method":"GET","path":"/blobs/","action":"ignore_range","times":1}])");
+  auto got = read_blob(*store, desc, 1 << 20);
+  ASSERT_TRUE(got) << got.error().message();
+  EXPECT_TRUE(*got == blob);
+  EXPECT_EQ(proxy_->log()["applied"].size() - applied_before, 2u);
 }
 
 TEST_F(FaultProxyTest, InterruptedUploadsNeverCommit) {
