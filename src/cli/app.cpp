@@ -15,6 +15,8 @@ oci::OpenOptions GlobalOptions::open_options() const {
   o.insecure_registries = insecure;
   o.cert_dirs = cert_dirs;
   o.jobs = jobs;
+  o.connect_timeout = connect_timeout;
+  o.low_speed_timeout = low_speed_timeout;
   return o;
 }
 

@@ -23,6 +23,8 @@ struct GlobalOptions {
   std::vector<std::string> insecure;     // --insecure-registry (repeatable)
   std::vector<std::string> cert_dirs;    // --cert-dir (repeatable)
   int jobs = 4;                          // --jobs
+  int connect_timeout = 0;               // --connect-timeout / STRATA_CONNECT_TIMEOUT (0: default)
+  int low_speed_timeout = 0;             // --low-speed-timeout / STRATA_LOW_SPEED_TIMEOUT (0: default)
   bool verbose = false;                  // -v
   bool quiet = false;                    // -q
   bool json = false;                     // --json

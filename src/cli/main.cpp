@@ -1,8 +1,29 @@
 // strata: provision sandbox images without a container engine.
 #include <iostream>
+#include <mutex>
 
 #include "cli/commands.hpp"
 #include "oci/http/registry_transport.hpp"
+
+namespace {
+
+// The archive transport, made on first use: after the options are parsed,
+// so the timeouts given apply to it too.
+class DeferredTransport final : public strata::oci::http::Transport {
+ public:
+  explicit DeferredTransport(std::function<std::shared_ptr<Transport>()> make) : make_(std::move(make)) {}
+  strata::Result<strata::oci::http::Response> send(strata::oci::http::Request& request) override {
+    std::call_once(once_, [&] { inner_ = make_(); });
+    return inner_->send(request);
+  }
+
+ private:
+  std::function<std::shared_ptr<Transport>()> make_;
+  std::once_flag once_;
+  std::shared_ptr<Transport> inner_;
+};
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace strata::cli;
@@ -22,6 +43,13 @@ int main(int argc, char** argv) {
   app.add_option("--insecure-registry", g.insecure, "Plain HTTP / unverified TLS for this HOST[:PORT] only (repeatable)");
   app.add_option("--cert-dir", g.cert_dirs, "Extra certs.d-style directory of registry CAs (repeatable)");
   app.add_option("--jobs", g.jobs, "Parallel transfers")->check(CLI::Range(1, 64));
+  app.add_option("--connect-timeout", g.connect_timeout, "Seconds to set up a connection (default 10)")
+      ->envname("STRATA_CONNECT_TIMEOUT")
+      ->check(CLI::Range(1, 3600));
+  app.add_option("--low-speed-timeout", g.low_speed_timeout,
+                 "Seconds a transfer may receive nothing before it is abandoned (default 10)")
+      ->envname("STRATA_LOW_SPEED_TIMEOUT")
+      ->check(CLI::Range(1, 3600));
   app.add_flag("-v,--verbose", g.verbose, "Log more to standard error");
   app.add_flag("-q,--quiet", g.quiet, "No progress or informational messages");
   app.add_flag("--json", g.json, "Print the result as one JSON document");
@@ -32,9 +60,13 @@ int main(int argc, char** argv) {
   register_mirror(app, g);
 
   // Packages: archive HTTP shares the registry stack (retry, redirects).
-  strata::oci::http::RegistryTransportOptions archive_http;
-  archive_http.curl.allow_plain_http = true;  // apt's trust comes from InRelease signatures
-  auto http = strata::oci::http::make_registry_transport(archive_http);
+  auto http = std::make_shared<DeferredTransport>([&g] {
+    strata::oci::http::RegistryTransportOptions archive_http;
+    archive_http.curl.allow_plain_http = true;  // apt's trust comes from InRelease signatures
+    if (g.connect_timeout > 0) archive_http.curl.connect_timeout = std::chrono::seconds(g.connect_timeout);
+    if (g.low_speed_timeout > 0) archive_http.curl.stall_timeout = std::chrono::seconds(g.low_speed_timeout);
+    return strata::oci::http::make_registry_transport(archive_http);
+  });
   register_resolve(app, g, http);
   register_fetch(app, g, http);
   register_contract(app, g);

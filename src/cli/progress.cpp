@@ -42,6 +42,16 @@ void CopyProgress::blob_retry(const oci::Descriptor& d, const Error& e) {
   std::fprintf(stderr, "retrying %s: %s\n", d.digest.str().c_str(), e.message().c_str());
 }
 
+void CopyProgress::waiting_for_lock(const oci::Descriptor& d, const std::filesystem::path& lock) {
+  std::lock_guard lock_guard(mu_);
+  if (g_.quiet) return;
+  if (drawn_) std::fputs("\r\033[K", stderr);
+  std::string what = lock.filename() == "index.lock" ? "its index" : "the same blob (ingest lock)";
+  std::fprintf(stderr, "waiting for another process writing %s: %s (for %s)\n", what.c_str(), lock.c_str(),
+               d.digest.str().c_str());
+  std::fflush(stderr);
+}
+
 void CopyProgress::draw(bool force) {
   if (!tty_) return;
   auto now = std::chrono::steady_clock::now();

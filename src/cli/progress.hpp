@@ -18,6 +18,7 @@ class CopyProgress final : public oci::CopyObserver {
   void blob_bytes(const oci::Descriptor& d, std::uint64_t n) override;
   void blob_done(const oci::Descriptor& d, oci::BlobOutcome outcome) override;
   void blob_retry(const oci::Descriptor& d, const Error& e) override;
+  void waiting_for_lock(const oci::Descriptor& d, const std::filesystem::path& lock) override;
   void finish();
 
  private:

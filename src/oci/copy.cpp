@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "oci/media_types.hpp"
+#include "util/fs.hpp"
 
 namespace strata::oci {
 
@@ -25,8 +26,13 @@ struct CopySession::Plan {
 
 namespace {
 
-bool transient(const Error& e) {
-  return e.is(ErrorCode::kUnavailable) || e.is(ErrorCode::kFailedPrecondition) || e.is(ErrorCode::kIoError);
+// Worth another whole-blob attempt: the network failed, or the bytes did not
+// verify after resuming from what an earlier attempt left (the writer has
+// dropped those; a fresh start may succeed). A full disk, a local read error
+// or a source whose bytes are wrong from the first byte fail the same way
+// every time.
+bool worth_retrying(const Error& e, std::uint64_t resumed_from) {
+  return is_network_failure(e) || (e.is(ErrorCode::kFailedPrecondition) && resumed_from > 0);
 }
 
 // Copies a descriptor for writing: index.json annotations are not content.
@@ -34,6 +40,16 @@ Descriptor content_descriptor(Descriptor d) {
   d.annotations.clear();
   d.platform.reset();
   return d;
+}
+
+// put_manifest, with the observer told about a lock another process holds.
+Result<void> put_manifest_told(Store& dst, const RawManifest& m, std::optional<std::string_view> tag,
+                               const CopyOptions& o) {
+  std::optional<fs::LockWaitListener> listening;
+  if (o.observer) {
+    listening.emplace([&](const std::filesystem::path& lock) { o.observer->waiting_for_lock(m.descriptor, lock); });
+  }
+  return dst.put_manifest(m, tag);
 }
 
 }  // namespace
@@ -148,7 +164,12 @@ Result<BlobOutcome> CopySession::copy_blob(Store& src, Store& dst, const Descrip
   std::optional<Error> last;
   const int attempts = std::max(1, o.blob_attempts);
   for (int attempt = 0; attempt < attempts; ++attempt) {
+    std::optional<fs::LockWaitListener> listening;
+    if (o.observer) {
+      listening.emplace([&](const std::filesystem::path& lock) { o.observer->waiting_for_lock(desc, lock); });
+    }
     auto writer = dst.blob_writer(desc);
+    listening.reset();
     if (!writer) return finish(fail(writer.error()));
     std::uint64_t offset = (*writer)->offset();
     CountingSink counting(**writer, [&](std::uint64_t n) {
@@ -160,7 +181,7 @@ Result<BlobOutcome> CopySession::copy_blob(Store& src, Store& dst, const Descrip
     if (committed) return finish(BlobOutcome::kCopied);
     (*writer)->abort();
     last = committed.error();
-    if (!transient(*last) || attempt + 1 == attempts) break;
+    if (!worth_retrying(*last, offset) || attempt + 1 == attempts) break;
     if (o.observer) o.observer->blob_retry(desc, *last);
   }
   return finish(fail(last->context("copying blob " + desc.digest.str() + " from " + src.describe() + " to " +
@@ -258,10 +279,10 @@ Result<CopyResult> CopySession::copy(Store& src, std::string_view src_ref, Store
   for (std::size_t i = 0; i + 1 < plan.manifests.size(); ++i) {
     const auto& m = plan.manifests[i];
     if (auto have = dst.resolve(m.descriptor.digest.str()); have) continue;
-    STRATA_TRY_VOID(dst.put_manifest(m, std::nullopt));
+    STRATA_TRY_VOID(put_manifest_told(dst, m, std::nullopt, o));
     if (o.observer) o.observer->manifest_written(m.descriptor);
   }
-  STRATA_TRY_VOID(dst.put_manifest(root, dst_tag));
+  STRATA_TRY_VOID(put_manifest_told(dst, root, dst_tag, o));
   if (o.observer) o.observer->manifest_written(root.descriptor);
   result.root = root.descriptor;
 

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -31,6 +32,10 @@ class CopyObserver {
   virtual void blob_done(const Descriptor&, BlobOutcome) {}
   virtual void blob_retry(const Descriptor&, const Error&) {}
   virtual void manifest_written(const Descriptor&) {}
+  // Writing `what` (a blob, or a manifest and its index entry) waits for
+  // `lock`, which another process holds (it is writing the same blob, or
+  // the destination's index). Called once per wait, before it.
+  virtual void waiting_for_lock(const Descriptor& /*what*/, const std::filesystem::path& /*lock*/) {}
 };
 
 struct CopyOptions {
@@ -40,7 +45,10 @@ struct CopyOptions {
   // Also copy manifests that refer to the copied ones (signatures, SBOMs).
   bool referrers = false;
   int jobs = 4;                 // parallel blob transfers
-  int blob_attempts = 3;        // whole-blob attempts on transient failure
+  // Whole-blob attempts on a network failure (is_network_failure); a digest
+  // mismatch is tried again only when the attempt resumed from bytes an
+  // earlier one left (the writer drops them). Local failures are final.
+  int blob_attempts = 3;
   // Hard-link a blob the source keeps as a local file when the destination
   // can (Store::link_blob), instead of copying its bytes. Counted as mounted.
   bool link_blobs = false;

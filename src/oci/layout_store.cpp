@@ -34,12 +34,11 @@ class LayoutBlobWriter final : public BlobWriter {
     auto path = ingest_dir / (std::string(desc.digest.algorithm()) + "-" + std::string(desc.digest.hex()));
     int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0) return fail(fs::io_error("cannot open", path, errno));
-    while (::flock(fd, LOCK_EX) != 0) {
-      if (errno != EINTR) {
-        int err = errno;
-        ::close(fd);
-        return fail(fs::io_error("cannot lock", path, err));
-      }
+    // Another process writing the same blob holds this lock; its listener
+    // (a copy's progress) hears of the wait.
+    if (auto locked = fs::lock_exclusive(fd, path); !locked) {
+      ::close(fd);
+      return fail(locked.error());
     }
     auto w = std::unique_ptr<LayoutBlobWriter>(new LayoutBlobWriter(store, desc, path, fd));
     STRATA_TRY_VOID(w->recover());

@@ -22,6 +22,8 @@ registry::RegistryOptions registry_options(const OpenOptions& options) {
   ro.insecure_hosts = options.insecure_registries;
   if (!options.authfile.empty()) ro.authfile = options.authfile;
   for (const auto& d : options.cert_dirs) ro.cert_dirs.emplace_back(d);
+  if (options.connect_timeout > 0) ro.connect_timeout = std::chrono::seconds(options.connect_timeout);
+  if (options.low_speed_timeout > 0) ro.stall_timeout = std::chrono::seconds(options.low_speed_timeout);
   return ro;
 }
 

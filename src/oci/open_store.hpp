@@ -26,6 +26,9 @@ struct OpenOptions {
   std::vector<std::string> insecure_registries; // HOST[:PORT]
   std::vector<std::string> cert_dirs;           // extra certs.d-style dirs
   int jobs = 4;
+  // Registry HTTP timeouts in seconds (0: the defaults, http::CurlOptions).
+  int connect_timeout = 0;
+  int low_speed_timeout = 0;
   // Registry stores opened with the same cache share one HTTP transport and
   // one client per registry host (connections, auth challenge, tokens).
   // nullptr: every registry store gets its own.

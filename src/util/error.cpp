@@ -9,6 +9,7 @@ std::string_view error_code_name(ErrorCode code) {
     case ErrorCode::kAlreadyExists: return "already exists";
     case ErrorCode::kFailedPrecondition: return "verification failed";
     case ErrorCode::kUnavailable: return "unavailable";
+    case ErrorCode::kDeadlineExceeded: return "timed out";
     case ErrorCode::kUnauthorized: return "unauthorized";
     case ErrorCode::kCorruption: return "corruption";
     case ErrorCode::kIoError: return "I/O error";

@@ -19,6 +19,7 @@ enum class ErrorCode {
   kAlreadyExists,       // usually treated as success by callers
   kFailedPrecondition,  // verification failed: digest/size mismatch, bad signature
   kUnavailable,         // transient: network, 5xx, 429; worth retrying
+  kDeadlineExceeded,    // the peer stopped answering within a timeout; retried sparingly
   kUnauthorized,        // credentials missing or refused
   kCorruption,          // a store's own state is damaged
   kIoError,             // local filesystem failure
@@ -49,6 +50,13 @@ class Error {
 
 template <class T>
 using Result = std::expected<T, Error>;
+
+// A network failure worth another try: no answer, a reset, a 5xx or 429
+// (kUnavailable), or a timeout (kDeadlineExceeded). Local failures (a full
+// disk, a digest mismatch) are not.
+inline bool is_network_failure(const Error& e) {
+  return e.is(ErrorCode::kUnavailable) || e.is(ErrorCode::kDeadlineExceeded);
+}
 
 inline std::unexpected<Error> fail(ErrorCode code, std::string message) {
   return std::unexpected<Error>(Error(code, std::move(message)));

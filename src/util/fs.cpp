@@ -197,15 +197,40 @@ Result<void> write_file_atomic(const stdfs::path& path, std::string_view data, u
   return f.commit();
 }
 
+namespace {
+thread_local LockWaitListener* t_lock_listener = nullptr;
+}  // namespace
+
+LockWaitListener::LockWaitListener(std::function<void(const stdfs::path&)> on_wait)
+    : on_wait_(std::move(on_wait)), previous_(t_lock_listener) {
+  t_lock_listener = this;
+}
+
+LockWaitListener::~LockWaitListener() { t_lock_listener = previous_; }
+
+Result<void> lock_exclusive(int fd, const stdfs::path& path) {
+  bool told = false;
+  int flags = LOCK_EX | LOCK_NB;  // first without blocking, to know whether to tell
+  while (::flock(fd, flags) != 0) {
+    if (errno == EINTR) continue;
+    if (errno == EWOULDBLOCK && (flags & LOCK_NB)) {
+      if (!told && t_lock_listener && t_lock_listener->on_wait_) t_lock_listener->on_wait_(path);
+      told = true;
+      flags = LOCK_EX;
+      continue;
+    }
+    return fail(io_error("cannot lock", path, errno));
+  }
+  return {};
+}
+
 Result<FileLock> FileLock::acquire(const stdfs::path& lock_path) {
   if (lock_path.has_parent_path()) STRATA_TRY_VOID(make_dirs(lock_path.parent_path()));
   int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) return fail(io_error("cannot open lock", lock_path, errno));
-  while (::flock(fd, LOCK_EX) != 0) {
-    if (errno == EINTR) continue;
-    int err = errno;
+  if (auto locked = lock_exclusive(fd, lock_path); !locked) {
     ::close(fd);
-    return fail(io_error("cannot lock", lock_path, err));
+    return fail(locked.error());
   }
   return FileLock(fd);
 }

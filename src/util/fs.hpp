@@ -62,6 +62,28 @@ class AtomicFile {
   int fd_ = -1;
 };
 
+// Who hears that a lock this thread needs is held by another process, before
+// the thread waits for it: a command's progress says "waiting for …" rather
+// than hanging silently. Installed for the calling thread for the lifetime
+// of the object; nests (the innermost wins). The library never prints.
+class LockWaitListener {
+ public:
+  explicit LockWaitListener(std::function<void(const stdfs::path& lock)> on_wait);
+  ~LockWaitListener();
+  LockWaitListener(const LockWaitListener&) = delete;
+  LockWaitListener& operator=(const LockWaitListener&) = delete;
+
+ private:
+  friend Result<void> lock_exclusive(int fd, const stdfs::path& path);
+  std::function<void(const stdfs::path&)> on_wait_;
+  LockWaitListener* previous_;
+};
+
+// Takes an exclusive flock on `fd` (the file `path`), blocking until it is
+// free; when another process holds it, the thread's LockWaitListener is told
+// first.
+Result<void> lock_exclusive(int fd, const stdfs::path& path);
+
 // An exclusive advisory lock (flock) on a lock file, held until destruction.
 class FileLock {
  public:

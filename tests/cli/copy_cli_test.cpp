@@ -2,11 +2,15 @@
 // skopeo: what they write strata reads, what strata writes they read, and the
 // digests agree.
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
+#include <sys/wait.h>
 
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "support/fault_proxy.hpp"
 #include "support/random_image.hpp"
 #include "support/cli_test.hpp"
 #include "oci/layout_store.hpp"
@@ -148,6 +152,61 @@ TEST_F(CopyCli, KilledCopyLeavesAReadableLayoutAndResumes) {
   EXPECT_EQ(j["digest"], img.manifest.descriptor.digest.str());
   auto ours = strata({"inspect", "--raw", "oci:" + dst.string() + ":big"});
   EXPECT_EQ(ours.out, img.manifest.bytes);
+}
+
+// Another process holds a blob's ingest lock: the copy says it is waiting
+// (on stderr, through its progress), then finishes once the lock is free.
+TEST_F(CopyCli, WaitingForAnotherProcessesIngestLockIsReported) {
+  auto dst = dir_ / "dst";
+  ASSERT_TRUE(oci::LayoutStore::open(dst, oci::LayoutMode::kCreate));
+  std::vector<int> held;
+  for (const auto& b : std::filesystem::directory_iterator(source_dir() / "testdata/images/hello-umoci/blobs/sha256")) {
+    auto ingest = dst / ".strata" / "ingest" / ("sha256-" + b.path().filename().string());
+    std::filesystem::create_directories(ingest.parent_path());
+    int fd = ::open(ingest.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::flock(fd, LOCK_EX), 0);
+    held.push_back(fd);
+  }
+  auto log = dir_ / "copy.log";
+  auto pid = spawn_process({strata_binary(), "--home", (dir_ / "home").string(), "copy", hello(), "oci:" + dst.string() + ":h"},
+                           log);
+  ASSERT_TRUE(pid) << pid.error().message();
+  auto said = wait_for_log(log, "waiting for another process", *pid, std::chrono::seconds(20));
+  EXPECT_TRUE(said) << said.error().message();
+  for (int fd : held) ::close(fd);
+  int status = 0;
+  ASSERT_EQ(::waitpid(*pid, &status, 0), *pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << slurp(log);
+  EXPECT_NE(slurp(log).find("ingest"), std::string::npos) << slurp(log);
+  auto back = strata({"inspect", "--raw", "oci:" + dst.string() + ":h"});
+  EXPECT_EQ(back.code, 0) << back.err;
+}
+
+// --connect-timeout and --low-speed-timeout (or STRATA_CONNECT_TIMEOUT and
+// STRATA_LOW_SPEED_TIMEOUT): a registry that accepts connections and never
+// answers fails the command within them.
+TEST_F(CopyCli, AStalledRegistryFailsWithinTheTimeoutsGiven) {
+  auto proxy = FaultProxy::start("127.0.0.1:9", dir_.path());  // the stall never forwards
+  ASSERT_TRUE(proxy) << proxy.error().message();
+  (*proxy)->script(R"([{"action":"stall","seconds":30,"times":1000}])");
+  auto host = (*proxy)->host_port();
+  auto started = std::chrono::steady_clock::now();
+  auto r = strata({"--connect-timeout", "1", "--low-speed-timeout", "1", "--insecure-registry", host, "inspect",
+                   "docker://" + host + "/stalled/app:1"});
+  auto took = std::chrono::steady_clock::now() - started;
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_NE(r.err.find("timeout"), std::string::npos) << r.err;
+  EXPECT_LT(took, std::chrono::seconds(10)) << r.err;
+  started = std::chrono::steady_clock::now();
+  auto env = run({strata_binary(), "--home", (dir_ / "home").string(), "--insecure-registry", host, "inspect",
+                  "docker://" + host + "/stalled/app:1"},
+                 "STRATA_CONNECT_TIMEOUT=1 STRATA_LOW_SPEED_TIMEOUT=1");
+  EXPECT_EQ(env.code, 1) << env.err;
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(10)) << env.err;
+  EXPECT_EQ(strata({"--low-speed-timeout", "0", "tags", "oci:" + (dir_ / "none").string()}).code, 2);
+  EXPECT_EQ(strata({"--connect-timeout", "soon", "tags", "oci:" + (dir_ / "none").string()}).code, 2);
 }
 
 }  // namespace

@@ -111,7 +111,7 @@ Result<std::uint64_t> attempt(oci::http::Transport& t, const std::string& url, c
     (void)file.close();  // what was written is checked below, by size and sha256
     if (!resp) {
       // Only a transfer that broke off may be resumed from what arrived.
-      if (refused || !resp.error().is(ErrorCode::kUnavailable)) return drop(resp.error());
+      if (refused || !is_network_failure(resp.error())) return drop(resp.error());
       return std::unexpected(resp.error());
     }
     if (resp->status == 416) {

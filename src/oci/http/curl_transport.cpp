@@ -289,7 +289,12 @@ Result<Response> CurlTransport::send(Request& request) {
   if (rc != CURLE_OK) {
     std::string detail = errbuf[0] != '\0' ? std::string(errbuf.data()) : curl_easy_strerror(rc);
     ErrorCode code = ErrorCode::kUnavailable;
-    if (rc == CURLE_PEER_FAILED_VERIFICATION || rc == CURLE_SSL_CACERT_BADFILE) {
+    if (rc == CURLE_OPERATION_TIMEDOUT) {
+      detail += " (connect timeout " + std::to_string(options_.connect_timeout.count()) + " s, low-speed timeout " +
+                std::to_string(options_.stall_timeout.count()) +
+                " s: raise them with --connect-timeout and --low-speed-timeout)";
+      code = ErrorCode::kDeadlineExceeded;
+    } else if (rc == CURLE_PEER_FAILED_VERIFICATION || rc == CURLE_SSL_CACERT_BADFILE) {
       detail += " (TLS verification failed: put the registry's CA in /etc/docker/certs.d/" +
                 url.authority + "/ca.crt, or pass --insecure-registry " + url.authority + ")";
       code = ErrorCode::kFailedPrecondition;

@@ -27,6 +27,12 @@
 
 namespace strata::oci::http {
 
+// Defaults of the two timeouts (CurlOptions, RegistryOptions, the CLI): with
+// the retry policy's two tries of a timed-out exchange, an unresponsive
+// registry fails a command within about 30 s.
+inline constexpr std::chrono::seconds kDefaultConnectTimeout{10};
+inline constexpr std::chrono::seconds kDefaultLowSpeedTimeout{10};
+
 struct CurlOptions {
   // "HOST" (any port) or "HOST:PORT": plain HTTP allowed, TLS unverified.
   std::vector<std::string> insecure_hosts;
@@ -40,10 +46,13 @@ struct CurlOptions {
   // leave this off and name insecure hosts one by one.
   bool allow_plain_http = false;
   std::string user_agent = "strata";
-  std::chrono::seconds connect_timeout{30};
-  // A transfer slower than 1 byte/s for this long is abandoned. There is no
-  // total timeout: blobs can be gigabytes.
-  std::chrono::seconds stall_timeout{60};
+  // TCP and TLS set-up (strata --connect-timeout).
+  std::chrono::seconds connect_timeout{kDefaultConnectTimeout};
+  // A transfer slower than 1 byte/s for this long is abandoned (strata
+  // --low-speed-timeout): a peer that accepts the connection and never
+  // answers costs this, not forever. There is no total timeout: blobs can
+  // be gigabytes. Either ends the exchange with kDeadlineExceeded.
+  std::chrono::seconds stall_timeout{kDefaultLowSpeedTimeout};
 };
 
 // True when `authority` ("host" or "host:port") is covered by `insecure_hosts`.

@@ -78,6 +78,7 @@ Result<Response> RetryTransport::send(Request& request) {
   const bool rewindable = request.body == nullptr || static_cast<bool>(request.body->rewind);
   ByteSink* original_sink = request.sink;
   std::chrono::milliseconds backoff = policy_.initial_backoff;
+  int timeouts = 0;
 
   for (int attempt = 1;; ++attempt) {
     wait_for_host(authority);
@@ -92,11 +93,13 @@ Result<Response> RetryTransport::send(Request& request) {
     const bool body_started = counter && counter->offered() > 0;
     const int max_attempts = request.max_attempts > 0 ? std::min(request.max_attempts, policy_.max_attempts)
                                                       : policy_.max_attempts;
-    const bool last = attempt >= max_attempts || !rewindable || body_started;
+    if (!result && result.error().is(ErrorCode::kDeadlineExceeded)) ++timeouts;
+    const bool last = attempt >= max_attempts || !rewindable || body_started ||
+                      timeouts >= std::max(1, policy_.max_timeout_attempts);
 
     if (!result) {
-      if (last || !result.error().is(ErrorCode::kUnavailable)) {
-        if (attempt > 1 && result.error().is(ErrorCode::kUnavailable))
+      if (last || !is_network_failure(result.error())) {
+        if (attempt > 1 && is_network_failure(result.error()))
           return fail(result.error().context("after " + std::to_string(attempt) + " attempts"));
         return result;
       }

@@ -1,7 +1,8 @@
 // RetryTransport: a Transport decorator that retries transient failures.
 //
 // Retried: HTTP 408, 429, 500, 502, 503, 504 and exchanges that got no HTTP
-// answer (kUnavailable: refused, reset, timeout). Not retried: a request whose
+// answer (kUnavailable: refused, reset), and, up to max_timeout_attempts
+// tries, ones that timed out (kDeadlineExceeded). Not retried: a request whose
 // body cannot be rewound, and a response whose body had already started to
 // flow into the request's sink (the caller owns resuming that, e.g. with a
 // Range request). Waits are exponential with jitter, or what Retry-After
@@ -25,6 +26,9 @@ namespace strata::oci::http {
 
 struct RetryPolicy {
   int max_attempts = 5;                               // total tries, including the first
+  // Tries of an exchange whose peer stopped answering (kDeadlineExceeded):
+  // each costs a whole timeout, and a stalled peer usually stays stalled.
+  int max_timeout_attempts = 2;
   std::chrono::milliseconds initial_backoff{1000};    // doubled after each failure
   std::chrono::milliseconds max_backoff{60000};
   // A Retry-After longer than this is not waited for: the error is returned.

@@ -51,7 +51,10 @@ Result<void> RegistryClient::ping() {
     ++pings_;
     auto resp = transport_->send(req);
     if (!resp) {
-      if (!first_error) first_error = resp.error();
+      // Every scheme's failure is reported, the last one's code kept.
+      first_error = first_error ? Error(resp.error().code(), "over https: " + first_error->message() +
+                                                                 "; over " + scheme + ": " + resp.error().message())
+                                : resp.error();
       continue;  // an insecure host may speak only plain HTTP
     }
     if (resp->status == 401) {
@@ -108,13 +111,18 @@ Result<http::Response> RegistryClient::send_probing(http::Request& request, std:
     origin_ = https;
     return resp;
   }
-  if (!resp.error().is(ErrorCode::kUnavailable)) return resp;
+  if (!is_network_failure(resp.error())) return resp;
   // No HTTP answer over TLS: try plain HTTP, which this host may speak.
   if (request.body != nullptr) STRATA_TRY_VOID(request.body->rewind());
   rebase(request.url, https, http);
   auto plain = send_authorized(request, scopes, http, 0);
   if (!plain) {
-    if (plain.error().is(ErrorCode::kUnavailable)) return fail(unreachable(resp.error()));
+    // Neither answered: say what each did (a timeout over HTTP matters more
+    // than the TLS handshake a plain-HTTP server could not make).
+    if (is_network_failure(plain.error())) {
+      return fail(unreachable(Error(plain.error().code(), "over https: " + resp.error().message() +
+                                                              "; over http: " + plain.error().message())));
+    }
     return plain;
   }
   std::lock_guard lock(mutex_);
@@ -135,7 +143,7 @@ Result<http::Response> RegistryClient::send_authorized(http::Request& request, s
     auto sent = transport_->send(request);
     request.max_attempts = 0;
     if (!sent) {
-      if (!insecure_ && sent.error().is(ErrorCode::kUnavailable) && attempt == 0 && !answered_.load())
+      if (!insecure_ && is_network_failure(sent.error()) && attempt == 0 && !answered_.load())
         return fail(unreachable(sent.error()));
       return sent;
     }

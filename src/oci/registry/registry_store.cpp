@@ -161,6 +161,19 @@ Result<RawManifest> RegistryStore::get_manifest(std::string_view ref) {
   req.url = base + "/manifests/" + std::string(ref);
   req.headers.set("Accept", std::string(media::kManifestAccept));
   req.sink = &sink;
+  // A manifest announced as too large is refused on its Content-Length,
+  // before any of it is read.
+  req.on_headers = [&what](const http::Response& r) -> Result<void> {
+    auto length = r.headers.get("Content-Length");
+    auto n = length ? str::parse_u64(str::trim(*length)) : std::nullopt;
+    if (n && *n > kMaxManifestBytes) {
+      return fail(ErrorCode::kInvalidArgument, what + ": the registry announces a manifest of " + std::to_string(*n) +
+                                                   " bytes (Content-Length), over the " +
+                                                   std::to_string(kMaxManifestBytes) +
+                                                   "-byte (4 MiB) limit registries accept; refusing it");
+    }
+    return {};
+  };
   auto resp = client_->send(req, {scope("pull")});
   if (!resp) {
     if (sink.overflowed()) {
@@ -331,7 +344,7 @@ Result<void> RegistryStore::fetch_blob(const Descriptor& desc, ByteSink& sink, s
     // Resume only transport failures after progress (or the first time):
     // a sink failure or a refused Range is final.
     const bool progressed = counter.received_ > progress_at_last_try || resumes == 0;
-    if (counter.sink_failed_ || !resp.error().is(ErrorCode::kUnavailable) || counter.received_ == 0 ||
+    if (counter.sink_failed_ || !is_network_failure(resp.error()) || counter.received_ == 0 ||
         !progressed || resumes >= max_blob_resumes_) {
       return fail(resp.error().context(what + (resumes > 0 ? " (after " + std::to_string(resumes) + " resumes)" : "")));
     }

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "oci/http/curl_transport.hpp"
 #include "oci/http/retry_transport.hpp"
 #include "oci/http/transport.hpp"
 #include "oci/reference.hpp"
@@ -49,8 +50,8 @@ struct RegistryOptions {
   std::size_t chunk_size = 0;            // 0: monolithic PUT uploads; else chunked PATCH of this size
   std::size_t upload_buffer_bytes = 4 << 20;
   http::RetryPolicy retry;               // used by the default transport
-  std::chrono::seconds connect_timeout{30};
-  std::chrono::seconds stall_timeout{60};
+  std::chrono::seconds connect_timeout{http::kDefaultConnectTimeout};  // see http::CurlOptions
+  std::chrono::seconds stall_timeout{http::kDefaultLowSpeedTimeout};
   int max_blob_resumes = 5;              // Range resumes per blob download
 };
 

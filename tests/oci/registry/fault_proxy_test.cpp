@@ -176,6 +176,49 @@ TEST_F(FaultProxyTest, ResumesAgainstARegistryThatIgnoresRangeTakeTheFullBody) {
   EXPECT_EQ(proxy_->log()["applied"].size() - applied_before, 2u);
 }
 
+TEST_F(FaultProxyTest, AnUnresponsiveRegistryFailsWithinItsTimeouts) {
+  start(RegistryServer::Mode::kPlain);
+  auto o = options();
+  auto store = open("fault/stall", o);
+  auto cfg = descriptor_for(media::kOciConfig, "{}");
+  ASSERT_TRUE(write_blob(*store, cfg, "{}"));
+  ImageManifest m;
+  m.media_type = std::string(media::kOciManifest);
+  m.config = cfg;
+  ASSERT_TRUE(store->put_manifest(make_raw_manifest(m.media_type, serialize(m)), "v1"));
+
+  // The default retry policy, with the timeouts set low: a registry that
+  // accepts connections and never answers costs a few seconds, not minutes.
+  RegistryOptions quick = o;
+  quick.retry = http::RetryPolicy();
+  quick.connect_timeout = std::chrono::seconds(1);
+  quick.stall_timeout = std::chrono::seconds(1);
+  auto stalled = open("fault/stall", quick);
+  proxy_->script(R"([{"path":"/v2/","action":"stall","seconds":30,"times":100}])");
+  auto started = std::chrono::steady_clock::now();
+  auto r = stalled->resolve("v1");
+  auto took = std::chrono::steady_clock::now() - started;
+  ASSERT_FALSE(r);
+  EXPECT_TRUE(r.error().is(ErrorCode::kDeadlineExceeded)) << r.error().message();
+  EXPECT_NE(r.error().message().find("timeout"), std::string::npos) << r.error().message();
+  EXPECT_LT(took, std::chrono::seconds(8)) << r.error().message();
+  EXPECT_LE(proxy_->log()["applied"].size(), 3u) << "a stalled exchange is retried once";
+
+  // A manifest announced as 200 MiB (streamed at 1 MiB/s): refused on its
+  // Content-Length, before the 4 MiB limit's worth of body is read.
+  proxy_->script(R"([{"method":"GET","path":"/manifests/","action":"endless","content_length":209715200,
+                      "rate":1048576,"content_type":"application/vnd.oci.image.manifest.v1+json","times":10}])");
+  auto applied_before = proxy_->log()["applied"].size();
+  started = std::chrono::steady_clock::now();
+  auto big = store->get_manifest("v1");
+  took = std::chrono::steady_clock::now() - started;
+  ASSERT_FALSE(big);
+  EXPECT_TRUE(big.error().is(ErrorCode::kInvalidArgument)) << big.error().message();
+  EXPECT_NE(big.error().message().find("209715200"), std::string::npos) << big.error().message();
+  EXPECT_LT(took, std::chrono::milliseconds(2500));
+  EXPECT_EQ(proxy_->log()["applied"].size() - applied_before, 1u) << "not retried";
+}
+
 TEST_F(FaultProxyTest, InterruptedUploadsNeverCommit) {
   start(RegistryServer::Mode::kPlain);
   auto store = open("fault/upload", options());
