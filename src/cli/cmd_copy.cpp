@@ -53,7 +53,7 @@ void run_copy(const GlobalOptions& g, const CopyCmdOptions& o) {
     out["blobsSkipped"] = copied.blobs_skipped;
     out["blobsMounted"] = copied.blobs_mounted;
     out["bytesCopied"] = copied.bytes_copied;
-    std::cout << out.dump(2) << "\n";
+    std::cout << oci::dump_json(out, 2) << "\n";
   } else {
     std::cout << dst_text << "@" << copied.root.digest.str() << "\n";
   }

@@ -34,7 +34,7 @@ void run_import(const GlobalOptions& g, const ImportArgs& a) {
     out["layer"] = result.layer.digest.str();
     out["diffId"] = result.digests.diff_id.value().str();
     out["entries"] = result.entries;
-    std::cout << out.dump(2) << "\n";
+    std::cout << oci::dump_json(out, 2) << "\n";
     return;
   }
   std::cout << a.dest << "@" << result.manifest.digest.str() << "\n";

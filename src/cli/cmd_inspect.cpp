@@ -43,7 +43,7 @@ void run_inspect(const GlobalOptions& g, const InspectOptions& o) {
     out["size"] = bytes.size();
     auto doc = nlohmann::ordered_json::parse(bytes, nullptr, false);
     out[o.config ? "config" : "manifest"] = doc.is_discarded() ? nlohmann::ordered_json(nullptr) : doc;
-    std::cout << out.dump(2) << "\n";
+    std::cout << oci::dump_json(out, 2) << "\n";
     return;
   }
   if (o.raw) {
@@ -52,7 +52,7 @@ void run_inspect(const GlobalOptions& g, const InspectOptions& o) {
   }
   auto doc = nlohmann::ordered_json::parse(bytes, nullptr, false);
   if (doc.is_discarded()) throw Exit{kExitFailure, o.ref + ": content is not JSON; use --raw"};
-  std::cout << doc.dump(2) << "\n";
+  std::cout << oci::dump_json(doc, 2) << "\n";
   log_debug(g, "digest " + digest.str());
 }
 

@@ -23,7 +23,7 @@ void register_key(CLI::App& app, GlobalOptions& g) {
       out["key"] = key.hex;
       out["tag"] = key.tag();
       out["inputs"] = nlohmann::ordered_json::parse(key.canonical_json);
-      std::cout << out.dump(2) << "\n";
+      std::cout << oci::dump_json(out, 2) << "\n";
     } else {
       std::cout << key.hex << "\n";
     }

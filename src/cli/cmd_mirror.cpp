@@ -61,7 +61,7 @@ void run_mirror_cmd(const GlobalOptions& g, const MirrorCmdOptions& o) {
     if (out.result.error().is(ErrorCode::kCancelled)) ++not_run;
     else ++failed;
   }
-  if (g.json) std::cout << json.dump(2) << "\n";
+  if (g.json) std::cout << oci::dump_json(json, 2) << "\n";
   if (failed > 0) {
     throw Exit{kExitFailure, std::to_string(failed) + " of " + std::to_string(outcomes.size()) + " images failed" +
                                  (not_run > 0 ? ", " + std::to_string(not_run) + " not started" : "") +

@@ -53,7 +53,7 @@ void run_resolve(const GlobalOptions& g, const ResolveArgs& a, oci::http::Transp
       j["packages"].push_back(std::move(e));
     }
     if (!a.lock_out.empty()) j["lock"] = a.lock_out;
-    std::cout << j.dump(2) << "\n";
+    std::cout << oci::dump_json(j, 2) << "\n";
     return;
   }
   for (const auto& p : install) std::cout << p.package.name << " " << p.package.version << " " << p.package.architecture << "\n";

@@ -15,7 +15,7 @@ void register_tags(CLI::App& app, GlobalOptions& g) {
     auto opened = open_ref(g, *ref, oci::Access::kRead);
     auto tags = check(opened.store->list_tags());
     if (g.json) {
-      std::cout << nlohmann::json(tags).dump(2) << "\n";
+      std::cout << oci::dump_json(nlohmann::json(tags), 2) << "\n";
       return;
     }
     for (const auto& t : tags) std::cout << t << "\n";

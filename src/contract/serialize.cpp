@@ -148,7 +148,12 @@ ordered_json contract_to_tree(const Contract& c) {
   t["knowledge"] = std::move(kb);
   t["warnings"] = diagnostics(c.warnings);
   t["notes"] = diagnostics(c.notes);
-  return t;
+  // Repository bytes need not be UTF-8 (a Latin-1 package.json, a directory
+  // name, a parse error quoting them): every string of the tree is made valid
+  // here, bytes that are not UTF-8 becoming U+FFFD, so the JSON and the YAML
+  // say the same and neither carries invalid text.
+  // (The replacement oci::dump_json makes for manifests.)
+  return ordered_json::parse(t.dump(-1, ' ', false, ordered_json::error_handler_t::replace));
 }
 
 std::string to_json(const Contract& c) { return contract_to_tree(c).dump(2) + "\n"; }

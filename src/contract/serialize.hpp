@@ -1,6 +1,7 @@
 // Writing a Contract as YAML (the default) or JSON. Both come from one
 // ordered JSON tree (contract_to_tree), so the two formats cannot drift; the
-// field order is the documented one (docs/contract.md). Pure functions.
+// field order is the documented one (docs/contract.md). Strings that are not
+// UTF-8 come out as U+FFFD in both. Pure functions.
 #pragma once
 
 #include <nlohmann/json.hpp>

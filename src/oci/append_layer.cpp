@@ -18,7 +18,7 @@ Result<AppendedImage> append_layer(Store& dest, LayerOnTop image, std::optional<
   config["rootfs"]["diff_ids"].push_back(image.diff_id.str());
   if (!config.contains("history")) config["history"] = nlohmann::ordered_json::array();
   config["history"].push_back(history);
-  std::string config_bytes = config.dump();
+  std::string config_bytes = dump_json(config);
   AppendedImage out;
   out.config = descriptor_for(media::kOciConfig, config_bytes);
   STRATA_TRY_VOID(write_blob(dest, out.config, config_bytes));

@@ -160,7 +160,7 @@ Result<void> write_docker_manifest_json(LayoutStore& layout, const stdfs::path& 
       }
     }
   }
-  std::string manifest_text = manifest_json.dump();
+  std::string manifest_text = dump_json(manifest_json);
   if (manifest_text.size() > kMaxManifestBytes) {  // what import_docker_manifest_json reads
     return fail(ErrorCode::kInvalidArgument, where + ": manifest.json would be " +
                                                  std::to_string(manifest_text.size()) + " bytes, over the " +
@@ -168,7 +168,7 @@ Result<void> write_docker_manifest_json(LayoutStore& layout, const stdfs::path& 
                                                  "-byte limit it is read back with; split the images over archives");
   }
   STRATA_TRY_VOID(fs::write_file_atomic(staging / "manifest.json", manifest_text));
-  return fs::write_file_atomic(staging / "repositories", repositories.dump());
+  return fs::write_file_atomic(staging / "repositories", dump_json(repositories));
 }
 
 }  // namespace strata::oci

@@ -121,6 +121,10 @@ std::string dump_json(const nlohmann::ordered_json& j, int indent) {
   return j.dump(indent, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
+std::string dump_json(const nlohmann::json& j, int indent) {
+  return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 std::string serialize(const ImageManifest& m) {
   nlohmann::ordered_json j;
   j["schemaVersion"] = 2;

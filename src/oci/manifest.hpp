@@ -65,8 +65,10 @@ Result<std::string> sniff_manifest_media_type(std::string_view bytes, std::strin
 std::string serialize(const ImageManifest& m);
 // JSON text in which strings that are not UTF-8 (an annotation quoting a
 // maintainer script in Latin-1, say) get U+FFFD instead of an exception;
-// valid text is unchanged, byte for byte.
+// valid text is unchanged, byte for byte. Every JSON strata writes goes
+// through here (documents, configs, --json output).
 std::string dump_json(const nlohmann::ordered_json& j, int indent = -1);
+std::string dump_json(const nlohmann::json& j, int indent = -1);
 std::string serialize(const ImageIndex& idx);
 
 // Returns a verified RawManifest for bytes whose digest is computed here.

@@ -124,5 +124,40 @@ TEST_F(ImportCli, ContractScanPrintsADocument) {
   EXPECT_EQ(j["runtime_floors"]["cmake"]["floor"], "3.20.0");
 }
 
+// Bytes that are not UTF-8 (a Latin-1 package.json, a directory name, a
+// --change label) reach every output as U+FFFD, never an internal error.
+TEST_F(ImportCli, OutputsSurviveBytesThatAreNotUtf8) {
+  auto repo = dir_ / "repo";
+  std::filesystem::create_directories(repo / "caf\xe9");
+  std::ofstream(repo / "package.json") << "{\"name\":\"caf\xe9\",\"engines\":{\"node\":\">=18\"}}";
+  std::ofstream(repo / "caf\xe9" / "package.json") << "{\"engines\":{\"node\":\">=20\"}}";
+  std::ofstream(repo / "caf\xe9" / ".nvmrc") << "20\xff\n";
+  const std::string fffd = "\xef\xbf\xbd";
+  for (const auto& args : std::vector<std::vector<std::string>>{{"contract", "scan", repo.string(), "--format", "json"},
+                                                                 {"--json", "contract", "scan", repo.string()}}) {
+    auto json = strata(args);
+    ASSERT_EQ(json.code, 0) << json.err;
+    EXPECT_EQ(json.err.find("internal error"), std::string::npos) << json.err;
+    auto j = nlohmann::json::parse(json.out, nullptr, false);
+    ASSERT_FALSE(j.is_discarded()) << json.out;
+    EXPECT_NE(json.out.find(fffd), std::string::npos) << json.out;
+    EXPECT_EQ(json.out.find('\xe9'), std::string::npos);
+  }
+  auto yaml = strata({"contract", "scan", repo.string()});
+  ASSERT_EQ(yaml.code, 0) << yaml.err;
+  EXPECT_NE(yaml.out.find(fffd), std::string::npos) << yaml.out;
+  EXPECT_EQ(yaml.out.find('\xe9'), std::string::npos) << "the YAML carries a byte that is not UTF-8";
+
+  make_tree();
+  auto tar = (dir_ / "t.tar").string();
+  ASSERT_EQ(run({"tar", "-C", (dir_ / "root").string(), "-cf", tar, "."}).code, 0);
+  auto imported = strata({"--json", "import", tar, "--dest", "oci:" + (dir_ / "l").string() + ":latin1", "--change",
+                          "LABEL maintainer=Jos\xe9"});
+  ASSERT_EQ(imported.code, 0) << imported.err;
+  auto cfg = strata({"inspect", "--config", "--raw", "oci:" + (dir_ / "l").string() + ":latin1"});
+  ASSERT_EQ(cfg.code, 0) << cfg.err;
+  EXPECT_EQ(nlohmann::json::parse(cfg.out)["config"]["Labels"]["maintainer"], "Jos" + fffd);
+}
+
 }  // namespace
 }  // namespace strata::testing
