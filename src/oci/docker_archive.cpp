@@ -32,19 +32,48 @@ std::string familiar_name(const DockerReference& ref) {
   return name + ":" + ref.tag.value_or(std::string(kDefaultTag));
 }
 
-Result<void> import_docker_manifest_json(const stdfs::path& staging, LayoutStore& layout, const std::string& where) {
-  STRATA_TRY(auto text, fs::read_file(staging / "manifest.json", kMaxManifestBytes));
+Result<std::vector<DockerArchiveImage>> parse_docker_manifest_json(std::string_view text, const std::string& where) {
+  if (text.size() > kMaxManifestBytes) {
+    return fail(ErrorCode::kInvalidArgument, where + ": manifest.json is larger than " +
+                                                 std::to_string(kMaxManifestBytes) + " bytes");
+  }
   auto j = nlohmann::json::parse(text, nullptr, false);
   if (j.is_discarded() || !j.is_array()) {
     return fail(ErrorCode::kInvalidArgument, where + ": manifest.json is not a JSON array");
   }
-  auto member = [&](const nlohmann::json& v) -> Result<stdfs::path> {
+  auto member = [&](const nlohmann::json& v) -> Result<std::string> {
     if (!v.is_string() || !safe_relative(strip_dot_slash(v.get<std::string>()))) {
       return fail(ErrorCode::kInvalidArgument, where + ": manifest.json names an invalid member");
     }
-    stdfs::path p = staging / strip_dot_slash(v.get<std::string>());
+    return strip_dot_slash(v.get<std::string>());
+  };
+  std::vector<DockerArchiveImage> images;
+  for (const auto& img : j) {
+    if (!img.is_object() || !img.contains("Config") || !img.contains("Layers") || !img["Layers"].is_array()) {
+      return fail(ErrorCode::kInvalidArgument, where + ": manifest.json entry lacks Config or Layers");
+    }
+    DockerArchiveImage out;
+    STRATA_TRY(out.config, member(img["Config"]));
+    for (const auto& l : img["Layers"]) {
+      STRATA_TRY(auto layer, member(l));
+      out.layers.push_back(std::move(layer));
+    }
+    if (auto tags = img.find("RepoTags"); tags != img.end() && tags->is_array()) {
+      for (const auto& t : *tags)
+        if (t.is_string()) out.repo_tags.push_back(t.get<std::string>());
+    }
+    images.push_back(std::move(out));
+  }
+  return images;
+}
+
+Result<void> import_docker_manifest_json(const stdfs::path& staging, LayoutStore& layout, const std::string& where) {
+  STRATA_TRY(auto text, fs::read_file(staging / "manifest.json", kMaxManifestBytes));
+  STRATA_TRY(auto images, parse_docker_manifest_json(text, where));
+  auto member = [&](const std::string& name) -> Result<stdfs::path> {
+    stdfs::path p = staging / name;
     if (!stdfs::is_regular_file(p)) {
-      return fail(ErrorCode::kInvalidArgument, where + ": manifest.json names missing member " + v.get<std::string>());
+      return fail(ErrorCode::kInvalidArgument, where + ": manifest.json names missing member " + name);
     }
     return p;
   };
@@ -76,16 +105,13 @@ Result<void> import_docker_manifest_json(const stdfs::path& staging, LayoutStore
     if (ec) return fail(ErrorCode::kIoError, where + ": cannot stage " + p.string() + ": " + ec.message());
     return d;
   };
-  for (const auto& img : j) {
-    if (!img.is_object() || !img.contains("Config") || !img.contains("Layers") || !img["Layers"].is_array()) {
-      return fail(ErrorCode::kInvalidArgument, where + ": manifest.json entry lacks Config or Layers");
-    }
-    STRATA_TRY(auto cfg_path, member(img["Config"]));
+  for (const auto& img : images) {
+    STRATA_TRY(auto cfg_path, member(img.config));
     STRATA_TRY(auto cfg, add_blob(cfg_path, std::string(media::kDockerConfig)));
     ImageManifest m;
     m.config = cfg;
     bool zstd = false;
-    for (const auto& l : img["Layers"]) {
+    for (const auto& l : img.layers) {
       STRATA_TRY(auto lp, member(l));
       STRATA_TRY(auto ld, add_blob(lp, ""));
       zstd = zstd || ld.media_type == media::kOciLayerZstd;
@@ -106,14 +132,11 @@ Result<void> import_docker_manifest_json(const stdfs::path& staging, LayoutStore
     }
     auto raw = make_raw_manifest(m.media_type, serialize(m));
     bool tagged = false;
-    if (auto tags = img.find("RepoTags"); tags != img.end() && tags->is_array()) {
-      for (const auto& t : *tags) {
-        if (!t.is_string()) continue;
-        auto r = parse_docker_reference(t.get<std::string>());
-        if (!r) continue;
-        STRATA_TRY_VOID(layout.put_manifest(raw, r->str()));
-        tagged = true;
-      }
+    for (const auto& t : img.repo_tags) {
+      auto r = parse_docker_reference(t);
+      if (!r) continue;
+      STRATA_TRY_VOID(layout.put_manifest(raw, r->str()));
+      tagged = true;
     }
     if (!tagged) STRATA_TRY_VOID(layout.put_manifest(raw, std::nullopt));
   }

@@ -7,11 +7,25 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "oci/layout_store.hpp"
 #include "oci/reference.hpp"
 
 namespace strata::oci {
+
+// One image of a docker-archive's manifest.json: member names (relative,
+// "./" stripped, never leaving the archive) and the RepoTags as written.
+struct DockerArchiveImage {
+  std::string config;
+  std::vector<std::string> layers;
+  std::vector<std::string> repo_tags;
+};
+
+// Parses manifest.json (at most kMaxManifestBytes). Refuses a document that
+// is not an array of objects with Config and Layers, and member names that
+// are absolute or climb out of the archive. `where` names the archive.
+Result<std::vector<DockerArchiveImage>> parse_docker_manifest_json(std::string_view text, const std::string& where);
 
 // Imports each image manifest.json in `staging` names into `layout`, tagged
 // with its RepoTags (normalised references). `where` names the archive.

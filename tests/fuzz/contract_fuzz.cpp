@@ -1,0 +1,52 @@
+// Fuzz target: the repository files contract scan reads (package.json,
+// lockfiles, TOML manifests, go.mod, version files). The first byte picks
+// the file name, the rest is its content; the file is scanned in a
+// repository of its own, and the contract must come out as JSON that parses
+// and as YAML, whatever bytes (UTF-8 or not) went in.
+#include <unistd.h>
+
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "contract/scan.hpp"
+#include "contract/serialize.hpp"
+
+namespace {
+
+constexpr std::array<const char*, 16> kFiles = {
+    "package.json", "package-lock.json", "pnpm-lock.yaml", "yarn.lock",      "bun.lock",     "pyproject.toml",
+    "Cargo.toml",   "Cargo.lock",        "go.mod",         "go.work",        "mise.toml",    ".tool-versions",
+    ".nvmrc",       "uv.lock",           "poetry.lock",    "requirements.txt"};
+
+const std::filesystem::path& repo_dir() {
+  static const std::filesystem::path dir = [] {
+    auto d = std::filesystem::temp_directory_path() / ("strata-fuzz-contract-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(d);
+    std::filesystem::create_directories(d);
+    return d;
+  }();
+  return dir;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size == 0) return 0;
+  const auto& dir = repo_dir();
+  for (const auto* name : kFiles) std::filesystem::remove(dir / name);
+  {
+    std::ofstream out(dir / kFiles[data[0] % kFiles.size()], std::ios::binary);
+    out.write(reinterpret_cast<const char*>(data + 1), static_cast<std::streamsize>(size - 1));
+  }
+  auto contract = strata::contract::scan_repository(dir);
+  if (!contract) return 0;
+  std::string json = strata::contract::to_json(*contract);
+  if (nlohmann::json::parse(json, nullptr, false).is_discarded()) __builtin_trap();
+  (void)strata::contract::to_yaml(*contract);
+  return 0;
+}
