@@ -272,7 +272,7 @@ TEST(TarReader, RefusesGzipMembersWhoseTrailerDoesNotMatch) {
   EXPECT_NE(sized.error().message().find("length"), std::string::npos) << sized.error().message();
   // Concatenated members are one stream, each member checked; the same
   // from a file.
-  ScratchDir d;
+  TempDir d;
   testing::write_file(d / "two.tar.gz", stored_gzip(tar.substr(0, 1024)) + stored_gzip(tar.substr(1024)));
   testing::write_file(d / "bad.tar.gz", stored_gzip(tar.substr(0, 1024)) + flipped);
   auto two = TarReader::open_file(d / "two.tar.gz", {});
@@ -288,7 +288,7 @@ TEST(TarReader, RefusesGzipMembersWhoseTrailerDoesNotMatch) {
 
 // A GNU sparse tar of one file `size` bytes long with no data at all (a
 // truncate'd file), or with `data` written at `data_at`.
-std::string sparse_tar(const ScratchDir& d, const std::string& name, std::uint64_t size,
+std::string sparse_tar(const TempDir& d, const std::string& name, std::uint64_t size,
                        const std::string& data = "", std::uint64_t data_at = 0) {
   auto dir = d / ("src-" + name);
   std::filesystem::create_directories(dir);
@@ -306,7 +306,7 @@ std::string sparse_tar(const ScratchDir& d, const std::string& name, std::uint64
 }
 
 TEST(TarReader, SparseHolesCountAgainstTheBudgetAndAreRead) {
-  ScratchDir d;
+  TempDir d;
   // 10 GiB declared in a 10 KiB archive (a few bytes of data, then a hole):
   // the holes are bytes the reader produces, so the bomb guard sees them.
   auto bomb = sparse_tar(d, "big", std::uint64_t{10} << 30, "boot sector");
