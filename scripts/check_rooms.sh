@@ -8,7 +8,8 @@ root=$(cd "${1:-$(dirname "$0")/..}" && pwd)
 cd "$root"
 
 # room → the rooms it may include (besides itself). A room is a folder under
-# src/ (src/layer/<room> for the Debian side).
+# src/ (src/layer/<room> for the Debian side, src/contract/<room> for the
+# decision built on the contract; src/contract/ itself is the scanner).
 declare -A allowed=(
   [util]=""
   [oci]="util"
@@ -21,13 +22,19 @@ declare -A allowed=(
   [layer/import]="util oci"
   [layer/build]="util oci layer/debian layer/apt layer/deb layer/effects layer/overlay layer/scratch"
   [contract]="util oci"
-  [cli]="util oci layer/debian layer/apt layer/deb layer/effects layer/overlay layer/scratch layer/import layer/build contract"
+  [contract/egress]="util oci contract"
+  [contract/image]="util oci layer/debian"
+  [contract/route]="util oci layer/debian layer/apt layer/build contract contract/egress contract/image"
+  [contract/preflight]="util oci layer/debian contract contract/egress contract/image contract/route"
+  [contract/provision]="util oci layer/debian layer/apt layer/deb layer/effects layer/overlay layer/scratch layer/build contract contract/egress contract/image contract/route contract/preflight"
+  [cli]="util oci layer/debian layer/apt layer/deb layer/effects layer/overlay layer/scratch layer/import layer/build contract contract/egress contract/image contract/route contract/preflight contract/provision"
 )
 
 room_of() {  # src-relative path → room
   case "$1" in
     layer/*/*) echo "${1%%/*}/$(echo "$1" | cut -d/ -f2)" ;;
     layer/*) echo "layer" ;;
+    contract/*/*) echo "${1%%/*}/$(echo "$1" | cut -d/ -f2)" ;;
     *) echo "${1%%/*}" ;;
   esac
 }
