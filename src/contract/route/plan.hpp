@@ -30,19 +30,20 @@ struct TaskToolchain {
   std::vector<std::string> hosts;
 };
 
+// Every field has a default, so designated initializers may name only some.
 struct Row {
   Kind kind = Kind::kRuntime;
   std::string name;  // node, "native build", libpq-dev, git, nodejs.org
   std::string need;  // ">=22.0.0", "cc c++ make", "installed", "on PATH", "read-only"
   Layer layer = Layer::kUnrouted;
-  std::string why;                    // the evidence or the reason, for people
-  std::vector<std::string> packages;  // overlay: the Debian packages that satisfy it
-  std::vector<std::string> commands;  // toolchain: the commands checked on PATH
-  std::vector<std::string> required_by;
-  std::optional<TaskToolchain> toolchain;
+  std::string why{};                    // the evidence or the reason, for people
+  std::vector<std::string> packages{};  // overlay: the Debian packages that satisfy it
+  std::vector<std::string> commands{};  // toolchain: the commands checked on PATH
+  std::vector<std::string> required_by{};
+  std::optional<TaskToolchain> toolchain{};
   // A stale runtime in the image that would shadow what the row routes to
   // (e.g. node 18 on PATH when Node >= 22 comes from a task toolchain).
-  std::string shadow;
+  std::string shadow{};
   bool needed = true;  // false: an egress host the plan chose not to depend on
 };
 
