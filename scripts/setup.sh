@@ -30,6 +30,7 @@ TEST_DEPS=(
   python3-cryptography   # ES256 signing for the test token server (tests/support/token_server.py)
   xz-utils zstd bzip2 gzip
   podman runc containerd docker.io  # the runtimes users have: each stores and runs strata's images
+  tcc                    # the real C compiler packaged by the toolchain fixture archive (testdata/toolchain)
 )
 LIVE_DEPS=(mmdebstrap)
 

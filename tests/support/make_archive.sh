@@ -75,7 +75,7 @@ build() {
     if [ -x "$defs/payload.sh" ]; then "$defs/payload.sh" "$name" "$arch" "$pkgdir"; fi
     local comp; comp=$(sed -n 's/^X-Compression: //p' "$c")
     SOURCE_DATE_EPOCH=1700000000 dpkg-deb --root-owner-group "-Z${comp:-gzip}" --build "$pkgdir" \
-      "$out/pool/$suite/${name}_${version//:/%3a}_$arch.deb" > /dev/null
+      "$out/pool/$suite/${name}_${version#*:}_$arch.deb" > /dev/null
   done
   for suite in $(awk '/^Suite: /{print $2}' "$defs/suites"); do
     mkdir -p "$out/pool/$suite"
