@@ -5,6 +5,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/decision_options.hpp"
+#include "contract/egress/policy_file.hpp"
 #include "contract/preflight/preflight_request.hpp"
 #include "contract/preflight/report_json.hpp"
 #include "util/clock.hpp"
@@ -27,10 +28,11 @@ std::string provision_hint(const DecisionFlags& f, const std::string& root) {
 void run_preflight(const GlobalOptions& g, const PreflightArgs& a, oci::http::Transport& http) {
   const DecisionFlags& f = a.f;
   if (f.repo.empty() == f.contract.empty()) throw Exit{kExitUsage, "preflight: give exactly one of --repo DIR or --contract FILE"};
+  std::optional<contract::preflight::EgressCheck> egress;
   if (!a.egress_policy.empty()) {
-    throw Exit{kExitUsage, "--egress-policy " + a.egress_policy +
-                               ": not built yet (the egress policy reader comes with `strata egress`); run without it "
-                               "to check everything but egress"};
+    auto list = std::make_shared<contract::egress::Allowlist>(check(contract::egress::read_policy_file(a.egress_policy)));
+    egress = contract::preflight::EgressCheck{
+        a.egress_policy, [list](std::string_view host) { return contract::egress::allows_read(*list, host); }};
   }
   oci::OpenedStore image;
   auto request = plan_request(g, f, image);
@@ -38,7 +40,7 @@ void run_preflight(const GlobalOptions& g, const PreflightArgs& a, oci::http::Tr
   contract::route::PlanContext ctx{.http = http, .clock = system_clock(), .home = g.open_options().home,
                                    .facts = &facts};
   std::string root = request.contract ? request.contract->root : f.repo;
-  auto checked = check(contract::preflight::preflight_image(request, ctx, provision_hint(f, root)));
+  auto checked = check(contract::preflight::preflight_image(request, ctx, provision_hint(f, root), egress ? &*egress : nullptr));
   const auto& rep = checked.report;
   if (g.json) {
     std::cout << oci::dump_json(contract::preflight::report_to_json(rep), 2) << "\n";
@@ -68,7 +70,10 @@ void register_preflight(CLI::App& app, GlobalOptions& g, std::shared_ptr<oci::ht
   cmd->add_option("--repo", a->f.repo, "Repository whose contract to check")->check(CLI::ExistingDirectory);
   cmd->add_option("--contract", a->f.contract, "Contract file (`strata contract scan` output, YAML or JSON)")
       ->check(CLI::ExistingFile);
-  cmd->add_option("--egress-policy", a->egress_policy, "Also check that this egress policy allows the needed hosts");
+  cmd->add_option("--egress-policy", a->egress_policy,
+                  "Also check that this egress policy (any format `strata egress render` writes) lets a read-only "
+                  "client reach every needed host")
+      ->check(CLI::ExistingFile);
   add_archive_options(cmd, a->f);
   cmd->callback([&g, a, http] { run_preflight(g, *a, *http); });
 }

@@ -63,12 +63,12 @@ std::string command_package(std::string_view command) {
 }
 
 const std::vector<std::string>& toolchain_commands() {
-  static const std::vector<std::string> kCommands = {"cc", "c++", "make"};
+  static const std::vector<std::string> kCommands = {"cc", "make"};
   return kCommands;
 }
 
 bool is_toolchain_command(std::string_view command) {
-  return command == "cc" || command == "c++" || command == "gcc" || command == "g++" || command == "make";
+  return command == "cc" || command == "gcc" || command == "make";
 }
 
 bool is_toolchain_package(std::string_view package) { return package == "build-essential"; }

@@ -30,7 +30,8 @@ const ToolInfo* tool_info(std::string_view tool);
 // ninja → ninja-build); the command's own name when no table entry says otherwise.
 std::string command_package(std::string_view command);
 
-// The commands of a C/C++ toolchain (build-essential), checked as one row.
+// The commands of a C toolchain (build-essential: cc, make), checked as one
+// row; a C++ compiler is a command row of its own (g++).
 const std::vector<std::string>& toolchain_commands();
 bool is_toolchain_command(std::string_view command);
 // Debian packages that are the toolchain itself rather than a library.
