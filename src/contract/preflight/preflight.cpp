@@ -85,7 +85,7 @@ Report check(const route::Plan& plan, const image::ImageFacts& image, const std:
         break;
       }
       case Layer::kOverlay: {
-        overlay_needs.push_back(r.kind == Kind::kToolchain ? "a C toolchain" : req);
+        add_unique(overlay_needs, r.kind == Kind::kToolchain ? "a C toolchain" : req);
         std::vector<std::string> missing;
         if (r.kind == Kind::kToolchain) {
           for (const auto& c : r.commands)
@@ -96,7 +96,7 @@ Report check(const route::Plan& plan, const image::ImageFacts& image, const std:
           missing.push_back("no " + req);
         }
         rep.gaps.push_back({GapKind::kMissing, req, str::join(missing, ", "), overlay_fix});
-        found.insert(found.end(), missing.begin(), missing.end());
+        for (const auto& m : missing) add_unique(found, m);
         add_unique(fixes, "run: " + overlay_fix);
         break;
       }
