@@ -6,6 +6,7 @@
 // Node, as a stale official image would.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "support/cli_test.hpp"
@@ -162,6 +163,43 @@ TEST_F(DecisionCli, ARepoThatNeedsNothingBeyondTheBaseProvisionsTheBaseItself) {
   EXPECT_EQ(doc["reference"], "oci:" + (fx_.root / "images").string() + ":" + doc["digest"].get<std::string>());
   EXPECT_TRUE(doc["preflight"]["ok"].get<bool>());
   EXPECT_EQ(doc["preflight"]["satisfied"], nlohmann::json::array({"node >=18.0.0: ENV NODE_VERSION=18.0.0"}));
+}
+
+TEST_F(DecisionCli, AnEgressPolicyMustAllowEveryNeededHost) {
+  // node-plain on the image that has its Node: only egress is left to check.
+  auto policy = [&](const std::string& hosts) {
+    auto file = dir_ / "policy.json";
+    std::ofstream(file) << R"({"kind": "strata-egress-policy", "version": 1, "repo": "r", "contract_digest": "sha256:00",
+      "strata_version": "0.1.0", "include": "all", "hosts": [)" << hosts << "]}";
+    return file.string();
+  };
+  auto args = preflight(fx_.image("stale"), "node-plain");
+  args.insert(args.end(), {"--egress-policy", policy(R"({"host": "example.org", "methods": ["GET", "HEAD"]})")});
+  auto denied = strata(args);
+  EXPECT_EQ(denied.code, 3);
+  EXPECT_NE(denied.err.find("registry.npmjs.org not allowed by "), std::string::npos) << denied.err;
+  args.back() = policy(R"({"host": "registry.npmjs.org", "methods": ["GET", "HEAD"]})");
+  auto allowed = strata(args);
+  EXPECT_EQ(allowed.code, 0) << allowed.err;
+  args.back() = (dir_ / "missing.json").string();
+  EXPECT_EQ(strata(args).code, 2) << "a missing policy file is a usage error";
+}
+
+TEST_F(DecisionCli, FactsAreCachedByManifestDigest) {
+  auto args = preflight(fx_.image("stale"), "node-plain");
+  args.insert(args.begin(), "--json");
+  auto r = strata(args);
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::string digest = nlohmann::json::parse(r.out)["image_digest"];
+  auto entry = dir_ / "home/facts" / ("sha256-" + digest.substr(7) + ".json");
+  ASSERT_TRUE(stdfs::exists(entry));
+  auto facts = nlohmann::json::parse(slurp(entry));
+  EXPECT_EQ(facts["runtimes"][0]["source"], "ENV NODE_VERSION=18.0.0");
+  EXPECT_EQ(facts["packages"]["base-files"], "12.4");
+  // A damaged entry is read again from the layers, not trusted.
+  std::ofstream(entry) << "{not json";
+  EXPECT_EQ(strata(args).code, 0);
+  EXPECT_EQ(nlohmann::json::parse(slurp(entry))["manifest_digest"], digest);
 }
 
 TEST_F(DecisionCli, PlanPrintsATableOrOneJsonDocument) {
