@@ -21,5 +21,8 @@ void register_key(CLI::App& app, GlobalOptions& g);
 void register_resolve(CLI::App& app, GlobalOptions& g, std::shared_ptr<oci::http::Transport> http);
 void register_fetch(CLI::App& app, GlobalOptions& g, std::shared_ptr<oci::http::Transport> http);
 void register_build(CLI::App& app, GlobalOptions& g, std::shared_ptr<oci::http::Transport> http);
+void register_plan(CLI::App& app, GlobalOptions& g, std::shared_ptr<oci::http::Transport> http);
+void register_preflight(CLI::App& app, GlobalOptions& g, std::shared_ptr<oci::http::Transport> http);
+void register_provision(CLI::App& app, GlobalOptions& g, std::shared_ptr<oci::http::Transport> http);
 
 }  // namespace strata::cli

@@ -73,6 +73,9 @@ int main(int argc, char** argv) {
   register_import(app, g);
   register_build(app, g, http);
   register_key(app, g);
+  register_plan(app, g, http);
+  register_preflight(app, g, http);
+  register_provision(app, g, http);
   one_value_per_occurrence(app);
 
   try {

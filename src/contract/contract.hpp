@@ -49,6 +49,18 @@ const char* build_kind_name(BuildKind k);
 enum class Certainty { kKnown, kInferred, kAssumed };
 const char* certainty_name(Certainty c);
 
+// What compiling a native package needs: Debian packages to build and to
+// run it, commands on PATH, and hosts reached during the compile (node-gyp's
+// headers). For a package that downloads a prebuilt and compiles when the
+// download fails, the router decides which of the two the image must carry.
+struct CompileNeeds {
+  std::vector<std::string> build_libs;
+  std::vector<std::string> run_libs;
+  std::vector<std::string> commands;
+  std::vector<std::string> egress;
+  friend bool operator==(const CompileNeeds&, const CompileNeeds&) = default;
+};
+
 struct NativePackage {
   std::string ecosystem;  // npm | pypi | crates | go | cmake | meson | make
   std::string name;
@@ -58,6 +70,8 @@ struct NativePackage {
   Certainty certainty = Certainty::kKnown;
   std::string reason;
   std::vector<Evidence> evidence;
+  std::vector<std::string> download_hosts;     // build == download: where the prebuilt comes from
+  std::optional<CompileNeeds> fallback_needs;  // fallback == compile: what the compile would need
 };
 
 struct SystemLib {

@@ -98,29 +98,55 @@ class Classifier {
     return n;
   }
 
-  void implications(const PackageSignals& s, const NativePackage& n) {
+  // What compiling `s` needs, from the toolchain of its ecosystem, the
+  // package's own table entry, the structural signals and the install-script
+  // pattern that matched.
+  CompileNeeds compile_needs(const PackageSignals& s, const KbPackage* pkg, const KbScriptPattern* pattern) const {
+    CompileNeeds need;
+    auto add = [](std::vector<std::string>& to, const std::vector<std::string>& from) {
+      for (const auto& x : from)
+        if (std::find(to.begin(), to.end(), x) == to.end()) to.push_back(x);
+    };
+    if (const KbToolchain* t = kb_.toolchain(toolchain_key(s.ecosystem))) {
+      add(need.build_libs, t->build_deps);
+      add(need.commands, t->commands);
+      for (const auto& [host, reason] : t->egress) add(need.egress, {host});
+    }
+    if (pkg) {
+      add(need.build_libs, pkg->build_deps);
+      add(need.run_libs, pkg->run_deps_when_compiled);
+    }
+    add(need.build_libs, s.build_deps);
+    add(need.commands, s.commands);
+    if (pattern) {
+      add(need.build_libs, pattern->build_deps);
+      add(need.commands, pattern->commands);
+    }
+    return need;
+  }
+
+  void implications(const PackageSignals& s, NativePackage& n) {
     const std::string by = s.ecosystem + ":" + s.name;
     const KbPackage* pkg = kb_.package(s.ecosystem, s.name);
     const KbRule* rule = std::exchange(rule_, nullptr);
     const KbScriptPattern* pattern = std::exchange(pattern_, nullptr);
     if (n.build == BuildKind::kCompile) {
+      CompileNeeds need = compile_needs(s, pkg, pattern);
+      for (const auto& d : need.build_libs) ctx_.build_lib(d, by);
+      for (const auto& d : need.run_libs) ctx_.run_lib(d, by);
       if (const KbToolchain* t = kb_.toolchain(toolchain_key(s.ecosystem))) {
-        for (const auto& d : t->build_deps) ctx_.build_lib(d, by);
         for (const auto& c : t->commands) ctx_.command(c, by + " compiles");
         for (const auto& [host, reason] : t->egress)
           ctx_.egress(host, EgressOrigin::kInstallTime, reason,
                       Evidence{"knowledge-base:toolchains.yaml", toolchain_key(s.ecosystem), by});
       }
-      if (pkg) {
-        for (const auto& d : pkg->build_deps) ctx_.build_lib(d, by);
-        for (const auto& d : pkg->run_deps_when_compiled) ctx_.run_lib(d, by);
-      }
-      for (const auto& d : s.build_deps) ctx_.build_lib(d, by);
       for (const auto& c : s.commands) ctx_.command(c, by);
-      if (pattern) {
-        for (const auto& d : pattern->build_deps) ctx_.build_lib(d, by);
+      if (pattern)
         for (const auto& c : pattern->commands) ctx_.command(c, by);
-      }
+    } else if (n.fallback == "compile") {
+      // Not in build_libs: whether the image needs them depends on whether
+      // the download can happen, which the router decides.
+      n.fallback_needs = compile_needs(s, pkg, pattern);
     }
     if (pkg) {
       for (const auto& d : pkg->run_deps) ctx_.run_lib(d, by);
@@ -130,11 +156,13 @@ class Classifier {
     }
     if (n.build == BuildKind::kDownload) {
       const std::vector<std::string>* hosts = rule ? &rule->egress : pattern ? &pattern->egress : nullptr;
-      if (hosts)
+      if (hosts) {
+        n.download_hosts = *hosts;
         for (const auto& h : *hosts)
           ctx_.egress(h, EgressOrigin::kInstallTime, by + " downloads a prebuilt binary at install time",
                       Evidence{rule ? kKbFile : "knowledge-base:toolchains.yaml", by, n.reason},
                       rule ? rule->mirror_env : "");
+      }
     }
   }
 

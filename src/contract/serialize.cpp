@@ -115,6 +115,13 @@ ordered_json contract_to_tree(const Contract& c) {
     p["certainty"] = certainty_name(n.certainty);
     p["reason"] = n.reason;
     p["evidence"] = evidence_list(n.evidence);
+    if (!n.download_hosts.empty()) p["download_hosts"] = strings(n.download_hosts);
+    if (n.fallback_needs) {
+      p["fallback_needs"] = {{"build_libs", strings(n.fallback_needs->build_libs)},
+                             {"run_libs", strings(n.fallback_needs->run_libs)},
+                             {"commands", strings(n.fallback_needs->commands)},
+                             {"egress", strings(n.fallback_needs->egress)}};
+    }
     pkgs.push_back(std::move(p));
   }
   nb["packages"] = std::move(pkgs);

@@ -1,0 +1,90 @@
+// strata provision DIR --base REF [--dest REPO] [--sources FILE]… [--json]:
+// scan, route, find-or-build the overlay, pre-flight it; the image reference
+// to run is the last line of stdout. The library call is
+// contract::provision::provision.
+#include <iostream>
+
+#include "cli/build_progress.hpp"
+#include "cli/commands.hpp"
+#include "cli/decision_options.hpp"
+#include "contract/preflight/report_json.hpp"
+#include "contract/provision/provision.hpp"
+#include "contract/route/plan_output.hpp"
+#include "util/clock.hpp"
+
+namespace strata::cli {
+namespace {
+
+// Where overlays go when --dest is not given: strata's local store.
+constexpr const char* kDefaultDest = "local:strata/provisioned";
+
+struct ProvisionArgs {
+  DecisionFlags f;
+  std::string dest;
+};
+
+void run_provision(const GlobalOptions& g, const ProvisionArgs& a, oci::http::Transport& http) {
+  const DecisionFlags& f = a.f;
+  oci::OpenedStore base;
+  contract::provision::ProvisionRequest request;
+  request.plan = plan_request(g, f, base);
+  std::string dest_text = a.dest.empty() ? kDefaultDest : a.dest;
+  auto dest_ref = check(oci::parse_image_ref(dest_text));
+  auto dest = check(oci::open_store(dest_ref, oci::Access::kWrite, g.open_options()));
+  request.dest = dest.store.get();
+  if (!a.dest.empty()) request.dest_tag = destination_tag(dest_ref, dest.ref);
+  request.provision_hint = "strata provision " + f.repo + " --base <an image with what is missing>";
+
+  std::filesystem::path home = g.open_options().home;
+  layer::BaseFsCache base_fs(home / "basefs");
+  auto facts = facts_cache(g);
+  BuildProgress progress(g, "");
+  contract::provision::ProvisionContext ctx{.http = http, .clock = system_clock(), .home = home,
+                                            .jobs = static_cast<unsigned>(g.jobs), .base_fs = &base_fs,
+                                            .observer = &progress, .facts = &facts};
+  auto result = check(contract::provision::provision(request, ctx));
+  check(dest.store->close());
+  std::string reference = result.build ? pinned_reference(dest_text, result.digest) : pinned_reference(f.image, result.digest);
+  if (g.json) {
+    nlohmann::ordered_json j;
+    j["reference"] = reference;
+    j["digest"] = result.digest;
+    j["overlay"] = result.build.has_value();
+    j["key"] = result.planned.plan.overlay_key.empty() ? nlohmann::ordered_json(nullptr)
+                                                       : nlohmann::ordered_json(result.planned.plan.overlay_key);
+    j["cached"] = result.cached;
+    j["plan"] = contract::route::plan_to_json(result.planned.plan);
+    j["preflight"] = contract::preflight::report_to_json(result.preflight);
+    std::cout << oci::dump_json(j, 2) << "\n";
+  } else {
+    log_info(g, std::string(result.build ? (result.cached ? "overlay found by its key " : "overlay built, key ") +
+                                               result.planned.plan.overlay_key
+                                         : "no overlay needed: the base satisfies everything the image must carry"));
+    std::cout << reference << "\n";
+  }
+  std::cout.flush();
+  if (!result.preflight.ok()) throw Exit{kExitGaps, result.preflight.message};
+}
+
+}  // namespace
+
+void register_provision(CLI::App& app, GlobalOptions& g, std::shared_ptr<oci::http::Transport> http) {
+  auto a = std::make_shared<ProvisionArgs>();
+  auto* cmd = add_command(
+      app, "provision",
+      "The whole decision: scan, route, find or build the overlay, pre-flight it; prints the image reference to "
+      "run as the last line of stdout",
+      "  strata provision . --base docker://docker.io/library/debian:bookworm\n"
+      "  strata provision ~/src/app --base local:debian:12 --dest oci:/srv/overlays --sources bookworm.sources\n\n"
+      "The base itself is the result when the plan needs no overlay. A second run with nothing changed finds\n"
+      "the overlay by its key. --json adds the plan, key, cached and the pre-flight result. Exit 3 when the\n"
+      "result still has gaps (a stale runtime in the base, something no layer provides).\n");
+  cmd->add_option("DIR", a->f.repo, "Repository directory")->required()->check(CLI::ExistingDirectory);
+  cmd->add_option("--base", a->f.image, "Base image")->required();
+  cmd->add_option("--dest", a->dest, std::string("Where the overlay is looked up and written (default ") +
+                                         kDefaultDest + ")");
+  add_archive_options(cmd, a->f);
+  cmd->callback([&g, a, http] { run_provision(g, *a, *http); });
+}
+
+}  // namespace strata::cli

@@ -1,0 +1,38 @@
+// What `strata plan`, `preflight` and `provision` share: the image to route
+// against, the apt sources, the platform, the contract (a repository or a
+// contract file), the facts cache under $STRATA_HOME/facts, and the
+// reference printed for an image pinned by digest.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cli/app.hpp"
+#include "contract/image/facts_cache.hpp"
+#include "contract/route/plan_request.hpp"
+
+namespace strata::cli {
+
+struct DecisionFlags {
+  std::string repo;      // DIR (plan, provision) or --repo (preflight)
+  std::string contract;  // --contract FILE (preflight)
+  std::string image;     // --base (plan, provision) or --image (preflight)
+  std::vector<std::string> sources;
+  std::string platform;
+  bool allow_unsigned = false;
+};
+
+// Adds --sources, --platform and --allow-unsigned-archive.
+void add_archive_options(CLI::App* cmd, DecisionFlags& f);
+
+// The request the flags name, with the image's store opened into `image`
+// (which must outlive the request).
+contract::route::PlanRequest plan_request(const GlobalOptions& g, const DecisionFlags& f, oci::OpenedStore& image);
+
+contract::image::FactsCache facts_cache(const GlobalOptions& g);
+
+// `given` (an image reference) pinned to `digest`: docker:// and local:
+// references as NAME@DIGEST, layouts and archives as PATH:DIGEST.
+std::string pinned_reference(const std::string& given, const std::string& digest);
+
+}  // namespace strata::cli

@@ -1,0 +1,43 @@
+// Where images record runtime versions, and how to read each: Debian
+// packages (nodejs, python3.11, golang-1.19-go, rustc, openjdk-17-jdk…),
+// the ENV variables official images set (NODE_VERSION, PYTHON_VERSION,
+// GOLANG_VERSION, JAVA_VERSION, RUST_VERSION, …), and version files of
+// runtimes unpacked outside dpkg (node_version.h, Python's patchlevel.h,
+// /usr/local/go/VERSION, the JDK's release file, rustup's toolchain
+// directories). Pure functions over text; thread-safe.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "contract/image/image_facts.hpp"
+
+namespace strata::contract::image {
+
+// The upstream part of a Debian version: no epoch, no revision, no
+// "+dfsg"/"~" suffix ("2:1.19~1" → "1.19", "18.19.0+dfsg-6~deb12u2" → "18.19.0").
+std::string upstream_version(std::string_view debian_version);
+
+// The runtime a Debian package carries, if it is one ("nodejs" → node,
+// "python3.11" → python, "golang-1.19-go" → go).
+std::optional<std::string> runtime_of_package(std::string_view package);
+
+// The runtime an ENV variable advertises ("NODE_VERSION=22.11.0" → node
+// 22.11.0; "JAVA_VERSION=jdk-17.0.9+9" → java 17.0.9).
+std::optional<RuntimeFact> runtime_of_env(std::string_view entry);
+
+// Whether `path` (canonical, no leading '/') is a version file this reader
+// knows; its content is then captured.
+bool is_version_file(std::string_view path);
+
+// The runtime a captured version file records.
+std::optional<RuntimeFact> runtime_of_file(std::string_view path, std::string_view content);
+
+// Rust toolchains installed by rustup: directory names under
+// usr/local/rustup/toolchains ("1.79.0-x86_64-unknown-linux-gnu").
+inline constexpr std::string_view kRustupToolchains = "usr/local/rustup/toolchains";
+std::optional<RuntimeFact> runtime_of_rustup_toolchain(std::string_view dir_name);
+
+}  // namespace strata::contract::image

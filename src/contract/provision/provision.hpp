@@ -1,0 +1,49 @@
+// The whole decision in one call: scan (or take) the contract, route it
+// against the base, find or build the overlay through the build pipeline
+// (layer::build; the cache key decides hit or miss), and pre-flight the
+// image that comes back — the contract routed again against it. When the
+// plan needs no Debian packages the base itself is the result. A second
+// call with nothing changed is a cache hit: the facts of the base and of the
+// overlay come from the FactsCache by manifest digest, and the overlay from
+// its key's tag in the destination.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "contract/image/facts_cache.hpp"
+#include "contract/preflight/preflight.hpp"
+#include "contract/route/plan_request.hpp"
+#include "layer/build/build.hpp"
+
+namespace strata::contract::provision {
+
+struct ProvisionRequest {
+  route::PlanRequest plan;
+  oci::Store* dest = nullptr;              // REQUIRED when an overlay is needed: where it is looked up and written
+  std::optional<std::string> dest_tag{};   // a tag to give the overlay besides its key's
+  std::string provision_hint;              // the command pre-flight names as the fix
+};
+
+struct ProvisionContext {
+  oci::http::Transport& http;
+  Clock& clock;
+  std::filesystem::path home;
+  unsigned jobs = 4;
+  const layer::BaseFsCache* base_fs = nullptr;
+  layer::BuildObserver* observer = nullptr;
+  const image::FactsCache* facts = nullptr;
+};
+
+struct ProvisionResult {
+  route::PlannedRepo planned;           // the contract routed against the base
+  std::optional<layer::BuildResult> build;  // none: the base itself is the result
+  std::string digest;                   // the image manifest to run
+  bool cached = false;                  // the overlay was found by its key (always true for the base)
+  route::Plan image_plan;               // the contract routed against the result
+  preflight::Report preflight;          // of the result
+};
+
+Result<ProvisionResult> provision(const ProvisionRequest& request, ProvisionContext& ctx);
+
+}  // namespace strata::contract::provision

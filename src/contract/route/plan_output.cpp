@@ -1,0 +1,75 @@
+#include "contract/route/plan_output.hpp"
+
+#include <algorithm>
+
+#include "util/strings.hpp"
+
+namespace strata::contract::route {
+
+nlohmann::ordered_json plan_to_json(const Plan& p) {
+  using nlohmann::ordered_json;
+  ordered_json j;
+  j["contract_digest"] = p.contract_digest;
+  j["root"] = p.root;
+  j["base"] = p.base;
+  j["base_digest"] = p.base_digest;
+  j["platform"] = p.platform;
+  ordered_json rows = ordered_json::array();
+  for (const auto& r : p.rows) {
+    ordered_json x;
+    x["kind"] = kind_name(r.kind);
+    x["name"] = r.name;
+    x["need"] = r.need;
+    x["layer"] = layer_name(r.layer);
+    x["why"] = r.why;
+    x["packages"] = r.packages;
+    if (!r.commands.empty()) x["commands"] = r.commands;
+    x["required_by"] = r.required_by;
+    if (r.toolchain) {
+      x["toolchain"] = {{"tool", r.toolchain->tool},
+                        {"version", r.toolchain->version},
+                        {"range", r.toolchain->range},
+                        {"url", r.toolchain->url},
+                        {"hosts", r.toolchain->hosts}};
+    }
+    if (!r.shadow.empty()) x["shadow"] = r.shadow;
+    if (r.kind == Kind::kEgress) x["needed"] = r.needed;
+    rows.push_back(std::move(x));
+  }
+  j["rows"] = std::move(rows);
+  ordered_json ds = ordered_json::array();
+  for (const auto& d : p.decisions) ds.push_back({{"package", d.package}, {"choice", d.choice}, {"why", d.why}});
+  j["decisions"] = std::move(ds);
+  if (p.needs_overlay()) {
+    j["overlay"] = {{"base", p.base}, {"packages", p.overlay_packages}, {"key", p.overlay_key}};
+  } else {
+    j["overlay"] = nullptr;
+  }
+  j["warnings"] = p.warnings;
+  return j;
+}
+
+std::string plan_table(const Plan& p) {
+  std::vector<std::array<std::string, 5>> lines{{"KIND", "NAME", "NEED", "LAYER", "WHY"}};
+  for (const auto& r : p.rows) lines.push_back({kind_name(r.kind), r.name, r.need, layer_name(r.layer), r.why});
+  std::array<std::size_t, 4> width{};
+  for (const auto& l : lines)
+    for (std::size_t i = 0; i < width.size(); ++i) width[i] = std::max(width[i], l[i].size());
+  std::string out;
+  for (const auto& l : lines) {
+    for (std::size_t i = 0; i < width.size(); ++i) out += l[i] + std::string(width[i] - l[i].size() + 2, ' ');
+    out += l[4] + "\n";
+  }
+  for (const auto& d : p.decisions) out += "decision: " + d.package + " " + d.choice + " — " + d.why + "\n";
+  for (const auto& r : p.rows)
+    if (!r.shadow.empty()) out += "stale: " + r.shadow + "\n";
+  if (p.needs_overlay()) {
+    out += "overlay: " + p.base + " + " + str::join(p.overlay_packages, " ") + " (key " + p.overlay_key + ")\n";
+  } else {
+    out += "overlay: none (the base is enough)\n";
+  }
+  for (const auto& w : p.warnings) out += "warning: " + w + "\n";
+  return out;
+}
+
+}  // namespace strata::contract::route

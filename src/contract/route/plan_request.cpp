@@ -1,0 +1,52 @@
+#include "contract/route/plan_request.hpp"
+
+#include "contract/route/router.hpp"
+#include "contract/scan.hpp"
+#include "layer/apt/resolve_request.hpp"
+
+namespace strata::contract::route {
+
+Result<PlannedRepo> plan_repository(const PlanRequest& r, PlanContext& ctx) {
+  if (!r.base_store) return fail(ErrorCode::kInvalidArgument, "plan: no base image store");
+  PlannedRepo out;
+  if (r.contract) {
+    out.contract = *r.contract;
+  } else {
+    STRATA_TRY(out.contract, scan_repository(r.repo));
+  }
+  oci::Platform platform = r.platform.architecture.empty() ? oci::host_platform() : r.platform;
+  STRATA_TRY(out.base, with_context(image::read_image_facts(*r.base_store, r.base_ref, platform, ctx.facts),
+                                    "reading the base " + r.base));
+  STRATA_TRY(std::string arch, layer::debian_arch(platform));
+  STRATA_TRY(auto sources, layer::load_sources(r.sources));
+  layer::ArchiveOptions ao;
+  ao.home = ctx.home;
+  ao.arch = arch;
+  ao.clock = &ctx.clock;
+  ao.allow_unsigned = r.allow_unsigned;
+  STRATA_TRY(auto archive, layer::load_archive(ctx.http, sources, ao));
+  out.archive = Candidates(archive, arch);
+
+  out.plan = route({out.contract, out.base, out.archive, r.base});
+  out.plan.warnings.insert(out.plan.warnings.end(), archive.warnings.begin(), archive.warnings.end());
+  if (out.plan.needs_overlay()) {
+    layer::OverlaySpec spec;
+    spec.base = r.base;
+    spec.base_store = r.base_store;
+    spec.base_ref = r.base_ref;
+    spec.packages = out.plan.overlay_packages;
+    spec.sources = r.sources;
+    spec.platforms = {platform};
+    spec.allow_unsigned = r.allow_unsigned;
+    STRATA_TRY(auto overlay, layer::plan_overlay(std::move(spec)));
+    out.plan.overlay_key = overlay.key.hex;
+    out.overlay = std::move(overlay);
+  }
+  return out;
+}
+
+Plan replan(const PlannedRepo& planned, const image::ImageFacts& image, const std::string& image_ref) {
+  return route({planned.contract, image, planned.archive, image_ref});
+}
+
+}  // namespace strata::contract::route

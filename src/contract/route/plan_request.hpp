@@ -1,0 +1,59 @@
+// `strata plan` as a library call: the contract (scanned from the
+// repository, or given), the facts of the base image, the archive's
+// candidates (the apt sources loaded as `strata resolve` loads them), the
+// route, and — when the plan needs Debian packages — the overlay request
+// and its cache key through layer::plan_overlay, the key `strata build`
+// would look the overlay up by. Pre-flight and provision start here.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "contract/contract.hpp"
+#include "contract/image/facts_cache.hpp"
+#include "contract/image/image_facts.hpp"
+#include "contract/route/candidates.hpp"
+#include "contract/route/plan.hpp"
+#include "layer/build/overlay_plan.hpp"
+#include "oci/http/transport.hpp"
+#include "oci/platform.hpp"
+#include "oci/store.hpp"
+#include "util/clock.hpp"
+
+namespace strata::contract::route {
+
+struct PlanRequest {
+  std::filesystem::path repo;         // scanned when `contract` is empty
+  std::optional<Contract> contract;   // a contract read from a file
+  std::string base;                   // the base's reference as given
+  oci::Store* base_store = nullptr;   // REQUIRED: holds the base
+  std::string base_ref;               // the base within base_store (tag or digest; may be empty)
+  oci::Platform platform;             // empty architecture: this machine's
+  std::vector<std::string> sources;   // apt sources files; empty: the host's
+  bool allow_unsigned = false;        // accept sources marked Trusted: yes
+};
+
+struct PlanContext {
+  oci::http::Transport& http;  // to the apt archive
+  Clock& clock;
+  std::filesystem::path home;                 // $STRATA_HOME: index caches
+  const image::FactsCache* facts = nullptr;   // none: every image is read from its layers
+};
+
+struct PlannedRepo {
+  Contract contract;
+  image::ImageFacts base;
+  Candidates archive;
+  Plan plan;
+  std::optional<layer::OverlayPlan> overlay;  // when plan.needs_overlay()
+};
+
+Result<PlannedRepo> plan_repository(const PlanRequest& request, PlanContext& ctx);
+
+// Routes `contract` again against another image (the overlay built for it):
+// what pre-flight checks.
+Plan replan(const PlannedRepo& planned, const image::ImageFacts& image, const std::string& image_ref);
+
+}  // namespace strata::contract::route

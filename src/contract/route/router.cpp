@@ -1,0 +1,352 @@
+#include "contract/route/router.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "contract/contract_reader.hpp"
+#include "contract/image/runtime_markers.hpp"
+#include "contract/route/tools.hpp"
+#include "contract/version_range.hpp"
+#include "util/strings.hpp"
+
+namespace strata::contract::route {
+namespace {
+
+// What a runtime row asks for: the contract's satisfying range when it
+// reads, else at least the floor.
+struct Want {
+  std::optional<Range> range;
+  std::optional<Version> floor;
+  std::string text;  // ">=22.0.0", ">=20.0.0 <21.0.0", "any"
+
+  bool admits(std::string_view version) const {
+    auto v = parse_version(version);
+    if (!v) return false;
+    if (range) return range->contains(*v);
+    return !floor || *v >= *floor;
+  }
+};
+
+Want want_of(const RuntimeFloor& rf) {
+  Want w;
+  if (!rf.floor.empty()) w.floor = parse_version(rf.floor);
+  if (!rf.satisfying.empty()) {
+    if (auto r = parse_npm_range(rf.satisfying); r && !r->is_empty()) w.range = *r;
+  }
+  w.text = !rf.satisfying.empty() ? rf.satisfying : w.floor ? ">=" + w.floor->str() : "any";
+  return w;
+}
+
+std::string replace_all(std::string s, std::string_view from, const std::string& to) {
+  for (auto at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
+  return s;
+}
+
+// The names release tarballs use for an architecture.
+std::string download_arch(std::string_view tool, const std::string& arch) {
+  if (tool == "node") return arch == "amd64" ? "x64" : arch;
+  if (tool == "rust") return arch == "amd64" ? "x86_64" : arch == "arm64" ? "aarch64" : arch;
+  return arch;
+}
+
+std::string joined(const std::set<std::string>& s) { return str::join({s.begin(), s.end()}, ", "); }
+
+class Router {
+ public:
+  explicit Router(const RouteInput& in) : in_(in), c_(in.contract), base_(in.base), archive_(in.archive) {}
+
+  Plan run() {
+    plan_.contract_digest = contract_digest(c_);
+    plan_.root = c_.root;
+    plan_.base = in_.base_ref;
+    plan_.base_digest = base_.manifest_digest;
+    plan_.platform = base_.platform.str();
+    for (const auto& [tool, rf] : c_.runtime_floors)
+      for (const auto& conflict : rf.conflicts) plan_.warnings.push_back(tool + ": " + conflict);
+    decide_downloads();
+    for (const auto& [tool, rf] : c_.runtime_floors) runtime(tool, rf);
+    if (compile_) toolchain();
+    libs(Kind::kBuildLib, build_libs_);
+    libs(Kind::kRunLib, run_libs_);
+    commands();
+    egress();
+    std::stable_sort(plan_.rows.begin(), plan_.rows.end(), [](const Row& a, const Row& b) {
+      return std::make_tuple(static_cast<int>(a.kind), a.name) < std::make_tuple(static_cast<int>(b.kind), b.name);
+    });
+    plan_.overlay_packages.assign(overlay_.begin(), overlay_.end());
+    return std::move(plan_);
+  }
+
+ private:
+  // --- download or compile ------------------------------------------------
+  void decide_downloads() {
+    for (const auto& l : c_.build_libs) build_libs_[l.package].insert(l.required_by.begin(), l.required_by.end());
+    for (const auto& l : c_.run_libs) run_libs_[l.package].insert(l.required_by.begin(), l.required_by.end());
+    for (const auto& rc : c_.required_commands) commands_[rc.name].insert(rc.reasons.begin(), rc.reasons.end());
+    compile_ = c_.native_build_required;
+    for (const auto& n : c_.native_packages) {
+      if (n.build == BuildKind::kCompile) compilers_.insert(n.ecosystem + ":" + n.name);
+      if (n.build != BuildKind::kDownload || n.fallback != "compile" || !n.fallback_needs) continue;
+      const std::string by = n.ecosystem + ":" + n.name;
+      std::set<std::string> undeclared;
+      for (const auto& h : n.download_hosts)
+        if (!declared(h)) undeclared.insert(h);
+      if (!n.download_hosts.empty() && undeclared.empty()) {
+        plan_.decisions.push_back({by, "download", "its download hosts (" + str::join(n.download_hosts, ", ") +
+                                                      ") are declared in .mac/project.yaml: the prebuilt is used, "
+                                                      "nothing is compiled"});
+        continue;
+      }
+      const CompileNeeds& need = *n.fallback_needs;
+      plan_.decisions.push_back(
+          {by, "compile",
+           (n.download_hosts.empty() ? std::string("no download host is known")
+                                     : joined(undeclared) + " not declared in .mac/project.yaml") +
+               ": the install falls back to compiling, so its toolchain and build libraries (" +
+               str::join(need.build_libs, ", ") + ") go to the overlay"});
+      compile_ = true;
+      compilers_.insert(by);
+      compiled_downloads_.insert(by);
+      for (const auto& d : need.build_libs) build_libs_[d].insert(by);
+      for (const auto& d : need.run_libs) run_libs_[d].insert(by);
+      for (const auto& cmd : need.commands) commands_[cmd].insert(by + " compiles");
+      for (const auto& h : need.egress) extra_hosts_[h].insert(by + " compiles");
+    }
+  }
+
+  bool declared(const std::string& host) const {
+    return std::any_of(c_.egress_hosts.begin(), c_.egress_hosts.end(),
+                       [&](const EgressHost& h) { return h.host == host && h.origin == EgressOrigin::kDeclared; });
+  }
+
+  // --- runtimes -------------------------------------------------------------
+  void runtime(const std::string& tool, const RuntimeFloor& rf) {
+    Want w = want_of(rf);
+    Row row{.kind = Kind::kRuntime, .name = tool, .need = w.text};
+    for (const auto& k : rf.constraints) row.required_by.push_back(k.source.file + " " + k.source.field);
+    const ToolInfo* info = tool_info(tool);
+    const image::RuntimeFact* stale = nullptr;
+    for (const image::RuntimeFact* f : base_.runtime(tool)) {
+      if (w.admits(f->version)) {
+        row.layer = Layer::kBase;
+        row.why = f->source;
+        break;
+      }
+      if (!stale) stale = f;
+    }
+    if (row.layer != Layer::kBase) {
+      if (info && !info->bootstrap.empty()) {
+        row.layer = Layer::kProjectBootstrap;
+        row.why = replace_all(std::string(info->bootstrap), "{version}", w.floor ? w.floor->str() : "latest");
+      } else if (auto pkg = archive_runtime(tool, w, info)) {
+        row.layer = Layer::kOverlay;
+        row.packages = {pkg->first};
+        row.why = "archive candidate " + pkg->first + " " + pkg->second + " satisfies " + w.text;
+        overlay_.insert(pkg->first);
+      } else if (info && !info->url.empty()) {
+        row.layer = Layer::kTaskToolchain;
+        TaskToolchain t{tool, w.floor ? w.floor->str() : "latest", rf.satisfying, std::string(info->url), {}};
+        t.url = replace_all(replace_all(t.url, "{version}", t.version), "{arch}",
+                            download_arch(tool, base_.platform.architecture));
+        for (auto h : info->hosts) {
+          t.hosts.emplace_back(h);
+          extra_hosts_[std::string(h)].insert("task toolchain " + tool + " " + t.version);
+        }
+        row.why = tool + " " + t.version + " installed rootless for the task from " + t.url + " (" +
+                  archive_note(tool, info) + ")";
+        row.toolchain = std::move(t);
+      } else {
+        row.layer = Layer::kUnrouted;
+        row.why = "neither the base, the archive (" + archive_note(tool, info) + ") nor a task toolchain provides " +
+                  tool + " " + w.text;
+      }
+      if (stale) row.shadow = shadow(tool, *stale, w, info);
+    }
+    routed_runtimes_[tool] = row.layer;
+    plan_.rows.push_back(std::move(row));
+  }
+
+  // The archive package that carries `tool` within `w`: the table's
+  // packages first (python3.{minor} is the floor's minor), then any other
+  // versioned package of the tool, lowest admitted version first.
+  std::optional<std::pair<std::string, std::string>> archive_runtime(const std::string& tool, const Want& w,
+                                                                     const ToolInfo* info) const {
+    std::vector<std::string> names;
+    if (info)
+      for (auto d : info->debian)
+        names.push_back(replace_all(std::string(d), "{minor}", w.floor ? std::to_string(w.floor->minor) : "x"));
+    for (std::string_view prefix : {"python3.", "golang-1.", "openjdk-"})
+      for (auto& n : archive_.with_prefix(prefix))
+        if (image::runtime_of_package(n) == tool) names.push_back(n);
+    for (const auto& n : names) {
+      const std::string* v = archive_.version(n);
+      if (v && image::runtime_of_package(n) == tool && w.admits(image::upstream_version(*v))) return {{n, *v}};
+    }
+    return std::nullopt;
+  }
+
+  std::string archive_note(const std::string& tool, const ToolInfo* info) const {
+    if (!info || info->debian.empty()) return "no Debian package of " + tool;
+    std::string first = replace_all(std::string(info->debian.back()), "{minor}", "x");
+    const std::string* v = archive_.version(first);
+    return v ? "the archive has " + first + " " + *v : "the archive has no " + first;
+  }
+
+  std::string shadow(const std::string& tool, const image::RuntimeFact& stale, const Want& w,
+                     const ToolInfo* info) const {
+    std::string s = "the image has " + tool + " " + stale.version + " (" + stale.source + "), below " + w.text;
+    const std::string* on_path = info && !info->command.empty() ? base_.command(info->command) : nullptr;
+    if (on_path)
+      s += ", on PATH at " + *on_path + ": it shadows what this row installs (a login shell that resets PATH runs it)";
+    return s;
+  }
+
+  // --- the C toolchain ------------------------------------------------------
+  void toolchain() {
+    Row row{.kind = Kind::kToolchain, .name = "native build", .need = str::join(toolchain_commands(), " ")};
+    row.commands = toolchain_commands();
+    row.required_by.assign(compilers_.begin(), compilers_.end());
+    std::vector<std::string> found, missing;
+    for (const auto& cmd : toolchain_commands()) {
+      if (const std::string* p = base_.command(cmd)) found.push_back(cmd + " at " + *p);
+      else missing.push_back(cmd);
+    }
+    if (missing.empty()) {
+      row.layer = Layer::kBase;
+      row.why = str::join(found, ", ");
+    } else if (const std::string* v = archive_.version("build-essential")) {
+      row.layer = Layer::kOverlay;
+      row.packages = {"build-essential"};
+      row.why = "no " + str::join(missing, ", no ") + " in the base; archive candidate build-essential " + *v;
+      overlay_.insert("build-essential");
+    } else {
+      std::vector<std::string> pkgs;
+      for (const auto& cmd : missing) {
+        std::string p = archive_.satisfier(command_package(cmd));
+        if (p.empty()) {
+          pkgs.clear();
+          break;
+        }
+        if (std::find(pkgs.begin(), pkgs.end(), p) == pkgs.end()) pkgs.push_back(p);
+      }
+      if (pkgs.empty()) {
+        row.layer = Layer::kUnrouted;
+        row.why = "no " + str::join(missing, ", no ") + " in the base, and the archive has no build-essential";
+      } else {
+        row.layer = Layer::kOverlay;
+        row.packages = pkgs;
+        row.why = "no " + str::join(missing, ", no ") + " in the base; the archive has " + str::join(pkgs, ", ");
+        overlay_.insert(pkgs.begin(), pkgs.end());
+      }
+    }
+    plan_.rows.push_back(std::move(row));
+  }
+
+  // --- libraries and commands -----------------------------------------------
+  // Routes a Debian package requirement: base when installed, else the
+  // archive's package that satisfies it.
+  void package_row(Row& row, const std::string& package) {
+    if (const std::string* v = base_.package_version(package)) {
+      row.layer = Layer::kBase;
+      row.why = "dpkg " + package + " " + *v;
+      return;
+    }
+    std::string sat = archive_.satisfier(package);
+    if (sat.empty()) {
+      row.layer = Layer::kUnrouted;
+      row.why = package + " is neither installed in the base nor in the archive";
+      return;
+    }
+    row.layer = Layer::kOverlay;
+    row.packages = {sat};
+    row.why = sat == package ? "archive candidate " + sat + " " + *archive_.version(sat)
+                             : "archive package " + sat + " provides " + package;
+    overlay_.insert(sat);
+  }
+
+  void libs(Kind kind, const std::map<std::string, std::set<std::string>>& libs) {
+    for (const auto& [pkg, by] : libs) {
+      if (compile_ && is_toolchain_package(pkg)) continue;  // the toolchain row
+      Row row{.kind = kind, .name = pkg, .need = "installed"};
+      row.required_by.assign(by.begin(), by.end());
+      package_row(row, pkg);
+      plan_.rows.push_back(std::move(row));
+    }
+  }
+
+  void commands() {
+    for (const auto& [cmd, why] : commands_) {
+      if (compile_ && is_toolchain_command(cmd)) continue;  // the toolchain row checks them
+      Row row{.kind = Kind::kCommand, .name = cmd, .need = "on PATH"};
+      row.required_by.assign(why.begin(), why.end());
+      if (const std::string* p = base_.command(cmd)) {
+        row.layer = Layer::kBase;
+        row.why = *p;
+      } else if (auto tool = runtime_of_command(cmd); tool && routed_runtimes_.contains(*tool) &&
+                                                      routed_runtimes_[*tool] != Layer::kOverlay &&
+                                                      routed_runtimes_[*tool] != Layer::kUnrouted) {
+        row.layer = routed_runtimes_[*tool];
+        row.why = "comes with " + *tool + " (" + layer_name(row.layer) + ")";
+      } else {
+        package_row(row, command_package(cmd));
+      }
+      plan_.rows.push_back(std::move(row));
+    }
+  }
+
+  std::optional<std::string> runtime_of_command(const std::string& cmd) const {
+    for (const auto& [tool, layer] : routed_runtimes_) {
+      const ToolInfo* info = tool_info(tool);
+      if (info && info->command == cmd) return tool;
+    }
+    return std::nullopt;
+  }
+
+  // --- egress ---------------------------------------------------------------
+  void egress() {
+    std::set<std::string> seen;
+    for (const auto& h : c_.egress_hosts) {
+      Row row{.kind = Kind::kEgress, .name = h.host, .need = h.access, .layer = Layer::kEgress};
+      row.why = std::string(egress_origin_name(h.origin)) + ": " + h.reason;
+      for (const auto& e : h.evidence) row.required_by.push_back(e.file + (e.field.empty() ? "" : " " + e.field));
+      // A host only a download reaches, for packages that compile instead.
+      bool only_skipped = h.origin == EgressOrigin::kInstallTime && !h.evidence.empty() &&
+                          std::all_of(h.evidence.begin(), h.evidence.end(),
+                                      [&](const Evidence& e) { return compiled_downloads_.contains(e.field); });
+      if (only_skipped && !extra_hosts_.contains(h.host)) {
+        row.needed = false;
+        row.why += " — not needed: the package compiles instead";
+      }
+      if (auto it = extra_hosts_.find(h.host); it != extra_hosts_.end())
+        row.required_by.insert(row.required_by.end(), it->second.begin(), it->second.end());
+      seen.insert(h.host);
+      plan_.rows.push_back(std::move(row));
+    }
+    for (const auto& [host, why] : extra_hosts_) {
+      if (seen.contains(host)) continue;
+      Row row{.kind = Kind::kEgress, .name = host, .need = "read-only", .layer = Layer::kEgress};
+      row.why = "inferred: " + *why.begin();
+      row.required_by.assign(why.begin(), why.end());
+      plan_.rows.push_back(std::move(row));
+    }
+  }
+
+  const RouteInput& in_;
+  const Contract& c_;
+  const image::ImageFacts& base_;
+  const Candidates& archive_;
+  Plan plan_;
+  std::set<std::string> overlay_;
+  std::map<std::string, std::set<std::string>> build_libs_, run_libs_, commands_, extra_hosts_;
+  std::set<std::string> compilers_, compiled_downloads_;
+  std::map<std::string, Layer> routed_runtimes_;
+  bool compile_ = false;
+};
+
+}  // namespace
+
+Plan route(const RouteInput& in) { return Router(in).run(); }
+
+}  // namespace strata::contract::route

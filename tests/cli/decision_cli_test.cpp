@@ -1,0 +1,221 @@
+// plan, preflight and provision through the binary, on real images and a
+// real archive: the toolchain fixture archive (testdata/toolchain: a C
+// compiler that compiles, runtimes at known versions) served on loopback,
+// and bases imported from tests/support/make_overlay_base.sh (the host's
+// libc, no compiler, no shell) — one plain, one whose ENV advertises an old
+// Node, as a stale official image would.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "support/cli_test.hpp"
+#include "support/served_archive.hpp"
+#include "support/json_run.hpp"
+#include "support/source_dir.hpp"
+
+namespace strata::testing {
+namespace {
+
+namespace stdfs = std::filesystem;
+
+class DecisionFixture {
+ public:
+  static DecisionFixture& get() {
+    static DecisionFixture* f = [] {
+      auto* fx = new DecisionFixture;
+      stdfs::path source = source_dir();
+      char tmpl[] = "/tmp/strata-decide-XXXXXX";
+      fx->root = ::mkdtemp(tmpl);
+      must((source / "tests/support/make_overlay_base.sh").string() + " " + (fx->root / "base.tar").string());
+      const std::string import = "SOURCE_DATE_EPOCH=1700000000 STRATA_HOME=" + (fx->root / "home").string() + " " +
+                                 strata_binary() + " -q import " + (fx->root / "base.tar").string() +
+                                 " --platform linux/amd64 --dest oci:" + (fx->root / "images").string();
+      must(import + ":base >/dev/null");
+      must(import + ":stale --change 'ENV NODE_VERSION=18.0.0' >/dev/null");
+      fx->archive = std::make_unique<ServedArchive>(fx->root / "archive", source / "testdata/toolchain");
+      fx->sources = fx->archive->write_sources(fx->root / "toolchain.list").string();
+      return fx;
+    }();
+    return *f;
+  }
+  std::string image(const std::string& tag) const { return "oci:" + (root / "images").string() + ":" + tag; }
+
+  stdfs::path root;
+  std::unique_ptr<ServedArchive> archive;
+  std::string sources;
+};
+
+std::string repo(const std::string& name) { return (source_dir() / "testdata/repos" / name).string(); }
+
+std::string last_line(const std::string& out) {
+  auto end = out.find_last_not_of('\n');
+  if (end == std::string::npos) return "";
+  auto start = out.rfind('\n', end);
+  return out.substr(start == std::string::npos ? 0 : start + 1, end - (start == std::string::npos ? 0 : start + 1) + 1);
+}
+
+class DecisionCli : public CliTest {
+ protected:
+  DecisionFixture& fx_ = DecisionFixture::get();
+  std::vector<std::string> preflight(const std::string& image, const std::string& name) {
+    return {"preflight", "--image", image, "--repo", repo(name), "--sources", fx_.sources, "--platform", "linux/amd64"};
+  }
+  std::vector<std::string> provision(const std::string& name, const std::string& dest) {
+    return {"provision", repo(name), "--base", fx_.image("base"), "--sources", fx_.sources, "--platform",
+            "linux/amd64", "--dest", dest};
+  }
+};
+
+TEST_F(DecisionCli, PreflightOnABaseWithoutCcListsEveryGapInOneMessage) {
+  auto r = strata(preflight(fx_.image("base"), "c-make-hello"));
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_EQ(r.out, "");
+  ASSERT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "one message: " << r.err;
+  EXPECT_NE(r.err.find("needs a C toolchain (overlay "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("has no cc, no make — run: strata provision " + repo("c-make-hello") + " --base " +
+                       fx_.image("base")),
+            std::string::npos)
+      << r.err;
+
+  // A Node monorepo compiling @vscode/sqlite3: every gap at once, the task
+  // toolchain named as such, not as a gap.
+  auto node = strata(preflight(fx_.image("base"), "real-ts-monorepo-vscode-sqlite3"));
+  EXPECT_EQ(node.code, 3);
+  ASSERT_EQ(std::count(node.err.begin(), node.err.end(), '\n'), 1) << node.err;
+  for (const char* part : {"node >=20.18.0 <21.0.0 (task toolchain)", "npm >=7.0.0 (project bootstrap)",
+                           "egress nodejs.org, registry.npmjs.org", "no cc", "no make", "no python3", "no g++"}) {
+    EXPECT_NE(node.err.find(part), std::string::npos) << part << " in " << node.err;
+  }
+
+  // --json: the same as data.
+  auto args = preflight(fx_.image("base"), "c-make-hello");
+  args.insert(args.begin(), "--json");
+  auto j = strata(args);
+  EXPECT_EQ(j.code, 3);
+  auto doc = nlohmann::json::parse(j.out);
+  EXPECT_FALSE(doc["ok"].get<bool>());
+  ASSERT_EQ(doc["gaps"].size(), 1u) << j.out;  // one row: the C toolchain, with both commands
+  EXPECT_EQ(doc["gaps"][0]["kind"], "missing");
+  EXPECT_EQ(doc["gaps"][0]["found"], "no cc, no make");
+}
+
+TEST_F(DecisionCli, ProvisionBuildsAnOverlayThatCompilesAndTheSecondRunIsAHit) {
+  const std::string layout = (dir_ / "out").string();
+  auto args = provision("c-make-hello", "oci:" + layout);
+  args.insert(args.begin(), "--json");
+  auto first = strata(args);
+  ASSERT_EQ(first.code, 0) << first.err;
+  auto doc = nlohmann::json::parse(first.out);
+  EXPECT_FALSE(doc["cached"].get<bool>());
+  EXPECT_TRUE(doc["overlay"].get<bool>());
+  EXPECT_EQ(doc["plan"]["overlay"]["packages"], nlohmann::json::array({"build-essential"}));
+  EXPECT_TRUE(doc["preflight"]["ok"].get<bool>()) << first.out;
+  const std::string key = doc["key"].get<std::string>();
+  const std::string digest = doc["digest"].get<std::string>();
+  EXPECT_EQ(doc["reference"], "oci:" + layout + ":" + digest);
+
+  // The image it returns compiles and runs a C program (tcc behind cc, make
+  // running the recipe without a shell).
+  auto unpack = run({"umoci", "unpack", "--rootless", "--image", layout + ":overlay-" + key, (dir_ / "b").string()});
+  ASSERT_EQ(unpack.code, 0) << unpack.err;
+  stdfs::path root = dir_ / "b/rootfs";
+  stdfs::create_directories(root / "src");
+  for (const char* f : {"Makefile", "hello.c"}) stdfs::copy_file(repo("c-make-hello") + "/" + f, root / "src" / f);
+  auto made = run({"chroot", root.string(), "/usr/bin/make", "-C", "/src", "hello"});
+  ASSERT_EQ(made.code, 0) << made.out << made.err;
+  EXPECT_EQ(sh("chroot " + root.string() + " /src/hello"), "hello from a provisioned image: sqrt(2) = 1.414\n");
+
+  // Nothing changed: a cache hit with the same digest; the reference is the last line.
+  auto second = strata(provision("c-make-hello", "oci:" + layout));
+  ASSERT_EQ(second.code, 0) << second.err;
+  EXPECT_EQ(last_line(second.out), "oci:" + layout + ":" + digest);
+  EXPECT_NE(second.err.find("overlay found by its key " + key), std::string::npos) << second.err;
+
+  // Pre-flight of what provision returned passes.
+  auto ok = strata(preflight(last_line(second.out), "c-make-hello"));
+  EXPECT_EQ(ok.code, 0) << ok.err;
+  EXPECT_NE(ok.out.find("ok: "), std::string::npos) << ok.out;
+}
+
+TEST_F(DecisionCli, AStaleNodeVersionInEnvIsAGapEvenWithATaskToolchain) {
+  auto r = strata(preflight(fx_.image("stale"), "real-ts-monorepo-vscode-sqlite3"));
+  EXPECT_EQ(r.code, 3);
+  EXPECT_NE(r.err.find("a stale node: the image has node 18.0.0 (ENV NODE_VERSION=18.0.0), below >=20.18.0 <21.0.0"),
+            std::string::npos)
+      << r.err;
+  // The plain base has no node at all: nothing stale there.
+  auto plain = strata(preflight(fx_.image("base"), "real-ts-monorepo-vscode-sqlite3"));
+  EXPECT_EQ(plain.err.find("stale"), std::string::npos) << plain.err;
+}
+
+TEST_F(DecisionCli, ARepoThatNeedsNothingBeyondTheBaseProvisionsTheBaseItself) {
+  // node >=18 on the image whose ENV says Node 18.0.0; npm is the project's own.
+  auto args = provision("node-plain", "oci:" + (dir_ / "unused").string());
+  args[3] = fx_.image("stale");
+  args.insert(args.begin(), "--json");
+  auto r = strata(args);
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto doc = nlohmann::json::parse(r.out);
+  EXPECT_FALSE(doc["overlay"].get<bool>());
+  EXPECT_TRUE(doc["key"].is_null());
+  EXPECT_TRUE(doc["plan"]["overlay"].is_null());
+  EXPECT_EQ(doc["reference"], "oci:" + (fx_.root / "images").string() + ":" + doc["digest"].get<std::string>());
+  EXPECT_TRUE(doc["preflight"]["ok"].get<bool>());
+  EXPECT_EQ(doc["preflight"]["satisfied"], nlohmann::json::array({"node >=18.0.0: ENV NODE_VERSION=18.0.0"}));
+}
+
+TEST_F(DecisionCli, AnEgressPolicyMustAllowEveryNeededHost) {
+  // node-plain on the image that has its Node: only egress is left to check.
+  auto policy = [&](const std::string& hosts) {
+    auto file = dir_ / "policy.json";
+    std::ofstream(file) << R"({"kind": "strata-egress-policy", "version": 1, "repo": "r", "contract_digest": "sha256:00",
+      "strata_version": "0.1.0", "include": "all", "hosts": [)" << hosts << "]}";
+    return file.string();
+  };
+  auto args = preflight(fx_.image("stale"), "node-plain");
+  args.insert(args.end(), {"--egress-policy", policy(R"({"host": "example.org", "methods": ["GET", "HEAD"]})")});
+  auto denied = strata(args);
+  EXPECT_EQ(denied.code, 3);
+  EXPECT_NE(denied.err.find("registry.npmjs.org not allowed by "), std::string::npos) << denied.err;
+  args.back() = policy(R"({"host": "registry.npmjs.org", "methods": ["GET", "HEAD"]})");
+  auto allowed = strata(args);
+  EXPECT_EQ(allowed.code, 0) << allowed.err;
+  args.back() = (dir_ / "missing.json").string();
+  EXPECT_EQ(strata(args).code, 2) << "a missing policy file is a usage error";
+}
+
+TEST_F(DecisionCli, FactsAreCachedByManifestDigest) {
+  auto args = preflight(fx_.image("stale"), "node-plain");
+  args.insert(args.begin(), "--json");
+  auto r = strata(args);
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::string digest = nlohmann::json::parse(r.out)["image_digest"];
+  auto entry = dir_ / "home/facts" / ("sha256-" + digest.substr(7) + ".json");
+  ASSERT_TRUE(stdfs::exists(entry));
+  auto facts = nlohmann::json::parse(slurp(entry));
+  EXPECT_EQ(facts["runtimes"][0]["source"], "ENV NODE_VERSION=18.0.0");
+  EXPECT_EQ(facts["packages"]["base-files"], "12.4");
+  // A damaged entry is read again from the layers, not trusted.
+  std::ofstream(entry) << "{not json";
+  EXPECT_EQ(strata(args).code, 0);
+  EXPECT_EQ(nlohmann::json::parse(slurp(entry))["manifest_digest"], digest);
+}
+
+TEST_F(DecisionCli, PlanPrintsATableOrOneJsonDocument) {
+  auto text = strata({"plan", repo("c-make-hello"), "--base", fx_.image("base"), "--sources", fx_.sources,
+                      "--platform", "linux/amd64"});
+  ASSERT_EQ(text.code, 0) << text.err;
+  EXPECT_TRUE(text.out.starts_with("KIND ")) << text.out;
+  EXPECT_NE(text.out.find("toolchain  native build  cc make  overlay"), std::string::npos) << text.out;
+  auto json = strata({"--json", "plan", repo("c-make-hello"), "--base", fx_.image("base"), "--sources", fx_.sources,
+                      "--platform", "linux/amd64"});
+  ASSERT_EQ(json.code, 0) << json.err;
+  auto doc = nlohmann::json::parse(json.out);
+  EXPECT_TRUE(doc["contract_digest"].get<std::string>().starts_with("sha256:"));
+  EXPECT_EQ(doc["overlay"]["base"], fx_.image("base"));
+  EXPECT_EQ(doc["overlay"]["key"].get<std::string>().size(), 64u);
+}
+
+}  // namespace
+}  // namespace strata::testing

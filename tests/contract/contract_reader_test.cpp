@@ -1,0 +1,48 @@
+// A contract read back is the contract written: YAML and JSON, every fixture
+// repository; bad documents are errors naming the file and the field.
+#include "contract/contract_reader.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "contract/scan.hpp"
+#include "contract/serialize.hpp"
+
+namespace strata::contract {
+namespace {
+
+TEST(ContractReader, EveryFixtureRoundTripsThroughYamlAndJson) {
+  int n = 0;
+  for (const auto& d : std::filesystem::directory_iterator(std::string(STRATA_TESTDATA_DIR) + "/repos")) {
+    auto c = scan_repository(d.path());
+    ASSERT_TRUE(c) << d.path();
+    for (const std::string& text : {to_yaml(*c), to_json(*c)}) {
+      auto back = parse_contract(text, d.path().string());
+      ASSERT_TRUE(back) << back.error().message();
+      EXPECT_EQ(to_json(*back), to_json(*c)) << d.path();
+      EXPECT_EQ(contract_digest(*back), contract_digest(*c));
+    }
+    ++n;
+  }
+  EXPECT_GT(n, 20);
+}
+
+TEST(ContractReader, BadDocumentsNameTheFileAndField) {
+  auto v = parse_contract("schema_version: 2\n", "c.yaml");
+  ASSERT_FALSE(v);
+  EXPECT_EQ(v.error().message(), "c.yaml: schema_version 2 (this strata reads 1)");
+  auto k = parse_contract("schema_version: 1\nnative_build:\n  packages:\n    - {ecosystem: npm, name: x, build: maybe, "
+                          "certainty: known}\n",
+                          "c.yaml");
+  ASSERT_FALSE(k);
+  EXPECT_EQ(k.error().message(),
+            "c.yaml: native_build.packages.build: unknown value \"maybe\" (docs/contract.md lists the values)");
+  auto t = parse_contract("schema_version: 1\necosystems: node\n", "c.yaml");
+  ASSERT_FALSE(t);
+  EXPECT_EQ(t.error().message(), "c.yaml: .ecosystems must be a list");
+  EXPECT_FALSE(parse_contract("[1, 2", "c.yaml"));
+}
+
+}  // namespace
+}  // namespace strata::contract
