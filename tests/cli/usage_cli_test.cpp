@@ -154,7 +154,7 @@ TEST_F(UsageCli, UnknownCommandsSuggestTheNearestAndExitTwo) {
 TEST_F(UsageCli, PlannedCommandsSayTheyAreNotBuiltYet) {
   for (std::vector<std::string> args : std::vector<std::vector<std::string>>{
            {"cache", "prewarm", "--config", "x.yaml"}, {"cache", "ls"}, {"plan", "."}, {"preflight", "--image", "x"},
-           {"provision", ".", "--base", "scratch"}, {"egress", "render", "--repo", "."}, {"bundle", "create"}}) {
+           {"provision", ".", "--base", "scratch"}, {"bundle", "create"}}) {
     auto r = strata(args);
     EXPECT_EQ(r.code, 2) << args[0];
     EXPECT_EQ(r.err, "strata: `strata " + args[0] +

@@ -56,6 +56,36 @@ Result<AllowedHost> read_host(const json& e, const std::string& where) {
 
 }  // namespace
 
+std::string render_json(const Policy& p) {
+  nlohmann::ordered_json doc;
+  doc["kind"] = kJsonPolicyKind;
+  doc["version"] = kJsonPolicyVersion;
+  doc["repo"] = p.header.repo;
+  doc["contract_digest"] = p.header.contract_digest;
+  doc["strata_version"] = p.header.strata_version;
+  doc["include"] = include_name(p.header.include);
+  doc["access"] = "read-only";
+  auto hosts = nlohmann::ordered_json::array();
+  for (const auto& h : p.hosts) {
+    nlohmann::ordered_json x;
+    x["host"] = h.host;
+    x["port"] = h.port;
+    x["methods"] = nlohmann::ordered_json::array();
+    for (auto m : kReadMethods) x["methods"].push_back(m);
+    x["source"] = h.label();
+    x["origin"] = egress_origin_name(h.origin);
+    x["reason"] = h.reason;
+    auto ev = nlohmann::ordered_json::array();
+    for (const auto& e : h.evidence) ev.push_back({{"file", e.file}, {"field", e.field}, {"value", e.value}});
+    x["evidence"] = std::move(ev);
+    hosts.push_back(std::move(x));
+  }
+  doc["hosts"] = std::move(hosts);
+  doc["notes"] = p.notes;
+  // Repository bytes need not be UTF-8; they come out as U+FFFD.
+  return doc.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+}
+
 Result<Allowlist> read_json_policy(std::string_view text, const std::string& file) {
   json doc = json::parse(text, nullptr, false);
   if (doc.is_discarded()) return fail(ErrorCode::kInvalidArgument, file + ": not valid JSON");
