@@ -56,6 +56,10 @@ class SquidEnforcement : public ::testing::Test {
   }
   void TearDown() override {
     if (squid_pid_ > 0) strata::testing::stop_process(squid_pid_);
+    // squid leaves its shared memory segments behind; they carry our service name.
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator("/dev/shm", ec))
+      if (!service_.empty() && e.path().filename().string().starts_with(service_ + "-")) std::filesystem::remove(e.path(), ec);
     if (origin_pid_ > 0) strata::testing::stop_process(origin_pid_);
   }
 
@@ -79,7 +83,11 @@ class SquidEnforcement : public ::testing::Test {
     std::ofstream(dir_ / "hosts") << "127.0.0.1 reads.example.test other.example.test a.wild.example.test "
                                      "wild.example.test a.b.wild.example.test\n";
     proxy_port_ = free_port();
-    auto d = dir_.path().string();
+    // squid drops root for cache_effective_user: its logs and PID file go
+    // in a directory that user can write.
+    auto d = (dir_ / "squid").string();
+    std::filesystem::create_directories(d);
+    std::filesystem::permissions(d, std::filesystem::perms::all);
     std::ofstream conf(dir_ / "squid.conf");
     conf << "http_port 127.0.0.1:" << proxy_port_ << "\n"
          << "pid_filename " << d << "/squid.pid\n"
@@ -87,26 +95,25 @@ class SquidEnforcement : public ::testing::Test {
          << "access_log stdio:" << d << "/access.log\n"
          << "coredump_dir " << d << "\n"
          << "cache deny all\n"
-         << "hosts_file " << d << "/hosts\n"
+         << "hosts_file " << dir_.path().string() << "/hosts\n"
          << "dns_nameservers 127.0.0.1\n"
          << "visible_hostname strata-test\n"
          << "shutdown_lifetime 0 seconds\n"
          << "icp_port 0\nhtcp_port 0\nnetdb_filename none\n"
          << (::geteuid() == 0 ? "cache_effective_user nobody\n" : "")
-         << "include " << d << "/egress.conf\n";
+         << "include " << dir_.path().string() << "/egress.conf\n";
     conf.close();
     auto parse = run({"/usr/sbin/squid", "-k", "parse", "-f", (dir_ / "squid.conf").string()});
     ASSERT_EQ(parse.code, 0) << parse.out << parse.err;
     // -N: no daemon, so the PID is squid's; -n: a service name of its own,
     // so its shared memory never meets another squid's.
-    auto pid = strata::testing::spawn_process({"/usr/sbin/squid", "-N", "-n", "strata" + std::to_string(::getpid()) +
-                                                                              "x" + std::to_string(proxy_port_),
-                                               "-f", (dir_ / "squid.conf").string()},
+    service_ = "strata" + std::to_string(::getpid()) + "x" + std::to_string(proxy_port_);
+    auto pid = strata::testing::spawn_process({"/usr/sbin/squid", "-N", "-n", service_, "-f", (dir_ / "squid.conf").string()},
                                               dir_ / "squid.out");
     ASSERT_TRUE(pid.has_value()) << pid.error().message();
     squid_pid_ = *pid;
-    auto up = strata::testing::wait_for_log(dir_ / "cache.log", "Accepting HTTP Socket connections", squid_pid_);
-    ASSERT_TRUE(up.has_value()) << up.error().message() << "\n" << slurp(dir_ / "squid.out") << slurp(dir_ / "cache.log");
+    auto up = strata::testing::wait_for_log(dir_ / "squid/cache.log", "Accepting HTTP Socket connections", squid_pid_);
+    ASSERT_TRUE(up.has_value()) << up.error().message() << "\n" << slurp(dir_ / "squid.out") << slurp(dir_ / "squid/cache.log");
   }
 
   // curl through the proxy; returns "<CONNECT status> <HTTP status>".
@@ -126,10 +133,11 @@ class SquidEnforcement : public ::testing::Test {
   pid_t origin_pid_ = -1, squid_pid_ = -1;
   int port_ = 0, proxy_port_ = 0;
   std::string fragment_;
+  std::string service_;  // squid -n: names its shared memory
 };
 
 TEST_F(SquidEnforcement, PlainHttpPassesOnlyGetAndHeadToDeclaredHosts) {
-  start_squid(SquidTls::kConnect);
+  ASSERT_NO_FATAL_FAILURE(start_squid(SquidTls::kConnect));
   EXPECT_EQ(curl({}, url("reads.example.test")), "000 200");
   EXPECT_EQ(slurp(dir_ / "body"), "GET /x host=reads.example.test:" + std::to_string(port_) + "\n");
   EXPECT_EQ(curl({"-I"}, url("reads.example.test")), "000 200");
@@ -148,20 +156,20 @@ TEST_F(SquidEnforcement, PlainHttpPassesOnlyGetAndHeadToDeclaredHosts) {
 }
 
 TEST_F(SquidEnforcement, ConnectTunnelsOnlyToADeclaredHostAndPort) {
-  start_squid(SquidTls::kConnect);
+  ASSERT_NO_FATAL_FAILURE(start_squid(SquidTls::kConnect));
   EXPECT_EQ(curl({"-p"}, url("reads.example.test")), "200 200");
   EXPECT_EQ(curl({"-p"}, url("other.example.test")), "403 000");
   EXPECT_EQ(curl({"-p"}, url("reads.example.test", proxy_port_)), "403 000");
   EXPECT_EQ(curl({"-p"}, url("a.wild.example.test")), "200 200");
   EXPECT_EQ(curl({"-p"}, url("wild.example.test")), "403 000");
   // What the fragment says plainly: inside a tunnel squid sees no method.
-  EXPECT_NE(fragment_.find("methods are NOT enforced for\n# HTTPS without TLS interception"), std::string::npos);
+  EXPECT_NE(fragment_.find("methods are NOT enforced for\n#    HTTPS without TLS interception"), std::string::npos);
   EXPECT_EQ(curl({"-p", "-X", "POST"}, url("reads.example.test")), "200 200");
   EXPECT_NE(origin_saw().find("request POST reads.example.test"), std::string::npos);
 }
 
 TEST_F(SquidEnforcement, TheSharedReaderAgreesWithSquid) {
-  start_squid(SquidTls::kConnect);
+  ASSERT_NO_FATAL_FAILURE(start_squid(SquidTls::kConnect));
   auto list = read_policy_file(dir_ / "egress.conf");
   ASSERT_TRUE(list.has_value()) << list.error().message();
   EXPECT_TRUE(allows_read(*list, "reads.example.test", port_));
