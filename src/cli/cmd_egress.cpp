@@ -21,7 +21,7 @@ struct EgressRenderArgs {
 void run_render(const GlobalOptions& g, const EgressRenderArgs& a) {
   namespace eg = contract::egress;
   if (a.repo.empty() == a.contract.empty())
-    throw Exit{kExitUsage, "strata egress render: give exactly one of --repo DIR and --contract FILE"};
+    throw Exit{kExitUsage, "egress render: give exactly one of --repo DIR and --contract FILE (see `strata egress render --help`)"};
   eg::RenderRequest r;
   r.repo = a.repo;
   r.contract_file = a.contract;
