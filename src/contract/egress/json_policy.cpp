@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "util/strings.hpp"
@@ -108,13 +109,14 @@ Result<Allowlist> read_json_policy(std::string_view text, const std::string& fil
                     std::to_string(kMaxHosts));
   Allowlist list;
   list.format = "json";
+  std::map<std::pair<std::string, int>, std::size_t> seen;
   for (std::size_t i = 0; i < hosts->size(); ++i) {
     std::string where = file + ": hosts[" + std::to_string(i) + "]";
     STRATA_TRY(auto h, read_host((*hosts)[i], where));
-    for (std::size_t j = 0; j < list.hosts.size(); ++j)
-      if (list.hosts[j].host == h.host && list.hosts[j].port == h.port)
-        return fail(ErrorCode::kInvalidArgument, where + ": " + h.host + ":" + std::to_string(h.port) +
-                                                     " is listed twice (also hosts[" + std::to_string(j) + "])");
+    auto [it, fresh] = seen.try_emplace({h.host, h.port}, i);
+    if (!fresh)
+      return fail(ErrorCode::kInvalidArgument, where + ": " + h.host + ":" + std::to_string(h.port) +
+                                                   " is listed twice (also hosts[" + std::to_string(it->second) + "])");
     list.hosts.push_back(std::move(h));
   }
   return list;
