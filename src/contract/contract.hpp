@@ -83,12 +83,23 @@ enum class EgressOrigin { kDeclared, kLockfile, kConfig, kDefault, kInstallTime 
 const char* egress_origin_name(EgressOrigin o);
 
 struct EgressHost {
-  std::string host;
+  std::string host;  // lower case; "*.example.com" only when declared so
+  int port = 443;
   EgressOrigin origin = EgressOrigin::kDefault;
   std::string access = "read-only";
   std::string reason;
   std::string mirror_env;  // env var that redirects the download, if any
   std::vector<Evidence> evidence;
+};
+
+// A `.mac/project.yaml` egress entry that cannot be granted (a malformed or
+// hostile host, a port out of range, access other than read-only, a
+// duplicate): the file, the entry ("egress[2]") and why. The scan still
+// succeeds; `strata egress render` refuses a contract that has any.
+struct RejectedEgress {
+  std::string file;
+  std::string entry;
+  std::string message;
 };
 
 struct RequiredCommand {
@@ -118,6 +129,7 @@ struct Contract {
   std::vector<SystemLib> build_libs;
   std::vector<SystemLib> run_libs;
   std::vector<EgressHost> egress_hosts;
+  std::vector<RejectedEgress> egress_rejected;
   std::vector<RequiredCommand> required_commands;
   std::vector<Workspace> workspaces;
   std::map<std::string, std::string> knowledge;  // table name → "as of" date

@@ -2,12 +2,90 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <map>
+#include <variant>
+
+#include "contract/host_name.hpp"
 #include "util/strings.hpp"
 
 namespace strata::contract {
+namespace {
+
+const std::string kFile = ".mac/project.yaml";
+
+// The comment at the end of line `line` (0-based) of `text`: "# release
+// metadata" → "release metadata". A '#' only starts a comment after a space
+// and outside quotes, as in YAML.
+std::string line_comment(std::string_view text, int line) {
+  if (line < 0) return {};
+  auto lines = str::split(text, '\n');
+  if (static_cast<std::size_t>(line) >= lines.size()) return {};
+  std::string_view l = lines[static_cast<std::size_t>(line)];
+  char quote = 0;
+  for (std::size_t i = 0; i < l.size(); ++i) {
+    char c = l[i];
+    if (quote) {
+      if (c == quote) quote = 0;
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (c == '#' && (i == 0 || l[i - 1] == ' ' || l[i - 1] == '\t')) {
+      return std::string(str::trim(l.substr(i + 1)));
+    }
+  }
+  return {};
+}
+
+struct Declaration {
+  std::string host;
+  int port = 443;
+  std::string access = "read-only";
+  std::string reason;
+};
+
+// One entry of the egress list, checked: the only place a declaration is
+// judged (docs/contract.md "Declarations"). Returns the reason it cannot be
+// granted, or the declaration.
+std::variant<Declaration, std::string> read_entry(const YAML::Node& e, std::string_view text) {
+  Declaration d;
+  if (!e.IsScalar() && !e.IsMap()) return std::string("has no host");
+  if (e.IsMap()) {
+    for (const auto& kv : e) {
+      auto k = kv.first.Scalar();
+      if (k != "host" && k != "port" && k != "access" && k != "reason")
+        return "has the key " + str::quote(k) + "; an entry has host, port, access and reason";
+    }
+    if (!e["host"]) return std::string("has no host");
+    if (const YAML::Node p = e["port"]) {
+      if (!p.IsScalar()) return std::string("has a port that is not a number");
+      auto v = str::parse_u64(p.Scalar());
+      if (!v || *v < 1 || *v > 65535) return "has port " + str::quote(p.Scalar()) + ", outside 1-65535";
+      d.port = static_cast<int>(*v);
+    }
+    if (const YAML::Node a = e["access"]) {
+      if (!a.IsScalar()) return std::string("has an access that is not a word");
+      d.access = a.Scalar();
+    }
+    if (const YAML::Node r = e["reason"]; r && r.IsScalar()) d.reason = r.Scalar();
+  }
+  // Bound once, never reassigned: assigning a yaml-cpp Node writes through it.
+  const YAML::Node host = e.IsMap() ? e["host"] : e;
+  if (!host.IsScalar()) return std::string("has a host that is not a name");
+  d.host = str::lower(host.Scalar());
+  if (auto p = host_name_problem(d.host, /*allow_wildcard=*/true)) return "(" + str::quote(host.Scalar()) + "): host " + *p;
+  if (d.access != "read-only")
+    return "(" + d.host + "): access " + str::quote(d.access) +
+           " cannot be granted; strata's egress is read-only (GET and HEAD) — declare read-only, or leave the host "
+           "out";
+  if (d.reason.empty()) d.reason = line_comment(text, host.Mark().line);
+  if (d.reason.empty()) d.reason = "declared by the repository";
+  return d;
+}
+
+}  // namespace
 
 void scan_project_yaml(ScanContext& ctx) {
-  const std::string rel = ".mac/project.yaml";
+  // (An entry yaml-cpp cannot read is rejected on its own; the others stand.)
+  const std::string& rel = kFile;
   if (!ctx.fs().is_file(rel)) return;
   auto text = ctx.fs().read_text(rel);
   if (!text) return;
@@ -17,31 +95,37 @@ void scan_project_yaml(ScanContext& ctx) {
       ctx.warn(rel, "not a mapping; ignored");
       return;
     }
+    std::map<std::pair<std::string, int>, std::string> seen;  // host:port → the entry that declared it
     for (const char* key : {"egress", "egress_hosts"}) {
       YAML::Node list = doc[key];
       if (!list) continue;
       if (!list.IsSequence()) {
-        ctx.warn(rel, std::string(key) + " must be a list");
+        ctx.egress_rejected({rel, key, "must be a list of hosts"});
         continue;
       }
       for (std::size_t i = 0; i < list.size(); ++i) {
-        const YAML::Node& e = list[i];
-        std::string host, access = "read-only", reason = "declared by the repository";
-        if (e.IsScalar()) {
-          host = e.as<std::string>();
-        } else if (e.IsMap() && e["host"]) {
-          host = e["host"].as<std::string>();
-          if (e["access"]) access = e["access"].as<std::string>();
-          if (e["reason"]) reason = e["reason"].as<std::string>();
-        } else {
-          ctx.warn(rel, std::string(key) + "[" + std::to_string(i) + "] has no host; ignored");
+        std::string entry = std::string(key) + "[" + std::to_string(i) + "]";
+        std::variant<Declaration, std::string> r;
+        try {
+          r = read_entry(list[i], *text);
+        } catch (const YAML::Exception& ex) {
+          r = std::string("cannot be read: ") + ex.what();
+        }
+        if (auto* why = std::get_if<std::string>(&r)) {
+          ctx.egress_rejected({rel, entry, *why});
           continue;
         }
-        host = str::lower(host);
-        if (access != "read-only")
-          ctx.warn(rel, host + ": access " + str::quote(access) + " requested; strata's egress is read-only (GET/HEAD)");
-        ctx.egress(host, EgressOrigin::kDeclared, reason,
-                   Evidence{rel, std::string(key) + "[" + std::to_string(i) + "]", host + " (" + access + ")"});
+        auto& d = std::get<Declaration>(r);
+        auto [it, fresh] = seen.try_emplace({d.host, d.port}, entry);
+        if (!fresh) {
+          ctx.egress_rejected({rel, entry,
+                               "(" + d.host + "): " + d.host + ":" + std::to_string(d.port) +
+                                   " is declared twice (also " + it->second + ")"});
+          continue;
+        }
+        std::string shown = d.host + (d.port == 443 ? "" : ":" + std::to_string(d.port));
+        ctx.egress(d.host, EgressOrigin::kDeclared, d.reason, Evidence{rel, entry, shown + " (" + d.access + ")"}, {},
+                   d.port);
       }
     }
     if (YAML::Node tc = doc["toolchain"]; tc && tc.IsMap() && tc["required_commands"]) {

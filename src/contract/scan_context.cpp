@@ -73,13 +73,21 @@ PackageSignals& ScanContext::package(const std::string& ecosystem, const std::st
 void ScanContext::build_lib(const std::string& pkg, const std::string& by) { build_libs_[pkg].insert(by); }
 void ScanContext::run_lib(const std::string& pkg, const std::string& by) { run_libs_[pkg].insert(by); }
 
-void ScanContext::egress(const std::string& host, EgressOrigin origin, const std::string& reason,
-                         std::optional<Evidence> ev, const std::string& mirror_env) {
+void ScanContext::egress(const std::string& host_in, EgressOrigin origin, const std::string& reason,
+                         std::optional<Evidence> ev, const std::string& mirror_env, int port) {
+  std::string host = host_in;
+  if (auto colon = host.rfind(':'); colon != std::string::npos && host.find(']') == std::string::npos) {
+    if (auto p = str::parse_u64(std::string_view(host).substr(colon + 1)); p && *p >= 1 && *p <= 65535) {
+      port = static_cast<int>(*p);
+      host.erase(colon);
+    }
+  }
   if (host.empty()) return;
-  auto [it, fresh] = egress_.try_emplace(host);
+  auto [it, fresh] = egress_.try_emplace({host, port});
   EgressHost& h = it->second;
   if (fresh || origin_rank(origin) < origin_rank(h.origin)) {
     h.host = host;
+    h.port = port;
     h.origin = origin;
     h.reason = reason;
   }
@@ -97,6 +105,11 @@ void ScanContext::egress_url(std::string_view url, EgressOrigin origin, const st
   std::string host = url_host(url);
   if (host.empty()) return;
   egress(host, origin, reason, std::move(ev));
+}
+
+void ScanContext::egress_rejected(RejectedEgress r) {
+  warn(r.file, r.entry + " " + r.message);
+  egress_rejected_.push_back(std::move(r));
 }
 
 void ScanContext::command(const std::string& name, const std::string& reason) { commands_[name].insert(reason); }
@@ -147,7 +160,8 @@ Contract ScanContext::finish(std::string root, std::vector<NativePackage> native
   c.native_packages = std::move(natives);
   for (auto& [pkg, by] : build_libs_) c.build_libs.push_back({pkg, {by.begin(), by.end()}});
   for (auto& [pkg, by] : run_libs_) c.run_libs.push_back({pkg, {by.begin(), by.end()}});
-  for (auto& [host, h] : egress_) c.egress_hosts.push_back(std::move(h));
+  for (auto& [key, h] : egress_) c.egress_hosts.push_back(std::move(h));
+  c.egress_rejected = std::move(egress_rejected_);
   for (auto& [name, why] : commands_) c.required_commands.push_back({name, {why.begin(), why.end()}});
   c.workspaces = std::move(workspaces_);
   std::sort(c.workspaces.begin(), c.workspaces.end(),

@@ -65,8 +65,12 @@ class ScanContext {
 
   void build_lib(const std::string& pkg, const std::string& required_by);
   void run_lib(const std::string& pkg, const std::string& required_by);
+  // Records a host the repository reaches. `host` may carry a port
+  // ("r.example.com:8080", as url_host gives it); otherwise `port` applies.
   void egress(const std::string& host, EgressOrigin origin, const std::string& reason,
-              std::optional<Evidence> ev = std::nullopt, const std::string& mirror_env = {});
+              std::optional<Evidence> ev = std::nullopt, const std::string& mirror_env = {}, int port = 443);
+  // A declaration that cannot be granted; also a warning on its file.
+  void egress_rejected(RejectedEgress r);
   // Adds the host of a URL ("https://r.example.com/x" → "r.example.com").
   void egress_url(std::string_view url, EgressOrigin origin, const std::string& reason, Evidence ev);
   void command(const std::string& name, const std::string& reason);
@@ -96,7 +100,8 @@ class ScanContext {
   std::map<std::string, ToolConstraints> tools_;
   std::map<std::pair<std::string, std::string>, PackageSignals> packages_;
   std::map<std::string, std::set<std::string>> build_libs_, run_libs_;
-  std::map<std::string, EgressHost> egress_;
+  std::map<std::pair<std::string, int>, EgressHost> egress_;
+  std::vector<RejectedEgress> egress_rejected_;
   std::map<std::string, std::set<std::string>> commands_;
   std::vector<Workspace> workspaces_;
 };

@@ -133,6 +133,7 @@ ordered_json contract_to_tree(const Contract& c) {
   for (const auto& h : c.egress_hosts) {
     ordered_json x;
     x["host"] = h.host;
+    x["port"] = h.port;
     x["origin"] = egress_origin_name(h.origin);
     x["access"] = h.access;
     x["reason"] = h.reason;
@@ -141,6 +142,9 @@ ordered_json contract_to_tree(const Contract& c) {
     eg.push_back(std::move(x));
   }
   t["egress_hosts"] = std::move(eg);
+  ordered_json rej = ordered_json::array();
+  for (const auto& r : c.egress_rejected) rej.push_back({{"file", r.file}, {"entry", r.entry}, {"message", r.message}});
+  t["egress_rejected"] = std::move(rej);
 
   ordered_json cmds = ordered_json::array();
   for (const auto& rc : c.required_commands) cmds.push_back({{"name", rc.name}, {"reasons", strings(rc.reasons)}});

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "util/strings.hpp"
@@ -56,6 +57,36 @@ Result<AllowedHost> read_host(const json& e, const std::string& where) {
 
 }  // namespace
 
+std::string render_json(const Policy& p) {
+  nlohmann::ordered_json doc;
+  doc["kind"] = kJsonPolicyKind;
+  doc["version"] = kJsonPolicyVersion;
+  doc["repo"] = p.header.repo;
+  doc["contract_digest"] = p.header.contract_digest;
+  doc["strata_version"] = p.header.strata_version;
+  doc["include"] = include_name(p.header.include);
+  doc["access"] = "read-only";
+  auto hosts = nlohmann::ordered_json::array();
+  for (const auto& h : p.hosts) {
+    nlohmann::ordered_json x;
+    x["host"] = h.host;
+    x["port"] = h.port;
+    x["methods"] = nlohmann::ordered_json::array();
+    for (auto m : kReadMethods) x["methods"].push_back(m);
+    x["source"] = h.label();
+    x["origin"] = egress_origin_name(h.origin);
+    x["reason"] = h.reason;
+    auto ev = nlohmann::ordered_json::array();
+    for (const auto& e : h.evidence) ev.push_back({{"file", e.file}, {"field", e.field}, {"value", e.value}});
+    x["evidence"] = std::move(ev);
+    hosts.push_back(std::move(x));
+  }
+  doc["hosts"] = std::move(hosts);
+  doc["notes"] = p.notes;
+  // Repository bytes need not be UTF-8; they come out as U+FFFD.
+  return doc.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+}
+
 Result<Allowlist> read_json_policy(std::string_view text, const std::string& file) {
   json doc = json::parse(text, nullptr, false);
   if (doc.is_discarded()) return fail(ErrorCode::kInvalidArgument, file + ": not valid JSON");
@@ -78,13 +109,14 @@ Result<Allowlist> read_json_policy(std::string_view text, const std::string& fil
                     std::to_string(kMaxHosts));
   Allowlist list;
   list.format = "json";
+  std::map<std::pair<std::string, int>, std::size_t> seen;
   for (std::size_t i = 0; i < hosts->size(); ++i) {
     std::string where = file + ": hosts[" + std::to_string(i) + "]";
     STRATA_TRY(auto h, read_host((*hosts)[i], where));
-    for (std::size_t j = 0; j < list.hosts.size(); ++j)
-      if (list.hosts[j].host == h.host && list.hosts[j].port == h.port)
-        return fail(ErrorCode::kInvalidArgument, where + ": " + h.host + ":" + std::to_string(h.port) +
-                                                     " is listed twice (also hosts[" + std::to_string(j) + "])");
+    auto [it, fresh] = seen.try_emplace({h.host, h.port}, i);
+    if (!fresh)
+      return fail(ErrorCode::kInvalidArgument, where + ": " + h.host + ":" + std::to_string(h.port) +
+                                                   " is listed twice (also hosts[" + std::to_string(it->second) + "])");
     list.hosts.push_back(std::move(h));
   }
   return list;

@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <array>
 
+#include "contract/egress/cilium_policy.hpp"
 #include "contract/egress/json_policy.hpp"
+#include "contract/egress/openshell_policy.hpp"
+#include "contract/egress/squid_policy.hpp"
 #include "contract/host_name.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
@@ -35,9 +38,21 @@ Result<Allowlist> read_policy_text(std::string_view text, const std::string& fil
   std::string_view t = str::trim(text);
   if (t.empty()) return fail(ErrorCode::kInvalidArgument, file + ": empty policy file");
   if (t.front() == '{') return read_json_policy(text, file);
-  return fail(ErrorCode::kUnsupported,
-              file + ": not a policy strata reads yet (only the json format of `strata egress render` is read "
-                     "back in this build)");
+  // squid: directives at the start of a line; YAML formats: a mapping.
+  for (auto raw : str::split(text, '\n')) {
+    auto line = str::trim(raw);
+    if (line.starts_with("http_access ") || line.starts_with("acl ")) return read_squid_policy(text, file);
+  }
+  bool cilium = false, openshell = false;
+  for (auto raw : str::split(text, '\n')) {
+    if (raw.starts_with("kind:") && str::trim(raw.substr(5)) == "CiliumNetworkPolicy") cilium = true;
+    if (raw.starts_with("network_policies:") || raw.starts_with("version:")) openshell = true;
+  }
+  if (cilium) return read_cilium_policy(text, file);
+  if (openshell) return read_openshell_policy(text, file);
+  return fail(ErrorCode::kInvalidArgument,
+              file + ": not an egress policy strata reads (json, an OpenShell policy, a CiliumNetworkPolicy or a "
+                     "squid fragment from `strata egress render`)");
 }
 
 Result<Allowlist> read_policy_file(const std::filesystem::path& file) {

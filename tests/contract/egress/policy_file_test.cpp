@@ -111,6 +111,21 @@ TEST(PolicyFile, SizeIsBoundedBeforeReading) {
   EXPECT_NE(r.error().message().find("policy.json"), std::string::npos);
 }
 
+TEST(PolicyFileJson, HostCountIsBounded) {
+  auto hosts = [](int n) {
+    std::string s;
+    for (int i = 0; i < n; ++i)
+      s += std::string(i ? "," : "") + R"({"host": "h)" + std::to_string(i) + R"(.example.com", "methods": []})";
+    return s;
+  };
+  strata::testing::TempDir dir;
+  auto ok = read_policy_file(write(dir, "policy.json", json_policy(hosts(10000))));
+  ASSERT_TRUE(ok.has_value()) << ok.error().message();
+  EXPECT_EQ(ok->hosts.size(), 10000u);
+  EXPECT_TRUE(allows_read(*ok, "h9999.example.com"));
+  EXPECT_NE(error_of(json_policy(hosts(10001))).find("10001 hosts, more than the limit of 10000"), std::string::npos);
+}
+
 TEST(PolicyFile, MissingFileIsNotFound) {
   strata::testing::TempDir dir;
   auto r = read_policy_file(dir / "absent.json");

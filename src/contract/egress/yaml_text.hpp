@@ -1,0 +1,24 @@
+// Small pieces the YAML policy formats (openshell, cilium) share: a string
+// as a double-quoted YAML scalar, and reading a YAML document bounded in
+// nesting, with errors that name the file.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <string>
+#include <string_view>
+
+#include "util/error.hpp"
+
+namespace strata::contract::egress {
+
+// "api.github.com" → "\"api.github.com\"", escaping '"', '\\' and controls.
+std::string yaml_quote(std::string_view s);
+
+// Parses `text` as one YAML document; `file` names it in errors.
+Result<YAML::Node> load_yaml(std::string_view text, const std::string& file);
+
+// The keys of a mapping that are not in `known`, as "\"a\", \"b\"" ("" when none).
+std::string unknown_keys(const YAML::Node& map, std::initializer_list<std::string_view> known);
+
+}  // namespace strata::contract::egress
