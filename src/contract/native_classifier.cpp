@@ -46,6 +46,9 @@ class Classifier {
       implications(s, *n);
       out.push_back(std::move(*n));
     }
+    for (const auto& o : optional_)
+      ctx_.note(".", o + " compiles only as an optional dependency: the install skips a failed build, so it adds "
+                         "no toolchain and does not set native_build.required");
     if (!assumed_.empty()) {
       std::string names;
       for (std::size_t i = 0; i < assumed_.size() && i < 12; ++i) names += (i ? ", " : "") + assumed_[i].second;
@@ -194,6 +197,14 @@ class Classifier {
       return std::nullopt;
     }
 
+    // npm skips a failed build of an optional dependency: nothing is needed.
+    if (s.optional_entry && !s.required_entry && !s.direct && n.build == BuildKind::kCompile &&
+        n.certainty != Certainty::kAssumed) {
+      n.optional = true;
+      n.reason += "; only an optional dependency, so a failed build is skipped";
+      optional_.push_back(s.ecosystem + ":" + s.name);
+    }
+
     if (s.ecosystem == "go" && ctx_.cgo_setting && ctx_.cgo_setting->value == "0" && n.build == BuildKind::kCompile) {
       n.build = BuildKind::kNone;
       n.reason = "CGO_ENABLED=0: cgo is off, nothing is compiled (" + n.reason + ")";
@@ -241,7 +252,7 @@ class Classifier {
                                                  : pkg                               ? &pkg->build_deps
                                                                                      : nullptr;
     const std::vector<std::string>* run_deps = feature ? &feature->run_deps : pkg ? &pkg->run_deps : nullptr;
-    if (n.build == BuildKind::kCompile && n.certainty != Certainty::kAssumed) {
+    if (n.build == BuildKind::kCompile && n.certainty != Certainty::kAssumed && !n.optional) {
       if (const KbToolchain* t = kb_.toolchain(toolchain_key(s.ecosystem))) {
         for (const auto& d : t->build_deps) ctx_.build_lib(d, by);
         for (const auto& c : t->commands) ctx_.command(c, by + " compiles");
@@ -284,6 +295,7 @@ class Classifier {
   const KbScriptPattern* pattern_ = nullptr;
   const KbFeature* feature_ = nullptr;
   std::vector<std::pair<std::string, std::string>> assumed_;  // (file, ecosystem:name)
+  std::vector<std::string> optional_;                          // optional-only compiles
 };
 
 }  // namespace

@@ -44,6 +44,7 @@ class PackageLockSax : public json::json_sax_t {
   bool null() override { return true; }
   bool boolean(bool v) override {
     if (in_entry() && frames_.back().key == "hasInstallScript") cur_.install = v;
+    if (in_entry() && frames_.back().key == "optional") cur_.optional = v;
     return true;
   }
   bool number_integer(number_integer_t v) override { return number(std::to_string(v)); }
@@ -102,6 +103,7 @@ class PackageLockSax : public json::json_sax_t {
   struct Entry {
     std::string key, name, version, resolved;
     bool install = false;
+    bool optional = false;
   };
 
   bool number(const std::string& v) {
@@ -137,7 +139,7 @@ class PackageLockSax : public json::json_sax_t {
     record_locked_package(ctx_, name, cur_.version,
                           {rel_, field + (cur_.install ? ".hasInstallScript" : ".version"),
                            cur_.install ? "true" : cur_.version},
-                          cur_.install);
+                          cur_.install, cur_.optional);
   }
 
   ScanContext& ctx_;
@@ -202,7 +204,7 @@ bool for_each_line(ScanContext& ctx, const std::string& rel, F&& f) {
 }  // namespace
 
 void record_locked_package(ScanContext& ctx, const std::string& name, std::string_view version,
-                           const Evidence& ev, bool install_script) {
+                           const Evidence& ev, bool install_script, bool optional) {
   // A Linux platform package ("@esbuild/linux-x64") carries another
   // package's prebuilt binary; kept so that package's install script is not
   // read as a compile.
@@ -212,6 +214,7 @@ void record_locked_package(ScanContext& ctx, const std::string& name, std::strin
   if (!known && !install_script && !ctx.packages().count({"npm", name})) return;
   PackageSignals& s = ctx.package("npm", name);
   s.in_lock = true;
+  (optional ? s.optional_entry : s.required_entry) = true;
   if (auto v = parse_version(version); v && (!s.locked || *v < *s.locked)) s.locked = v;
   if (install_script) s.install_script = true;
   bool seen = false;

@@ -160,6 +160,18 @@ class PythonScanner {
       }
     for (const auto& u : t.array_field("tool.uv.index", "url")) index(rel, "tool.uv.index.url", u, "Python package index (uv)");
     for (const auto& u : t.array_field("tool.poetry.source", "url")) index(rel, "tool.poetry.source.url", u, "Python package index (poetry)");
+    // [tool.uv.sources]: a package pinned to a URL or git repository (one
+    // table, or a list of tables chosen by markers) is downloaded from there.
+    for (const auto& pkg : t.keys("tool.uv.sources")) {
+      std::string path = "tool.uv.sources." + pkg;
+      for (const char* key : {"url", "git"}) {
+        std::vector<std::string> urls = t.array_field(path, key);
+        if (auto one = t.string(path + "." + key)) urls.push_back(*one);
+        for (const auto& u : urls)
+          ctx_.egress_url(u, EgressOrigin::kConfig, std::string("uv source of ") + pkg + " (" + key + ")",
+                          {rel, path + "." + key, u});
+      }
+    }
     // The project itself compiles when its build backend builds extensions.
     std::string backend = t.string("build-system.build-backend").value_or("");
     std::string why;

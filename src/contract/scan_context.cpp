@@ -154,7 +154,7 @@ Contract ScanContext::finish(std::string root, std::vector<NativePackage> native
   });
   // An `assumed` compile is reported but decides nothing (docs/contract.md).
   c.native_build_required = std::any_of(natives.begin(), natives.end(), [](const NativePackage& n) {
-    return n.build == BuildKind::kCompile && n.certainty != Certainty::kAssumed;
+    return n.build == BuildKind::kCompile && n.certainty != Certainty::kAssumed && !n.optional;
   });
   // Whatever links a -dev package at build time loads its library at run time.
   for (const auto& [pkg, by] : std::map<std::string, std::set<std::string>>(build_libs_))

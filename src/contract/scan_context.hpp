@@ -45,6 +45,8 @@ struct PackageSignals {
   std::vector<std::string> commands;
   bool direct = false;                  // declared in a manifest (vs transitive)
   bool in_lock = false;                 // named by a lockfile entry (even without a readable version)
+  bool optional_entry = false;          // some lock entry marks it optional
+  bool required_entry = false;          // some lock entry does not
   bool linux_wheel = false;             // a Python lock pins a wheel for linux x86_64
   bool foreign_wheels_only = false;     // a Python lock pins wheels, none for linux x86_64
   // Why the package does not apply to a Linux image (a platform-gated Cargo

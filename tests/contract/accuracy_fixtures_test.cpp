@@ -86,6 +86,8 @@ TEST(FalseCompile, PureSdistIsAssumedAndWheelsDecide) {
   // CI's setup-python 3.12 is a constraint next to requires-python.
   EXPECT_TRUE(has_constraint(c, "python", ".github/workflows/test.yml", "jobs.test.steps[1].with.python-version"));
   EXPECT_EQ(floor_of(c, "python"), "3.12.0");
+  // [tool.uv.sources] pins a package to a git repository.
+  EXPECT_EQ(origin_of(c, "git.example.org"), "config");
 }
 
 TEST(FalseCompile, SysCratesThatBuildNothingAndPlatformGatedDependencies) {
@@ -186,6 +188,17 @@ TEST(MissedBuilds, ForkOfAKnownNativePackage) {
   EXPECT_NE(n->reason.find("fork of sqlite3"), std::string::npos) << n->reason;
   EXPECT_EQ(origin_of(c, "github.com"), "install-time");
   EXPECT_EQ(native(c, "npm", "@types/sqlite3"), nullptr);  // no build signal
+  // ssh2's install script tolerates failure; cpu-features only ever comes as
+  // ssh2's optional dependency, so its compile is skipped when it fails.
+  EXPECT_EQ(build_of(c, "npm", "ssh2"), "none");
+  const NativePackage* cpu = native(c, "npm", "cpu-features");
+  ASSERT_NE(cpu, nullptr);
+  EXPECT_EQ(build_kind_name(cpu->build), std::string("compile"));
+  EXPECT_TRUE(cpu->optional);
+  EXPECT_FALSE(c.native_build_required);
+  EXPECT_EQ(lib(c.build_libs, "build-essential"), nullptr);
+  EXPECT_EQ(egress(c, "nodejs.org"), nullptr);
+  EXPECT_TRUE(noted(c, ".", "npm:cpu-features compiles only as an optional dependency"));
 }
 
 TEST(MissedBuilds, TauriGtkWebkitStack) {
