@@ -7,6 +7,16 @@
 #include "contract/knowledge_data.hpp"
 
 namespace strata::contract {
+namespace {
+
+// The value for `key` in a transparent map, or nullptr.
+template <class Map>
+const typename Map::mapped_type* find_in(const Map& m, std::string_view key) {
+  auto it = m.find(key);
+  return it == m.end() ? nullptr : &it->second;
+}
+
+}  // namespace
 
 std::optional<BuildKind> parse_build_kind(std::string_view s) {
   if (s == "none") return BuildKind::kNone;
@@ -193,8 +203,7 @@ const KbRule* KnowledgeBase::match(std::string_view eco, std::string_view name,
 }
 
 const KbToolchain* KnowledgeBase::toolchain(std::string_view key) const {
-  auto it = toolchains_.find(key);
-  return it == toolchains_.end() ? nullptr : &it->second;
+  return find_in(toolchains_, key);
 }
 
 const KbScriptPattern* KnowledgeBase::install_script(std::string_view script) const {
@@ -204,33 +213,27 @@ const KbScriptPattern* KnowledgeBase::install_script(std::string_view script) co
 }
 
 const std::vector<std::string>* KnowledgeBase::cmake_package(std::string_view name) const {
-  auto it = cmake_.find(name);
-  return it == cmake_.end() ? nullptr : &it->second;
+  return find_in(cmake_, name);
 }
 
 const std::vector<std::string>* KnowledgeBase::pkgconfig_module(std::string_view name) const {
-  auto it = pkgconfig_.find(name);
-  return it == pkgconfig_.end() ? nullptr : &it->second;
+  return find_in(pkgconfig_, name);
 }
 
 const KbLockFloor* KnowledgeBase::lock_floor(std::string_view lockfile) const {
-  auto it = lock_floors_.find(lockfile);
-  return it == lock_floors_.end() ? nullptr : &it->second;
+  return find_in(lock_floors_, lockfile);
 }
 
 const std::vector<std::string>* KnowledgeBase::runtime_packages(std::string_view dev) const {
-  auto it = runtime_.find(dev);
-  return it == runtime_.end() ? nullptr : &it->second;
+  return find_in(runtime_, dev);
 }
 
 const KbCorepack* KnowledgeBase::corepack(std::string_view manager) const {
-  auto it = corepack_.find(manager);
-  return it == corepack_.end() ? nullptr : &it->second;
+  return find_in(corepack_, manager);
 }
 
 const std::string* KnowledgeBase::image_tool(std::string_view image) const {
-  auto it = images_.find(image);
-  return it == images_.end() ? nullptr : &it->second;
+  return find_in(images_, image);
 }
 
 std::optional<int> KnowledgeBase::node_lts_major(std::string_view codename) const {
