@@ -36,6 +36,7 @@ TEST(FalseCompile, PrebuiltPlatformPackagesAndKnownScriptsBuildNothing) {
   EXPECT_EQ(build_of(c, "npm", "sharp"), "prebuilt");
   EXPECT_EQ(build_of(c, "npm", "vue-demi"), "none");
   EXPECT_EQ(build_of(c, "npm", "@prisma/engines"), "download");
+  EXPECT_EQ(build_of(c, "npm", "@prisma/client"), "none");  // postinstall generates JavaScript
   EXPECT_EQ(origin_of(c, "binaries.prisma.sh"), "install-time");
   // Unknown to the knowledge base, but its platform package is in the lock.
   const NativePackage* fast = native(c, "npm", "@acme/fastparse");
