@@ -210,7 +210,7 @@ class Classifier {
       n.reason = "CGO_ENABLED=0: cgo is off, nothing is compiled (" + n.reason + ")";
       n.evidence.push_back(*ctx_.cgo_setting);
       if (rule)
-        ctx_.warn(ctx_.cgo_setting->file, s.name + " needs cgo but " + ctx_.cgo_setting->field +
+        ctx_.warn(ctx_.cgo_setting->file, s.name + " needs cgo but " + ctx_.cgo_setting->file +
                                               " sets CGO_ENABLED=0; it builds without its C part and fails at runtime");
     } else if (s.ecosystem == "go" && ctx_.cgo_setting && n.build == BuildKind::kCompile) {
       n.evidence.push_back(*ctx_.cgo_setting);
