@@ -42,7 +42,9 @@ void register_contract(CLI::App& app, GlobalOptions& g) {
                            "libraries, egress hosts, required commands — each with its evidence. The repository is "
                            "read, never executed.",
                            "  strata contract scan .\n  strata contract scan ~/src/app --format json\n");
-  scan->add_option("DIR", args->dir, "Repository directory")->required()->check(CLI::ExistingDirectory);
+  // No ExistingDirectory check: a directory that cannot be read is a failure
+  // (exit 1, docs/contract.md), not a usage error.
+  scan->add_option("DIR", args->dir, "Repository directory")->required();
   scan->add_option("--format", args->format, "Output format (default yaml)")->check(CLI::IsMember({"yaml", "json"}));
   scan->callback([&g, args] { run_scan(g, *args); });
 }

@@ -67,6 +67,9 @@ struct NativePackage {
   std::string version;    // locked or lowest declared version; "" if unknown
   BuildKind build = BuildKind::kNone;
   std::string fallback;   // e.g. "compile" when a download can fall back to a build
+  // Only ever installed as an optional dependency: a failed build is skipped
+  // by the package manager, so it needs no toolchain (written only when true).
+  bool optional = false;
   Certainty certainty = Certainty::kKnown;
   std::string reason;
   std::vector<Evidence> evidence;

@@ -29,12 +29,22 @@ class GoScanner {
     auto text = ctx_.fs().read_text(rel);
     if (!text) return;
     std::optional<Version> go_line, toolchain;
-    bool in_use = false;
+    bool in_use = false, in_require = false;
     for (auto raw : str::split(*text, '\n')) {
       std::string_view line = raw;
       if (auto c = line.find("//"); c != std::string_view::npos) line = line.substr(0, c);
       auto f = str::split_ws(line);
       if (f.empty()) continue;
+      if (in_require) {
+        if (f[0] == ")") in_require = false;
+        else if (f.size() >= 2) module(rel, std::string(f[0]), std::string(f[1]));
+        continue;
+      }
+      if (f[0] == "require") {
+        if (f.size() == 2 && f[1] == "(") in_require = true;
+        else if (f.size() >= 3) module(rel, std::string(f[1]), std::string(f[2]));
+        continue;
+      }
       if (in_use) {
         if (f[0] == ")") in_use = false;
         else ctx_.workspace({std::string(f[0]) == "." ? dir_of(rel) : join_rel(dir_of(rel), f[0].substr(f[0].starts_with("./") ? 2 : 0)), "", "go"});
@@ -61,6 +71,16 @@ class GoScanner {
     if (toolchain && go_line && *go_line < *toolchain)
       ctx_.note(rel, "toolchain go" + toolchain->str() + " is newer than the go line; an image with Go " +
                          go_line->str() + " would download the toolchain from the module proxy");
+  }
+
+  // A required module the knowledge base knows (cgo modules such as
+  // github.com/mattn/go-sqlite3, or pure-Go ones listed to say so).
+  void module(const std::string& rel, const std::string& path, const std::string& version) {
+    if (!ctx_.kb().package("go", path)) return;
+    PackageSignals& s = ctx_.package("go", path);
+    s.direct = true;
+    if (auto v = parse_version(version); v && (!s.locked || *v < *s.locked)) s.locked = v;
+    s.evidence.push_back({rel, "require", path + " " + version});
   }
 
   void cgo() {

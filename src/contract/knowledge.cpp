@@ -7,6 +7,16 @@
 #include "contract/knowledge_data.hpp"
 
 namespace strata::contract {
+namespace {
+
+// The value for `key` in a transparent map, or nullptr.
+template <class Map>
+const typename Map::mapped_type* find_in(const Map& m, std::string_view key) {
+  auto it = m.find(key);
+  return it == m.end() ? nullptr : &it->second;
+}
+
+}  // namespace
 
 std::optional<BuildKind> parse_build_kind(std::string_view s) {
   if (s == "none") return BuildKind::kNone;
@@ -28,12 +38,19 @@ class KnowledgeLoader {
       YAML::Node doc = YAML::Load(text);
       if (!doc.IsMap()) return fail(ErrorCode::kCorruption, file + ": not a mapping");
       if (doc["as_of"]) kb_.dates_[file] = doc["as_of"].as<std::string>();
-      for (const char* eco : {"npm", "pypi", "crates"})
+      for (const char* eco : {"npm", "pypi", "crates", "go"})
         if (doc[eco]) STRATA_TRY_VOID(packages(file, eco, doc[eco]));
       if (doc["toolchains"]) toolchains(doc["toolchains"]);
       if (doc["install_scripts"]) STRATA_TRY_VOID(scripts(file, doc["install_scripts"]));
       if (doc["cmake_packages"]) string_lists(doc["cmake_packages"], kb_.cmake_);
       if (doc["pkgconfig_modules"]) string_lists(doc["pkgconfig_modules"], kb_.pkgconfig_);
+      if (doc["runtime_packages"]) string_lists(doc["runtime_packages"], kb_.runtime_);
+      if (doc["corepack"])
+        for (const auto& kv : doc["corepack"])
+          kb_.corepack_[kv.first.as<std::string>()] = {strings(kv.second["hosts"]), string_or(kv.second["mirror_env"]),
+                                                       string_or(kv.second["reason"])};
+      if (doc["images"])
+        for (const auto& kv : doc["images"]) kb_.images_[kv.first.as<std::string>()] = kv.second.as<std::string>();
       if (doc["node"]) node(doc["node"]);
       if (doc["rust"]) rust(doc["rust"]);
       if (doc["lockfile_floors"]) lock_floors(doc["lockfile_floors"]);
@@ -67,6 +84,15 @@ class KnowledgeLoader {
       pkg.run_deps = strings(kv.second["run_deps"]);
       pkg.run_deps_when_compiled = strings(kv.second["run_deps_when_compiled"]);
       pkg.egress = strings(kv.second["egress"]);
+      for (const auto& x : kv.second["extras"]) pkg.extras[x.first.as<std::string>()] = strings(x.second);
+      for (const auto& f : kv.second["features"]) {
+        KbFeature feat;
+        feat.enabled_by = strings(f.second["enabled_by"]);
+        feat.note = string_or(f.second["note"]);
+        feat.build_deps = strings(f.second["build_deps"]);
+        feat.run_deps = strings(f.second["run_deps"]);
+        pkg.features[f.first.as<std::string>()] = std::move(feat);
+      }
       for (const auto& r : kv.second["rules"]) {
         KbRule rule;
         auto kind = parse_build_kind(string_or(r["build"]));
@@ -76,6 +102,7 @@ class KnowledgeLoader {
         rule.note = string_or(r["note"]);
         rule.egress = strings(r["egress"]);
         rule.mirror_env = string_or(r["mirror_env"]);
+        rule.build_deps = strings(r["build_deps"]);
         if (r["when"]) {
           rule.when_text = r["when"].as<std::string>();
           auto range = eco == "pypi" ? parse_pep440(rule.when_text) : parse_npm_range(rule.when_text);
@@ -176,8 +203,7 @@ const KbRule* KnowledgeBase::match(std::string_view eco, std::string_view name,
 }
 
 const KbToolchain* KnowledgeBase::toolchain(std::string_view key) const {
-  auto it = toolchains_.find(key);
-  return it == toolchains_.end() ? nullptr : &it->second;
+  return find_in(toolchains_, key);
 }
 
 const KbScriptPattern* KnowledgeBase::install_script(std::string_view script) const {
@@ -187,18 +213,27 @@ const KbScriptPattern* KnowledgeBase::install_script(std::string_view script) co
 }
 
 const std::vector<std::string>* KnowledgeBase::cmake_package(std::string_view name) const {
-  auto it = cmake_.find(name);
-  return it == cmake_.end() ? nullptr : &it->second;
+  return find_in(cmake_, name);
 }
 
 const std::vector<std::string>* KnowledgeBase::pkgconfig_module(std::string_view name) const {
-  auto it = pkgconfig_.find(name);
-  return it == pkgconfig_.end() ? nullptr : &it->second;
+  return find_in(pkgconfig_, name);
 }
 
 const KbLockFloor* KnowledgeBase::lock_floor(std::string_view lockfile) const {
-  auto it = lock_floors_.find(lockfile);
-  return it == lock_floors_.end() ? nullptr : &it->second;
+  return find_in(lock_floors_, lockfile);
+}
+
+const std::vector<std::string>* KnowledgeBase::runtime_packages(std::string_view dev) const {
+  return find_in(runtime_, dev);
+}
+
+const KbCorepack* KnowledgeBase::corepack(std::string_view manager) const {
+  return find_in(corepack_, manager);
+}
+
+const std::string* KnowledgeBase::image_tool(std::string_view image) const {
+  return find_in(images_, image);
 }
 
 std::optional<int> KnowledgeBase::node_lts_major(std::string_view codename) const {

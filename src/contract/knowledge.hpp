@@ -26,10 +26,23 @@ struct KbRule {
   std::string note;
   std::vector<std::string> egress;
   std::string mirror_env;
+  std::vector<std::string> build_deps;  // when set, replace the package's for this version range
+};
+
+// A Cargo feature that changes what a crate needs (openssl-sys `vendored`
+// builds OpenSSL instead of linking it): when on, its libraries replace the
+// package's.
+struct KbFeature {
+  std::vector<std::string> enabled_by;  // "crate/feature" spellings that turn it on
+  std::string note;
+  std::vector<std::string> build_deps;
+  std::vector<std::string> run_deps;
 };
 
 struct KbPackage {
   std::vector<KbRule> rules;
+  std::map<std::string, std::vector<std::string>> extras;  // Python extra → packages it installs
+  std::map<std::string, KbFeature> features;                // Cargo feature → effect
   std::vector<std::string> build_deps;
   std::vector<std::string> run_deps;
   std::vector<std::string> run_deps_when_compiled;
@@ -49,6 +62,13 @@ struct KbScriptPattern {
   std::vector<std::string> egress;
   std::vector<std::string> build_deps;
   std::vector<std::string> commands;
+  std::string reason;
+};
+
+// What corepack downloads for a package manager named in packageManager.
+struct KbCorepack {
+  std::vector<std::string> hosts;
+  std::string mirror_env;
   std::string reason;
 };
 
@@ -78,6 +98,12 @@ class KnowledgeBase {
   const std::vector<std::string>* cmake_package(std::string_view name) const;
   const std::vector<std::string>* pkgconfig_module(std::string_view name) const;
   const KbLockFloor* lock_floor(std::string_view lockfile) const;
+  // Debian runtime packages of a -dev build package (libpq-dev → libpq5).
+  const std::vector<std::string>* runtime_packages(std::string_view dev) const;
+  // "yarn-berry", "yarn-classic", "pnpm", "npm".
+  const KbCorepack* corepack(std::string_view manager) const;
+  // Container images whose tag names a tool version ("node" → node).
+  const std::string* image_tool(std::string_view image) const;
 
   std::optional<int> node_lts_major(std::string_view codename) const;
   // Majors of every LTS line, ascending.
@@ -94,7 +120,9 @@ class KnowledgeBase {
   std::map<std::string, std::map<std::string, KbPackage, std::less<>>, std::less<>> packages_;
   std::map<std::string, KbToolchain, std::less<>> toolchains_;
   std::vector<KbScriptPattern> scripts_;
-  std::map<std::string, std::vector<std::string>, std::less<>> cmake_, pkgconfig_;
+  std::map<std::string, std::vector<std::string>, std::less<>> cmake_, pkgconfig_, runtime_;
+  std::map<std::string, KbCorepack, std::less<>> corepack_;
+  std::map<std::string, std::string, std::less<>> images_;
   std::map<std::string, KbLockFloor, std::less<>> lock_floors_;
   std::map<std::string, int, std::less<>> lts_;
   std::vector<std::string> latest_aliases_, unknown_aliases_, floating_channels_;

@@ -44,6 +44,7 @@ class PackageLockSax : public json::json_sax_t {
   bool null() override { return true; }
   bool boolean(bool v) override {
     if (in_entry() && frames_.back().key == "hasInstallScript") cur_.install = v;
+    if (in_entry() && frames_.back().key == "optional") cur_.optional = v;
     return true;
   }
   bool number_integer(number_integer_t v) override { return number(std::to_string(v)); }
@@ -102,6 +103,7 @@ class PackageLockSax : public json::json_sax_t {
   struct Entry {
     std::string key, name, version, resolved;
     bool install = false;
+    bool optional = false;
   };
 
   bool number(const std::string& v) {
@@ -125,8 +127,11 @@ class PackageLockSax : public json::json_sax_t {
   void flush() {
     ++entries_;
     bool v1 = frames_[0].key == "dependencies";
+    // "" is the root project and "packages/api" a workspace folder: the
+    // repository's own code, read from its package.json, not a dependency.
+    if (!v1 && cur_.key.find("node_modules/") == std::string::npos) return;
     std::string name = v1 ? cur_.key : (cur_.name.empty() ? name_from_lock_path(cur_.key) : cur_.name);
-    if (name.empty()) return;  // the root project ("" key)
+    if (name.empty()) return;
     std::string field = v1 ? "dependencies." + cur_.key : "packages[\"" + cur_.key + "\"]";
     if (!cur_.resolved.empty())
       ctx_.egress_url(cur_.resolved, EgressOrigin::kLockfile, "package tarballs (resolved URLs)",
@@ -134,7 +139,7 @@ class PackageLockSax : public json::json_sax_t {
     record_locked_package(ctx_, name, cur_.version,
                           {rel_, field + (cur_.install ? ".hasInstallScript" : ".version"),
                            cur_.install ? "true" : cur_.version},
-                          cur_.install);
+                          cur_.install, cur_.optional);
   }
 
   ScanContext& ctx_;
@@ -199,10 +204,17 @@ bool for_each_line(ScanContext& ctx, const std::string& rel, F&& f) {
 }  // namespace
 
 void record_locked_package(ScanContext& ctx, const std::string& name, std::string_view version,
-                           const Evidence& ev, bool install_script) {
+                           const Evidence& ev, bool install_script, bool optional) {
+  // A Linux platform package ("@esbuild/linux-x64") carries another
+  // package's prebuilt binary; kept so that package's install script is not
+  // read as a compile.
+  if (auto at = name.find("linux"); at != std::string::npos && at > 0 && (name[at - 1] == '-' || name[at - 1] == '/'))
+    ctx.npm_platform_packages.try_emplace(name, ev.file);
   bool known = ctx.kb().package("npm", name) != nullptr;
   if (!known && !install_script && !ctx.packages().count({"npm", name})) return;
   PackageSignals& s = ctx.package("npm", name);
+  s.in_lock = true;
+  (optional ? s.optional_entry : s.required_entry) = true;
   if (auto v = parse_version(version); v && (!s.locked || *v < *s.locked)) s.locked = v;
   if (install_script) s.install_script = true;
   bool seen = false;

@@ -127,7 +127,8 @@ class NodeScanner {
         Result<Range> r = v ? Result<Range>(Range::exactly(*v))
                             : Result<Range>(fail(ErrorCode::kInvalidArgument, "no version after @"));
         ctx_.constraint(tool, {rel, "packageManager", pm}, r, "corepack installs exactly this version");
-        if (tool == "pnpm" && v) ctx_.pnpm_version = v;
+        if (tool == "pnpm" && v) ctx_.pnpm_versions[dir] = *v;
+        corepack(rel, pm, tool, v);
       } else {
         ctx_.warn(rel, "packageManager names an unknown tool " + str::quote(pm));
       }
@@ -154,8 +155,26 @@ class NodeScanner {
     if (pkg.contains("trustedDependencies")) {
       allowlist(rel, "trustedDependencies", pkg["trustedDependencies"], true);
     }
-    // The repository's own package may build a native addon.
-    if (ctx_.fs().is_file(join_rel(dir, "binding.gyp"))) own_addon(rel, name, pkg);
+    // The repository's own package may build a native addon. Its install
+    // scripts are visible here (a lockfile only says that they exist): one
+    // that runs no native build tool is the project's own shell, not a build.
+    if (ctx_.fs().is_file(join_rel(dir, "binding.gyp"))) {
+      own_addon(rel, name, pkg);
+    } else if (std::string scripts = install_scripts(pkg); !scripts.empty() && kb_.install_script(scripts)) {
+      PackageSignals& s = ctx_.package("npm", name.empty() ? dir : name);
+      s.install_script_text = scripts;
+      s.direct = true;
+      s.evidence.push_back({rel, "scripts", scripts});
+    }
+  }
+
+  // corepack fetches the package manager itself before any install.
+  void corepack(const std::string& rel, const std::string& pm, const std::string& tool, const std::optional<Version>& v) {
+    std::string key = tool == "yarn" ? (v && v->major < 2 ? "yarn-classic" : "yarn-berry") : tool;
+    const KbCorepack* c = kb_.corepack(key);
+    if (!c) return;
+    for (const auto& h : c->hosts)
+      ctx_.egress(h, EgressOrigin::kInstallTime, c->reason, Evidence{rel, "packageManager", pm}, c->mirror_env);
   }
 
   void dev_engines(const std::string& rel, const json& de) {

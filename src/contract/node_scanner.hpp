@@ -30,7 +30,7 @@ void scan_bun_lock(ScanContext& ctx, const std::string& rel);
 // Records a lockfile entry for `name@version` when it matters for
 // classification (known to the knowledge base, or flagged as building).
 void record_locked_package(ScanContext& ctx, const std::string& name, std::string_view version,
-                           const Evidence& ev, bool install_script);
+                           const Evidence& ev, bool install_script, bool optional = false);
 
 // The directory part of a repo-relative path ("a/b/package.json" → "a/b", "x" → ".").
 std::string dir_of(std::string_view rel);

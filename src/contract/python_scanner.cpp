@@ -13,7 +13,25 @@ namespace {
 struct Requirement {
   std::string name;  // normalised
   std::string spec;  // the version part, e.g. ">=2.9,<3"
+  std::vector<std::string> extras;  // "psycopg[c,pool]" → c, pool
 };
+
+// A wheel file name's platform tag fits a glibc linux x86_64 image:
+// "…-manylinux_2_17_x86_64.manylinux2014_x86_64.whl", "…-linux_x86_64.whl",
+// "…-none-any.whl".
+bool linux_wheel_url(std::string_view url) {
+  auto end = url.find(".whl");
+  if (end == std::string_view::npos) return false;
+  std::string_view file = url.substr(0, end);
+  if (auto slash = file.rfind('/'); slash != std::string_view::npos) file = file.substr(slash + 1);
+  auto dash = file.rfind('-');
+  if (dash == std::string_view::npos) return false;
+  std::string_view plat = file.substr(dash + 1);
+  if (plat == "any") return true;
+  for (auto tag : str::split(plat, '.'))
+    if ((tag.starts_with("manylinux") || tag == "linux_x86_64") && tag.ends_with("x86_64")) return true;
+  return false;
+}
 
 // "Django[argon2]>=5.0; python_version>'3'" → {django, ">=5.0"}.
 std::optional<Requirement> parse_requirement(std::string_view line) {
@@ -22,11 +40,13 @@ std::optional<Requirement> parse_requirement(std::string_view line) {
   std::size_t i = 0;
   while (i < line.size() && (std::isalnum(static_cast<unsigned char>(line[i])) || line[i] == '-' || line[i] == '_' || line[i] == '.')) ++i;
   if (i == 0) return std::nullopt;
-  Requirement r{pep503(line.substr(0, i)), ""};
+  Requirement r{pep503(line.substr(0, i)), "", {}};
   std::string_view rest = str::trim(line.substr(i));
   if (rest.starts_with('[')) {
     auto close = rest.find(']');
     if (close == std::string_view::npos) return std::nullopt;
+    for (auto e : str::split(rest.substr(1, close - 1), ','))
+      if (auto t = str::trim(e); !t.empty()) r.extras.push_back(pep503(t));
     rest = str::trim(rest.substr(close + 1));
   }
   if (rest.starts_with('@')) return r;  // direct URL reference
@@ -81,10 +101,24 @@ class PythonScanner {
 
  private:
   void dependency(const std::string& file, const std::string& field, const Requirement& r) {
-    if (!ctx_.kb().package("pypi", r.name)) return;
+    const KbPackage* pkg = ctx_.kb().package("pypi", r.name);
+    if (!pkg) return;
+    // An extra installs more packages: psycopg[c] is psycopg plus psycopg-c.
+    for (const auto& e : r.extras) {
+      auto x = pkg->extras.find(e);
+      if (x == pkg->extras.end()) continue;
+      for (const auto& extra_pkg : x->second) {
+        Requirement dep{extra_pkg, "", {}};
+        if (r.spec.starts_with("==")) dep.spec = r.spec;  // psycopg-c is released in step with psycopg
+        dependency(file, field + " " + r.name + "[" + e + "]", dep);
+      }
+    }
     PackageSignals& s = ctx_.package("pypi", r.name);
     s.direct = true;
-    s.evidence.push_back({file, field, r.name + r.spec});
+    std::string extras;
+    for (const auto& e : r.extras) extras += (extras.empty() ? "[" : ",") + e;
+    if (!extras.empty()) extras += "]";
+    s.evidence.push_back({file, field, r.name + extras + r.spec});
     if (!r.spec.empty()) {
       if (auto range = parse_pep440(r.spec); range && !range->unbounded_below())
         if (auto f = range->floor(); f && (!s.declared || *f < *s.declared)) s.declared = f;
@@ -105,15 +139,39 @@ class PythonScanner {
       ctx_.constraint("python", {rel, "tool.poetry.dependencies.python", *pp}, parse_pep440(*pp));
     for (const auto& d : t.strings("project.dependencies"))
       if (auto r = parse_requirement(d)) dependency(rel, "project.dependencies", *r);
-    for (const auto& k : t.keys("tool.poetry.dependencies")) {
-      if (k == "python") continue;
-      Requirement r{pep503(k), ""};
-      if (auto v = t.version_like("tool.poetry.dependencies." + k)) r.spec = *v;
-      if (!r.spec.empty() && std::isdigit(static_cast<unsigned char>(r.spec[0]))) r.spec = "==" + r.spec;
-      dependency(rel, "tool.poetry.dependencies." + k, r);
-    }
+    // Extras and groups are installed by the image builds that ask for them
+    // (`pip install .[postgres]`, `uv sync --group`): declared needs too.
+    for (const char* table : {"project.optional-dependencies", "dependency-groups"})
+      for (const auto& g : t.keys(table))
+        for (const auto& d : t.strings(std::string(table) + "." + g))
+          if (auto r = parse_requirement(d)) dependency(rel, std::string(table) + "." + g, *r);
+    for (const auto& d : t.strings("tool.uv.dev-dependencies"))
+      if (auto r = parse_requirement(d)) dependency(rel, "tool.uv.dev-dependencies", *r);
+    std::vector<std::string> poetry_tables = {"tool.poetry.dependencies"};
+    for (const auto& g : t.keys("tool.poetry.group")) poetry_tables.push_back("tool.poetry.group." + g + ".dependencies");
+    for (const auto& table : poetry_tables)
+      for (const auto& k : t.keys(table)) {
+        if (k == "python") continue;
+        Requirement r{pep503(k), "", {}};
+        if (auto v = t.version_like(table + "." + k)) r.spec = *v;
+        if (!r.spec.empty() && std::isdigit(static_cast<unsigned char>(r.spec[0]))) r.spec = "==" + r.spec;
+        for (const auto& e : t.strings(table + "." + k + ".extras")) r.extras.push_back(pep503(e));
+        dependency(rel, table + "." + k, r);
+      }
     for (const auto& u : t.array_field("tool.uv.index", "url")) index(rel, "tool.uv.index.url", u, "Python package index (uv)");
     for (const auto& u : t.array_field("tool.poetry.source", "url")) index(rel, "tool.poetry.source.url", u, "Python package index (poetry)");
+    // [tool.uv.sources]: a package pinned to a URL or git repository (one
+    // table, or a list of tables chosen by markers) is downloaded from there.
+    for (const auto& pkg : t.keys("tool.uv.sources")) {
+      std::string path = "tool.uv.sources." + pkg;
+      for (const char* key : {"url", "git"}) {
+        std::vector<std::string> urls = t.array_field(path, key);
+        if (auto one = t.string(path + "." + key)) urls.push_back(*one);
+        for (const auto& u : urls)
+          ctx_.egress_url(u, EgressOrigin::kConfig, std::string("uv source of ") + pkg + " (" + key + ")",
+                          {rel, path + "." + key, u});
+      }
+    }
     // The project itself compiles when its build backend builds extensions.
     std::string backend = t.string("build-system.build-backend").value_or("");
     std::string why;
@@ -169,7 +227,8 @@ class PythonScanner {
     for (const auto& u : t.array_field("source", "url")) index(rel, "source.url", u, "Python package index (Pipfile)");
     for (const char* sect : {"packages", "dev-packages"})
       for (const auto& k : t.keys(sect)) {
-        Requirement r{pep503(k), t.version_like(std::string(sect) + "." + k).value_or("")};
+        Requirement r{pep503(k), t.version_like(std::string(sect) + "." + k).value_or(""), {}};
+        for (const auto& e : t.strings(std::string(sect) + "." + k + ".extras")) r.extras.push_back(pep503(e));
         if (r.spec == "*") r.spec.clear();
         dependency(rel, std::string(sect) + "." + k, r);
       }
@@ -240,20 +299,26 @@ class PythonScanner {
     if (!path) return;
     std::ifstream in(*path, std::ios::binary);
     std::string line, name, version, table;
-    bool sdist = false, wheels = false;
+    bool sdist = false, wheels = false, linux_wheel = false;
     auto flush = [&] {
       if (name.empty()) return;
       bool known = ctx_.kb().package("pypi", name) != nullptr;
-      bool sdist_only = uv && sdist && !wheels;
+      // No wheel that installs on linux x86_64: uv builds the sdist.
+      bool sdist_only = uv && sdist && !linux_wheel;
       if (known || sdist_only) {
         PackageSignals& s = ctx_.package("pypi", name);
         if (auto v = parse_version(version); v && (!s.locked || *v < *s.locked)) s.locked = v;
+        s.in_lock = true;
         s.sdist_only = s.sdist_only || sdist_only;
-        s.evidence.push_back({rel, "package " + name, version + (sdist_only ? " (sdist only)" : "")});
+        s.linux_wheel = s.linux_wheel || (uv && linux_wheel);
+        s.foreign_wheels_only = s.foreign_wheels_only || (uv && wheels && !linux_wheel);
+        std::string what = sdist_only ? (wheels ? " (sdist; no wheel for linux x86_64)" : " (sdist only)")
+                                      : (uv && linux_wheel ? " (wheel for linux x86_64)" : "");
+        s.evidence.push_back({rel, "package " + name, version + what});
       }
       name.clear();
       version.clear();
-      sdist = wheels = false;
+      sdist = wheels = linux_wheel = false;
     };
     auto url_in = [&](std::string_view l, std::string_view key, const std::string& why) {
       auto p = l.find(key);
@@ -284,6 +349,10 @@ class PythonScanner {
         else if (l.starts_with("source = ")) url_in(l, "registry = ", "Python package index (lockfile)");
       }
       if (l.starts_with("{ url = ")) url_in(l, "url = ", "Python package downloads");
+      if (uv && table == "package" && l.find(".whl") != std::string_view::npos) {
+        wheels = true;
+        linux_wheel = linux_wheel || linux_wheel_url(l.substr(l.find("url = ") == std::string_view::npos ? 0 : l.find("url = ")));
+      }
       if (!uv && table == "[package.source]" && l.starts_with("url = ")) url_in(l, "url = ", "Python package index (poetry.lock)");
       if (uv && table.empty() && l.starts_with("requires-python = "))
         ctx_.constraint("python", {rel, "requires-python", unquote(l.substr(18))}, parse_pep440(unquote(l.substr(18))));

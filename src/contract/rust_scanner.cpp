@@ -1,6 +1,10 @@
 #include "contract/rust_scanner.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <fstream>
+#include <map>
+#include <set>
 
 #include "contract/node_scanner.hpp"
 #include "contract/toml_file.hpp"
@@ -18,6 +22,89 @@ std::string unquote(std::string_view s) {
   return std::string(s);
 }
 
+// Does a `[target.<key>.dependencies]` table apply to a linux x86_64 gnu
+// image? `key` is a target triple or a cfg() expression; predicates strata
+// cannot decide (features, custom cfgs) count as true so nothing applicable
+// is dropped.
+class CfgEval {
+ public:
+  explicit CfgEval(std::string_view s) : s_(s) {}
+
+  bool applies() {
+    if (!s_.starts_with("cfg(")) return s_.find("linux") != std::string_view::npos;  // a target triple
+    pos_ = 4;
+    bool v = expr();
+    return v;
+  }
+
+ private:
+  void ws() {
+    while (pos_ < s_.size() && (s_[pos_] == ' ' || s_[pos_] == '\t')) ++pos_;
+  }
+  std::string ident() {
+    ws();
+    std::size_t b = pos_;
+    while (pos_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_')) ++pos_;
+    return std::string(s_.substr(b, pos_ - b));
+  }
+  bool eat(char c) {
+    ws();
+    if (pos_ < s_.size() && s_[pos_] == c) {
+      ++pos_;
+      return true;
+    }
+    return false;
+  }
+  std::vector<bool> list() {
+    std::vector<bool> out;
+    if (!eat('(')) return out;
+    while (pos_ < s_.size() && !eat(')')) {
+      out.push_back(expr());
+      eat(',');
+    }
+    return out;
+  }
+  bool expr() {
+    std::string id = ident();
+    if (id.empty()) {
+      ++pos_;
+      return true;
+    }
+    if (id == "all" || id == "any" || id == "not") {
+      auto v = list();
+      if (id == "not") return v.empty() || !v.front();
+      if (id == "all") return std::all_of(v.begin(), v.end(), [](bool b) { return b; });
+      return std::any_of(v.begin(), v.end(), [](bool b) { return b; });
+    }
+    if (!eat('=')) return id == "unix" || (id != "windows" && id != "wasm" && id != "miri");
+    ws();
+    std::string value;
+    if (eat('"')) {
+      std::size_t b = pos_;
+      while (pos_ < s_.size() && s_[pos_] != '"') ++pos_;
+      value = std::string(s_.substr(b, pos_ - b));
+      ++pos_;
+    }
+    if (id == "target_os") return value == "linux";
+    if (id == "target_family") return value == "unix";
+    if (id == "target_arch") return value == "x86_64";
+    if (id == "target_env") return value == "gnu";
+    if (id == "target_vendor") return value == "unknown";
+    if (id == "target_pointer_width") return value == "64";
+    if (id == "target_endian") return value == "little";
+    return true;
+  }
+
+  std::string_view s_;
+  std::size_t pos_ = 0;
+};
+
+// A `[workspace.dependencies]` entry members inherit with `workspace = true`.
+struct WorkspaceDep {
+  std::string spec;
+  std::vector<std::string> features;
+};
+
 class RustScanner {
  public:
   explicit RustScanner(ScanContext& ctx) : ctx_(ctx) {}
@@ -32,20 +119,82 @@ class RustScanner {
     ctx_.ecosystem("rust");
     for (const auto& f : fs.files_named("config.toml"))
       if (f == ".cargo/config.toml" || f.ends_with("/.cargo/config.toml")) cargo_config(f);
-    for (const auto& f : manifests) manifest(f);
+    std::vector<std::pair<std::string, TomlFile>> parsed;
+    for (const auto& f : manifests) {
+      TomlFile t = TomlFile::read(ctx_, f);
+      if (!t.ok()) continue;
+      for (const auto& dep : t.keys("workspace.dependencies")) {
+        std::string path = "workspace.dependencies." + dep;
+        workspace_deps_[dir_of(f)][dep] = {t.version_like(path).value_or(""), t.strings(path + ".features")};
+      }
+      parsed.emplace_back(f, std::move(t));
+    }
+    for (auto& [f, t] : parsed) manifest(f, t);
     for (const auto& f : toolchains) toolchain_toml(f);
     for (const auto& f : legacy) toolchain_legacy(f);
     for (const auto& f : locks) lock(f);
+    for (const auto& [name, where] : gated_) {
+      if (applicable_.count(name) || !ctx_.packages().count({"crates", name})) continue;
+      ctx_.package("crates", name).not_applicable = "is a dependency only under [target." + where +
+                                                     "] (Cargo.toml); it is not built for a Linux image";
+    }
     if (!replaced_) {
       ctx_.egress("index.crates.io", EgressOrigin::kDefault, "crates.io sparse index");
       ctx_.egress("static.crates.io", EgressOrigin::kDefault, "crates.io crate downloads");
     }
   }
 
+  // The nearest enclosing workspace root's entry for `dep`.
+  const WorkspaceDep* inherited(const std::string& dir, const std::string& dep) const {
+    std::string d = dir;
+    for (;;) {
+      if (auto w = workspace_deps_.find(d); w != workspace_deps_.end())
+        if (auto e = w->second.find(dep); e != w->second.end()) return &e->second;
+      if (d == ".") return nullptr;
+      d = dir_of(d);
+    }
+  }
+
+  void feature_on(const std::string& spelling, Evidence ev) {
+    std::string sp = spelling;
+    if (auto q = sp.find("?/"); q != std::string::npos) sp.erase(q, 1);  // "dep?/feature"
+    ctx_.crate_features.try_emplace(sp, std::move(ev));
+  }
+
+  // One dependency table ("dependencies", "target.'cfg(unix)'.dependencies").
+  void dependencies(const std::string& rel, const TomlFile& t, const std::string& table, bool applies,
+                    const std::string& target) {
+    std::string dir = dir_of(rel);
+    for (const auto& dep : t.keys(table)) {
+      std::string path = table + "." + dep;
+      std::string name = t.string(path + ".package").value_or(dep);  // renamed dependency
+      std::string spec = t.version_like(path).value_or("");
+      std::vector<std::string> features = t.strings(path + ".features");
+      std::string shown = spec;
+      if (t.has(path + ".workspace")) {
+        if (const WorkspaceDep* w = inherited(dir, dep)) {
+          spec = w->spec;
+          features.insert(features.end(), w->features.begin(), w->features.end());
+          shown = "workspace = true → " + (spec.empty() ? std::string("*") : spec);
+        } else {
+          shown = "workspace = true (no [workspace.dependencies] entry found)";
+        }
+      }
+      for (const auto& f : features) feature_on(name + "/" + f, {rel, path + ".features", f});
+      if (applies) applicable_.insert(name);
+      else gated_.try_emplace(name, target);
+      if (!ctx_.kb().package("crates", name) && !name.ends_with("-sys")) continue;
+      if (!applies) continue;
+      PackageSignals& s = ctx_.package("crates", name);
+      s.direct = true;
+      s.evidence.push_back({rel, path, shown.empty() ? "*" : shown});
+      if (auto r = parse_npm_range(spec); r && !spec.empty())  // Cargo's default is a caret
+        if (auto f = r->floor(); f && (!s.declared || *f < *s.declared)) s.declared = f;
+    }
+  }
+
  private:
-  void manifest(const std::string& rel) {
-    TomlFile t = TomlFile::read(ctx_, rel);
-    if (!t.ok()) return;
+  void manifest(const std::string& rel, const TomlFile& t) {
     for (const char* k : {"package.rust-version", "workspace.package.rust-version"})
       if (auto v = t.version_like(k)) {
         auto pv = parse_version(*v);
@@ -76,16 +225,16 @@ class RustScanner {
                               has_build_rs ? "file" : "package.links", has_build_rs ? "present" : *links});
       }
     }
-    for (const char* sect : {"dependencies", "build-dependencies", "dev-dependencies"})
-      for (const auto& dep : t.keys(sect)) {
-        if (!ctx_.kb().package("crates", dep)) continue;
-        PackageSignals& s = ctx_.package("crates", dep);
-        std::string spec = t.version_like(std::string(sect) + "." + dep).value_or("");
-        s.direct = true;
-        s.evidence.push_back({rel, std::string(sect) + "." + dep, spec});
-        if (auto r = parse_npm_range(spec); r && !spec.empty())  // Cargo's default is a caret
-          if (auto f = r->floor(); f && (!s.declared || *f < *s.declared)) s.declared = f;
+    for (const char* sect : {"dependencies", "build-dependencies", "dev-dependencies"}) {
+      dependencies(rel, t, sect, true, "");
+      for (const auto& target : t.keys("target")) {
+        if (target.find('.') != std::string::npos) continue;  // not addressable by a dotted path
+        dependencies(rel, t, "target." + target + "." + sect, CfgEval(target).applies(), target);
       }
+    }
+    // Features the crate turns on by default: default = ["openssl/vendored"].
+    for (const auto& f : t.strings("features.default"))
+      if (f.find('/') != std::string::npos) feature_on(f, {rel, "features.default", f});
     for (const auto& m : t.strings("workspace.members")) {
       if (m.find('*') != std::string::npos) {
         for (const auto& other : ctx_.fs().files_named("Cargo.toml")) {
@@ -114,15 +263,22 @@ class RustScanner {
     ctx_.egress("static.rust-lang.org", EgressOrigin::kDefault, "rustup toolchain downloads", Evidence{rel, "toolchain", "rustup"});
   }
 
+  // rust-toolchain without an extension: one line naming the channel, or
+  // (since rustup 1.23) the same TOML as rust-toolchain.toml.
   void toolchain_legacy(const std::string& rel) {
     auto text = ctx_.fs().read_text(rel);
     if (!text) return;
     std::string ch(str::trim(*text));
+    if (ch.starts_with("[toolchain]")) {
+      toolchain_toml(rel);
+      return;
+    }
     if (ch.empty() || ch.find('\n') != std::string::npos) {
       ctx_.warn(rel, "legacy rust-toolchain must hold exactly one line");
       return;
     }
     channel(rel, "channel", ch);
+    ctx_.egress("static.rust-lang.org", EgressOrigin::kDefault, "rustup toolchain downloads", Evidence{rel, "channel", ch});
   }
 
   void cargo_config(const std::string& rel) {
@@ -200,6 +356,9 @@ class RustScanner {
 
   ScanContext& ctx_;
   bool replaced_ = false;
+  std::map<std::string, std::map<std::string, WorkspaceDep>> workspace_deps_;  // workspace dir → dep
+  std::map<std::string, std::string> gated_;  // crate → the non-Linux target that declares it
+  std::set<std::string> applicable_;          // crates some Linux-applicable table declares
 };
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include "contract/knowledge.hpp"
 #include "contract/native_classifier.hpp"
+#include "contract/build_env_scanner.hpp"
 #include "contract/cbuild_scanner.hpp"
 #include "contract/go_scanner.hpp"
 #include "contract/node_scanner.hpp"
@@ -29,6 +30,7 @@ bool interesting(std::string_view name) {
   for (auto n : kNames)
     if (name == n) return true;
   if (name.starts_with("requirements") && name.ends_with(".txt")) return true;
+  if (build_env_file(name)) return true;
   return name.size() > 3 && name.ends_with(".go");
 }
 
@@ -42,7 +44,7 @@ const Result<KnowledgeBase>& knowledge() {
 Result<Contract> scan_repository(const std::filesystem::path& root, const ScanOptions& options) {
   std::error_code ec;
   if (!std::filesystem::is_directory(root, ec))
-    return fail(ErrorCode::kNotFound, "scan " + root.string() + ": not a directory");
+    return fail(ErrorCode::kNotFound, "scan " + root.string() + ": not a directory; give the repository's directory");
   const auto& kb = knowledge();
   if (!kb) return fail(kb.error().context("loading the knowledge base"));
 
@@ -56,6 +58,7 @@ Result<Contract> scan_repository(const std::filesystem::path& root, const ScanOp
   scan_go(ctx);
   scan_rust(ctx);
   scan_c_builds(ctx);
+  scan_build_envs(ctx);
   auto natives = classify_native(ctx);
   return ctx.finish(root.string(), std::move(natives));
 }

@@ -70,6 +70,16 @@ PackageSignals& ScanContext::package(const std::string& ecosystem, const std::st
   return p;
 }
 
+std::optional<Version> ScanContext::pnpm_version_for(std::string_view file) const {
+  std::string dir(file);
+  for (;;) {
+    auto slash = dir.rfind('/');
+    dir = slash == std::string::npos ? "." : dir.substr(0, slash);
+    if (auto it = pnpm_versions.find(dir); it != pnpm_versions.end()) return it->second;
+    if (dir == ".") return std::nullopt;
+  }
+}
+
 void ScanContext::build_lib(const std::string& pkg, const std::string& by) { build_libs_[pkg].insert(by); }
 void ScanContext::run_lib(const std::string& pkg, const std::string& by) { run_libs_[pkg].insert(by); }
 
@@ -155,8 +165,14 @@ Contract ScanContext::finish(std::string root, std::vector<NativePackage> native
   std::sort(natives.begin(), natives.end(), [](const NativePackage& a, const NativePackage& b) {
     return std::tie(a.ecosystem, a.name) < std::tie(b.ecosystem, b.name);
   });
-  c.native_build_required = std::any_of(natives.begin(), natives.end(),
-                                        [](const NativePackage& n) { return n.build == BuildKind::kCompile; });
+  // An `assumed` compile is reported but decides nothing (docs/contract.md).
+  c.native_build_required = std::any_of(natives.begin(), natives.end(), [](const NativePackage& n) {
+    return n.build == BuildKind::kCompile && n.certainty != Certainty::kAssumed && !n.optional;
+  });
+  // Whatever links a -dev package at build time loads its library at run time.
+  for (const auto& [pkg, by] : std::map<std::string, std::set<std::string>>(build_libs_))
+    if (const auto* run = kb_.runtime_packages(pkg))
+      for (const auto& r : *run) run_libs_[r].insert(by.begin(), by.end());
   c.native_packages = std::move(natives);
   for (auto& [pkg, by] : build_libs_) c.build_libs.push_back({pkg, {by.begin(), by.end()}});
   for (auto& [pkg, by] : run_libs_) c.run_libs.push_back({pkg, {by.begin(), by.end()}});

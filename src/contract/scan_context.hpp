@@ -44,6 +44,14 @@ struct PackageSignals {
   std::vector<std::string> build_deps;  // libraries the structure names (find_package…)
   std::vector<std::string> commands;
   bool direct = false;                  // declared in a manifest (vs transitive)
+  bool in_lock = false;                 // named by a lockfile entry (even without a readable version)
+  bool optional_entry = false;          // some lock entry marks it optional
+  bool required_entry = false;          // some lock entry does not
+  bool linux_wheel = false;             // a Python lock pins a wheel for linux x86_64
+  bool foreign_wheels_only = false;     // a Python lock pins wheels, none for linux x86_64
+  // Why the package does not apply to a Linux image (a platform-gated Cargo
+  // dependency, CGO_ENABLED=0); such a package is noted, not classified.
+  std::string not_applicable;
 };
 
 class ScanContext {
@@ -79,10 +87,21 @@ class ScanContext {
   void note(std::string file, std::string message) { fs_.note(std::move(file), std::move(message)); }
 
   // Package manager facts the native classifier needs (pnpm ≥10 skips
-  // unlisted build scripts).
-  std::optional<Version> pnpm_version;
-  bool pnpm_used = false;
-  bool bun_used = false;
+  // unlisted build scripts): the pnpm version each project directory pins
+  // with packageManager, so one project's pnpm never changes how another
+  // project's lockfile is read.
+  std::map<std::string, Version> pnpm_versions;
+  // The pnpm version that governs a repo-relative file: the nearest enclosing
+  // project directory that pins one.
+  std::optional<Version> pnpm_version_for(std::string_view file) const;
+  // npm lockfile entries that are prebuilt Linux platform packages
+  // ("@swc/core-linux-x64-gnu") → the lockfile that names them.
+  std::map<std::string, std::string> npm_platform_packages;
+  // Cargo features switched on anywhere in the tree ("openssl/vendored") →
+  // where.
+  std::map<std::string, Evidence> crate_features;
+  // CGO_ENABLED as a repository sets it (Dockerfile ENV, Makefile, CI env).
+  std::optional<Evidence> cgo_setting;
 
   const std::map<std::pair<std::string, std::string>, PackageSignals>& packages() const { return packages_; }
 

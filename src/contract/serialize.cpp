@@ -112,6 +112,7 @@ ordered_json contract_to_tree(const Contract& c) {
     p["version"] = n.version.empty() ? ordered_json(nullptr) : ordered_json(n.version);
     p["build"] = build_kind_name(n.build);
     if (!n.fallback.empty()) p["fallback"] = n.fallback;
+    if (n.optional) p["optional"] = true;
     p["certainty"] = certainty_name(n.certainty);
     p["reason"] = n.reason;
     p["evidence"] = evidence_list(n.evidence);

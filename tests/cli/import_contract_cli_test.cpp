@@ -124,6 +124,19 @@ TEST_F(ImportCli, ContractScanPrintsADocument) {
   EXPECT_EQ(j["runtime_floors"]["cmake"]["floor"], "3.20.0");
 }
 
+// A directory that cannot be read is a failure (1), not a usage error (2):
+// docs/contract.md and docs/CLI.md.
+TEST_F(ImportCli, ContractScanOfAMissingDirectoryExitsOne) {
+  auto missing = (dir_ / "no-such-repo").string();
+  auto r = strata({"contract", "scan", missing});
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_NE(r.err.find(missing), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("not a directory"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  auto usage = strata({"contract", "scan"});
+  EXPECT_EQ(usage.code, 2) << usage.err;
+}
+
 // Bytes that are not UTF-8 (a Latin-1 package.json, a directory name, a
 // --change label) reach every output as U+FFFD, never an internal error.
 TEST_F(ImportCli, OutputsSurviveBytesThatAreNotUtf8) {

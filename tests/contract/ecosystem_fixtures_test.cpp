@@ -31,7 +31,9 @@ TEST(PythonFixtures, UvLockSdistOnlyAndMisspeltVersionFile) {
   const NativePackage* odd = native(c, "pypi", "oddball");
   ASSERT_NE(odd, nullptr);  // unknown, but only an sdist is locked
   EXPECT_EQ(build_kind_name(odd->build), std::string("compile"));
-  EXPECT_EQ(odd->certainty, Certainty::kInferred);
+  // A pure-Python sdist builds without a compiler: an sdist alone is assumed.
+  EXPECT_EQ(odd->certainty, Certainty::kAssumed);
+  EXPECT_EQ(lib(c.build_libs, "python3-dev")->required_by, std::vector<std::string>{"pypi:mysqlclient"});
   EXPECT_EQ(build_of(c, "pypi", "pydub"), "none");
   EXPECT_TRUE(required_by(c.run_libs, "ffmpeg", "pypi:pydub"));
   EXPECT_EQ(floor_of(c, "python"), "3.12.0");
@@ -59,7 +61,10 @@ TEST(GoFixtures, GoLineToolchainAndGodebug) {
   EXPECT_TRUE(noted(c, "go.mod", "would download the toolchain"));
   EXPECT_EQ(origin_of(c, "proxy.golang.org"), "default");
   EXPECT_EQ(origin_of(c, "sum.golang.org"), "default");
-  EXPECT_FALSE(c.native_build_required);  // no import "C"
+  // No import "C" of its own, but github.com/mattn/go-sqlite3 compiles C with cgo.
+  EXPECT_EQ(build_of(c, "go", "github.com/mattn/go-sqlite3"), "compile");
+  EXPECT_TRUE(c.native_build_required);
+  EXPECT_TRUE(required_by(c.build_libs, "build-essential", "go:github.com/mattn/go-sqlite3"));
 }
 
 TEST(GoFixtures, CgoWithPkgConfigLibpq) {

@@ -103,7 +103,9 @@ TEST(NodeFixtures, Pnpm9LockfileHasNoBuildSignalSoKnowledgeAndAllowlistDecide) {
   EXPECT_FALSE(warned(c, "package.json", "skips the build script of bcrypt"));
   EXPECT_EQ(floor_of(c, "pnpm"), "10.4.1");
   EXPECT_EQ(origin_of(c, "codeload.github.com"), "lockfile");
-  EXPECT_EQ(origin_of(c, "registry.npmjs.org"), "default");
+  // The default registry, and where corepack fetches pnpm 10.4.1 from.
+  EXPECT_EQ(origin_of(c, "registry.npmjs.org"), "install-time");
+  EXPECT_EQ(egress(c, "registry.npmjs.org")->reason, "corepack downloads pnpm from the npm registry");
 }
 
 TEST(NodeFixtures, WorkspacesWithScopedRegistries) {

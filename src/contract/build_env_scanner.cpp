@@ -1,0 +1,256 @@
+#include "contract/build_env_scanner.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cctype>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <tuple>
+
+#include "contract/node_scanner.hpp"
+#include "util/strings.hpp"
+
+namespace strata::contract {
+namespace {
+
+bool dockerfile_name(std::string_view n) {
+  return n == "Dockerfile" || n == "Containerfile" || n.starts_with("Dockerfile.") || n.ends_with(".Dockerfile") ||
+         n.ends_with(".dockerfile");
+}
+
+std::string base_name(const std::string& rel) {
+  auto slash = rel.rfind('/');
+  return slash == std::string::npos ? rel : rel.substr(slash + 1);
+}
+
+// A version as a tool writes it in CI or an image tag: node aliases and
+// ranges through read_node_version, others as a release line, else a range.
+Result<Range> read_tool_version(const std::string& tool, const std::string& v, const KnowledgeBase& kb,
+                                std::string& note) {
+  if (tool == "node") return read_node_version(v, kb, note);
+  if (auto r = parse_version_line(v)) return r;
+  return tool == "python" ? parse_pep440(v) : parse_npm_range(v);
+}
+
+class BuildEnvScanner {
+ public:
+  explicit BuildEnvScanner(ScanContext& ctx) : ctx_(ctx), kb_(ctx.kb()) {}
+
+  void run() {
+    std::vector<std::string> dockerfiles, workflows, devcontainers, cgo_files;
+    for (const auto& f : ctx_.fs().files_ending("")) {  // every indexed file
+      std::string b = base_name(f);
+      if (dockerfile_name(b)) dockerfiles.push_back(f);
+      else if (f.starts_with(".github/workflows/") && (b.ends_with(".yml") || b.ends_with(".yaml"))) workflows.push_back(f);
+      else if (f == ".devcontainer.json" || (f.starts_with(".devcontainer/") && b == "devcontainer.json"))
+        devcontainers.push_back(f);
+      else if (b == "Makefile" || b.starts_with(".goreleaser")) cgo_files.push_back(f);
+    }
+    for (const auto& f : dockerfiles) dockerfile(f);
+    for (const auto& f : devcontainers) devcontainer(f);
+    for (const auto& f : workflows) workflow(f);
+    for (const auto& f : cgo_files) cgo_text(f);
+  }
+
+ private:
+  void cgo_setting(const std::string& rel, std::string_view text, const std::string& field) {
+    for (std::size_t p = text.find("CGO_ENABLED"); p != std::string_view::npos; p = text.find("CGO_ENABLED", p + 1)) {
+      std::size_t i = p + 11;
+      while (i < text.size() && (text[i] == ' ' || text[i] == '=' || text[i] == ':' || text[i] == '"' || text[i] == '\''))
+        ++i;
+      if (i >= text.size() || (text[i] != '0' && text[i] != '1')) continue;
+      if (i + 1 < text.size() && std::isalnum(static_cast<unsigned char>(text[i + 1]))) continue;
+      Evidence ev{rel, field, std::string(1, text[i])};
+      // cgo in use anywhere wins over a 0 elsewhere (a lint job, a static build).
+      if (!ctx_.cgo_setting || (ctx_.cgo_setting->value == "0" && ev.value == "1")) ctx_.cgo_setting = ev;
+    }
+  }
+
+  void cgo_text(const std::string& rel) {
+    if (auto text = ctx_.fs().read_text(rel)) cgo_setting(rel, *text, "CGO_ENABLED");
+  }
+
+  // "node:20-alpine", "docker.io/library/python:3.12-slim",
+  // "mcr.microsoft.com/devcontainers/typescript-node:1-20-bookworm".
+  void image(const std::string& rel, const std::string& field, const std::string& ref) {
+    std::string r = ref;
+    if (auto at = r.find('@'); at != std::string::npos) r.erase(at);
+    std::string repo = r, tag;
+    if (auto colon = r.rfind(':'); colon != std::string::npos && r.find('/', colon) == std::string::npos) {
+      repo = r.substr(0, colon);
+      tag = r.substr(colon + 1);
+    }
+    for (const char* prefix : {"docker.io/", "index.docker.io/", "registry-1.docker.io/"})
+      if (repo.starts_with(prefix)) repo.erase(0, std::string_view(prefix).size());
+    const std::string* tool = kb_.image_tool(repo);
+    if (!tool) return;
+    auto parts = str::split(tag, '-');
+    std::string version = parts.empty() ? "" : std::string(parts[0]);
+    if (repo.starts_with("mcr.microsoft.com/devcontainers/") && parts.size() >= 2 && parse_version(parts[1]))
+      version = std::string(parts[1]);  // "<image version>-<tool version>-<os>"
+    if (version == "lts" && *tool == "node") version = "lts/*";
+    std::string note;
+    if (version.empty() || !(parse_version(version) || version == "lts/*")) {
+      ctx_.note(rel, field + " " + str::quote(ref) + " names no " + *tool + " version; no floor taken from it");
+      return;
+    }
+    auto range = read_tool_version(*tool, version, kb_, note);
+    ctx_.constraint(*tool, {rel, field, ref}, range, note.empty() ? "the image's tag is the " + *tool + " version" : note);
+  }
+
+  void dockerfile(const std::string& rel) {
+    auto text = ctx_.fs().read_text(rel);
+    if (!text) return;
+    std::map<std::string, std::string> args;
+    for (auto raw : str::split(*text, '\n')) {
+      auto f = str::split_ws(raw);
+      if (f.empty() || f[0].starts_with('#')) continue;
+      std::string kw = str::lower(f[0]);
+      if (kw == "arg" && f.size() >= 2) {
+        std::string a(f[1]);
+        if (auto eq = a.find('='); eq != std::string::npos) args[a.substr(0, eq)] = a.substr(eq + 1);
+      } else if (kw == "from") {
+        std::size_t i = 1;
+        while (i < f.size() && f[i].starts_with("--")) ++i;
+        if (i < f.size()) image(rel, "FROM", substitute(std::string(f[i]), args));
+      }
+    }
+    cgo_setting(rel, *text, "CGO_ENABLED");
+  }
+
+  static std::string substitute(std::string s, const std::map<std::string, std::string>& args) {
+    for (const auto& [k, v] : args) {
+      for (const std::string& form : {"${" + k + "}", "$" + k}) {
+        for (auto p = s.find(form); p != std::string::npos; p = s.find(form, p + v.size())) s.replace(p, form.size(), v);
+      }
+    }
+    return s;
+  }
+
+  void devcontainer(const std::string& rel) {
+    auto text = ctx_.fs().read_text(rel);
+    if (!text) return;
+    nlohmann::json j = nlohmann::json::parse(*text, nullptr, false, /*ignore_comments=*/true);
+    if (j.is_discarded() || !j.is_object()) {
+      ctx_.warn(rel, "malformed JSON (JSONC comments are accepted, trailing commas are not); not used");
+      return;
+    }
+    if (j.contains("image") && j["image"].is_string()) image(rel, "image", j["image"].get<std::string>());
+    if (!j.contains("features") || !j["features"].is_object()) return;
+    for (const auto& [id, opts] : j["features"].items()) {
+      // "ghcr.io/devcontainers/features/node:1" → node
+      auto p = id.find("/features/");
+      if (p == std::string::npos) continue;
+      std::string name = id.substr(p + 10);
+      name = name.substr(0, name.find(':'));
+      std::string tool = name == "node" ? "node" : name == "python" ? "python" : name == "go" ? "go" : name == "rust" ? "rust" : "";
+      if (tool.empty()) continue;
+      std::string v = opts.is_object() && opts.contains("version") && opts["version"].is_string()
+                          ? opts["version"].get<std::string>() : "latest";
+      if (v == "lts" && tool == "node") v = "lts/*";
+      if (v == "latest" || v == "none" || v == "os-provided" || v == "lts") {
+        ctx_.note(rel, "features." + id + ".version " + str::quote(v) + " names no release; no floor taken from it");
+        continue;
+      }
+      std::string note;
+      ctx_.constraint(tool, {rel, "features." + id + ".version", v}, read_tool_version(tool, v, kb_, note),
+                      note.empty() ? "devcontainer feature installs this version" : note);
+    }
+  }
+
+  // A with: value, with ${{ matrix.X }} replaced by the job's matrix list.
+  std::vector<std::string> values(const YAML::Node& v, const YAML::Node& job) {
+    std::vector<std::string> out;
+    if (!v || !v.IsScalar()) return out;
+    std::string s = v.as<std::string>();
+    auto m = s.find("matrix.");
+    if (s.find("${{") != std::string::npos && m != std::string::npos) {
+      std::string key(str::trim(s.substr(m + 7, s.find("}}") - m - 7)));
+      YAML::Node list = job["strategy"]["matrix"][key];
+      if (list && list.IsSequence())
+        for (const auto& e : list)
+          if (e.IsScalar()) out.push_back(e.as<std::string>());
+      return out;
+    }
+    if (s.find("${{") != std::string::npos) return out;
+    for (auto line : str::split(s, '\n'))
+      if (auto t = str::trim(line); !t.empty()) out.emplace_back(t);
+    return out;
+  }
+
+  void ci_constraint(const std::string& rel, const std::string& field, const std::string& tool,
+                     const std::vector<std::string>& vs, const std::string& action) {
+    if (vs.empty()) return;
+    Range u{{}};
+    std::string shown, note;
+    bool ok = true;
+    for (const auto& v : vs) {
+      std::string n;
+      auto r = read_tool_version(tool, v, kb_, n);
+      if (!r) ok = false;
+      else u.any_of.insert(u.any_of.end(), r->any_of.begin(), r->any_of.end());
+      shown += (shown.empty() ? "" : ", ") + v;
+      if (!n.empty()) note = n;
+    }
+    if (vs.size() > 1) note = "CI matrix: any of these versions (" + action + ")";
+    else if (note.empty()) note = "CI installs this version (" + action + ")";
+    Result<Range> r = ok ? Result<Range>(u) : Result<Range>(fail(ErrorCode::kInvalidArgument, "unreadable version"));
+    ctx_.constraint(tool, {rel, field, shown}, r, note);
+  }
+
+  void workflow(const std::string& rel) {
+    auto text = ctx_.fs().read_text(rel);
+    if (!text) return;
+    cgo_setting(rel, *text, "env.CGO_ENABLED");
+    YAML::Node doc;
+    try {
+      doc = YAML::Load(*text);
+    } catch (const YAML::Exception& e) {
+      ctx_.warn(rel, std::string("malformed YAML, not used: ") + e.what());
+      return;
+    }
+    if (!doc.IsMap() || !doc["jobs"] || !doc["jobs"].IsMap()) return;
+    static const std::vector<std::tuple<std::string, std::string, std::string>> kActions = {
+        {"actions/setup-node@", "node-version", "node"},  {"actions/setup-python@", "python-version", "python"},
+        {"actions/setup-go@", "go-version", "go"},        {"oven-sh/setup-bun@", "bun-version", "bun"},
+        {"pnpm/action-setup@", "version", "pnpm"}};
+    try {
+      for (const auto& jkv : doc["jobs"]) {
+        std::string job = jkv.first.as<std::string>();
+        const YAML::Node& j = jkv.second;
+        if (!j.IsMap()) continue;
+        YAML::Node container = j["container"];
+        if (container && container.IsScalar()) image(rel, "jobs." + job + ".container", container.as<std::string>());
+        else if (container && container.IsMap() && container["image"] && container["image"].IsScalar())
+          image(rel, "jobs." + job + ".container.image", container["image"].as<std::string>());
+        if (!j["steps"] || !j["steps"].IsSequence()) continue;
+        std::size_t i = 0;
+        for (const auto& step : j["steps"]) {
+          std::string base = "jobs." + job + ".steps[" + std::to_string(i++) + "]";
+          if (!step.IsMap() || !step["uses"] || !step["uses"].IsScalar()) continue;
+          std::string uses = step["uses"].as<std::string>();
+          for (const auto& [prefix, input, tool] : kActions) {
+            if (!uses.starts_with(prefix) || !step["with"] || !step["with"].IsMap()) continue;
+            ci_constraint(rel, base + ".with." + input, tool, values(step["with"][input], j), uses);
+          }
+        }
+      }
+    } catch (const YAML::Exception& e) {
+      ctx_.warn(rel, std::string("unexpected workflow shape, partly read: ") + e.what());
+    }
+  }
+
+  ScanContext& ctx_;
+  const KnowledgeBase& kb_;
+};
+
+}  // namespace
+
+bool build_env_file(std::string_view name) {
+  return dockerfile_name(name) || name.ends_with(".yml") || name.ends_with(".yaml") || name == "devcontainer.json" ||
+         name == ".devcontainer.json";
+}
+
+void scan_build_envs(ScanContext& ctx) { BuildEnvScanner(ctx).run(); }
+
+}  // namespace strata::contract

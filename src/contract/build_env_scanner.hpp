@@ -1,0 +1,20 @@
+// The repository's own build and test environments as version sources:
+// Dockerfile/Containerfile FROM lines (with ARG defaults), devcontainer.json
+// (image and features), GitHub Actions setup-node/-python/-go/-bun,
+// pnpm/action-setup and job containers (matrix values resolved), and
+// CGO_ENABLED where any of them, a Makefile or .goreleaser.yml sets it. Each
+// becomes a constraint with evidence; floors still intersect everything.
+#pragma once
+
+#include <string_view>
+
+#include "contract/scan_context.hpp"
+
+namespace strata::contract {
+
+void scan_build_envs(ScanContext& ctx);
+
+// File names scan_build_envs() reads (for the walk's index).
+bool build_env_file(std::string_view name);
+
+}  // namespace strata::contract

@@ -1,0 +1,274 @@
+// Reviewed expectations for the fixtures written for the accuracy classes of
+// issue 15: false compiles (prebuilt platform packages, known and visible
+// install scripts, allowlist-only names, pure-Python sdists, -sys crates and
+// platform-gated dependencies), missed native builds (Python extras, cgo
+// modules, Cargo workspace inheritance and features, forks, GUI stacks),
+// runtime libraries and programs, floors and hosts from CI/devcontainer/
+// Dockerfile/corepack/legacy rust-toolchain/uv.lock wheels, and scoping.
+// Each expectation comes from reading the fixture and the packages' own
+// install documentation, not from scanner output.
+#include "fixture_support.hpp"
+
+namespace strata::contract::testing {
+namespace {
+
+bool has_constraint(const Contract& c, const std::string& tool, const std::string& file, const std::string& field_prefix) {
+  const RuntimeFloor* f = floors(c, tool);
+  if (!f) return false;
+  return std::any_of(f->constraints.begin(), f->constraints.end(), [&](const Constraint& k) {
+    return k.source.file == file && k.source.field.starts_with(field_prefix);
+  });
+}
+
+bool any_warning_mentions(const Contract& c, const std::string& needle) {
+  return std::any_of(c.warnings.begin(), c.warnings.end(),
+                     [&](const Diagnostic& d) { return d.message.find(needle) != std::string::npos; });
+}
+
+// ---- false compile --------------------------------------------------------
+
+TEST(FalseCompile, PrebuiltPlatformPackagesAndKnownScriptsBuildNothing) {
+  Contract c = scan_fixture("node-prebuilt-platform");
+  EXPECT_EQ(build_of(c, "npm", "@swc/core"), "prebuilt");
+  EXPECT_EQ(build_of(c, "npm", "esbuild"), "prebuilt");
+  EXPECT_EQ(build_of(c, "npm", "lmdb"), "prebuilt");
+  EXPECT_EQ(build_of(c, "npm", "msgpackr-extract"), "prebuilt");
+  EXPECT_EQ(build_of(c, "npm", "sharp"), "prebuilt");
+  EXPECT_EQ(build_of(c, "npm", "vue-demi"), "none");
+  EXPECT_EQ(build_of(c, "npm", "@prisma/engines"), "download");
+  EXPECT_EQ(build_of(c, "npm", "@prisma/client"), "none");  // postinstall generates JavaScript
+  EXPECT_EQ(origin_of(c, "binaries.prisma.sh"), "install-time");
+  // Unknown to the knowledge base, but its platform package is in the lock.
+  const NativePackage* fast = native(c, "npm", "@acme/fastparse");
+  ASSERT_NE(fast, nullptr);
+  EXPECT_EQ(build_kind_name(fast->build), std::string("prebuilt"));
+  EXPECT_EQ(fast->certainty, Certainty::kInferred);
+  EXPECT_EQ(fast->evidence.back().field, "package @acme/fastparse-linux-x64-gnu");
+  // An install script nothing is known about: listed, but decides nothing.
+  const NativePackage* icons = native(c, "npm", "brand-icons");
+  ASSERT_NE(icons, nullptr);
+  EXPECT_EQ(icons->certainty, Certainty::kAssumed);
+  EXPECT_TRUE(noted(c, "package-lock.json", "not counted in native_build.required"));
+  // The project's own postinstall scripts (root and workspace) are shell, not builds.
+  EXPECT_EQ(native(c, "npm", "storefront"), nullptr);
+  EXPECT_EQ(native(c, "npm", "@storefront/admin"), nullptr);
+  EXPECT_FALSE(c.native_build_required);
+  EXPECT_EQ(egress(c, "nodejs.org"), nullptr);
+  EXPECT_EQ(lib(c.build_libs, "build-essential"), nullptr);
+  EXPECT_FALSE(has_command(c, "g++"));
+}
+
+TEST(FalseCompile, AllowlistOnlyNamesAreNotReported) {
+  Contract c = scan_fixture("node-pnpm-allowlist-phantom");
+  EXPECT_EQ(native(c, "npm", "canvas"), nullptr);          // onlyBuiltDependencies, not in the lock
+  EXPECT_EQ(native(c, "npm", "better-sqlite3"), nullptr);  // allowBuilds, not in the lock
+  EXPECT_EQ(build_of(c, "npm", "esbuild"), "prebuilt");
+  EXPECT_EQ(build_of(c, "npm", "@swc/core"), "prebuilt");
+  EXPECT_EQ(build_of(c, "npm", "sharp"), "prebuilt");
+  EXPECT_FALSE(c.native_build_required);
+  EXPECT_TRUE(c.warnings.empty()) << c.warnings.front().message;
+}
+
+TEST(FalseCompile, PureSdistIsAssumedAndWheelsDecide) {
+  Contract c = scan_fixture("python-uv-wheels");
+  const NativePackage* docopt = native(c, "pypi", "docopt");
+  ASSERT_NE(docopt, nullptr);
+  EXPECT_EQ(docopt->certainty, Certainty::kAssumed);
+  EXPECT_EQ(build_of(c, "pypi", "lxml"), "prebuilt");  // a manylinux x86_64 wheel is locked
+  // Only a macOS wheel and the sdist: uv builds Pillow from source here.
+  const NativePackage* pillow = native(c, "pypi", "pillow");
+  ASSERT_NE(pillow, nullptr);
+  EXPECT_EQ(build_kind_name(pillow->build), std::string("compile"));
+  EXPECT_TRUE(required_by(c.build_libs, "libjpeg-dev", "pypi:pillow"));
+  EXPECT_TRUE(required_by(c.run_libs, "libjpeg62-turbo", "pypi:pillow"));
+  // A Windows wheel does not help a Linux image either.
+  EXPECT_EQ(build_of(c, "pypi", "mysqlclient"), "compile");
+  EXPECT_TRUE(c.native_build_required);
+  // CI's setup-python 3.12 is a constraint next to requires-python.
+  EXPECT_TRUE(has_constraint(c, "python", ".github/workflows/test.yml", "jobs.test.steps[1].with.python-version"));
+  EXPECT_EQ(floor_of(c, "python"), "3.12.0");
+  // [tool.uv.sources] pins a package to a git repository.
+  EXPECT_EQ(origin_of(c, "git.example.org"), "config");
+}
+
+TEST(FalseCompile, SysCratesThatBuildNothingAndPlatformGatedDependencies) {
+  Contract c = scan_fixture("rust-sys-linux");
+  // Transitive -sys crates that build nothing on Linux.
+  for (const char* none : {"js-sys", "web-sys", "linux-raw-sys"})
+    EXPECT_EQ(build_of(c, "crates", none), "none") << none;
+  // Declared only for cfg(windows) / macOS: noted, not classified.
+  for (const char* gated : {"winfsp-sys", "windows-sys", "core-foundation-sys"}) {
+    EXPECT_EQ(native(c, "crates", gated), nullptr) << gated;
+    EXPECT_TRUE(noted(c, "Cargo.lock", std::string("crates:") + gated + " is a dependency only under [target.cfg(")) << gated;
+  }
+  EXPECT_TRUE(c.native_build_required);  // the database -sys crates do compile
+  // ---- runtime libraries for every -dev build library
+  EXPECT_TRUE(required_by(c.build_libs, "libsqlite3-dev", "crates:libsqlite3-sys"));
+  EXPECT_TRUE(required_by(c.run_libs, "libsqlite3-0", "crates:libsqlite3-sys"));
+  EXPECT_TRUE(required_by(c.run_libs, "libmariadb3", "crates:mysqlclient-sys"));
+  EXPECT_TRUE(required_by(c.run_libs, "libpq5", "crates:pq-sys"));
+  EXPECT_EQ(lib(c.run_libs, "pkg-config"), nullptr);
+}
+
+// ---- missed native builds ---------------------------------------------------
+
+TEST(MissedBuilds, PythonExtrasInstallTheirPackages) {
+  Contract c = scan_fixture("python-extras-psycopg");
+  const NativePackage* pc = native(c, "pypi", "psycopg-c");
+  ASSERT_NE(pc, nullptr);
+  EXPECT_EQ(build_kind_name(pc->build), std::string("compile"));
+  EXPECT_EQ(pc->version, "3.2.3");  // requirements pin psycopg[c]==3.2.3; pyproject >=3.2 has no version for the extra
+  EXPECT_TRUE(required_by(c.build_libs, "libpq-dev", "pypi:psycopg-c"));
+  EXPECT_TRUE(required_by(c.build_libs, "python3-dev", "pypi:psycopg-c"));
+  EXPECT_TRUE(required_by(c.run_libs, "libpq5", "pypi:psycopg-c"));
+  // Poetry extras = ["binary"] in worker/.
+  EXPECT_EQ(build_of(c, "pypi", "psycopg-binary"), "prebuilt");
+  // An optional-dependencies group is a declared need too.
+  EXPECT_EQ(build_of(c, "pypi", "python-ldap"), "compile");
+  EXPECT_TRUE(required_by(c.build_libs, "libldap2-dev", "pypi:python-ldap"));
+  EXPECT_TRUE(required_by(c.build_libs, "libsasl2-dev", "pypi:python-ldap"));
+  EXPECT_TRUE(required_by(c.run_libs, "libldap-2.5-0", "pypi:python-ldap"));
+  EXPECT_TRUE(required_by(c.run_libs, "libsasl2-2", "pypi:python-ldap"));
+  // Poetry group dependencies: programs and dlopen'd libraries.
+  EXPECT_TRUE(required_by(c.run_libs, "tesseract-ocr", "pypi:pytesseract"));
+  EXPECT_TRUE(required_by(c.run_libs, "libmagic1", "pypi:python-magic"));
+}
+
+TEST(MissedBuilds, GoCgoModuleFromGoMod) {
+  Contract c = scan_fixture("go-cgo-module");
+  const NativePackage* n = native(c, "go", "github.com/mattn/go-sqlite3");
+  ASSERT_NE(n, nullptr);
+  EXPECT_EQ(build_kind_name(n->build), std::string("compile"));
+  EXPECT_EQ(n->version, "1.14.22");
+  EXPECT_EQ(n->certainty, Certainty::kKnown);
+  EXPECT_EQ(n->evidence.back().file, "Dockerfile");  // ENV CGO_ENABLED=1
+  EXPECT_TRUE(required_by(c.build_libs, "build-essential", "go:github.com/mattn/go-sqlite3"));
+  EXPECT_EQ(lib(c.build_libs, "libsqlite3-dev"), nullptr);  // the amalgamation is bundled
+  EXPECT_TRUE(has_command(c, "gcc"));
+  EXPECT_TRUE(c.native_build_required);
+  // FROM golang:${GO_VERSION}-bookworm with ARG GO_VERSION=1.22.5.
+  EXPECT_TRUE(has_constraint(c, "go", "Dockerfile", "FROM"));
+  EXPECT_EQ(floor_of(c, "go"), "1.22.5");
+  EXPECT_EQ(floors(c, "go")->constraints.size(), 2u);  // go.mod and the golang image; debian:bookworm-slim is no tool
+}
+
+TEST(MissedBuilds, CgoDisabledBuildsNoC) {
+  Contract c = scan_fixture("go-cgo-disabled");
+  EXPECT_EQ(build_of(c, "go", "github.com/mattn/go-sqlite3"), "none");
+  EXPECT_EQ(build_of(c, "go", "modernc.org/sqlite"), "none");
+  EXPECT_TRUE(warned(c, "Makefile", "github.com/mattn/go-sqlite3 needs cgo"));
+  EXPECT_FALSE(c.native_build_required);
+  EXPECT_EQ(lib(c.build_libs, "build-essential"), nullptr);
+}
+
+TEST(MissedBuilds, CargoWorkspaceInheritanceAndFeatures) {
+  Contract c = scan_fixture("rust-workspace-vendored");
+  const NativePackage* ossl = native(c, "crates", "openssl-sys");
+  ASSERT_NE(ossl, nullptr);
+  EXPECT_EQ(ossl->version, "0.9.102");  // from [workspace.dependencies]
+  EXPECT_EQ(ossl->reason.find("version unknown"), std::string::npos) << ossl->reason;
+  EXPECT_NE(ossl->reason.find("vendored"), std::string::npos) << ossl->reason;
+  EXPECT_EQ(lib(c.build_libs, "libssl-dev"), nullptr);
+  EXPECT_EQ(lib(c.run_libs, "libssl3"), nullptr);  // linked statically
+  EXPECT_TRUE(required_by(c.build_libs, "perl", "crates:openssl-sys"));
+  EXPECT_TRUE(required_by(c.build_libs, "build-essential", "crates:openssl-sys"));
+  EXPECT_EQ(native(c, "crates", "libsqlite3-sys")->version, "0.28.0");
+  EXPECT_EQ(lib(c.build_libs, "libsqlite3-dev"), nullptr);  // bundled
+  EXPECT_TRUE(required_by(c.build_libs, "libpq-dev", "crates:pq-sys"));
+  EXPECT_TRUE(required_by(c.run_libs, "libpq5", "crates:pq-sys"));
+  EXPECT_EQ(floor_of(c, "rust"), "1.75.0");
+}
+
+TEST(MissedBuilds, ForkOfAKnownNativePackage) {
+  Contract c = scan_fixture("node-fork-sqlite3");
+  const NativePackage* n = native(c, "npm", "@acme/sqlite3");
+  ASSERT_NE(n, nullptr);
+  EXPECT_EQ(build_kind_name(n->build), std::string("download"));
+  EXPECT_EQ(n->fallback, "compile");
+  EXPECT_EQ(n->certainty, Certainty::kInferred);
+  EXPECT_NE(n->reason.find("fork of sqlite3"), std::string::npos) << n->reason;
+  EXPECT_EQ(origin_of(c, "github.com"), "install-time");
+  EXPECT_EQ(native(c, "npm", "@types/sqlite3"), nullptr);  // no build signal
+  // ssh2's install script tolerates failure; cpu-features only ever comes as
+  // ssh2's optional dependency, so its compile is skipped when it fails.
+  EXPECT_EQ(build_of(c, "npm", "ssh2"), "none");
+  const NativePackage* cpu = native(c, "npm", "cpu-features");
+  ASSERT_NE(cpu, nullptr);
+  EXPECT_EQ(build_kind_name(cpu->build), std::string("compile"));
+  EXPECT_TRUE(cpu->optional);
+  EXPECT_FALSE(c.native_build_required);
+  EXPECT_EQ(lib(c.build_libs, "build-essential"), nullptr);
+  EXPECT_EQ(egress(c, "nodejs.org"), nullptr);
+  EXPECT_TRUE(noted(c, ".", "npm:cpu-features compiles only as an optional dependency"));
+}
+
+TEST(MissedBuilds, TauriGtkWebkitStack) {
+  Contract c = scan_fixture("rust-tauri-gui");
+  EXPECT_TRUE(required_by(c.build_libs, "libwebkit2gtk-4.1-dev", "crates:webkit2gtk-sys"));
+  EXPECT_TRUE(required_by(c.build_libs, "libjavascriptcoregtk-4.1-dev", "crates:javascriptcore-rs-sys"));
+  EXPECT_TRUE(required_by(c.build_libs, "libsoup-3.0-dev", "crates:soup3-sys"));
+  EXPECT_TRUE(required_by(c.build_libs, "libgtk-3-dev", "crates:gtk-sys"));
+  EXPECT_TRUE(required_by(c.build_libs, "libayatana-appindicator3-dev", "crates:tauri"));
+  EXPECT_TRUE(required_by(c.build_libs, "librsvg2-dev", "crates:tauri"));
+  EXPECT_TRUE(required_by(c.run_libs, "libwebkit2gtk-4.1-0", "crates:webkit2gtk-sys"));
+  EXPECT_TRUE(required_by(c.run_libs, "libayatana-appindicator3-1", "crates:libappindicator-sys"));
+  EXPECT_TRUE(required_by(c.run_libs, "librsvg2-2", "crates:tauri"));
+  EXPECT_EQ(build_of(c, "crates", "windows-sys"), "none");
+  EXPECT_EQ(native(c, "npm", "@tauri-apps/cli"), nullptr);  // no install script: nothing to say
+}
+
+// ---- runtime libraries and programs ------------------------------------------
+
+TEST(RuntimeLibs, DlopenAndExecTable) {
+  Contract c = scan_fixture("python-dlopen-tools");
+  for (const char* prog : {"tesseract-ocr", "ghostscript", "unpaper", "pngquant", "qpdf"})
+    EXPECT_TRUE(required_by(c.run_libs, prog, "pypi:ocrmypdf")) << prog;
+  EXPECT_TRUE(required_by(c.run_libs, "libmagic1", "pypi:python-magic"));
+  EXPECT_TRUE(required_by(c.run_libs, "poppler-utils", "pypi:pdf2image"));
+  EXPECT_TRUE(required_by(c.build_libs, "default-libmysqlclient-dev", "pypi:mysqlclient"));
+  EXPECT_TRUE(required_by(c.run_libs, "libmariadb3", "pypi:mysqlclient"));
+  EXPECT_EQ(build_of(c, "pypi", "ocrmypdf"), "none");
+}
+
+// ---- floors and hosts ------------------------------------------------------------
+
+TEST(FloorsAndHosts, CiMatrixDevcontainerDockerfileAndCorepack) {
+  Contract c = scan_fixture("node-ci-devcontainer");
+  const RuntimeFloor* f = floors(c, "node");
+  ASSERT_NE(f, nullptr);
+  // engines >=18, CI matrix 20|22, devcontainer typescript-node 1-20 (Node 20),
+  // Dockerfile node:20.15.1-alpine (ARG default) and node:20-alpine.
+  EXPECT_EQ(f->constraints.size(), 5u);
+  EXPECT_TRUE(has_constraint(c, "node", ".github/workflows/ci.yml", "jobs.test.steps[1].with.node-version"));
+  EXPECT_TRUE(has_constraint(c, "node", ".devcontainer/devcontainer.json", "image"));
+  EXPECT_TRUE(has_constraint(c, "node", "Dockerfile", "FROM"));
+  EXPECT_EQ(f->floor, "20.15.1");
+  EXPECT_TRUE(f->conflicts.empty());
+  EXPECT_TRUE(has_constraint(c, "python", ".devcontainer/devcontainer.json", "features."));
+  EXPECT_EQ(floor_of(c, "python"), "3.12.0");
+  // corepack fetches yarn 4 itself.
+  EXPECT_EQ(origin_of(c, "repo.yarnpkg.com"), "install-time");
+  EXPECT_EQ(egress(c, "repo.yarnpkg.com")->mirror_env, "COREPACK_NPM_REGISTRY");
+}
+
+TEST(FloorsAndHosts, LegacyRustToolchainFile) {
+  Contract c = scan_fixture("rust-legacy-toolchain");
+  EXPECT_EQ(floor_of(c, "rust"), "1.76.0");
+  const EgressHost* h = egress(c, "static.rust-lang.org");
+  ASSERT_NE(h, nullptr);
+  EXPECT_EQ(h->evidence.front().file, "rust-toolchain");
+}
+
+// ---- scoping ----------------------------------------------------------------------
+
+TEST(Scoping, PnpmVersionAppliesToItsOwnProject) {
+  Contract c = scan_fixture("node-scoped-pnpm");
+  // tools/docs pins pnpm 10, which skips re2's unlisted build script.
+  EXPECT_TRUE(warned(c, "tools/docs/package.json", "pnpm 10.2.0 skips the build script of re2"));
+  // The root is an npm project: its better-sqlite3 build runs.
+  EXPECT_FALSE(any_warning_mentions(c, "better-sqlite3"));
+  EXPECT_EQ(build_of(c, "npm", "better-sqlite3"), "download");
+}
+
+}  // namespace
+}  // namespace strata::contract::testing
