@@ -137,12 +137,12 @@ Result<std::uint64_t> attempt(oci::http::Transport& t, const std::string& url, c
                     "); nothing was stored. The mirror changed or is corrupt; re-resolve or use a snapshot");
   }
   // Durable before it gets its name: the cache trusts a file by its name.
-  auto synced = fs::open_for_write(partial, O_WRONLY).and_then([&](int fd) {
-    auto r = fs::sync_file(fd, partial);
-    auto c = fs::close_file(fd, partial);
-    return r ? c : r;
-  });
+  auto fd = fs::open_for_write(partial, O_WRONLY);
+  if (!fd) return drop(fd.error());
+  auto synced = fs::sync_file(*fd, partial);
+  auto closed_again = fs::close_file(*fd, partial);
   if (!synced) return drop(synced.error());
+  if (!closed_again) return drop(closed_again.error());
   if (auto made = fs::make_dirs(final_path.parent_path()); !made) return drop(made.error());
   if (auto renamed = fs::rename_file(partial, final_path); !renamed) return drop(renamed.error());
   STRATA_TRY_VOID(fs::sync_dir(final_path.parent_path()));
