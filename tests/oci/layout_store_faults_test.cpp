@@ -55,7 +55,9 @@ Tags expect_valid_layout(const stdfs::path& dir, const FaultEnv& env) {
     if (rel.starts_with("blobs/sha256/")) {
       auto bytes = fs::read_file(f.path());
       EXPECT_TRUE(bytes);
-      if (bytes) EXPECT_EQ(sha256_hex(*bytes), f.path().filename().string()) << rel << " does not verify";
+      if (bytes) {
+        EXPECT_EQ(sha256_hex(*bytes), f.path().filename().string()) << rel << " does not verify";
+      }
     }
   }
   auto tags = tags_of(**s);
