@@ -1,7 +1,5 @@
 #include "util/fs.hpp"
 
-#include "util/env.hpp"
-
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -13,6 +11,8 @@
 #include <cstring>
 #include <random>
 #include <vector>
+
+#include "util/env.hpp"
 
 namespace strata::fs {
 
