@@ -257,6 +257,12 @@ Result<void> AtomicFile::commit() {
   return sync_dir(final_.parent_path());
 }
 
+Result<void> write_file_atomic(const stdfs::path& path, std::string_view data, unsigned mode) {
+  STRATA_TRY(auto f, AtomicFile::create(path, mode));
+  STRATA_TRY_VOID(f.write(data));
+  return f.commit();
+}
+
 namespace {
 thread_local LockWaitListener* t_lock_listener = nullptr;
 }  // namespace
