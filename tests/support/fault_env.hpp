@@ -161,7 +161,11 @@ std::size_t at_every_step(const Fault& fault, F&& attempt) {
     fs::ScopedEnv installed(env);
     SCOPED_TRACE(fault.name + " at step " + std::to_string(step));
     attempt(env);
-    if (!env.fired()) return step;
+    if (!env.fired()) {
+      // How many steps failed, in the test's XML report (--gtest_output=xml).
+      ::testing::Test::RecordProperty("steps_" + fault.name, static_cast<int>(step));
+      return step;
+    }
     if (::testing::Test::HasFatalFailure()) return step;
   }
   ADD_FAILURE() << fault.name << ": still failing steps after " << kMaxSteps;

@@ -46,7 +46,9 @@ TEST_F(FsTest, AtomicWriteFailsCleanlyAtEveryStep) {
       if (!env.fired()) {
         ASSERT_TRUE(r) << r.error().message();
       }
-      if (!r) EXPECT_TRUE(strata::testing::names_the_fault(r.error().message(), env));
+      if (!r) {
+        EXPECT_TRUE(strata::testing::names_the_fault(r.error().message(), env));
+      }
       auto now = *read_file(p);
       EXPECT_TRUE(now == "old" || now == std::string(70000, 'n')) << env.what_fired();
       if (!r && now != "old") {
