@@ -3,14 +3,16 @@
 # first over its corpus in testdata/fuzz/TARGET/ (regression inputs), then on
 # mutated inputs for FUZZ_SECONDS (default 10) seconds. A crash fails the run
 # and leaves the input as build-fuzz/crash-*.bin: add it to the corpus once
-# fixed. Usage: scripts/fuzz.sh [TARGET...]
+# fixed. FUZZ_TESTS=ON also configures the test suite in the same directory
+# (scripts/test.sh runs the unit tier there, over the same library objects).
+# Usage: scripts/fuzz.sh [TARGET...]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${FUZZ_BUILD_DIR:-$root/build-fuzz}
 seconds=${FUZZ_SECONDS:-10}
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(reference manifest tar debian lock script index docker_manifest mirror contract)
-cmake -S "$root" -B "$build" -G Ninja -DSTRATA_FUZZ=ON -DSTRATA_SANITIZE=ON -DSTRATA_TESTS=OFF \
+cmake -S "$root" -B "$build" -G Ninja -DSTRATA_FUZZ=ON -DSTRATA_SANITIZE=ON -DSTRATA_TESTS=${FUZZ_TESTS:-OFF} \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 ninja -C "$build" -j "${STRATA_BUILD_JOBS:-$(nproc)}" $(printf 'fuzz_%s ' "${targets[@]}")
 cd "$build"

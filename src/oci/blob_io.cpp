@@ -22,9 +22,8 @@ Result<void> StringSink::write(std::span<const std::byte> data) {
 }
 
 Result<FileSink> FileSink::open(std::filesystem::path path, Mode mode, unsigned perms) {
-  int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (mode == Mode::kAppend ? O_APPEND : O_TRUNC);
-  int fd = ::open(path.c_str(), flags, perms);
-  if (fd < 0) return fail(fs::io_error("cannot create", path, errno));
+  int flags = O_WRONLY | O_CREAT | (mode == Mode::kAppend ? O_APPEND : O_TRUNC);
+  STRATA_TRY(int fd, fs::open_for_write(path, flags, perms));
   return FileSink(fd, std::move(path), true);
 }
 
@@ -33,7 +32,7 @@ FileSink::FileSink(FileSink&& o) noexcept
       written_(o.written_) {}
 
 FileSink::~FileSink() {
-  if (owned_ && fd_ >= 0) ::close(fd_);
+  if (owned_ && fd_ >= 0) (void)fs::close_file(fd_, path_);
 }
 
 Result<void> FileSink::write(std::span<const std::byte> data) {
@@ -42,10 +41,11 @@ Result<void> FileSink::write(std::span<const std::byte> data) {
   return {};
 }
 
+Result<void> FileSink::sync() { return fs::sync_file(fd_, path_); }
+
 Result<void> FileSink::close() {
   if (!owned_ || fd_ < 0) return {};
-  if (::close(std::exchange(fd_, -1)) != 0) return fail(fs::io_error("cannot close", path_, errno));
-  return {};
+  return fs::close_file(std::exchange(fd_, -1), path_);
 }
 
 }  // namespace strata::oci

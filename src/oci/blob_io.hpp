@@ -90,6 +90,8 @@ class FileSink final : public ByteSink {
   // Bytes written through this sink.
   std::uint64_t written() const { return written_; }
   int fd() const { return fd_; }
+  // fsync(2): what was written is on disk.
+  Result<void> sync();
   // Closes a descriptor open() made, reporting a failed close(2); no-op otherwise.
   Result<void> close();
 

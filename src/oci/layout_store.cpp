@@ -10,6 +10,7 @@
 #include <cerrno>
 
 #include "oci/media_types.hpp"
+#include "util/env.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
 
@@ -20,6 +21,29 @@ namespace {
 
 constexpr std::string_view kLayoutFile = R"({"imageLayoutVersion":"1.0.0"})";
 constexpr std::size_t kChunk = 1 << 20;
+
+constexpr std::string_view kEmptyIndex =
+    R"({"schemaVersion":2,"mediaType":"application/vnd.oci.image.index.v1+json","manifests":[]})";
+
+// What a creation that failed part-way leaves in the directory (it writes
+// .strata/, blobs/sha256/, index.json, then oci-layout): the next creation
+// goes on from it. Anything else is someone's data.
+bool left_by_a_creation(const stdfs::directory_entry& e) {
+  auto name = e.path().filename().string();
+  std::error_code ec;
+  if (name == ".strata") return true;
+  if (name.starts_with("index.json.tmp.") || name.starts_with("oci-layout.tmp.")) return e.is_regular_file(ec);
+  if (name == "index.json") {
+    auto text = fs::read_file(e.path(), kEmptyIndex.size() + 1);
+    return text && *text == kEmptyIndex;
+  }
+  if (name == "blobs") {
+    for (const auto& f : stdfs::recursive_directory_iterator(e.path(), ec))
+      if (!f.is_directory(ec)) return false;
+    return !ec;
+  }
+  return false;
+}
 
 bool is_digest_ref(std::string_view ref) { return ref.find(':') != std::string_view::npos && Digest::parse(ref).has_value(); }
 
@@ -32,12 +56,11 @@ class LayoutBlobWriter final : public BlobWriter {
     auto ingest_dir = store.dir() / ".strata" / "ingest";
     STRATA_TRY_VOID(fs::make_dirs(ingest_dir));
     auto path = ingest_dir / (std::string(desc.digest.algorithm()) + "-" + std::string(desc.digest.hex()));
-    int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0) return fail(fs::io_error("cannot open", path, errno));
+    STRATA_TRY(int fd, fs::open_for_write(path, O_RDWR | O_CREAT));
     // Another process writing the same blob holds this lock; its listener
     // (a copy's progress) hears of the wait.
     if (auto locked = fs::lock_exclusive(fd, path); !locked) {
-      ::close(fd);
+      (void)fs::close_file(fd, path);
       return fail(locked.error());
     }
     auto w = std::unique_ptr<LayoutBlobWriter>(new LayoutBlobWriter(store, desc, path, fd));
@@ -46,7 +69,7 @@ class LayoutBlobWriter final : public BlobWriter {
   }
 
   ~LayoutBlobWriter() override {
-    if (fd_ >= 0) ::close(fd_);  // keep the partial file: a rerun resumes from it
+    if (fd_ >= 0) (void)fs::close_file(fd_, path_);  // keep the partial file: a rerun resumes from it
   }
 
   std::uint64_t offset() const override { return verifier_.bytes(); }
@@ -54,13 +77,17 @@ class LayoutBlobWriter final : public BlobWriter {
   Result<void> write(std::span<const std::byte> data) override {
     if (fd_ < 0) return fail(ErrorCode::kFailedPrecondition, "write to a closed blob writer");
     STRATA_TRY_VOID(verifier_.update(data));
-    return fs::write_all(fd_, data, path_);
+    auto written = fs::write_all(fd_, data, path_);
+    // The file and the hash may now disagree: this writer is done (a new
+    // one re-hashes what reached the file and resumes after it).
+    if (!written) (void)fs::close_file(std::exchange(fd_, -1), path_);
+    return written;
   }
 
   // Drops the ingest file's bytes (this attempt's and an earlier one's).
   Result<void> restart() override {
     if (fd_ < 0) return fail(ErrorCode::kFailedPrecondition, "restart of a closed blob writer");
-    if (::ftruncate(fd_, 0) != 0) return fail(fs::io_error("cannot truncate", path_, errno));
+    STRATA_TRY_VOID(fs::truncate_file(fd_, 0, path_));
     if (::lseek(fd_, 0, SEEK_SET) < 0) return fail(fs::io_error("cannot seek", path_, errno));
     verifier_ = DigestVerifier(desc_.digest, desc_.size);
     return {};
@@ -71,28 +98,26 @@ class LayoutBlobWriter final : public BlobWriter {
     auto verified = verifier_.verify(store_.describe() + ": blob " + desc_.digest.str());
     if (!verified) {
       // Bad bytes must not be resumed from: drop them.
-      ::ftruncate(fd_, 0);
-      ::close(fd_);
-      fd_ = -1;
-      ::unlink(path_.c_str());
+      (void)fs::truncate_file(fd_, 0, path_);
+      (void)fs::close_file(std::exchange(fd_, -1), path_);
+      (void)fs::remove_file(path_);
       return verified;
     }
-    if (::fsync(fd_) != 0) return fail(fs::io_error("cannot fsync", path_, errno));
+    // A failure before the rename keeps the verified ingest file: a rerun
+    // re-hashes it and commits without downloading again.
+    auto what = store_.describe() + ": committing blob " + desc_.digest.str();
+    STRATA_TRY_VOID(with_context(fs::sync_file(fd_, path_), what));
     auto final_path = store_.blob_path(desc_.digest);
-    STRATA_TRY_VOID(fs::make_dirs(final_path.parent_path()));
-    if (::rename(path_.c_str(), final_path.c_str()) != 0) {
-      return fail(fs::io_error("cannot rename into", final_path, errno));
-    }
-    ::close(fd_);
-    fd_ = -1;
-    return fs::sync_dir(final_path.parent_path());
+    STRATA_TRY_VOID(with_context(fs::make_dirs(final_path.parent_path()), what));
+    STRATA_TRY_VOID(with_context(fs::rename_file(path_, final_path), what));
+    // Renamed: the descriptor's lock no longer guards a name, so close it
+    // whatever close says (the bytes are fsynced).
+    (void)fs::close_file(std::exchange(fd_, -1), final_path);
+    return with_context(fs::sync_dir(final_path.parent_path()), what);
   }
 
   void abort() override {
-    if (fd_ >= 0) {
-      ::close(fd_);
-      fd_ = -1;
-    }
+    if (fd_ >= 0) (void)fs::close_file(std::exchange(fd_, -1), path_);
   }
 
  private:
@@ -106,8 +131,7 @@ class LayoutBlobWriter final : public BlobWriter {
     if (::fstat(fd_, &st) != 0) return fail(fs::io_error("cannot stat", path_, errno));
     if (st.st_size == 0) return {};
     if (desc_.size >= 0 && st.st_size > desc_.size) {
-      if (::ftruncate(fd_, 0) != 0) return fail(fs::io_error("cannot truncate", path_, errno));
-      return {};
+      return fs::truncate_file(fd_, 0, path_);
     }
     std::vector<std::byte> buf(kChunk);
     std::uint64_t done = 0;
@@ -150,14 +174,13 @@ Result<std::unique_ptr<LayoutStore>> LayoutStore::open(stdfs::path dir, LayoutMo
     STRATA_TRY(auto lock, fs::FileLock::acquire(dir / ".strata" / "index.lock"));
     if (!stdfs::exists(dir / "oci-layout", ec)) {
       for (const auto& entry : stdfs::directory_iterator(dir, ec)) {
-        if (entry.path().filename() == ".strata") continue;
+        if (left_by_a_creation(entry)) continue;
         return fail(ErrorCode::kInvalidArgument,
                     "oci:" + dir.string() + " is a non-empty directory without an oci-layout file; "
                     "refusing to turn it into an image layout (name an empty or new directory)");
       }
       STRATA_TRY_VOID(fs::make_dirs(dir / "blobs" / "sha256"));
-      STRATA_TRY_VOID(fs::write_file_atomic(
-          dir / "index.json", R"({"schemaVersion":2,"mediaType":"application/vnd.oci.image.index.v1+json","manifests":[]})"));
+      STRATA_TRY_VOID(fs::write_file_atomic(dir / "index.json", kEmptyIndex));
       // Written last: its presence means the layout is complete.
       STRATA_TRY_VOID(fs::write_file_atomic(dir / "oci-layout", kLayoutFile));
     }
@@ -340,8 +363,8 @@ Result<bool> LayoutStore::link_blob(const Descriptor& desc, Store& source) {
   if (!file) return false;
   stdfs::path target = blob_path(desc.digest);
   STRATA_TRY_VOID(fs::make_dirs(target.parent_path()));
-  if (::link(file->c_str(), target.c_str()) != 0) {
-    return errno == EEXIST;  // EEXIST: a concurrent writer committed it; otherwise copy
+  if (int err = fs::env().link(*file, target); err != 0) {
+    return err == EEXIST;  // EEXIST: a concurrent writer committed it; otherwise copy
   }
   STRATA_TRY_VOID(fs::sync_dir(target.parent_path()));
   return true;

@@ -10,8 +10,11 @@
 //
 // Durability: a blob is renamed into blobs/ only after its size and digest are
 // verified and it is fsynced; index.json is replaced atomically under the lock,
-// so concurrent processes and a SIGKILL at any moment leave a layout that
-// strata, umoci and skopeo read. Thread-safe; safe across processes.
+// so concurrent processes, a SIGKILL at any moment, and a failed write, fsync
+// or rename (a full disk, an I/O error) leave a layout that strata, umoci and
+// skopeo read. A failed blob commit keeps the ingest file (a rerun resumes
+// from the bytes that verify); a failed index.json write leaves no temporary
+// file. Every write goes through fs::env(). Thread-safe; safe across processes.
 #pragma once
 
 #include <filesystem>
@@ -34,7 +37,8 @@ enum class LayoutMode { kReadOnly, kCreate };
 class LayoutStore final : public Store {
  public:
   // Opens DIR. kCreate makes an empty layout when DIR does not hold one; a
-  // non-empty directory that is not a layout is refused.
+  // non-empty directory that is not a layout is refused (what a creation
+  // that failed part-way left is taken up again).
   static Result<std::unique_ptr<LayoutStore>> open(std::filesystem::path dir, LayoutMode mode);
 
   std::string describe() const override;

@@ -10,6 +10,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <random>
+#include <vector>
+
+#include "util/env.hpp"
 
 namespace strata::fs {
 
@@ -95,19 +98,84 @@ Result<stdfs::path> temp_dir() {
 }
 
 Result<void> make_dirs(const stdfs::path& dir) {
+  // The missing ancestors, deepest first, then made top-down.
+  std::vector<stdfs::path> missing;
   std::error_code ec;
-  stdfs::create_directories(dir, ec);
-  if (ec) return fail(ErrorCode::kIoError, "cannot create directory " + dir.string() + ": " + ec.message());
+  for (stdfs::path p = dir; !p.empty(); p = p.parent_path()) {
+    auto st = stdfs::status(p, ec);
+    if (stdfs::is_directory(st)) break;
+    if (stdfs::exists(st)) return fail(ErrorCode::kIoError, "cannot create directory " + dir.string() + ": " +
+                                                                p.string() + " is not a directory");
+    missing.push_back(p);
+    if (p == p.parent_path()) break;
+  }
+  for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
+    int err = env().make_dir(*it, 0755);
+    if (err == EEXIST && stdfs::is_directory(*it, ec)) continue;  // made by another process meanwhile
+    if (err != 0) return fail(io_error("cannot create directory", *it, err));
+  }
   return {};
 }
 
+Result<int> open_for_write(const stdfs::path& path, int flags, unsigned mode) {
+  int fd = -1;
+  if (int err = env().open(path, flags | O_CLOEXEC, mode, fd); err != 0) {
+    return fail(io_error((flags & O_CREAT) ? "cannot create" : "cannot open", path, err));
+  }
+  return fd;
+}
+
+Result<void> sync_file(int fd, const stdfs::path& path) {
+  if (int err = env().fsync(fd); err != 0) return fail(io_error("cannot fsync", path, err));
+  return {};
+}
+
+Result<void> close_file(int fd, const stdfs::path& path) {
+  if (int err = env().close(fd); err != 0) return fail(io_error("cannot close", path, err));
+  return {};
+}
+
+Result<void> truncate_file(int fd, std::uint64_t size, const stdfs::path& path) {
+  if (int err = env().truncate(fd, size); err != 0) return fail(io_error("cannot truncate", path, err));
+  return {};
+}
+
+Result<void> rename_file(const stdfs::path& from, const stdfs::path& to) {
+  if (int err = env().rename(from, to); err != 0) {
+    return fail(io_error("cannot rename " + from.string() + " into", to, err));
+  }
+  return {};
+}
+
+Result<void> remove_file(const stdfs::path& path) {
+  int err = env().remove(path);
+  if (err != 0 && err != ENOENT) return fail(io_error("cannot remove", path, err));
+  return {};
+}
+
+Result<void> remove_tree(const stdfs::path& path) {
+  std::error_code ec;
+  auto st = stdfs::symlink_status(path, ec);
+  if (ec || !stdfs::exists(st)) return {};
+  if (stdfs::is_directory(st)) {
+    std::vector<std::string> names;
+    if (int err = env().list(path, names); err != 0 && err != ENOENT) {
+      return fail(io_error("cannot list", path, err));
+    }
+    for (const auto& name : names) STRATA_TRY_VOID(remove_tree(path / name));
+  }
+  return remove_file(path);
+}
+
 Result<void> sync_dir(const stdfs::path& dir) {
-  int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return fail(io_error("cannot open directory", dir, errno));
-  int rc = ::fsync(fd);
-  int err = errno;
-  ::close(fd);
-  if (rc != 0 && err != EINVAL) return fail(io_error("cannot fsync directory", dir, err));
+  stdfs::path p = dir.empty() ? stdfs::path(".") : dir;
+  int fd = -1;
+  if (int err = env().open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, fd); err != 0) {
+    return fail(io_error("cannot open directory", dir, err));
+  }
+  int err = env().fsync(fd);
+  (void)env().close(fd);
+  if (err != 0 && err != EINVAL) return fail(io_error("cannot fsync directory", dir, err));
   return {};
 }
 
@@ -123,15 +191,15 @@ Result<AtomicFile> AtomicFile::create(const stdfs::path& final_path, unsigned mo
   if (!dir.empty()) STRATA_TRY_VOID(make_dirs(dir));
   stdfs::path temp = final_path;
   temp += ".tmp." + random_suffix();
-  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
-  if (fd < 0) return fail(io_error("cannot create", temp, errno));
+  STRATA_TRY(int fd, open_for_write(temp, O_WRONLY | O_CREAT | O_EXCL, mode));
   // Apply the requested mode exactly, whatever the umask.
   ::fchmod(fd, mode);
   return AtomicFile(final_path, temp, fd);
 }
 
 AtomicFile::AtomicFile(AtomicFile&& o) noexcept
-    : final_(std::move(o.final_)), temp_(std::move(o.temp_)), fd_(std::exchange(o.fd_, -1)) {}
+    : final_(std::move(o.final_)), temp_(std::move(o.temp_)), fd_(std::exchange(o.fd_, -1)),
+      owns_temp_(std::exchange(o.owns_temp_, false)) {}
 
 AtomicFile& AtomicFile::operator=(AtomicFile&& o) noexcept {
   if (this != &o) {
@@ -139,6 +207,7 @@ AtomicFile& AtomicFile::operator=(AtomicFile&& o) noexcept {
     final_ = std::move(o.final_);
     temp_ = std::move(o.temp_);
     fd_ = std::exchange(o.fd_, -1);
+    owns_temp_ = std::exchange(o.owns_temp_, false);
   }
   return *this;
 }
@@ -147,20 +216,23 @@ AtomicFile::~AtomicFile() { discard(); }
 
 void AtomicFile::discard() {
   if (fd_ >= 0) {
-    ::close(fd_);
+    (void)env().close(fd_);
     fd_ = -1;
-    ::unlink(temp_.c_str());
+  }
+  if (owns_temp_) {
+    owns_temp_ = false;
+    (void)remove_file(temp_);
   }
 }
 
 Result<void> write_all(int fd, std::span<const std::byte> data, const stdfs::path& path) {
   while (!data.empty()) {
-    ssize_t n = ::write(fd, data.data(), data.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return fail(io_error("cannot write", path, errno));
-    }
-    data = data.subspan(static_cast<std::size_t>(n));
+    std::size_t n = 0;
+    int err = env().write(fd, data.data(), data.size(), n);
+    if (err == EINTR) continue;
+    if (err != 0) return fail(io_error("cannot write", path, err));
+    if (n == 0) return fail(io_error("cannot write", path, EIO));  // no progress: never spin
+    data = data.subspan(n);
   }
   return {};
 }
@@ -176,18 +248,12 @@ Result<void> AtomicFile::write(std::string_view data) {
 
 Result<void> AtomicFile::commit() {
   if (fd_ < 0) return fail(ErrorCode::kFailedPrecondition, "double commit: " + final_.string());
-  if (::fsync(fd_) != 0) return fail(io_error("cannot fsync", temp_, errno));
-  if (::close(fd_) != 0) {
-    fd_ = -1;
-    ::unlink(temp_.c_str());
-    return fail(io_error("cannot close", temp_, errno));
-  }
-  fd_ = -1;
-  if (::rename(temp_.c_str(), final_.c_str()) != 0) {
-    int err = errno;
-    ::unlink(temp_.c_str());
-    return fail(io_error("cannot rename into", final_, err));
-  }
+  // On any failure the temporary file goes (the destructor, or here).
+  STRATA_TRY_VOID(with_context(sync_file(fd_, temp_), "writing " + final_.string()));
+  int fd = std::exchange(fd_, -1);
+  STRATA_TRY_VOID(with_context(close_file(fd, temp_), "writing " + final_.string()));
+  STRATA_TRY_VOID(rename_file(temp_, final_));
+  owns_temp_ = false;
   return sync_dir(final_.parent_path());
 }
 

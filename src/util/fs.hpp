@@ -1,7 +1,10 @@
 // Small POSIX filesystem helpers with the durability rules every store follows:
 // a file becomes visible under its final name only complete and fsynced
 // (AtomicFile), and processes sharing a directory coordinate with flock
-// (FileLock). All functions are thread-safe; none throws.
+// (FileLock). Every write, fsync, rename and removal goes through the
+// process's fs::Env (util/env.hpp), the seam tests inject faults at. All
+// functions are thread-safe; none throws. Errors name the file and the
+// errno text.
 #pragma once
 
 #include <cstdint>
@@ -27,6 +30,21 @@ Result<void> read_chunks(const stdfs::path& path, const std::function<Result<voi
 // Creates `dir` and its parents (mode 0755 less umask); succeeds if it exists.
 Result<void> make_dirs(const stdfs::path& dir);
 
+// open(2) for writing (`flags` say how); the descriptor is the caller's.
+Result<int> open_for_write(const stdfs::path& path, int flags, unsigned mode = 0644);
+// fsync(2) and close(2) of a descriptor open_for_write made; `path` names it.
+Result<void> sync_file(int fd, const stdfs::path& path);
+Result<void> close_file(int fd, const stdfs::path& path);
+// ftruncate(2) to `size` bytes.
+Result<void> truncate_file(int fd, std::uint64_t size, const stdfs::path& path);
+// rename(2) `from` over `to`; the error names both.
+Result<void> rename_file(const stdfs::path& from, const stdfs::path& to);
+// Removes a file or an empty directory; a missing one is not an error.
+Result<void> remove_file(const stdfs::path& path);
+// Removes `path` and everything below it (never following a symlink); a
+// missing one is not an error.
+Result<void> remove_tree(const stdfs::path& path);
+
 // fsyncs a directory so a rename inside it is durable.
 Result<void> sync_dir(const stdfs::path& dir);
 
@@ -36,7 +54,8 @@ Result<void> write_file_atomic(const stdfs::path& path, std::string_view data,
                                unsigned mode = 0644);
 
 // A file written under a temporary name and renamed into place on commit().
-// Destroying an uncommitted AtomicFile removes the temporary file.
+// Destroying an uncommitted AtomicFile (a failed commit included) removes the
+// temporary file.
 // Not thread-safe; one writer per instance.
 class AtomicFile {
  public:
@@ -55,11 +74,12 @@ class AtomicFile {
 
  private:
   AtomicFile(stdfs::path final_path, stdfs::path temp, int fd)
-      : final_(std::move(final_path)), temp_(std::move(temp)), fd_(fd) {}
+      : final_(std::move(final_path)), temp_(std::move(temp)), fd_(fd), owns_temp_(true) {}
   void discard();
   stdfs::path final_;
   stdfs::path temp_;
   int fd_ = -1;
+  bool owns_temp_ = false;  // the temporary file is there and ours to remove
 };
 
 // Who hears that a lock this thread needs is held by another process, before

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "support/fault_env.hpp"
 #include "support/temp_dir.hpp"
 
 namespace strata::fs {
@@ -26,6 +27,57 @@ TEST_F(FsTest, AtomicWriteReplacesContentAndLeavesNoTempFiles) {
   int n = 0;
   for (auto& e : std::filesystem::directory_iterator(p.parent_path())) { (void)e; ++n; }
   EXPECT_EQ(n, 1);
+}
+
+// The atomic write under every fault at every step: the old content or the
+// new, never a mix; no temporary file left; an error naming the file and
+// the errno text.
+TEST_F(FsTest, AtomicWriteFailsCleanlyAtEveryStep) {
+  for (const auto& fault : strata::testing::standard_faults()) {
+    auto steps = strata::testing::at_every_step(fault, [&](strata::testing::FaultEnv& env) {
+      strata::testing::TempDir t;
+      auto p = t / "d" / "file.json";
+      {
+        ScopedEnv real(posix_env());
+        ASSERT_TRUE(write_file_atomic(p, "old"));
+      }
+      auto r = write_file_atomic(p, std::string(70000, 'n'));
+      ScopedEnv real(posix_env());
+      if (!env.fired()) {
+        ASSERT_TRUE(r) << r.error().message();
+      }
+      if (!r) {
+        EXPECT_TRUE(strata::testing::names_the_fault(r.error().message(), env));
+      }
+      auto now = *read_file(p);
+      EXPECT_TRUE(now == "old" || now == std::string(70000, 'n')) << env.what_fired();
+      if (!r && now != "old") {
+        EXPECT_EQ(env.fired_path(), p.parent_path()) << "only the directory's fsync follows the rename";
+      }
+      int n = 0;
+      for (auto& e : std::filesystem::directory_iterator(p.parent_path())) { (void)e; ++n; }
+      EXPECT_EQ(n, 1) << "a temporary file left after " << env.what_fired();
+    });
+    EXPECT_GE(steps, fault.err == EXDEV || fault.err == EACCES ? 1u : 4u) << fault.name;
+  }
+}
+
+// make_dirs and remove_tree go through the Env too, and say which path failed.
+TEST_F(FsTest, MakeDirsAndRemoveTreeNameThePathThatFailed) {
+  strata::testing::FaultEnv env(strata::testing::standard_faults()[1], 1);  // EIO at the second step
+  {
+    ScopedEnv faulty(env);
+    auto made = make_dirs(dir_ / "a" / "b" / "c");
+    ASSERT_FALSE(made);
+    EXPECT_TRUE(strata::testing::names_the_fault(made.error().message(), env));
+  }
+  EXPECT_EQ(env.fired_path(), dir_ / "a" / "b");
+  EXPECT_TRUE(std::filesystem::is_directory(dir_ / "a"));
+  ASSERT_TRUE(make_dirs(dir_ / "a" / "b" / "c"));
+  ASSERT_TRUE(write_file_atomic(dir_ / "a" / "b" / "c" / "f", "x"));
+  ASSERT_TRUE(remove_tree(dir_ / "a"));
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "a"));
+  EXPECT_TRUE(remove_tree(dir_ / "a"));  // already gone: not an error
 }
 
 TEST_F(FsTest, UncommittedAtomicFileLeavesNothing) {

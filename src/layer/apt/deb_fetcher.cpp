@@ -1,5 +1,6 @@
 #include "layer/apt/deb_fetcher.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -71,11 +72,11 @@ Result<std::uint64_t> attempt(oci::http::Transport& t, const std::string& url, c
   std::error_code ec;
   std::uint64_t have = stdfs::exists(partial, ec) ? stdfs::file_size(partial, ec) : 0;
   if (have > p.size) {
-    stdfs::remove(partial, ec);
+    STRATA_TRY_VOID(fs::remove_file(partial));
     have = 0;
   }
   auto drop = [&](Error e) -> Result<std::uint64_t> {
-    stdfs::remove(partial, ec);
+    (void)fs::remove_file(partial);
     return fail(std::move(e));
   };
   if (have < p.size) {
@@ -89,7 +90,7 @@ Result<std::uint64_t> attempt(oci::http::Transport& t, const std::string& url, c
       std::uint64_t start = have;
       if (have > 0 && r.status == 200) {
         // The server ignored the Range: start over.
-        if (::ftruncate(file.fd(), 0) != 0) return std::unexpected(fs::io_error("truncating", partial, errno));
+        STRATA_TRY_VOID(fs::truncate_file(file.fd(), 0, partial));
         sink.reset_count();
         start = 0;
       }
@@ -108,14 +109,15 @@ Result<std::uint64_t> attempt(oci::http::Transport& t, const std::string& url, c
     };
     req.sink = &sink;
     auto resp = t.send(req);
-    (void)file.close();  // what was written is checked below, by size and sha256
+    auto closed = file.close();  // what was written is checked below, by size and sha256
     if (!resp) {
       // Only a transfer that broke off may be resumed from what arrived.
       if (refused || !is_network_failure(resp.error())) return drop(resp.error());
       return std::unexpected(resp.error());
     }
+    if (!closed) return drop(closed.error());
     if (resp->status == 416) {
-      stdfs::remove(partial, ec);
+      (void)fs::remove_file(partial);
       return fail(ErrorCode::kUnavailable, url + ": range not satisfiable; restarting");
     }
     if (resp->status < 200 || resp->status > 299) {
@@ -128,14 +130,21 @@ Result<std::uint64_t> attempt(oci::http::Transport& t, const std::string& url, c
   if (!hashed) return drop(hashed.error());
   const std::string& hex = *hashed;
   if (got != p.size || hex != p.sha256) {
-    stdfs::remove(partial, ec);
+    (void)fs::remove_file(partial);
     return fail(ErrorCode::kFailedPrecondition,
                 url + ": " + p.name + " " + p.version + " does not match the lock (size " + std::to_string(got) +
                     " vs " + std::to_string(p.size) + ", sha256 " + hex + " vs " + p.sha256 +
                     "); nothing was stored. The mirror changed or is corrupt; re-resolve or use a snapshot");
   }
+  // Durable before it gets its name: the cache trusts a file by its name.
+  auto fd = fs::open_for_write(partial, O_WRONLY);
+  if (!fd) return drop(fd.error());
+  auto synced = fs::sync_file(*fd, partial);
+  auto closed_again = fs::close_file(*fd, partial);
+  if (!synced) return drop(synced.error());
+  if (!closed_again) return drop(closed_again.error());
   if (auto made = fs::make_dirs(final_path.parent_path()); !made) return drop(made.error());
-  if (::rename(partial.c_str(), final_path.c_str()) != 0) return drop(fs::io_error("renaming", partial, errno));
+  if (auto renamed = fs::rename_file(partial, final_path); !renamed) return drop(renamed.error());
   STRATA_TRY_VOID(fs::sync_dir(final_path.parent_path()));
   return got;
 }
@@ -180,7 +189,8 @@ Result<FetchReport> fetch_debs(oci::http::Transport& transport, const Lock& lock
           opt.clock->sleep(std::chrono::milliseconds(250 << (a - 1)));
         }
         r = attempt(transport, url, p, partial, deb_cache_path(opt.home, p.sha256));
-        if (r || r.error().code() == ErrorCode::kNotFound) break;
+        // A local failure (a full disk, an I/O error) is not the network's: no retry.
+        if (r || r.error().code() == ErrorCode::kNotFound || r.error().code() == ErrorCode::kIoError) break;
         if (r.error().code() == ErrorCode::kFailedPrecondition && a + 1 >= 2) break;
       }
       std::lock_guard lk(mu);

@@ -43,7 +43,7 @@ Result<VerifiedIndex> fetch_packages_index(oci::http::Transport& transport, cons
       STRATA_TRY_VOID(accept(v));
       return v;
     }
-    stdfs::remove(cached, ec);  // damaged cache entry: fetch again
+    STRATA_TRY_VOID(fs::remove_file(cached));  // damaged cache entry: fetch again
   }
   std::string last_error = "the Release lists no compressed form";
   for (const char* ext : {".xz", ".gz", ".bz2", ""}) {

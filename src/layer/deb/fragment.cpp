@@ -356,6 +356,9 @@ Result<void> write_fragment(const std::vector<Item*>& order, std::string_view co
   }
   STRATA_TRY_VOID(writer.finish(oci::TarWriter::Trailer::kOmit));
   STRATA_TRY(oci::LayerDigests digests, compressor->finish());
+  // Durable before the directory is renamed into the cache.
+  STRATA_TRY_VOID(tar_file.sync());
+  STRATA_TRY_VOID(packed_file.sync());
   STRATA_TRY_VOID(tar_file.close());
   STRATA_TRY_VOID(packed_file.close());
   info.tar_size = digests.uncompressed_size;
@@ -421,16 +424,13 @@ Result<Fragment> FragmentCache::get(const stdfs::path& deb, const std::string& d
   if (stdfs::exists(dir, ec)) {
     auto hit = lookup(dir, compression);
     if (hit) return hit;
-    stdfs::remove_all(dir, ec);  // damaged or of another format: convert again
+    STRATA_TRY_VOID(fs::remove_tree(dir));  // damaged or of another format: convert again
   }
   STRATA_TRY_VOID(fs::make_dirs(dir_));
   std::random_device rd;
   stdfs::path tmp = dir_ / (".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
   STRATA_TRY_VOID(fs::make_dirs(tmp));
-  auto cleanup = [&] {
-    std::error_code ec;
-    stdfs::remove_all(tmp, ec);
-  };
+  auto cleanup = [&] { (void)fs::remove_tree(tmp); };
   auto info = convert_deb(deb, rules, compression, tmp, what, compress_jobs);
   if (!info) {
     cleanup();
@@ -441,11 +441,11 @@ Result<Fragment> FragmentCache::get(const stdfs::path& deb, const std::string& d
     cleanup();
     return fail(written.error());
   }
-  if (::rename(tmp.c_str(), dir.c_str()) != 0) {
-    int err = errno;
+  if (auto renamed = fs::rename_file(tmp, dir); !renamed) {
     cleanup();  // another builder won the race with the same bytes
-    if (!stdfs::exists(dir / "info.bin", ec)) return fail(fs::io_error("renaming a fragment into", dir, err));
+    if (!stdfs::exists(dir / "info.bin", ec)) return fail(renamed.error().context("storing the fragment of " + what));
   }
+  STRATA_TRY_VOID(fs::sync_dir(dir_));
   STRATA_TRY(Fragment f, lookup(dir, compression));
   f.converted = true;
   return f;

@@ -289,10 +289,7 @@ Result<Fragment> fragment_without(const Fragment& f, const std::set<std::string>
 
   std::random_device rd;
   stdfs::path tmp = f.tar.parent_path() / (".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
-  auto cleanup = [&] {
-    std::error_code ec;
-    stdfs::remove_all(tmp, ec);
-  };
+  auto cleanup = [&] { (void)fs::remove_tree(tmp); };
   auto written = fs::make_dirs(tmp);
   if (written) written = fs::write_file_atomic(tmp / "data.tar", tar.str());
   if (written) written = fs::write_file_atomic(tmp / ("data.tar." + ext), packed.str());
@@ -301,12 +298,13 @@ Result<Fragment> fragment_without(const Fragment& f, const std::set<std::string>
     cleanup();
     return fail(written.error());
   }
-  std::error_code ec;
-  stdfs::remove_all(dir, ec);  // damaged: replaced
-  if (::rename(tmp.c_str(), dir.c_str()) != 0) {
-    int err = errno;
+  if (auto removed = fs::remove_tree(dir); !removed) {  // damaged: replaced
+    cleanup();
+    return fail(removed.error());
+  }
+  if (auto renamed = fs::rename_file(tmp, dir); !renamed) {
     cleanup();  // another builder won the race with the same bytes
-    if (!cached_piece(f, dir, ext)) return fail(fs::io_error("renaming a fragment piece into", dir, err));
+    if (!cached_piece(f, dir, ext)) return fail(renamed.error().context("storing a fragment piece"));
   }
   Fragment out = piece_of(f, dir, ext, sums);
   out.converted = true;

@@ -1,0 +1,78 @@
+// The .deb cache ($STRATA_HOME/debs) under filesystem faults
+// (support/fault_env.hpp) at every step of a fetch: a clear error naming the
+// file and the errno text, no file under debs/sha256/ that is not the
+// package its name says, the partial download removed (a local failure is
+// not resumable), the packages cached before intact, and the fetch done
+// once the fault is gone.
+#include <gtest/gtest.h>
+
+#include "layer/apt/deb_fetcher.hpp"
+#include "oci/registry/fake_transport.hpp"
+#include "support/fault_env.hpp"
+#include "support/random_image.hpp"
+#include "support/temp_dir.hpp"
+#include "util/fs.hpp"
+#include "util/sha.hpp"
+
+namespace strata::layer {
+namespace {
+
+namespace stdfs = std::filesystem;
+using testing::at_every_step;
+using testing::FaultEnv;
+using testing::names_the_fault;
+using testing::standard_faults;
+
+TEST(DebFetchFaults, ACacheWriteFailsCleanlyAtEveryStep) {
+  const std::string old_bytes = testing::random_bytes(5000, 1);
+  const std::string new_bytes = testing::random_bytes(300000, 2);
+  oci::testing::FakeTransport mirror([&](oci::http::Request& req, const oci::testing::RecordedRequest&) {
+    const std::string& body = req.url.ends_with("old.deb") ? old_bytes : new_bytes;
+    return oci::testing::FakeTransport::respond(req, 200, body, {{"Content-Length", std::to_string(body.size())}});
+  });
+  Lock lock;
+  lock.platform = "linux/amd64";
+  lock.sources.push_back({"http://mirror.invalid/debian", "stable", {"main"}, std::string(64, 'a'), 0, "",
+                          std::nullopt});
+  lock.packages.push_back({"old", "1", "amd64", "pool/old.deb", old_bytes.size(), sha256_hex(old_bytes), 0});
+  LockPackage fresh{"new", "1", "amd64", "pool/new.deb", new_bytes.size(), sha256_hex(new_bytes), 0};
+  ManualClock clock(0);
+  for (const auto& fault : standard_faults()) {
+    auto steps = at_every_step(fault, [&](FaultEnv& env) {
+      testing::TempDir home;
+      FetchOptions o;
+      o.home = home.path();
+      o.clock = &clock;
+      o.jobs = 1;
+      {
+        fs::ScopedEnv real(fs::posix_env());
+        ASSERT_TRUE(fetch_debs(mirror, lock, o));
+      }
+      Lock both = lock;
+      both.packages.push_back(fresh);
+      auto r = fetch_debs(mirror, both, o);
+      fs::ScopedEnv real(fs::posix_env());
+      if (!env.fired()) {
+        ASSERT_TRUE(r) << r.error().message();
+      } else if (!r) {
+        EXPECT_TRUE(names_the_fault(r.error().message(), env));
+        EXPECT_FALSE(r.error().is(ErrorCode::kUnavailable)) << "a local failure is not the network's";
+      }
+      for (const auto& e : stdfs::directory_iterator(home / "debs" / "sha256")) {
+        EXPECT_EQ(sha256_hex(*fs::read_file(e.path())), e.path().filename().string())
+            << "a wrong file under its hash after " << env.what_fired();
+      }
+      if (!r && env.fired_op() != fs::Op::kRemove) {
+        EXPECT_FALSE(stdfs::exists(home / "debs" / "ingest" / (fresh.sha256 + ".partial"))) << env.what_fired();
+      }
+      EXPECT_EQ(*fs::read_file(deb_cache_path(home.path(), lock.packages[0].sha256)), old_bytes);
+      auto again = fetch_debs(mirror, both, o);
+      ASSERT_TRUE(again) << again.error().message() << " after " << env.what_fired();
+      EXPECT_EQ(*fs::read_file(deb_cache_path(home.path(), fresh.sha256)), new_bytes);
+    });
+    EXPECT_GE(steps, fault.err == EXDEV || fault.err == EACCES ? 1u : 4u) << fault.name;
+  }
+}
+
+}  // namespace
+}  // namespace strata::layer
