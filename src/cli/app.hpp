@@ -69,7 +69,7 @@ void one_value_per_occurrence(CLI::App& app);
 
 // Commands docs/CLI.md names that are not built yet (subcommands as "cache gc").
 inline constexpr std::string_view kPlannedCommands[] = {"bundle", "egress", "plan", "preflight", "provision",
-                                                        "cache gc", "cache prewarm"};
+                                                        "cache gc"};
 
 // After a parse error: when it is because the words name no command, the
 // exit that says so (exit 2): a planned command is "not built yet", an

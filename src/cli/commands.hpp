@@ -17,10 +17,10 @@ void register_import(CLI::App& app, GlobalOptions& g);
 void register_contract(CLI::App& app, GlobalOptions& g);
 void register_mirror(CLI::App& app, GlobalOptions& g);
 void register_key(CLI::App& app, GlobalOptions& g);
-void register_cache(CLI::App& app, GlobalOptions& g);
 
 void register_resolve(CLI::App& app, GlobalOptions& g, std::shared_ptr<oci::http::Transport> http);
 void register_fetch(CLI::App& app, GlobalOptions& g, std::shared_ptr<oci::http::Transport> http);
 void register_build(CLI::App& app, GlobalOptions& g, std::shared_ptr<oci::http::Transport> http);
+void register_cache(CLI::App& app, GlobalOptions& g, std::shared_ptr<oci::http::Transport> http);
 
 }  // namespace strata::cli

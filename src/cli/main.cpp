@@ -73,7 +73,7 @@ int main(int argc, char** argv) {
   register_import(app, g);
   register_build(app, g, http);
   register_key(app, g);
-  register_cache(app, g);
+  register_cache(app, g, http);
   one_value_per_occurrence(app);
 
   try {
