@@ -77,6 +77,7 @@ int main(int argc, char** argv) {
   register_plan(app, g, http);
   register_preflight(app, g, http);
   register_provision(app, g, http);
+  register_cache(app, g, http);
   one_value_per_occurrence(app);
 
   try {

@@ -78,6 +78,32 @@ TEST_F(PackagesCli, KeySourcesRepeatAndPlatformsStayCommaSeparated) {
   EXPECT_NE(trim_nl(one.out), key);
 }
 
+TEST_F(PackagesCli, CacheLsListsWhatBuildsLeft) {
+  const std::string cache = "oci:" + (dir_ / "out").string();
+  for (const char* tag : {"a", "b"}) {
+    auto built = strata({"build", "--base", base_, "--sources", sources_, "--platform", "linux/amd64", "greet", "--dest",
+                         cache + ":" + tag});
+    ASSERT_EQ(built.code, 0) << built.err;
+  }
+  auto ls = strata({"cache", "ls", "--cache", cache, "--json"});  // options after the words, too
+  ASSERT_EQ(ls.code, 0) << ls.err;
+  auto j = nlohmann::json::parse(ls.out);
+  ASSERT_EQ(j["overlays"].size(), 1u) << ls.out;
+  const auto& o = j["overlays"][0];
+  EXPECT_EQ(o["keys"].size(), 2u);
+  EXPECT_EQ(o["platforms"], nlohmann::json::array({"linux/amd64"}));
+  EXPECT_EQ(o["base"]["name"], base_);
+  EXPECT_FALSE(o["last_used"].is_null());
+  EXPECT_GT(o["size"].get<std::uint64_t>(), 0u);
+  auto text = strata({"cache", "ls", "--cache", cache});
+  ASSERT_EQ(text.code, 0) << text.err;
+  EXPECT_NE(text.out.find("1 overlay, "), std::string::npos) << text.out;
+  // A home where nothing was built: an empty local cache, not an error.
+  auto empty = run({strata_binary(), "--home", (dir_ / "fresh-home").string(), "cache", "ls", "--json"});
+  ASSERT_EQ(empty.code, 0) << empty.err;
+  EXPECT_EQ(nlohmann::json::parse(empty.out)["overlays"].size(), 0u);
+}
+
 TEST_F(PackagesCli, BuildOptionsAnywhere) {
   auto dest = [&](const std::string& tag) { return "oci:" + (dir_ / "out").string() + ":" + tag; };
   auto first = strata({"--json", "build", "--base", base_, "--sources", sources_, "--platform", "linux/amd64", "greet",

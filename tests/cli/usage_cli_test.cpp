@@ -153,11 +153,14 @@ TEST_F(UsageCli, UnknownCommandsSuggestTheNearestAndExitTwo) {
 
 TEST_F(UsageCli, PlannedCommandsSayTheyAreNotBuiltYet) {
   for (std::vector<std::string> args : std::vector<std::vector<std::string>>{
-           {"cache", "prewarm", "--config", "x.yaml"}, {"cache", "ls"}, {"bundle", "create"}}) {
+           {"cache", "gc"}, {"bundle", "create"}}) {
     auto r = strata(args);
     EXPECT_EQ(r.code, 2) << args[0];
-    EXPECT_EQ(r.err, "strata: `strata " + args[0] +
-                         "` is not built yet (docs/CLI.md plans it); see `strata --help` for the commands there are\n");
+    // A planned subcommand of a command that exists is named with its parent.
+    const bool sub = args[0] == "cache";
+    EXPECT_EQ(r.err, "strata: `strata " + args[0] + (sub ? " " + args[1] : "") +
+                         "` is not built yet (docs/CLI.md plans it); see `strata" + (sub ? " " + args[0] : "") +
+                         " --help` for the commands there are\n");
     EXPECT_EQ(r.out, "");
   }
   // --help still answers for what exists.

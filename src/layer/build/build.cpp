@@ -2,6 +2,8 @@
 
 #include "layer/build/cached_overlay.hpp"
 #include "layer/build/overlay_index.hpp"
+#include "layer/build/overlay_use.hpp"
+#include "util/fs.hpp"
 
 namespace strata::layer {
 
@@ -13,6 +15,16 @@ Result<void> tag_result(oci::Store& dest, const oci::Descriptor& root, const std
   if (!tag || *tag == key_tag) return {};
   STRATA_TRY(auto raw, dest.get_manifest(root.digest.str()));
   return dest.put_manifest(raw, *tag);
+}
+
+// The result is used now: its last-use record says so. A store the builder
+// may read but not write (a pull-only cache) loses only the record.
+void note_use(const BuildRequest& r, const std::string& key_tag, const oci::Descriptor& root, const BuildContext& ctx,
+              BuildObserver& observer) {
+  if (auto wrote = record_use(*r.dest, key_tag, root, r.plan.spec.base, ctx.clock, r.use_refresh); !wrote) {
+    observer.warning("the last use of " + key_tag + " is not recorded (" + wrote.error().message() +
+                     "); strata cache gc may evict it early");
+  }
 }
 
 }  // namespace
@@ -32,15 +44,27 @@ Result<BuildResult> build(const BuildRequest& r, BuildContext& ctx) {
   out.key = plan.key;
   const std::string key_tag = plan.key.tag();
 
-  CachedOverlay cached = find_cached_overlay(*r.dest, key_tag, r.max_age, ctx.clock);
-  if (cached.expired_date) observer.cache_expired(key_tag, *cached.expired_date);
-  if (cached.found) {
-    STRATA_TRY_VOID(tag_result(*r.dest, *cached.found, r.dest_tag, key_tag));
-    observer.cache_hit(key_tag, *cached.found);
+  // A hit: tag it, record the use, done.
+  auto hit = [&](const oci::Descriptor& found) -> Result<BuildResult> {
+    STRATA_TRY_VOID(tag_result(*r.dest, found, r.dest_tag, key_tag));
+    note_use(r, key_tag, found, ctx, observer);
+    observer.cache_hit(key_tag, found);
     out.cached = true;
-    out.root = *cached.found;
+    out.root = found;
     return out;
+  };
+  CachedOverlay cached = find_cached_overlay(*r.dest, key_tag, r.max_age, ctx.clock);
+  if (cached.found) return hit(*cached.found);
+  // A miss: one build per key on this machine. A process that finds the key
+  // being built waits for it (the lock says so on stderr), then looks again.
+  std::optional<fs::FileLock> key_lock;
+  if (!ctx.home.empty()) {
+    STRATA_TRY(auto taken, fs::FileLock::acquire(ctx.home / "locks" / (key_tag + ".lock")));
+    key_lock.emplace(std::move(taken));
+    cached = find_cached_overlay(*r.dest, key_tag, r.max_age, ctx.clock);
+    if (cached.found) return hit(*cached.found);
   }
+  if (cached.expired_date) observer.cache_expired(key_tag, *cached.expired_date);
 
   for (const auto& p : plan.platforms) {
     STRATA_TRY(PlatformBuild b, build_platform(r, p, ctx, observer));
@@ -54,12 +78,14 @@ Result<BuildResult> build(const BuildRequest& r, BuildContext& ctx) {
     const std::string content_tag = out.platforms.front().key.tag();
     STRATA_TRY_VOID(tag_result(*r.dest, out.root, key_tag, content_tag));
     STRATA_TRY_VOID(tag_result(*r.dest, out.root, r.dest_tag, content_tag));
+    note_use(r, key_tag, out.root, ctx, observer);
     return out;
   }
-  oci::RawManifest index = overlay_index(out.platforms, plan.key, plan.spec.base);
+  oci::RawManifest index = overlay_index(out.platforms, plan.key);
   STRATA_TRY_VOID(r.dest->put_manifest(index, key_tag));
   if (r.dest_tag && *r.dest_tag != key_tag) STRATA_TRY_VOID(r.dest->put_manifest(index, *r.dest_tag));
   out.root = index.descriptor;
+  note_use(r, key_tag, out.root, ctx, observer);
   return out;
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "layer/build/overlay_plan.hpp"
+#include "layer/build/overlay_use.hpp"
 #include "layer/overlay/base_fs_cache.hpp"
 #include "oci/http/transport.hpp"
 #include "oci/store.hpp"
@@ -29,12 +30,15 @@ struct BuildRequest {
   std::optional<std::int64_t> max_age{};
   // Write each platform's lock here (PATH.<os>-<arch>[-<variant>] for several).
   std::filesystem::path lock_out{};
+  // The overlay's last-use record (overlay_use.hpp) is rewritten at most
+  // once per this many seconds: a day for a registry, an hour for a layout.
+  std::int64_t use_refresh = kLayoutUseRefresh;
 };
 
 struct BuildContext {
   oci::http::Transport& http;    // to the apt archive; thread-safe
   Clock& clock;                  // --max-age, Release date checks, retry backoff
-  std::filesystem::path home{};  // $STRATA_HOME: the index, .deb and fragment caches
+  std::filesystem::path home{};  // $STRATA_HOME: the index, .deb and fragment caches; locks/ (one per key)
   unsigned jobs = 4;             // parallel downloads and conversions
   const BaseFsCache* base_fs = nullptr;  // none: every base is read from its layers
   BuildObserver* observer = nullptr;     // none: nothing is reported

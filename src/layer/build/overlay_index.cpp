@@ -6,8 +6,7 @@
 
 namespace strata::layer {
 
-oci::RawManifest overlay_index(const std::vector<PlatformBuild>& builds, const OverlayKey& key,
-                               const std::string& base_name) {
+oci::RawManifest overlay_index(const std::vector<PlatformBuild>& builds, const OverlayKey& key) {
   oci::ImageIndex idx;
   idx.media_type = std::string(oci::media::kOciIndex);
   std::int64_t snapshot = 0;
@@ -19,7 +18,6 @@ oci::RawManifest overlay_index(const std::vector<PlatformBuild>& builds, const O
   }
   idx.annotations[std::string(kAnnotationKey)] = key.hex;
   idx.annotations[std::string(kAnnotationArchiveDate)] = std::to_string(snapshot);
-  idx.annotations["org.opencontainers.image.base.name"] = base_name;
   return oci::make_raw_manifest(std::string(oci::media::kOciIndex), oci::serialize(idx));
 }
 

@@ -1,7 +1,7 @@
 // The OCI index of a several-platform build (docs/format/overlay.md
 // "Image"): each platform's overlay manifest with its platform, annotated
-// with the cache key, the newest archive snapshot of the platforms' locks
-// and the base's name.
+// with the cache key and the newest archive snapshot of the platforms'
+// locks. Nothing in it depends on how the base was spelled.
 #pragma once
 
 #include <string>
@@ -13,7 +13,6 @@
 
 namespace strata::layer {
 
-oci::RawManifest overlay_index(const std::vector<PlatformBuild>& builds, const OverlayKey& key,
-                               const std::string& base_name);
+oci::RawManifest overlay_index(const std::vector<PlatformBuild>& builds, const OverlayKey& key);
 
 }  // namespace strata::layer

@@ -34,7 +34,7 @@ std::string packages_annotation(const Lock& lock) {
 
 // The overlay builder's options for one platform's lock.
 Result<OverlayOptions> overlay_options(const BuildRequest& r, const oci::Platform& p, const Lock& lock,
-                                       const std::string& lock_bytes, const OverlayKey& key, const BuildContext& ctx) {
+                                       const OverlayKey& key, const BuildContext& ctx) {
   const OverlayPlan& plan = r.plan;
   OverlayOptions o;
   o.home = ctx.home;
@@ -45,10 +45,13 @@ Result<OverlayOptions> overlay_options(const BuildRequest& r, const oci::Platfor
   o.requested = requested_names(lock.request);
   o.jobs = ctx.jobs;
   o.annotations[std::string(kAnnotationKey)] = key.hex;
-  o.annotations[std::string(kAnnotationLockDigest)] = "sha256:" + sha256_hex(lock_bytes);
+  // The lock as strata writes it, with the base by digest only: the same
+  // resolution gives the same annotation however the base was spelled.
+  Lock canonical = lock;
+  canonical.base_reference.clear();
+  o.annotations[std::string(kAnnotationLockDigest)] = "sha256:" + sha256_hex(write_lock(canonical));
   o.annotations[std::string(kAnnotationArchiveDate)] = std::to_string(snapshot);
   o.annotations[std::string(kAnnotationPackages)] = packages_annotation(lock);
-  o.annotations["org.opencontainers.image.base.name"] = plan.spec.base;
   o.tag = key.tag();
   o.created_by = "strata build " + str::join(lock.request, " ");
   if (plan.spec.scratch()) {
@@ -94,9 +97,8 @@ Result<PlatformBuild> build_platform(const BuildRequest& r, const oci::Platform&
     b.lock = std::move(resolved.lock);
   }
   observer.resolved(p, b.lock);
-  std::string lock_bytes = write_lock(b.lock);
   if (!r.lock_out.empty()) {
-    STRATA_TRY_VOID(fs::write_file_atomic(lock_out_path(r.lock_out, p, r.plan.platforms.size() > 1), lock_bytes));
+    STRATA_TRY_VOID(fs::write_file_atomic(lock_out_path(r.lock_out, p, r.plan.platforms.size() > 1), write_lock(b.lock)));
   }
 
   FetchOptions fo;
@@ -107,7 +109,7 @@ Result<PlatformBuild> build_platform(const BuildRequest& r, const oci::Platform&
   observer.fetched(p, b.fetch);
 
   b.key = content_key(spec, b.lock, p, spec.scratch() ? scratch_base_identity(spec) : base.descriptor.digest.str());
-  STRATA_TRY(OverlayOptions o, overlay_options(r, p, b.lock, lock_bytes, b.key, ctx));
+  STRATA_TRY(OverlayOptions o, overlay_options(r, p, b.lock, b.key, ctx));
   std::vector<OverlayDeb> debs;
   for (const auto& lp : b.lock.packages) {
     debs.push_back({lp.name, lp.version, lp.architecture, lp.sha256, deb_cache_path(ctx.home, lp.sha256)});

@@ -1,0 +1,44 @@
+// What an overlay cache holds (`strata cache ls`): every overlay a store
+// tags `overlay-<key>` — a local layout, `$STRATA_HOME/images`, or a cache
+// repository in a registry — with its keys, base, packages, platforms,
+// sizes and last use. Read-only: it reads manifests and image configs,
+// never layers.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "oci/descriptor.hpp"
+#include "oci/store.hpp"
+#include "util/error.hpp"
+
+namespace strata::layer {
+
+struct CachedOverlayEntry {
+  oci::Descriptor root;               // the overlay's manifest, or its index (several platforms)
+  std::vector<std::string> keys;      // hex of every overlay-<key> tag naming it, sorted
+  std::vector<std::string> platforms; // "linux/amd64", …
+  std::vector<std::string> base_digests;  // the base manifest per platform, in platform order
+  std::string base_name;              // as the last recorded use named it; "" if none
+  std::vector<std::string> packages;  // name=version:arch, from dev.strata.overlay.packages
+  std::string lock_digest;            // dev.strata.overlay.lock.digest ("" for an index)
+  std::int64_t first_used = 0;        // seconds since the epoch; 0 when no use is recorded
+  std::int64_t last_used = 0;
+  std::uint64_t size = 0;             // manifests, configs and layers, compressed
+  std::uint64_t unique_size = 0;      // of those, bytes no other image in the store refers to
+};
+
+struct CacheListing {
+  std::vector<CachedOverlayEntry> overlays;  // most recently used first, then by key
+  std::uint64_t overlay_bytes = 0;           // union of every overlay's blobs
+};
+
+// Lists the overlays of `store`. A tag whose manifest cannot be read is
+// skipped with a line in `problems` (the listing is still useful).
+Result<CacheListing> list_overlays(oci::Store& store, std::vector<std::string>& problems);
+
+// Whether `tag` is an overlay's key tag ("overlay-" + 64 hex).
+bool is_overlay_tag(std::string_view tag);
+
+}  // namespace strata::layer

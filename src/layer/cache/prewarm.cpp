@@ -1,0 +1,82 @@
+#include "layer/cache/prewarm.hpp"
+
+#include <map>
+
+#include "layer/build/cached_overlay.hpp"
+
+namespace strata::layer {
+
+const char* warm_state_name(WarmState s) {
+  switch (s) {
+    case WarmState::kBuilt: return "built";
+    case WarmState::kWarm: return "warm";
+    case WarmState::kWouldBuild: return "would-build";
+    case WarmState::kFailed: return "failed";
+    case WarmState::kNotStarted: return "not-started";
+  }
+  return "?";
+}
+
+bool PrewarmReport::failed() const {
+  for (const auto& o : outcomes)
+    if (o.state == WarmState::kFailed || o.state == WarmState::kNotStarted) return true;
+  return false;
+}
+
+PrewarmReport prewarm(std::vector<PrewarmJob> jobs, const PrewarmOptions& options, BuildContext& ctx) {
+  PrewarmReport report;
+  // Plan every entry; one outcome per key, in the order keys first appear.
+  std::vector<OverlayPlan> plans;
+  std::map<std::string, std::size_t> by_key;
+  for (auto& job : jobs) {
+    auto planned = plan_overlay(std::move(job.spec));
+    if (!planned) {
+      report.outcomes.push_back({.where = {job.where}, .state = WarmState::kFailed, .error = planned.error().message()});
+      plans.emplace_back();
+      continue;
+    }
+    const std::string key = planned->key.hex;
+    if (auto seen = by_key.find(key); seen != by_key.end()) {
+      report.outcomes[seen->second].where.push_back(job.where);
+      continue;
+    }
+    if (!options.shard.owns(key)) {
+      by_key.emplace(key, SIZE_MAX);
+      ++report.other_shards;
+      continue;
+    }
+    by_key.emplace(key, report.outcomes.size());
+    report.outcomes.push_back({.where = {job.where}, .key = key});
+    plans.push_back(std::move(*planned));
+  }
+  // plans[i] belongs to outcomes[i] (a failed plan holds an empty one).
+  bool stop = false;
+  for (std::size_t i = 0; i < report.outcomes.size(); ++i) {
+    PrewarmOutcome& o = report.outcomes[i];
+    if (o.state == WarmState::kFailed) {
+      stop = stop || !options.keep_going;
+      continue;
+    }
+    if (stop) continue;  // kNotStarted
+    const std::string tag = plans[i].key.tag();
+    if (options.dry_run) {
+      CachedOverlay cached = find_cached_overlay(*options.cache, tag, std::nullopt, ctx.clock);
+      o.state = cached.found ? WarmState::kWarm : WarmState::kWouldBuild;
+      if (cached.found) o.root = *cached.found;
+      continue;
+    }
+    BuildRequest request{.plan = std::move(plans[i]), .dest = options.cache, .use_refresh = options.use_refresh};
+    auto built = build(request, ctx);
+    if (!built) {
+      o.state = WarmState::kFailed;
+      o.error = built.error().message();
+      stop = !options.keep_going;
+      continue;
+    }
+    o.state = built->cached ? WarmState::kWarm : WarmState::kBuilt;
+    o.root = built->root;
+  }
+  return report;
+}
+
+}  // namespace strata::layer

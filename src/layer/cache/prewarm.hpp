@@ -1,0 +1,49 @@
+// Pre-warming a cache (`strata cache prewarm`): every overlay a config asks
+// for, deduplicated by key, this shard's share of the keys, built into the
+// cache only when missing (a hit costs one manifest lookup). Each key ends
+// built, already warm, failed — or, with dry_run, warm or would-build; when
+// one fails and keep_going is off, the keys after it are not started.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "layer/build/build.hpp"
+#include "layer/cache/shard.hpp"
+
+namespace strata::layer {
+
+struct PrewarmJob {
+  std::string where;  // the config entry, for reports
+  OverlaySpec spec;   // its base store opened by the caller
+};
+
+enum class WarmState { kBuilt, kWarm, kWouldBuild, kFailed, kNotStarted };
+const char* warm_state_name(WarmState s);
+
+struct PrewarmOutcome {
+  std::vector<std::string> where{};  // every entry that asked for this key
+  std::string key{};                 // hex; "" when the entry could not be planned
+  WarmState state = WarmState::kNotStarted;
+  oci::Descriptor root{};            // built or found
+  std::string error{};
+};
+
+struct PrewarmOptions {
+  oci::Store* cache = nullptr;  // REQUIRED: where overlay-<key> tags live
+  Shard shard{};
+  bool dry_run = false;
+  bool keep_going = false;
+  std::int64_t use_refresh = kLayoutUseRefresh;
+};
+
+struct PrewarmReport {
+  std::vector<PrewarmOutcome> outcomes;  // this shard's keys, in config order
+  std::size_t other_shards = 0;          // keys left to the other shards
+  bool failed() const;
+};
+
+PrewarmReport prewarm(std::vector<PrewarmJob> jobs, const PrewarmOptions& options, BuildContext& ctx);
+
+}  // namespace strata::layer

@@ -1,0 +1,125 @@
+#include "layer/cache/prewarm_config.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <initializer_list>
+
+#include "util/fs.hpp"
+#include "util/strings.hpp"
+
+namespace strata::layer {
+
+namespace {
+
+constexpr std::size_t kMaxConfigBytes = 1 << 20;
+constexpr std::size_t kMaxEntries = 10000;
+
+Result<void> known_keys(const YAML::Node& node, std::initializer_list<std::string_view> keys, const std::string& where) {
+  if (!node.IsMap()) return fail(ErrorCode::kInvalidArgument, where + ": expected a mapping");
+  for (const auto& kv : node) {
+    const auto key = kv.first.as<std::string>("");
+    if (std::ranges::find(keys, key) == keys.end()) {
+      std::vector<std::string> names(keys.begin(), keys.end());
+      return fail(ErrorCode::kInvalidArgument,
+                  where + ": unknown key `" + key + "` (expected " + str::join(names, ", ") + ")");
+    }
+  }
+  return {};
+}
+
+Result<std::string> text(const YAML::Node& node, const char* key, const std::string& where, bool required) {
+  auto v = node[key];
+  if (!v) {
+    if (required) return fail(ErrorCode::kInvalidArgument, where + ": `" + key + "` is required (a string)");
+    return std::string();
+  }
+  if (!v.IsScalar() || v.Scalar().empty())
+    return fail(ErrorCode::kInvalidArgument, where + ": `" + key + "` must be a non-empty string");
+  return v.Scalar();
+}
+
+Result<std::vector<std::string>> texts(const YAML::Node& node, const char* key, const std::string& where) {
+  std::vector<std::string> out;
+  auto v = node[key];
+  if (!v) return out;
+  if (!v.IsSequence()) return fail(ErrorCode::kInvalidArgument, where + ": `" + key + "` must be a list of strings");
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (!v[i].IsScalar() || v[i].Scalar().empty()) {
+      return fail(ErrorCode::kInvalidArgument,
+                  where + ": `" + key + "[" + std::to_string(i) + "]` must be a non-empty string");
+    }
+    out.push_back(v[i].Scalar());
+  }
+  return out;
+}
+
+std::string relative(const std::filesystem::path& base, const std::string& p) {
+  std::filesystem::path path(p);
+  return path.is_absolute() || base.empty() ? p : (base / path).lexically_normal().string();
+}
+
+}  // namespace
+
+Result<PrewarmConfig> parse_prewarm_config(std::string_view yaml, const std::string& file,
+                                           const std::filesystem::path& relative_to) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(std::string(yaml));
+  } catch (const YAML::Exception& ex) {
+    return fail(ErrorCode::kInvalidArgument, file + ": not valid YAML: " + ex.what());
+  }
+  STRATA_TRY_VOID(known_keys(root, {"cache", "platforms", "sources", "overlays", "repos"}, file));
+  PrewarmConfig c;
+  STRATA_TRY(c.cache, text(root, "cache", file, true));
+  STRATA_TRY(c.platforms, texts(root, "platforms", file));
+  STRATA_TRY(c.sources, texts(root, "sources", file));
+  for (auto& s : c.sources) s = relative(relative_to, s);
+  for (const char* list : {"overlays", "repos"}) {
+    auto v = root[list];
+    if (v && !v.IsSequence()) return fail(ErrorCode::kInvalidArgument, file + ": `" + list + "` must be a list");
+    if (v && v.size() > kMaxEntries) {
+      return fail(ErrorCode::kInvalidArgument, file + ": `" + list + "` has more than " +
+                                                   std::to_string(kMaxEntries) + " entries");
+    }
+  }
+  if (auto overlays = root["overlays"]) {
+    for (std::size_t i = 0; i < overlays.size(); ++i) {
+      const YAML::Node& n = overlays[i];
+      PrewarmOverlaySpec o;
+      o.where = file + ": overlays[" + std::to_string(i) + "]";
+      STRATA_TRY_VOID(known_keys(n, {"base", "packages", "platforms", "sources", "compression"}, o.where));
+      STRATA_TRY(o.base, text(n, "base", o.where, true));
+      STRATA_TRY(o.packages, texts(n, "packages", o.where));
+      if (o.packages.empty()) return fail(ErrorCode::kInvalidArgument, o.where + ": `packages` must name a package");
+      STRATA_TRY(o.platforms, texts(n, "platforms", o.where));
+      STRATA_TRY(o.sources, texts(n, "sources", o.where));
+      for (auto& s : o.sources) s = relative(relative_to, s);
+      STRATA_TRY(o.compression, text(n, "compression", o.where, false));
+      c.overlays.push_back(std::move(o));
+    }
+  }
+  if (auto repos = root["repos"]) {
+    for (std::size_t i = 0; i < repos.size(); ++i) {
+      const YAML::Node& n = repos[i];
+      PrewarmRepoSpec r;
+      r.where = file + ": repos[" + std::to_string(i) + "]";
+      STRATA_TRY_VOID(known_keys(n, {"path", "base"}, r.where));
+      STRATA_TRY(auto path, text(n, "path", r.where, true));
+      r.path = relative(relative_to, path);
+      STRATA_TRY(r.base, text(n, "base", r.where, true));
+      c.repos.push_back(std::move(r));
+    }
+  }
+  if (c.overlays.empty() && c.repos.empty()) {
+    return fail(ErrorCode::kInvalidArgument, file + ": nothing to warm (give `overlays` or `repos`)");
+  }
+  return c;
+}
+
+Result<PrewarmConfig> load_prewarm_config(const std::filesystem::path& file) {
+  STRATA_TRY(auto yaml, fs::read_file(file, kMaxConfigBytes));
+  return parse_prewarm_config(yaml, file.string(), file.parent_path());
+}
+
+}  // namespace strata::layer

@@ -1,0 +1,53 @@
+// The pre-warm job's config (`strata cache prewarm --config FILE`, YAML):
+//
+//   cache: docker://registry.internal/team/overlays   # or oci:DIR: where overlay-<key> tags live
+//   platforms: [linux/amd64, linux/arm64]             # optional, default the host's
+//   sources: [/etc/apt/sources.list.d/debian.sources] # optional, default the host's
+//   overlays:
+//     - {base: docker://registry.internal/debian:12, packages: [build-essential, libpq-dev]}
+//   repos:                                            # optional: scan + plan each, warm its overlay
+//     - {path: ./services/api, base: docker://registry.internal/debian:12}
+//
+// An entry may also name its own `platforms` and `sources`, and
+// `compression`. Relative paths are relative to the config's directory.
+// Unknown keys are errors naming the key and the entry; the file is
+// bounded (1 MiB, 10,000 entries).
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "util/error.hpp"
+
+namespace strata::layer {
+
+struct PrewarmOverlaySpec {
+  std::string where;  // "FILE: overlays[2]", for messages
+  std::string base;
+  std::vector<std::string> packages;
+  std::vector<std::string> platforms;  // empty: the config's
+  std::vector<std::string> sources;    // empty: the config's
+  std::string compression;             // "": gzip
+};
+
+struct PrewarmRepoSpec {
+  std::string where;
+  std::filesystem::path path;
+  std::string base;
+};
+
+struct PrewarmConfig {
+  std::string cache;
+  std::vector<std::string> platforms;
+  std::vector<std::string> sources;
+  std::vector<PrewarmOverlaySpec> overlays;
+  std::vector<PrewarmRepoSpec> repos;
+};
+
+Result<PrewarmConfig> parse_prewarm_config(std::string_view text, const std::string& file,
+                                           const std::filesystem::path& relative_to);
+Result<PrewarmConfig> load_prewarm_config(const std::filesystem::path& file);
+
+}  // namespace strata::layer
