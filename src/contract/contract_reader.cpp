@@ -7,6 +7,7 @@
 #include "contract/serialize.hpp"
 #include "util/fs.hpp"
 #include "util/sha.hpp"
+#include "util/strings.hpp"
 
 namespace strata::contract {
 namespace {
@@ -82,6 +83,16 @@ class Reader {
     if (it->is_string() && (*it == "true" || *it == "false")) return *it == "true";
     if (it->is_boolean()) return it->get<bool>();
     return bad(at, key, "true or false");
+  }
+  // A TCP port, 1..65535, as a number or (from YAML) its text; absent: 443.
+  Result<int> port(const json& o, const char* key, std::string_view at) {
+    auto it = o.find(key);
+    if (it == o.end() || it->is_null()) return 443;
+    long long v = -1;
+    if (it->is_number_integer()) v = it->get<long long>();
+    if (it->is_string()) v = static_cast<long long>(str::parse_u64(it->get<std::string>()).value_or(0));
+    if (v < 1 || v > 65535) return bad(at, key, "a port (1-65535)");
+    return static_cast<int>(v);
   }
   Result<Evidence> evidence(const json& o, std::string_view at) {
     Evidence e;
@@ -194,6 +205,7 @@ Result<void> read_natives(Reader& r, const json& t, Contract& c) {
     STRATA_TRY(n.fallback, r.str(p, "fallback", at));
     STRATA_TRY(std::string sure, r.str(p, "certainty", at, false));
     STRATA_TRY(n.certainty, certainty(r, sure, at + ".certainty"));
+    STRATA_TRY(n.optional, r.boolean(p, "optional", at));
     STRATA_TRY(n.reason, r.str(p, "reason", at));
     STRATA_TRY(n.evidence, r.evidence_list(p, at));
     STRATA_TRY(n.download_hosts, r.strings(p, "download_hosts", at));
@@ -222,6 +234,7 @@ Result<void> read_rest(Reader& r, const json& t, Contract& c) {
   for (const auto& e : *eg) {
     EgressHost h;
     STRATA_TRY(h.host, r.str(e, "host", "egress_hosts", false));
+    STRATA_TRY(h.port, r.port(e, "port", "egress_hosts"));
     STRATA_TRY(std::string o, r.str(e, "origin", "egress_hosts", false));
     STRATA_TRY(h.origin, origin(r, o, "egress_hosts.origin"));
     STRATA_TRY(std::string access, r.str(e, "access", "egress_hosts"));
@@ -230,6 +243,14 @@ Result<void> read_rest(Reader& r, const json& t, Contract& c) {
     STRATA_TRY(h.mirror_env, r.str(e, "mirror_env", "egress_hosts"));
     STRATA_TRY(h.evidence, r.evidence_list(e, "egress_hosts"));
     c.egress_hosts.push_back(std::move(h));
+  }
+  STRATA_TRY(const json* rejected, r.list(t, "egress_rejected", ""));
+  for (const auto& e : *rejected) {
+    RejectedEgress x;
+    STRATA_TRY(x.file, r.str(e, "file", "egress_rejected"));
+    STRATA_TRY(x.entry, r.str(e, "entry", "egress_rejected"));
+    STRATA_TRY(x.message, r.str(e, "message", "egress_rejected", false));
+    c.egress_rejected.push_back(std::move(x));
   }
 
   STRATA_TRY(const json* tc, r.object(t, "toolchain", ""));

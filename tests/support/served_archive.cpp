@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -58,6 +59,9 @@ ServedArchive::ServedArchive(std::filesystem::path served, const std::filesystem
   if (::pipe(fds) != 0) std::abort();
   pid_t pid = ::fork();
   if (pid == 0) {
+    // Dies with the test: a test that crashes must not leave a server
+    // holding ctest's output pipe (ctest would wait for its timeout).
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
     ::dup2(fds[1], 1);
     ::close(fds[0]);
     std::string server = (source / "tests/support/archive_server.py").string();

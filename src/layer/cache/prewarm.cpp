@@ -24,6 +24,7 @@ bool PrewarmReport::failed() const {
 }
 
 PrewarmReport prewarm(std::vector<PrewarmJob> jobs, const PrewarmOptions& options, BuildContext& ctx) {
+  constexpr std::size_t kOtherShard = SIZE_MAX;  // a key another shard warms
   PrewarmReport report;
   // Plan every entry; one outcome per key, in the order keys first appear.
   std::vector<OverlayPlan> plans;
@@ -37,11 +38,11 @@ PrewarmReport prewarm(std::vector<PrewarmJob> jobs, const PrewarmOptions& option
     }
     const std::string key = planned->key.hex;
     if (auto seen = by_key.find(key); seen != by_key.end()) {
-      report.outcomes[seen->second].where.push_back(job.where);
+      if (seen->second != kOtherShard) report.outcomes[seen->second].where.push_back(job.where);
       continue;
     }
     if (!options.shard.owns(key)) {
-      by_key.emplace(key, SIZE_MAX);
+      by_key.emplace(key, kOtherShard);
       ++report.other_shards;
       continue;
     }
