@@ -1,10 +1,13 @@
-// strata cache ls [--cache REF]
+// strata cache ls [--cache REF] | cache prewarm --config FILE [--shard K/N]
 #include <iostream>
+#include <list>
 #include <memory>
 #include <string>
 
 #include "cli/commands.hpp"
+#include "cli/decision_options.hpp"
 #include "cli/overlay_options.hpp"
+#include "contract/provision/prewarm_repo.hpp"
 #include "layer/cache/home_caches.hpp"
 #include "layer/cache/overlay_listing.hpp"
 #include "layer/cache/prewarm.hpp"
@@ -94,19 +97,36 @@ layer::Shard shard(const PrewarmArgs& args) {
   return env.value_or(layer::Shard{});
 }
 
+// One job per repository and platform, planned as `strata provision DIR
+// --base B --platform P` plans it (the key provision looks up).
+void add_repo_jobs(const GlobalOptions& g, const layer::PrewarmConfig& config, oci::http::Transport& http,
+                   std::list<oci::OpenedStore>& bases, std::vector<layer::PrewarmJob>& jobs) {
+  auto facts = facts_cache(g);
+  contract::route::PlanContext pc{.http = http, .clock = system_clock(), .home = g.open_options().home, .facts = &facts};
+  for (const auto& r : config.repos) {
+    std::vector<std::string> platforms = r.platforms.empty() ? config.platforms : r.platforms;
+    if (platforms.empty()) platforms.emplace_back();  // this machine's
+    for (const auto& p : platforms) {
+      DecisionFlags f;
+      f.repo = r.path.string();
+      f.image = r.base;
+      f.sources = r.sources.empty() ? config.sources : r.sources;
+      f.platform = p;
+      std::string where = r.where + (platforms.size() > 1 ? " (" + p + ")" : "");
+      auto request = plan_request(g, f, bases.emplace_back());
+      jobs.push_back(contract::provision::prewarm_job(std::move(where), request, pc));
+    }
+  }
+}
+
 void run_prewarm(const GlobalOptions& g, const PrewarmArgs& args, oci::http::Transport& http) {
   layer::PrewarmConfig config = check(layer::load_prewarm_config(args.config));
-  if (!config.repos.empty()) {
-    throw Exit{kExitUsage, config.repos.front().where +
-                               ": warming a repository's overlay needs `strata plan`, which is not built yet; "
-                               "list its base and packages under `overlays`"};
-  }
   layer::Shard share = shard(args);
   auto cache_ref = check(oci::parse_image_ref(config.cache));
   auto cache = open_ref(g, config.cache, args.dry_run ? oci::Access::kRead : oci::Access::kWrite);
-  // Each entry's spec as `strata build` makes it from the same options.
-  std::vector<oci::OpenedStore> bases;
-  bases.reserve(config.overlays.size());
+  // Each entry's spec as `strata build` makes it from the same options; the
+  // base stores stay open (and in place) until the jobs are done.
+  std::list<oci::OpenedStore> bases;
   std::vector<layer::PrewarmJob> jobs;
   for (const auto& o : config.overlays) {
     OverlayFlags f;
@@ -115,9 +135,9 @@ void run_prewarm(const GlobalOptions& g, const PrewarmArgs& args, oci::http::Tra
     f.sources = o.sources.empty() ? config.sources : o.sources;
     f.platform = str::join(o.platforms.empty() ? config.platforms : o.platforms, ",");
     f.compression = o.compression.empty() ? "gzip" : o.compression;
-    bases.emplace_back();
-    jobs.push_back({o.where, overlay_spec(g, f, bases.back())});
+    jobs.push_back({.where = o.where, .spec = overlay_spec(g, f, bases.emplace_back())});
   }
+  add_repo_jobs(g, config, http, bases, jobs);
   std::filesystem::path home = g.open_options().home;
   layer::BaseFsCache base_fs(home / "basefs");
   layer::BuildContext ctx{.http = http, .clock = system_clock(), .home = home, .jobs = static_cast<unsigned>(g.jobs),
@@ -166,7 +186,7 @@ void run_prewarm(const GlobalOptions& g, const PrewarmArgs& args, oci::http::Tra
 }  // namespace
 
 void register_cache(CLI::App& app, GlobalOptions& g, std::shared_ptr<oci::http::Transport> http) {
-  auto* cache = add_command(app, "cache", "Inspect the overlay cache (local, or a cache repository)", "");
+  auto* cache = add_command(app, "cache", "List and pre-warm the overlay cache (local, or a cache repository)", "");
   cache->require_subcommand(1);
   auto args = std::make_shared<CacheArgs>();
   auto* ls = add_command(*cache, "ls",
@@ -184,7 +204,7 @@ void register_cache(CLI::App& app, GlobalOptions& g, std::shared_ptr<oci::http::
       "--shard K/N takes a deterministic share of the keys, by default from JOB_COMPLETION_INDEX/JOB_COMPLETIONS "
       "(a Kubernetes Indexed Job)",
       "  strata cache prewarm --config prewarm.yaml\n  strata cache prewarm --config prewarm.yaml --shard 1/4 --json\n");
-  prewarm->add_option("--config", pw->config, "Pre-warm config (YAML: cache, platforms, sources, overlays)")
+  prewarm->add_option("--config", pw->config, "Pre-warm config (YAML: cache, platforms, sources, overlays, repos)")
       ->required()
       ->check(CLI::ExistingFile);
   prewarm->add_option("--shard", pw->shard, "This job's share K/N of the keys (0-based)");

@@ -138,6 +138,45 @@ TEST_F(DecisionCli, ProvisionBuildsAnOverlayThatCompilesAndTheSecondRunIsAHit) {
   EXPECT_NE(ok.out.find("ok: "), std::string::npos) << ok.out;
 }
 
+TEST_F(DecisionCli, PrewarmOfARepositoryBuildsTheOverlayProvisionThenFinds) {
+  // A pre-warm job names repositories, not packages: each is scanned and
+  // routed as provision would, so the key it warms is the key provision
+  // looks up; a repository the base already satisfies needs no overlay.
+  const std::string layout = (dir_ / "cache").string();
+  const stdfs::path config = dir_ / "prewarm.yaml";
+  std::ofstream(config) << "cache: oci:" << layout << "\nplatforms: [linux/amd64]\nsources: [" << fx_.sources
+                        << "]\nrepos:\n  - {path: " << repo("c-make-hello") << ", base: " << fx_.image("base")
+                        << "}\n  - {path: " << repo("node-plain") << ", base: " << fx_.image("stale")
+                        << "}\n  - {path: " << repo("c-make-hello") << ", base: " << fx_.image("base") << "}\n";
+  auto warm = strata({"cache", "prewarm", "--json", "--config", config.string()});
+  ASSERT_EQ(warm.code, 0) << warm.err;
+  auto doc = nlohmann::json::parse(warm.out);
+  ASSERT_EQ(doc["overlays"].size(), 2u) << warm.out;
+  EXPECT_EQ(doc["overlays"][0]["state"], "built");
+  EXPECT_EQ(doc["overlays"][0]["entries"].size(), 2u) << "the same repository twice is one key";
+  EXPECT_EQ(doc["overlays"][1]["state"], "no-overlay");
+  EXPECT_TRUE(doc["overlays"][1]["key"].is_null());
+  const std::string key = doc["overlays"][0]["key"].get<std::string>();
+
+  auto args = provision("c-make-hello", "oci:" + layout);
+  args.insert(args.begin(), "--json");
+  auto hit = strata(args);
+  ASSERT_EQ(hit.code, 0) << hit.err;
+  auto p = nlohmann::json::parse(hit.out);
+  EXPECT_TRUE(p["cached"].get<bool>()) << "provision finds what prewarm built";
+  EXPECT_EQ(p["key"], key);
+  EXPECT_EQ(p["digest"], doc["overlays"][0]["digest"]);
+
+  // A repository that cannot be scanned fails its entry, naming it.
+  std::ofstream(config) << "cache: oci:" << layout << "\nsources: [" << fx_.sources << "]\nrepos:\n  - {path: "
+                        << (dir_ / "no-such-repo").string() << ", base: " << fx_.image("base") << "}\n";
+  auto bad = strata({"cache", "prewarm", "--config", config.string()});
+  EXPECT_EQ(bad.code, 1) << bad.out << bad.err;
+  EXPECT_NE(bad.out.find("failed"), std::string::npos) << bad.out;
+  EXPECT_NE(bad.out.find("repos[0]"), std::string::npos) << bad.out;
+  EXPECT_NE(bad.out.find("no-such-repo"), std::string::npos) << bad.out;
+}
+
 TEST_F(DecisionCli, AStaleNodeVersionInEnvIsAGapEvenWithATaskToolchain) {
   auto r = strata(preflight(fx_.image("stale"), "real-ts-monorepo-vscode-sqlite3"));
   EXPECT_EQ(r.code, 3);

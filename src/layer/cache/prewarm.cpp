@@ -11,6 +11,7 @@ const char* warm_state_name(WarmState s) {
     case WarmState::kBuilt: return "built";
     case WarmState::kWarm: return "warm";
     case WarmState::kWouldBuild: return "would-build";
+    case WarmState::kNoOverlay: return "no-overlay";
     case WarmState::kFailed: return "failed";
     case WarmState::kNotStarted: return "not-started";
   }
@@ -30,7 +31,14 @@ PrewarmReport prewarm(std::vector<PrewarmJob> jobs, const PrewarmOptions& option
   std::vector<OverlayPlan> plans;
   std::map<std::string, std::size_t> by_key;
   for (auto& job : jobs) {
-    auto planned = plan_overlay(std::move(job.spec));
+    if (!job.spec) {
+      report.outcomes.push_back({.where = {job.where},
+                                 .state = job.error.empty() ? WarmState::kNoOverlay : WarmState::kFailed,
+                                 .error = job.error});
+      plans.emplace_back();
+      continue;
+    }
+    auto planned = plan_overlay(std::move(*job.spec));
     if (!planned) {
       report.outcomes.push_back({.where = {job.where}, .state = WarmState::kFailed, .error = planned.error().message()});
       plans.emplace_back();
@@ -50,10 +58,11 @@ PrewarmReport prewarm(std::vector<PrewarmJob> jobs, const PrewarmOptions& option
     report.outcomes.push_back({.where = {job.where}, .key = key});
     plans.push_back(std::move(*planned));
   }
-  // plans[i] belongs to outcomes[i] (a failed plan holds an empty one).
+  // plans[i] belongs to outcomes[i] (a failed or no-overlay entry holds an empty one).
   bool stop = false;
   for (std::size_t i = 0; i < report.outcomes.size(); ++i) {
     PrewarmOutcome& o = report.outcomes[i];
+    if (o.state == WarmState::kNoOverlay) continue;
     if (o.state == WarmState::kFailed) {
       stop = stop || !options.keep_going;
       continue;

@@ -2,10 +2,12 @@
 // for, deduplicated by key, this shard's share of the keys, built into the
 // cache only when missing (a hit costs one manifest lookup). Each key ends
 // built, already warm, failed — or, with dry_run, warm or would-build; when
-// one fails and keep_going is off, the keys after it are not started.
+// one fails and keep_going is off, the keys after it are not started. A
+// repository whose plan needs no overlay is reported as no-overlay.
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,11 +17,12 @@
 namespace strata::layer {
 
 struct PrewarmJob {
-  std::string where;  // the config entry, for reports
-  OverlaySpec spec;   // its base store opened by the caller
+  std::string where;                 // the config entry, for reports
+  std::optional<OverlaySpec> spec;   // its base store opened by the caller; none: nothing to build
+  std::string error{};               // why the entry could not be planned (then it fails)
 };
 
-enum class WarmState { kBuilt, kWarm, kWouldBuild, kFailed, kNotStarted };
+enum class WarmState { kBuilt, kWarm, kWouldBuild, kNoOverlay, kFailed, kNotStarted };
 const char* warm_state_name(WarmState s);
 
 struct PrewarmOutcome {

@@ -104,10 +104,13 @@ Result<PrewarmConfig> parse_prewarm_config(std::string_view yaml, const std::str
       const YAML::Node& n = repos[i];
       PrewarmRepoSpec r;
       r.where = file + ": repos[" + std::to_string(i) + "]";
-      STRATA_TRY_VOID(known_keys(n, {"path", "base"}, r.where));
+      STRATA_TRY_VOID(known_keys(n, {"path", "base", "platforms", "sources"}, r.where));
       STRATA_TRY(auto path, text(n, "path", r.where, true));
       r.path = relative(relative_to, path);
       STRATA_TRY(r.base, text(n, "base", r.where, true));
+      STRATA_TRY(r.platforms, texts(n, "platforms", r.where));
+      STRATA_TRY(r.sources, texts(n, "sources", r.where));
+      for (auto& s : r.sources) s = relative(relative_to, s);
       c.repos.push_back(std::move(r));
     }
   }

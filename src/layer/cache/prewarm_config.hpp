@@ -8,8 +8,8 @@
 //   repos:                                            # optional: scan + plan each, warm its overlay
 //     - {path: ./services/api, base: docker://registry.internal/debian:12}
 //
-// An entry may also name its own `platforms` and `sources`, and
-// `compression`. Relative paths are relative to the config's directory.
+// An entry may also name its own `platforms` and `sources` (an overlay
+// entry also `compression`). Relative paths are relative to the config's directory.
 // Unknown keys are errors naming the key and the entry; the file is
 // bounded (1 MiB, 10,000 entries).
 #pragma once
@@ -36,6 +36,8 @@ struct PrewarmRepoSpec {
   std::string where;
   std::filesystem::path path;
   std::string base;
+  std::vector<std::string> platforms;  // empty: the config's
+  std::vector<std::string> sources;    // empty: the config's
 };
 
 struct PrewarmConfig {
