@@ -2,7 +2,11 @@
 # Overlay build benchmark (issue 4): the same packages on the same minbase,
 # .debs already local.
 #   engine : chroot + apt-get install into a copy of the base, then tar + gzip
-#            of the difference (what `RUN apt-get install` + layer export does)
+#            of the difference (what `RUN apt-get install` + layer export does):
+#            every path whose inode changed (ctime: dpkg keeps the packages'
+#            mtimes, so -newer would miss almost all of them). The script
+#            checks that this tar holds within 5 % of the bytes of strata's
+#            layer, so the baseline cannot silently stop doing the work.
 #   new    : strata build on a base it has never seen: no fragments, and the
 #            base's layers read and indexed first
 #   cold   : strata build, no fragments cached (the base seen before, as in a
@@ -10,8 +14,11 @@
 #   warm   : strata build of the same packages into a new destination
 #            (no cache hit; every fragment cached)
 #   hit    : strata build again into the same destination (cache key hit)
+#   typed  : cold, warm and hit again as users type it: no --lock, so the
+#            resolve is included (indexes cached from the first resolve)
 #   floor  : decompressing the same .debs' data members in parallel, measured
-#            next to each compression's builds
+#            next to each compression's builds; for zstd also floor+zstd, the
+#            floor plus zstd -3 alone compressing the layer's tar
 # Uses the host's Debian archive (network on demand; not for CI). Needs root,
 # mmdebstrap, /usr/bin/time.
 #
@@ -48,9 +55,31 @@ chroot "$work/engine" apt-get -qq update > /dev/null
 touch "$work/engine/.before"
 t=$(now)
 chroot "$work/engine" env DEBIAN_FRONTEND=noninteractive apt-get -qq install -y --no-install-recommends "${PACKAGES[@]}" > /dev/null
-(cd "$work/engine" && find . -xdev -newer .before -not -path './proc/*' -print0 | tar --null --no-recursion -T - -cf - | gzip -6 > "$work/engine.tar.gz")
+(cd "$work/engine" && find . -xdev -cnewer .before -not -path './proc/*' -not -path './.before' -print0 |
+  tar --null --no-recursion -T - -cf - | tee >(wc -c > "$work/engine.bytes") | gzip -6 > "$work/engine.tar.gz")
 engine=$(since "$t")
 umount "$work/engine/proc" 2>/dev/null || true
+engine_paths=$(cd "$work/engine" && find . -xdev -cnewer .before -not -path './proc/*' -not -path './.before' | wc -l)
+
+# The overlay layer (the top one) of a strata build in layout DIR, tag x:
+# "BLOB-PATH MEDIA-TYPE".
+top_layer() {
+  python3 - "$1" <<'PY'
+import json, os, sys
+d = sys.argv[1]
+def blob(digest): return os.path.join(d, "blobs", *digest.split(":"))
+top = next(m for m in json.load(open(os.path.join(d, "index.json")))["manifests"]
+           if m.get("annotations", {}).get("org.opencontainers.image.ref.name") == "x")
+m = json.load(open(blob(top["digest"])))
+if "manifests" in m: m = json.load(open(blob(m["manifests"][0]["digest"])))
+print(blob(m["layers"][-1]["digest"]), m["layers"][-1]["mediaType"])
+PY
+}
+# That layer as plain tar on stdout.
+layer_tar() {
+  local path type; read -r path type < <(top_layer "$1")
+  case $type in *+gzip) gzip -dc "$path" ;; *+zstd) zstd -dcq "$path" ;; *) cat "$path" ;; esac
+}
 
 # floor: data members of the same .debs, decompressed in parallel
 run_floor() {
@@ -59,23 +88,43 @@ run_floor() {
   since "$t"
 }
 
-run_build() {  # compression dest
-  local t; t=$(now)
-  "$STRATA" -q --jobs "$(nproc)" build --base "oci:$work/img:base" --lock "$work/lock.yaml" --compression "$1" \
-    --dest "oci:$2" "${PACKAGES[@]}" > /dev/null
+run_build() {  # compression dest [--lock FILE]
+  local c=$1 dest=$2 t; shift 2; t=$(now)
+  "$STRATA" -q --jobs "$(nproc)" build --base "oci:$work/img:base" "$@" --compression "$c" \
+    --dest "oci:$dest" "${PACKAGES[@]}" > /dev/null
   since "$t"
 }
 rm -rf "$work"/out-*  # a reused work directory must not turn builds into cache hits
-for c in gzip zstd; do
+for c in gzip zstd none; do
   rm -rf "$STRATA_HOME/fragments" "$STRATA_HOME/basefs"
-  new=$(run_build "$c" "$work/out-$c-new:x")
+  new=$(run_build "$c" "$work/out-$c-new:x" --lock "$work/lock.yaml")
   rm -rf "$STRATA_HOME/fragments"
   floor=$(run_floor)
-  cold=$(run_build "$c" "$work/out-$c-cold:x")
-  warm=$(run_build "$c" "$work/out-$c-warm:x")
-  hit=$(run_build "$c" "$work/out-$c-warm:x")
-  printf '%-5s packages=%s engine=%.2fs new=%.2fs cold=%.2fs warm=%.2fs hit=%.3fs floor=%.2fs  engine/cold=%.1fx engine/warm=%.1fx cold/floor=%.2fx new/floor=%.2fx\n' \
-    "$c" "$n" "$engine" "$new" "$cold" "$warm" "$hit" "$floor" "$(echo "$engine/$cold" | bc -l)" \
-    "$(echo "$engine/$warm" | bc -l)" "$(echo "$cold/$floor" | bc -l)" "$(echo "$new/$floor" | bc -l)"
+  cold=$(run_build "$c" "$work/out-$c-cold:x" --lock "$work/lock.yaml")
+  warm=$(run_build "$c" "$work/out-$c-warm:x" --lock "$work/lock.yaml")
+  hit=$(run_build "$c" "$work/out-$c-warm:x" --lock "$work/lock.yaml")
+  rm -rf "$STRATA_HOME/fragments"
+  tcold=$(run_build "$c" "$work/out-$c-tcold:x")
+  twarm=$(run_build "$c" "$work/out-$c-twarm:x")
+  thit=$(run_build "$c" "$work/out-$c-twarm:x")
+  bytes=$(layer_tar "$work/out-$c-cold" | wc -c)
+  extra=""
+  if [ "$c" = zstd ]; then
+    # floor + zstd -3 alone over the same tar, with the same threads.
+    tarfile=$work/layer.tar
+    layer_tar "$work/out-zstd-cold" > "$tarfile"
+    t=$(now); zstd -3 -q -T"$(nproc)" -c "$tarfile" > /dev/null; z=$(since "$t"); rm -f "$tarfile"
+    zfloor=$(echo "$floor + $z" | bc -l)
+    extra=$(printf ' floor+zstd=%.2fs cold/(floor+zstd)=%.2fx' "$zfloor" "$(echo "$cold/$zfloor" | bc -l)")
+  fi
+  printf '%-5s packages=%s engine=%.2fs new=%.2fs cold=%.2fs warm=%.2fs hit=%.3fs typed: cold=%.2fs warm=%.2fs hit=%.3fs floor=%.2fs  engine/cold=%.1fx engine/warm=%.1fx engine/typed-cold=%.1fx engine/typed-warm=%.1fx cold/floor=%.2fx new/floor=%.2fx%s\n' \
+    "$c" "$n" "$engine" "$new" "$cold" "$warm" "$hit" "$tcold" "$twarm" "$thit" "$floor" "$(echo "$engine/$cold" | bc -l)" \
+    "$(echo "$engine/$warm" | bc -l)" "$(echo "$engine/$tcold" | bc -l)" "$(echo "$engine/$twarm" | bc -l)" \
+    "$(echo "$cold/$floor" | bc -l)" "$(echo "$new/$floor" | bc -l)" "$extra"
 done
+ebytes=$(cat "$work/engine.bytes")
+echo "bytes: engine tar $ebytes ($engine_paths paths), strata layer $bytes"
+# The baseline must archive what strata's layer holds (within 5 %).
+python3 -c "import sys; e, s = $ebytes, $bytes; r = abs(e - s) / s; print(f'engine/strata bytes: {e/s:.3f}'); sys.exit(0 if r <= 0.05 else 1)" ||
+  { echo "the engine baseline archived $ebytes bytes against strata's $bytes: not the same work; fix the baseline" >&2; exit 1; }
 echo "work directory: $work"
