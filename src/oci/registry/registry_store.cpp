@@ -17,6 +17,7 @@ static_assert(std::derived_from<RegistryStore, Store>);
 namespace {
 
 constexpr int kMaxPages = 1000;
+constexpr int kManifestBlobUnknownRetries = 3;  // 0.1 + 0.2 + 0.4 s
 
 // Counts bytes delivered to the caller's sink and remembers whether the sink
 // itself failed (a sink failure is never resumed). When a ranged request is
@@ -102,7 +103,8 @@ RegistryStore::RegistryStore(DockerReference ref, std::shared_ptr<RegistryClient
       client_(std::move(client)),
       chunk_size_(options.chunk_size),
       upload_buffer_bytes_(options.upload_buffer_bytes),
-      max_blob_resumes_(options.max_blob_resumes) {}
+      max_blob_resumes_(options.max_blob_resumes),
+      clock_(options.clock != nullptr ? *options.clock : system_clock()) {}
 
 std::string RegistryStore::describe() const { return "docker://" + ref_.registry + "/" + ref_.repository; }
 
@@ -226,7 +228,22 @@ Result<void> RegistryStore::put_manifest(const RawManifest& manifest, std::optio
   req.url = base + "/manifests/" + ref;
   req.body = &body;
   req.headers.set("Content-Type", manifest.descriptor.media_type);
-  STRATA_TRY(auto resp, with_context(client_->send(req, {scope("pull,push")}), what));
+  // A manifest PUT refused for a blob this client has just uploaded is
+  // retried, a few times: distribution's filesystem storage rewrites a
+  // repository's blob link in place when a second builder commits the same
+  // blob, so a manifest checked at that moment sees the blob as unknown
+  // (two pre-warm jobs pushing one overlay hit it). A blob that is really
+  // missing fails the same way each time and is reported.
+  http::Response resp;
+  for (int attempt = 0;; ++attempt) {
+    body = http::body_from_string(bytes);
+    STRATA_TRY(resp, with_context(client_->send(req, {scope("pull,push")}), what));
+    if (resp.status != 400 || attempt == kManifestBlobUnknownRetries) break;
+    bool blob_unknown = false;
+    for (const auto& e : parse_registry_errors(resp.body)) blob_unknown = blob_unknown || e.code == "MANIFEST_BLOB_UNKNOWN";
+    if (!blob_unknown) break;
+    clock_.sleep(std::chrono::milliseconds(100 << attempt));
+  }
   if (resp.status != 201 && resp.status != 200 && resp.status != 202) return fail(registry_error(resp, what));
   if (auto dcd = resp.headers.get("Docker-Content-Digest")) {
     auto d = Digest::parse(str::trim(*dcd));

@@ -93,6 +93,7 @@ class RegistryStore final : public Store {
   std::size_t chunk_size_;
   std::size_t upload_buffer_bytes_;
   int max_blob_resumes_;
+  Clock& clock_;
 };
 
 // Opens the repository `ref.registry/ref.repository` (the tag/digest of `ref`

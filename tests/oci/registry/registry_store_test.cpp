@@ -163,6 +163,39 @@ std::shared_ptr<FakeTransport> plain(std::function<Result<http::Response>(http::
   });
 }
 
+// Distribution answers MANIFEST_BLOB_UNKNOWN for a moment while a second
+// builder commits the same blob: the PUT is retried, each time with the whole
+// manifest; a blob that stays unknown is reported after a few tries.
+TEST(RegistryStoreTest, AManifestRefusedForAnUnknownBlobIsRetriedAFewTimes) {
+  const std::string unknown =
+      R"({"errors":[{"code":"MANIFEST_BLOB_UNKNOWN","message":"blob unknown to registry","detail":"sha256:ab"}]})";
+  auto manifest = make_raw_manifest(std::string(media::kOciManifest), R"({"schemaVersion":2})");
+  for (int refusals : {2, 99}) {
+    int puts = 0;
+    auto fake = plain([&](http::Request& r) -> Result<http::Response> {
+      if (r.method != "PUT") return FakeTransport::respond(r, 404);
+      const bool refuse = puts++ < refusals;
+      return FakeTransport::respond(r, refuse ? 400 : 201, refuse ? unknown : "");
+    });
+    ManualClock clock(0);
+    auto store = open_with(fake, clock);
+    auto put = store->put_manifest(manifest, "v1");
+    std::vector<std::string> bodies;
+    for (const auto& rec : fake->requests)
+      if (rec.method == "PUT") bodies.push_back(rec.body);
+    if (refusals == 2) {
+      ASSERT_TRUE(put) << put.error().message();
+      EXPECT_EQ(bodies.size(), 3u);
+      EXPECT_EQ(clock.total_slept(), std::chrono::milliseconds(300));
+    } else {
+      ASSERT_FALSE(put);
+      EXPECT_EQ(bodies.size(), 4u) << "bounded";
+      EXPECT_NE(put.error().message().find("MANIFEST_BLOB_UNKNOWN"), std::string::npos) << put.error().message();
+    }
+    for (const auto& b : bodies) EXPECT_EQ(b, manifest.bytes);
+  }
+}
+
 TEST(RegistryStoreTest, ResumesABlobDownloadWithRangeAfterAMidBodyFailure) {
   const std::string blob = "0123456789abcdefghij";
   auto desc = descriptor_for("application/octet-stream", blob);
