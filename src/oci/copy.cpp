@@ -32,7 +32,7 @@ namespace {
 // or a source whose bytes are wrong from the first byte fail the same way
 // every time.
 bool worth_retrying(const Error& e, std::uint64_t resumed_from) {
-  return is_network_failure(e) || (e.is(ErrorCode::kFailedPrecondition) && resumed_from > 0);
+  return is_transient(e) || (e.is(ErrorCode::kFailedPrecondition) && resumed_from > 0);
 }
 
 // Copies a descriptor for writing: index.json annotations are not content.

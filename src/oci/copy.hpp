@@ -45,7 +45,7 @@ struct CopyOptions {
   // Also copy manifests that refer to the copied ones (signatures, SBOMs).
   bool referrers = false;
   int jobs = 4;                 // parallel blob transfers
-  // Whole-blob attempts on a network failure (is_network_failure); a digest
+  // Whole-blob attempts on a network failure (is_transient); a digest
   // mismatch is tried again only when the attempt resumed from bytes an
   // earlier one left (the writer drops them). Local failures are final.
   int blob_attempts = 3;

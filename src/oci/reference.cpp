@@ -106,6 +106,14 @@ Result<DockerReference> parse_docker_reference(std::string_view text) {
   }
   if (rest.empty()) return bad("missing repository name");
   auto first_slash = rest.find('/');
+  // A lone host ("127.0.0.1:5000", "registry.internal", "localhost:5000")
+  // names no repository: no Docker Hub name has a dot, and reading it as
+  // docker.io/library/127.0.0.1 would send the image somewhere else.
+  if (first_slash == std::string_view::npos &&
+      (rest.find('.') != std::string_view::npos || rest == "localhost" || rest.front() == '[')) {
+    std::string host = std::string(rest) + (ref.tag ? ":" + *ref.tag : "");
+    return bad("names the registry " + str::quote(host) + " but no repository; write " + host + "/REPOSITORY[:TAG]");
+  }
   std::string_view first = rest.substr(0, first_slash);
   bool has_registry = first_slash != std::string_view::npos &&
                       (first.find('.') != std::string_view::npos || first.find(':') != std::string_view::npos ||

@@ -10,6 +10,7 @@ std::string_view error_code_name(ErrorCode code) {
     case ErrorCode::kFailedPrecondition: return "verification failed";
     case ErrorCode::kUnavailable: return "unavailable";
     case ErrorCode::kDeadlineExceeded: return "timed out";
+    case ErrorCode::kUnreachable: return "unreachable";
     case ErrorCode::kUnauthorized: return "unauthorized";
     case ErrorCode::kCorruption: return "corruption";
     case ErrorCode::kIoError: return "I/O error";

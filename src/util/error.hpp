@@ -20,6 +20,8 @@ enum class ErrorCode {
   kFailedPrecondition,  // verification failed: digest/size mismatch, bad signature
   kUnavailable,         // transient: network, 5xx, 429; worth retrying
   kDeadlineExceeded,    // the peer stopped answering within a timeout; retried sparingly
+  kUnreachable,         // no exchange could start: the name does not resolve, the port
+                        // refuses, the peer does not speak TLS; another try would fail alike
   kUnauthorized,        // credentials missing or refused
   kCorruption,          // a store's own state is damaged
   kIoError,             // local filesystem failure
@@ -51,12 +53,19 @@ class Error {
 template <class T>
 using Result = std::expected<T, Error>;
 
-// A network failure worth another try: no answer, a reset, a 5xx or 429
-// (kUnavailable), or a timeout (kDeadlineExceeded). Local failures (a full
-// disk, a digest mismatch) are not.
-inline bool is_network_failure(const Error& e) {
+// A network failure worth another try: a reset, a 5xx or 429
+// (kUnavailable), or a timeout (kDeadlineExceeded). A peer that cannot be
+// reached at all (kUnreachable) is not: a name that does not resolve or a
+// port that refuses does so again a second later. Local failures (a full
+// disk, a digest mismatch) are not either.
+inline bool is_transient(const Error& e) {
   return e.is(ErrorCode::kUnavailable) || e.is(ErrorCode::kDeadlineExceeded);
 }
+
+// The network failed (transient or unreachable), as opposed to the peer
+// answering or a local failure: e.g. the cue to try plain HTTP on an
+// insecure registry.
+inline bool is_network_failure(const Error& e) { return is_transient(e) || e.is(ErrorCode::kUnreachable); }
 
 inline std::unexpected<Error> fail(ErrorCode code, std::string message) {
   return std::unexpected<Error>(Error(code, std::move(message)));

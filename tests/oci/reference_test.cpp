@@ -59,6 +59,19 @@ TEST(Reference, RejectsTricks) {
   EXPECT_TRUE(parse_docker_reference("a:" + std::string(128, 't')));
 }
 
+TEST(Reference, ALoneRegistryHostIsNotAnImageName) {
+  // Not docker.io/library/127.0.0.1:5000: the user named a registry and forgot the repository.
+  for (const char* host : {"127.0.0.1:5000", "registry.internal", "registry.internal:5000", "localhost:5000",
+                           "localhost", "[::1]:5000", "quay.io"}) {
+    auto r = parse_docker_reference(host);
+    ASSERT_FALSE(r) << host << " parsed as " << r->str();
+    EXPECT_NE(r.error().message().find("no repository; write "), std::string::npos) << r.error().message();
+  }
+  EXPECT_TRUE(parse_docker_reference("ubuntu:22.04"));
+  EXPECT_TRUE(parse_docker_reference("localhost:5000/app"));
+  EXPECT_EQ(parse_docker_reference("127.0.0.1:5000/team/app:1")->repository, "team/app");
+}
+
 TEST(Reference, Transports) {
   auto oci = parse_image_ref("oci:/tmp/lay:v1");
   ASSERT_TRUE(oci);

@@ -189,8 +189,11 @@ Result<FetchReport> fetch_debs(oci::http::Transport& transport, const Lock& lock
           opt.clock->sleep(std::chrono::milliseconds(250 << (a - 1)));
         }
         r = attempt(transport, url, p, partial, deb_cache_path(opt.home, p.sha256));
-        // A local failure (a full disk, an I/O error) is not the network's: no retry.
-        if (r || r.error().code() == ErrorCode::kNotFound || r.error().code() == ErrorCode::kIoError) break;
+        // A local failure (a full disk, an I/O error) is not the network's, and
+        // a mirror that cannot be reached stays so: no retry.
+        if (r || r.error().code() == ErrorCode::kNotFound || r.error().code() == ErrorCode::kIoError ||
+            r.error().code() == ErrorCode::kUnreachable)
+          break;
         if (r.error().code() == ErrorCode::kFailedPrecondition && a + 1 >= 2) break;
       }
       std::lock_guard lk(mu);

@@ -294,6 +294,11 @@ Result<Response> CurlTransport::send(Request& request) {
                 std::to_string(options_.stall_timeout.count()) +
                 " s: raise them with --connect-timeout and --low-speed-timeout)";
       code = ErrorCode::kDeadlineExceeded;
+    } else if (rc == CURLE_COULDNT_RESOLVE_HOST || rc == CURLE_COULDNT_RESOLVE_PROXY || rc == CURLE_COULDNT_CONNECT) {
+      code = ErrorCode::kUnreachable;
+    } else if (rc == CURLE_SSL_CONNECT_ERROR) {
+      detail = std::string(kTlsHandshakeFailed) + ": " + detail;
+      code = ErrorCode::kUnreachable;
     } else if (rc == CURLE_PEER_FAILED_VERIFICATION || rc == CURLE_SSL_CACERT_BADFILE) {
       detail += " (TLS verification failed: put the registry's CA in /etc/docker/certs.d/" +
                 url.authority + "/ca.crt, or pass --insecure-registry " + url.authority + ")";

@@ -98,8 +98,8 @@ Result<Response> RetryTransport::send(Request& request) {
                       timeouts >= std::max(1, policy_.max_timeout_attempts);
 
     if (!result) {
-      if (last || !is_network_failure(result.error())) {
-        if (attempt > 1 && is_network_failure(result.error()))
+      if (last || !is_transient(result.error())) {
+        if (attempt > 1 && is_transient(result.error()))
           return fail(result.error().context("after " + std::to_string(attempt) + " attempts"));
         return result;
       }

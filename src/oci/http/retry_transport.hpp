@@ -1,8 +1,10 @@
 // RetryTransport: a Transport decorator that retries transient failures.
 //
-// Retried: HTTP 408, 429, 500, 502, 503, 504 and exchanges that got no HTTP
-// answer (kUnavailable: refused, reset), and, up to max_timeout_attempts
-// tries, ones that timed out (kDeadlineExceeded). Not retried: a request whose
+// Retried: HTTP 408, 429, 500, 502, 503, 504 and exchanges that broke off
+// without an HTTP answer (kUnavailable: a reset), and, up to
+// max_timeout_attempts tries, ones that timed out (kDeadlineExceeded). A peer
+// that cannot be reached (kUnreachable: no such host, connection refused, no
+// TLS) fails at once. Not retried: a request whose
 // body cannot be rewound, and a response whose body had already started to
 // flow into the request's sink (the caller owns resuming that, e.g. with a
 // Range request). Waits are exponential with jitter, or what Retry-After

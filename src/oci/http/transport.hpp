@@ -20,6 +20,10 @@
 
 namespace strata::oci::http {
 
+// In the message of a kUnreachable error when the peer answered the TLS
+// handshake with something else (a plain-HTTP server, typically).
+inline constexpr std::string_view kTlsHandshakeFailed = "TLS handshake failed";
+
 // Header names compare case-insensitively; values keep their case. A name may
 // repeat (WWW-Authenticate, Link), so lookups return the first or all.
 class Headers {

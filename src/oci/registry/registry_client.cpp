@@ -34,8 +34,11 @@ Result<std::string> RegistryClient::origin() {
 }
 
 Error RegistryClient::unreachable(const Error& error) const {
+  // Plain HTTP is the likely cause only when the TLS handshake got another
+  // answer; a name that does not resolve or a port that refuses is not helped.
+  const bool tls = error.message().find(http::kTlsHandshakeFailed) != std::string::npos;
   return error.context("registry " + authority_ + " does not answer" +
-                       (insecure_ ? "" : " (if it speaks plain HTTP, pass --insecure-registry " + authority_ + ")"));
+                       (insecure_ || !tls ? "" : " (if it speaks plain HTTP, pass --insecure-registry " + authority_ + ")"));
 }
 
 Result<void> RegistryClient::ping() {

@@ -361,7 +361,7 @@ Result<void> RegistryStore::fetch_blob(const Descriptor& desc, ByteSink& sink, s
     // Resume only transport failures after progress (or the first time):
     // a sink failure or a refused Range is final.
     const bool progressed = counter.received_ > progress_at_last_try || resumes == 0;
-    if (counter.sink_failed_ || !is_network_failure(resp.error()) || counter.received_ == 0 ||
+    if (counter.sink_failed_ || !is_transient(resp.error()) || counter.received_ == 0 ||
         !progressed || resumes >= max_blob_resumes_) {
       return fail(resp.error().context(what + (resumes > 0 ? " (after " + std::to_string(resumes) + " resumes)" : "")));
     }

@@ -74,5 +74,36 @@ TEST(DebFetchFaults, ACacheWriteFailsCleanlyAtEveryStep) {
   }
 }
 
+// A mirror that cannot be reached (no such host, connection refused) is
+// tried once per package, not attempts × the transport's backoff: a lock
+// built with no network once took six minutes to fail.
+TEST(DebFetchFaults, AnUnreachableMirrorFailsAtOnce) {
+  int calls = 0;
+  oci::testing::FakeTransport mirror([&](oci::http::Request& req, const oci::testing::RecordedRequest&)
+                                         -> Result<oci::http::Response> {
+    ++calls;
+    return fail(ErrorCode::kUnreachable, req.url + ": Could not resolve host: mirror.invalid");
+  });
+  Lock lock;
+  lock.platform = "linux/amd64";
+  lock.sources.push_back({"http://mirror.invalid/debian", "stable", {"main"}, std::string(64, 'a'), 0, "",
+                          std::nullopt});
+  lock.packages.push_back({"a", "1", "amd64", "pool/a.deb", 10, std::string(64, 'b'), 0});
+  lock.packages.push_back({"b", "1", "amd64", "pool/b.deb", 10, std::string(64, 'c'), 0});
+  testing::TempDir home;
+  ManualClock clock(0);
+  FetchOptions o;
+  o.home = home.path();
+  o.clock = &clock;
+  o.jobs = 1;
+  auto r = fetch_debs(mirror, lock, o);
+  ASSERT_FALSE(r);
+  EXPECT_TRUE(r.error().is(ErrorCode::kUnreachable));
+  EXPECT_NE(r.error().message().find("pool/a.deb"), std::string::npos) << r.error().message();
+  EXPECT_NE(r.error().message().find("pool/b.deb"), std::string::npos) << r.error().message();
+  EXPECT_EQ(calls, 2);
+  EXPECT_EQ(clock.total_slept(), std::chrono::milliseconds(0));
+}
+
 }  // namespace
 }  // namespace strata::layer

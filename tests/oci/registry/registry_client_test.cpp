@@ -231,19 +231,27 @@ TEST(RegistryClientTest, AnInsecureHostIsProbedOverHttpsOnceThenSpokenToInPlainH
   EXPECT_EQ(client.pings(), 0);
 }
 
-TEST(RegistryClientTest, ASecureHostThatDoesNotAnswerSuggestsInsecureRegistry) {
-  auto fake = std::make_shared<FakeTransport>([&](http::Request&, const RecordedRequest&) -> Result<http::Response> {
-    return fail(ErrorCode::kUnavailable, "connection refused");
-  });
-  ManualClock clock(0);
-  auto auth = std::make_shared<Authenticator>("reg.example:5000", std::nullopt, fake, clock);
-  RegistryClient client("reg.example:5000", false, fake, auth);
-  http::Request req;
-  req.url = "https://reg.example:5000/v2/a/tags/list";
-  auto resp = client.send(req, {});
-  ASSERT_FALSE(resp);
-  EXPECT_NE(resp.error().message().find("--insecure-registry reg.example:5000"), std::string::npos)
-      << resp.error().message();
+// --insecure-registry is suggested when the TLS handshake got another answer
+// (a plain-HTTP registry), not for a port that refuses or a name that does
+// not resolve, which plain HTTP would not help.
+TEST(RegistryClientTest, OnlyAFailedTlsHandshakeSuggestsInsecureRegistry) {
+  for (const std::string& why : {std::string(http::kTlsHandshakeFailed) + ": wrong version number",
+                                 std::string("Failed to connect to reg.example port 5000: Couldn't connect to server"),
+                                 std::string("Could not resolve host: reg.example")}) {
+    auto fake = std::make_shared<FakeTransport>([&](http::Request&, const RecordedRequest&) -> Result<http::Response> {
+      return fail(ErrorCode::kUnreachable, why);
+    });
+    ManualClock clock(0);
+    auto auth = std::make_shared<Authenticator>("reg.example:5000", std::nullopt, fake, clock);
+    RegistryClient client("reg.example:5000", false, fake, auth);
+    http::Request req;
+    req.url = "https://reg.example:5000/v2/a/tags/list";
+    auto resp = client.send(req, {});
+    ASSERT_FALSE(resp);
+    const bool hinted = resp.error().message().find("--insecure-registry reg.example:5000") != std::string::npos;
+    EXPECT_EQ(hinted, why.starts_with(http::kTlsHandshakeFailed)) << resp.error().message();
+    EXPECT_TRUE(resp.error().is(ErrorCode::kUnreachable));
+  }
 }
 
 TEST(RegistryClientTest, ACoveringTokenServesNarrowerScopes) {

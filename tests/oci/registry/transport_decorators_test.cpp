@@ -84,6 +84,27 @@ TEST(RetryTransportTest, RetriesConnectionErrorsButNotNonRewindableBodies) {
   EXPECT_EQ(calls, 1);
 }
 
+// A host that does not resolve, a port that refuses, a peer that does not
+// speak TLS: another try fails alike, so the first failure is the answer
+// (an unreachable mirror once cost minutes of backoff per .deb).
+TEST(RetryTransportTest, DoesNotRetryAPeerThatCannotBeReached) {
+  int calls = 0;
+  auto fake = std::make_shared<FakeTransport>([&](Request&, const RecordedRequest&) -> Result<Response> {
+    ++calls;
+    return fail(ErrorCode::kUnreachable, "Could not resolve host: mirror.invalid");
+  });
+  ManualClock clock(0);
+  RetryTransport retry(fake, fast_policy(5), clock);
+  Request get;
+  get.url = "https://mirror.invalid/pool/a.deb";
+  auto r = retry.send(get);
+  ASSERT_FALSE(r);
+  EXPECT_TRUE(r.error().is(ErrorCode::kUnreachable));
+  EXPECT_EQ(r.error().message(), "Could not resolve host: mirror.invalid");
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(clock.total_slept(), std::chrono::milliseconds(0));
+}
+
 TEST(RetryTransportTest, DoesNotRetryAfterBodyBytesReachedTheSink) {
   int calls = 0;
   auto fake = std::make_shared<FakeTransport>([&](Request& r, const RecordedRequest&) -> Result<Response> {
