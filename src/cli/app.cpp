@@ -17,6 +17,7 @@ oci::OpenOptions GlobalOptions::open_options() const {
   o.jobs = jobs;
   o.connect_timeout = connect_timeout;
   o.low_speed_timeout = low_speed_timeout;
+  o.offline = offline;
   return o;
 }
 

@@ -28,6 +28,7 @@ struct GlobalOptions {
   bool verbose = false;                  // -v
   bool quiet = false;                    // -q
   bool json = false;                     // --json
+  bool offline = false;                  // --offline / STRATA_OFFLINE=1
 
   oci::OpenOptions open_options() const;
   // Progress bars only on a terminal and never with -q or --json.

@@ -4,6 +4,7 @@
 #include "cli/commands.hpp"
 #include "layer/apt/deb_fetcher.hpp"
 #include "layer/apt/lock_file.hpp"
+#include "oci/http/offline_transport.hpp"
 #include "util/clock.hpp"
 #include "util/strings.hpp"
 
@@ -15,23 +16,15 @@ struct FetchArgs {
   bool offline = false;
 };
 
-// With --offline nothing may touch the network: a request is a bug.
-class NoNetwork final : public oci::http::Transport {
- public:
-  Result<oci::http::Response> send(oci::http::Request& r) override {
-    return fail(ErrorCode::kUnavailable, "--offline: refusing to fetch " + r.url);
-  }
-};
-
 void run_fetch(const GlobalOptions& g, const FetchArgs& a, oci::http::Transport& http) {
   auto lock = check(layer::read_lock_file(a.lock));
   layer::FetchOptions o;
   o.home = g.open_options().home;
   o.jobs = static_cast<unsigned>(g.jobs);
-  o.offline = a.offline;
+  o.offline = a.offline || g.offline;
   o.clock = &system_clock();
-  NoNetwork none;
-  auto report = check(layer::fetch_debs(a.offline ? static_cast<oci::http::Transport&>(none) : http, lock, o));
+  oci::http::OfflineTransport none;  // with --offline nothing may touch the network
+  auto report = check(layer::fetch_debs(o.offline ? static_cast<oci::http::Transport&>(none) : http, lock, o));
   if (g.json) {
     std::cout << nlohmann::json{{"downloaded", report.downloaded}, {"cached", report.cached}, {"bytes", report.bytes}}.dump(2)
               << "\n";

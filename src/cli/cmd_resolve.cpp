@@ -39,6 +39,7 @@ void run_resolve(const GlobalOptions& g, const ResolveArgs& a, oci::http::Transp
   }
   req.archive.home = g.open_options().home;
   req.archive.allow_unsigned = a.allow_unsigned;
+  req.archive.offline = g.offline;
   auto resolved = check(layer::resolve_request(http, std::move(req)));
   for (const auto& w : resolved.warnings) log_info(g, w);
   if (!a.lock_out.empty()) check(fs::write_file_atomic(a.lock_out, layer::write_lock(resolved.lock)));

@@ -3,6 +3,7 @@
 #include <mutex>
 
 #include "cli/commands.hpp"
+#include "oci/http/offline_transport.hpp"
 #include "oci/http/registry_transport.hpp"
 
 namespace {
@@ -53,6 +54,10 @@ int main(int argc, char** argv) {
   app.add_flag("-v,--verbose", g.verbose, "Log more to standard error");
   app.add_flag("-q,--quiet", g.quiet, "No progress or informational messages");
   app.add_flag("--json", g.json, "Print the result as one JSON document");
+  app.add_flag("--offline", g.offline,
+               "Never use the network: registries, archives and .debs come from local state, and what is "
+               "missing is named at once")
+      ->envname("STRATA_OFFLINE");
 
   register_inspect(app, g);
   register_copy(app, g);
@@ -60,7 +65,8 @@ int main(int argc, char** argv) {
   register_mirror(app, g);
 
   // Packages: archive HTTP shares the registry stack (retry, redirects).
-  auto http = std::make_shared<DeferredTransport>([&g] {
+  auto http = std::make_shared<DeferredTransport>([&g]() -> std::shared_ptr<strata::oci::http::Transport> {
+    if (g.offline) return std::make_shared<strata::oci::http::OfflineTransport>();
     strata::oci::http::RegistryTransportOptions archive_http;
     archive_http.curl.allow_plain_http = true;  // apt's trust comes from InRelease signatures
     if (g.connect_timeout > 0) archive_http.curl.connect_timeout = std::chrono::seconds(g.connect_timeout);

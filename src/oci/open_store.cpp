@@ -40,6 +40,10 @@ Result<OpenedStore> open_store(const ImageRef& ref, Access access, const OpenOpt
     case Transport::kScratch:
       return fail(ErrorCode::kInvalidArgument, "scratch is only a base for `strata build --base scratch`, not a store");
     case Transport::kDocker: {
+      if (options.offline) {
+        return fail(ErrorCode::kUnreachable, "--offline (or STRATA_OFFLINE=1): " + ref.str() +
+                                                 " is in a registry; use a local copy (oci:DIR, local:NAME)");
+      }
       if (options.registries) {
         STRATA_TRY(out.store, options.registries->open(ref.docker));
       } else {

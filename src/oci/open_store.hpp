@@ -33,6 +33,8 @@ struct OpenOptions {
   // one client per registry host (connections, auth challenge, tokens).
   // nullptr: every registry store gets its own.
   std::shared_ptr<registry::RegistryClientCache> registries;
+  // --offline: a registry reference fails at open, naming it.
+  bool offline = false;
 };
 
 // `options` with a fresh shared registry client cache built from them: pass

@@ -126,5 +126,45 @@ TEST_F(PackagesCli, BuildOptionsAnywhere) {
   EXPECT_EQ(trim_nl(third.out), "oci:" + (dir_ / "out").string() + ":c@" + a["digest"].get<std::string>());
 }
 
+TEST_F(PackagesCli, OfflineUsesOnlyLocalStateAndNamesWhatIsMissing) {
+  const std::string lock = (dir_ / "greet.lock").string();
+  auto online = strata({"resolve", "--base", base_, "--sources", sources_, "--platform", "linux/amd64", "greet",
+                        "--lock-out", lock});
+  ASSERT_EQ(online.code, 0) << online.err;
+  // The same answer with no network: the InRelease as last fetched here, the cached indexes.
+  auto offline = strata({"--offline", "resolve", "--base", base_, "--sources", sources_, "--platform", "linux/amd64",
+                         "greet"});
+  ASSERT_EQ(offline.code, 0) << offline.err;
+  EXPECT_EQ(offline.out, online.out);
+  // A home that never resolved cannot: the message names the archive and what to do.
+  auto fresh = run({strata_binary(), "--home", (dir_ / "fresh").string(), "resolve", "--base", base_, "--sources",
+                    sources_, "--platform", "linux/amd64", "greet"},
+                   "STRATA_OFFLINE=1");
+  EXPECT_EQ(fresh.code, 1);
+  EXPECT_NE(fresh.err.find("/InRelease"), std::string::npos) << fresh.err;
+  EXPECT_NE(fresh.err.find("never fetched on this machine"), std::string::npos) << fresh.err;
+
+  // The lock's .debs are not cached yet: every missing one is named at once.
+  const std::string dest = "oci:" + (dir_ / "out").string();
+  auto missing = strata({"--offline", "build", "--lock", lock, "--base", base_, "--dest", dest + ":off", "greet"});
+  EXPECT_EQ(missing.code, 1);
+  EXPECT_NE(missing.err.find("not in the local cache: "), std::string::npos) << missing.err;
+  EXPECT_NE(missing.err.find("greet 1.0-1"), std::string::npos) << missing.err;
+  EXPECT_NE(missing.err.find("libgreet1"), std::string::npos) << missing.err;
+  // Fetched once with the network, the offline build makes the connected build's digest.
+  ASSERT_EQ(strata({"fetch", "--lock", lock}).code, 0);
+  auto built = strata({"--offline", "build", "--lock", lock, "--base", base_, "--dest", dest + ":off", "greet"});
+  ASSERT_EQ(built.code, 0) << built.err;
+  auto connected = run({strata_binary(), "--home", (dir_ / "other").string(), "build", "--lock", lock, "--base",
+                        base_, "--sources", sources_, "--dest", dest + ":on", "greet"});
+  ASSERT_EQ(connected.code, 0) << connected.err;
+  EXPECT_EQ(trim_nl(built.out).substr(trim_nl(built.out).rfind('@') + 1),
+            trim_nl(connected.out).substr(trim_nl(connected.out).rfind('@') + 1));
+  // A registry is never contacted.
+  auto copy = strata({"--offline", "copy", "docker://registry.internal/team/app:1", dest + ":x"});
+  EXPECT_EQ(copy.code, 1);
+  EXPECT_NE(copy.err.find("docker://registry.internal/team/app:1 is in a registry"), std::string::npos) << copy.err;
+}
+
 }  // namespace
 }  // namespace strata::testing

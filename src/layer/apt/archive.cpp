@@ -38,6 +38,29 @@ std::filesystem::path verified_release_path(const ArchiveOptions& opt, const std
   return opt.home / "releases" / (release_sha + "-" + trust);
 }
 
+// The InRelease of a dist URL as last fetched on this machine, for
+// --offline: $STRATA_HOME/releases/by-url/<sha256 of the dist URL>, the URL
+// on the first line, then the bytes. It is verified like a fetched one.
+std::filesystem::path remembered_release_path(const ArchiveOptions& opt, const std::string& dist) {
+  return opt.home / "releases" / "by-url" / sha256_hex(dist);
+}
+
+void remember_release(const ArchiveOptions& opt, const std::string& dist, const std::string& bytes) {
+  auto p = remembered_release_path(opt, dist);
+  // Best effort: without it only an offline run is refused.
+  if (fs::make_dirs(p.parent_path())) (void)fs::write_file_atomic(p, dist + "\n" + bytes);
+}
+
+Result<std::optional<std::string>> remembered_release(const ArchiveOptions& opt, const std::string& dist) {
+  auto p = remembered_release_path(opt, dist);
+  std::error_code ec;
+  if (!std::filesystem::exists(p, ec)) return std::optional<std::string>();
+  STRATA_TRY(std::string bytes, fs::read_file(p, kMaxRelease + 4096));
+  auto nl = bytes.find('\n');
+  if (nl == std::string::npos || bytes.compare(0, nl, dist) != 0) return std::optional<std::string>();
+  return std::optional<std::string>(bytes.substr(nl + 1));
+}
+
 std::optional<VerifiedText> load_verified_release(const std::filesystem::path& p) {
   std::error_code ec;
   if (!std::filesystem::exists(p, ec)) return std::nullopt;
@@ -60,7 +83,18 @@ Result<LoadedSource> load_release(oci::http::Transport& transport, const AptSour
                             "option, or pass --allow-unsigned-archive to accept an unverified archive");
   }
   STRATA_TRY(TrustedKeys keys, trusted_keys_for(src, opt.apt_dir));
-  STRATA_TRY(auto inrelease, http_get(transport, dist + "/InRelease", kMaxRelease));
+  std::optional<std::string> inrelease;
+  if (opt.offline) {
+    STRATA_TRY(inrelease, remembered_release(opt, dist));
+    if (!inrelease) {
+      return fail(ErrorCode::kNotFound, "--offline: " + dist + "/InRelease (" + src.where +
+                                            ") was never fetched on this machine; resolve once with the network, or "
+                                            "build from a lock whose .debs are cached (strata fetch --lock)");
+    }
+  } else {
+    STRATA_TRY(inrelease, http_get(transport, dist + "/InRelease", kMaxRelease));
+    if (inrelease) remember_release(opt, dist, *inrelease);
+  }
   if (inrelease) {
     out.release_sha256 = sha256_hex(*inrelease);
     if (src.trusted) {
@@ -162,6 +196,10 @@ Result<LoadedArchive> load_archive(oci::http::Transport& transport, const std::v
             out.indexes.push_back(std::move(idx));
             continue;
           }
+        }
+        if (opt.offline) {
+          return fail(ErrorCode::kNotFound, "--offline: " + origin + " (" + src.where +
+                                                ") is not in the index cache; resolve once with the network");
         }
         STRATA_TRY(VerifiedIndex v, fetch_packages_index(transport, rel, req, [&](const VerifiedIndex& vi) -> Result<void> {
           STRATA_TRY(idx.packages, parse_packages_index(vi.text, origin));

@@ -24,6 +24,9 @@ struct ArchiveOptions {
   Clock* clock = nullptr;                   // REQUIRED
   bool allow_unsigned = false;              // honour "Trusted: yes" sources (loudly)
   std::filesystem::path apt_dir = "/etc/apt";  // for fingerprint-only Signed-By
+  // No network: each source's InRelease as last fetched on this machine
+  // (home/releases/by-url), verified and date-checked as if fetched now.
+  bool offline = false;
 };
 
 struct LoadedSource {

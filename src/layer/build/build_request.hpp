@@ -42,6 +42,9 @@ struct BuildContext {
   unsigned jobs = 4;             // parallel downloads and conversions
   const BaseFsCache* base_fs = nullptr;  // none: every base is read from its layers
   BuildObserver* observer = nullptr;     // none: nothing is reported
+  // No network: the archive's InRelease as last fetched here, cached indexes,
+  // and .debs from the cache (every missing one named at once).
+  bool offline = false;
 };
 
 }  // namespace strata::layer

@@ -105,6 +105,7 @@ Result<PlatformBuild> build_platform(const BuildRequest& r, const oci::Platform&
   fo.home = ctx.home;
   fo.jobs = ctx.jobs;
   fo.clock = &ctx.clock;
+  fo.offline = ctx.offline;
   STRATA_TRY(b.fetch, fetch_debs(ctx.http, b.lock, fo));
   observer.fetched(p, b.fetch);
 

@@ -18,6 +18,7 @@ Result<ResolvedRequest> resolve_platform_lock(const OverlaySpec& spec, const Bas
   req.archive.home = ctx.home;
   req.archive.clock = &ctx.clock;
   req.archive.allow_unsigned = spec.allow_unsigned;
+  req.archive.offline = ctx.offline;
   req.foreign_archs = foreign_architectures(native_arch, base.fs.read_small_file("var/lib/dpkg/arch").value_or(""),
                                             installed, spec.packages);
   req.installed = std::move(installed);
