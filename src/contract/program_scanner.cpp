@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstdint>
 #include <map>
 #include <optional>
 
@@ -216,6 +217,10 @@ bool program_env_name(std::string_view name) {
   return false;
 }
 
+// All source read for programs, whatever the file count: a monorepo's
+// generated or bundled code must not make the scan slow.
+constexpr std::uint64_t kMaxSourceTotalBytes = 128ull << 20;
+
 class ProgramScanner {
  public:
   explicit ProgramScanner(ScanContext& ctx) : ctx_(ctx) {}
@@ -229,6 +234,7 @@ class ProgramScanner {
     std::sort(files.begin(), files.end());
     files.erase(std::unique(files.begin(), files.end()), files.end());
     std::size_t read = 0;
+    std::uint64_t total = 0;
     for (const auto& f : files) {
       auto lang = lang_of(f);
       if (!lang || skipped_source(f)) continue;
@@ -238,7 +244,14 @@ class ProgramScanner {
         break;
       }
       auto text = ctx_.fs().read_text(f, ctx_.fs().limits().max_source_bytes);
-      if (text) file(f, *lang, *text);
+      if (!text) continue;
+      total += text->size();
+      if (total > kMaxSourceTotalBytes) {
+        ctx_.note(".", "stopped looking for executed programs after " + str::human_bytes(kMaxSourceTotalBytes) +
+                           " of source");
+        break;
+      }
+      file(f, *lang, *text);
     }
     if (!unknown_.empty()) {
       std::string msg = "programs executed that the `programs` table (toolchains.yaml) does not know, so no Debian "

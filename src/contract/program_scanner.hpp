@@ -8,7 +8,8 @@
 // Debian packages in `system_libs.run` with file:line evidence; an unknown
 // program is a note. Bounded: test, vendored, example and build-output
 // directories and build scripts are skipped, at most RepoLimits::
-// max_source_files files of at most max_source_bytes each are read.
+// max_source_files files of at most max_source_bytes each, 128 MiB in all, are
+// read.
 #pragma once
 
 #include "contract/scan_context.hpp"
