@@ -2,6 +2,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+#include <array>
 #include <cctype>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -102,20 +104,112 @@ class BuildEnvScanner {
     auto text = ctx_.fs().read_text(rel);
     if (!text) return;
     std::map<std::string, std::string> args;
-    for (auto raw : str::split(*text, '\n')) {
-      auto f = str::split_ws(raw);
+    struct Run {
+      std::size_t line;
+      int stage;
+      std::string text;
+    };
+    std::vector<Run> runs;
+    int stage = -1;
+    auto lines = str::split(*text, '\n');
+    for (std::size_t n = 0; n < lines.size(); ++n) {
+      auto f = str::split_ws(lines[n]);
       if (f.empty() || f[0].starts_with('#')) continue;
       std::string kw = str::lower(f[0]);
       if (kw == "arg" && f.size() >= 2) {
         std::string a(f[1]);
         if (auto eq = a.find('='); eq != std::string::npos) args[a.substr(0, eq)] = a.substr(eq + 1);
       } else if (kw == "from") {
+        ++stage;
         std::size_t i = 1;
         while (i < f.size() && f[i].starts_with("--")) ++i;
         if (i < f.size()) image(rel, "FROM", substitute(std::string(f[i]), args));
+      } else if (kw == "run") {
+        // One instruction over its continuation lines; comment lines inside
+        // a continuation are dropped, as Docker does.
+        Run r{n + 1, stage, std::string(str::trim(lines[n]))};
+        while (r.text.ends_with('\\') && n + 1 < lines.size()) {
+          r.text.pop_back();
+          std::string_view next = str::trim(lines[++n]);
+          if (next.starts_with('#')) {
+            r.text += '\\';
+            continue;
+          }
+          r.text += ' ';
+          r.text += next;
+        }
+        runs.push_back(std::move(r));
       }
     }
+    for (const auto& r : runs) installs(rel, r.line, r.text, r.stage == stage);
     cgo_setting(rel, *text, "CGO_ENABLED");
+  }
+
+  // `apt-get install` / `apt install` / `apk add` in a RUN instruction: the
+  // repository's own statement of what its image needs. Packages of the final
+  // stage are run-time needs, except -dev packages and build tools; earlier
+  // stages are build needs. Alpine names go through `alpine_packages`.
+  void installs(const std::string& rel, std::size_t line, const std::string& run, bool final_stage) {
+    auto words = str::split_ws(run);
+    for (std::size_t i = 0; i < words.size(); ++i) {
+      bool apk = false;
+      // xx-apt-get / xx-apk: the cross-compilation wrappers (tonistiigi/xx) take the same arguments.
+      if (words[i] == "apt-get" || words[i] == "apt" || words[i] == "xx-apt-get" || words[i] == "xx-apt") {
+        std::size_t j = i + 1;
+        while (j < words.size() && words[j].starts_with('-')) ++j;
+        if (j >= words.size() || words[j] != "install") continue;
+        i = j;
+      } else if (words[i] == "apk" || words[i] == "xx-apk") {
+        std::size_t j = i + 1;
+        while (j < words.size() && words[j].starts_with('-')) ++j;
+        if (j >= words.size() || words[j] != "add") continue;
+        i = j;
+        apk = true;
+      } else {
+        continue;
+      }
+      std::string snippet(run.substr(0, 160));
+      for (++i; i < words.size(); ++i) {
+        std::string_view w = words[i];
+        if (w == "&&" || w == "||" || w == ";" || w == "|" || w == ")") break;
+        bool last = w.ends_with(';');
+        if (last) w.remove_suffix(1);
+        if (w.size() >= 2 && (w.front() == '"' || w.front() == '\'')) w = w.substr(1, w.size() - 2);
+        if (auto eq = w.find('='); eq != std::string_view::npos) w = w.substr(0, eq);
+        bool name = !w.empty() && !w.starts_with('-') &&
+                    (std::islower(static_cast<unsigned char>(w[0])) || std::isdigit(static_cast<unsigned char>(w[0])));
+        for (char c : w)
+          if (!std::islower(static_cast<unsigned char>(c)) && !std::isdigit(static_cast<unsigned char>(c)) && c != '-' &&
+              c != '+' && c != '.')
+            name = false;
+        if (name) declared_package(rel, line, snippet, std::string(w), apk, final_stage);
+        if (last) break;
+      }
+    }
+  }
+
+  void declared_package(const std::string& rel, std::size_t line, const std::string& snippet, const std::string& name,
+                        bool apk, bool final_stage) {
+    std::vector<std::string> debian{name};
+    if (apk) {
+      const auto* mapped = kb_.alpine_package(name);
+      if (!mapped) {
+        ctx_.note(rel, "line " + std::to_string(line) + ": Alpine package " + name +
+                           " is not in alpine_packages (toolchains.yaml); its Debian name is unknown");
+        return;
+      }
+      debian = *mapped;
+    }
+    static constexpr std::array<std::string_view, 12> kBuildTools = {
+        "build-essential", "gcc", "g++", "make", "cmake", "pkg-config", "clang", "autoconf", "automake", "libtool",
+        "patchelf", "libc6-dev"};
+    Evidence ev{rel, "line " + std::to_string(line), snippet};
+    for (const auto& pkg : debian) {
+      bool build = !final_stage || pkg.ends_with("-dev") ||
+                   std::find(kBuildTools.begin(), kBuildTools.end(), pkg) != kBuildTools.end();
+      if (build) ctx_.build_lib(pkg, "dockerfile:" + rel, ev);
+      else ctx_.run_lib(pkg, "dockerfile:" + rel, ev);
+    }
   }
 
   static std::string substitute(std::string s, const std::map<std::string, std::string>& args) {

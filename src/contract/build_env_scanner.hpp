@@ -4,6 +4,9 @@
 // pnpm/action-setup and job containers (matrix values resolved), and
 // CGO_ENABLED where any of them, a Makefile or .goreleaser.yml sets it. Each
 // becomes a constraint with evidence; floors still intersect everything.
+// Dockerfile RUN apt-get install / apk add lines are declared packages: the
+// final stage's are run needs (but -dev packages and build tools), earlier
+// stages' build needs, Alpine names mapped to Debian through the knowledge base.
 #pragma once
 
 #include <string_view>

@@ -79,7 +79,10 @@ struct NativePackage {
 
 struct SystemLib {
   std::string package;                  // Debian package name
-  std::vector<std::string> required_by; // "npm:sharp", "toolchain:npm-compile", …
+  std::vector<std::string> required_by; // "npm:sharp", "toolchain:npm-compile", "exec:ffmpeg", …
+  // Where the repository's own code executes a program this package ships
+  // (file, "line N", the call); written only when present.
+  std::vector<Evidence> evidence{};
 };
 
 enum class EgressOrigin { kDeclared, kLockfile, kConfig, kDefault, kInstallTime };

@@ -150,6 +150,7 @@ Result<std::vector<SystemLib>> libs(Reader& r, const json& o, const char* key) {
     SystemLib lib;
     STRATA_TRY(lib.package, r.str(e, "package", at, false));
     STRATA_TRY(lib.required_by, r.strings(e, "required_by", at));
+    STRATA_TRY(lib.evidence, r.evidence_list(e, at));
     out.push_back(std::move(lib));
   }
   return out;

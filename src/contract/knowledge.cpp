@@ -45,6 +45,8 @@ class KnowledgeLoader {
       if (doc["cmake_packages"]) string_lists(doc["cmake_packages"], kb_.cmake_);
       if (doc["pkgconfig_modules"]) string_lists(doc["pkgconfig_modules"], kb_.pkgconfig_);
       if (doc["runtime_packages"]) string_lists(doc["runtime_packages"], kb_.runtime_);
+      if (doc["programs"]) string_lists(doc["programs"], kb_.programs_);
+      if (doc["alpine_packages"]) string_lists(doc["alpine_packages"], kb_.alpine_);
       if (doc["corepack"])
         for (const auto& kv : doc["corepack"])
           kb_.corepack_[kv.first.as<std::string>()] = {strings(kv.second["hosts"]), string_or(kv.second["mirror_env"]),
@@ -226,6 +228,14 @@ const KbLockFloor* KnowledgeBase::lock_floor(std::string_view lockfile) const {
 
 const std::vector<std::string>* KnowledgeBase::runtime_packages(std::string_view dev) const {
   return find_in(runtime_, dev);
+}
+
+const std::vector<std::string>* KnowledgeBase::program_packages(std::string_view program) const {
+  return find_in(programs_, program);
+}
+
+const std::vector<std::string>* KnowledgeBase::alpine_package(std::string_view name) const {
+  return find_in(alpine_, name);
 }
 
 const KbCorepack* KnowledgeBase::corepack(std::string_view manager) const {

@@ -100,6 +100,11 @@ class KnowledgeBase {
   const KbLockFloor* lock_floor(std::string_view lockfile) const;
   // Debian runtime packages of a -dev build package (libpq-dev → libpq5).
   const std::vector<std::string>* runtime_packages(std::string_view dev) const;
+  // Debian packages that ship a program an application executes ("gs" →
+  // ghostscript); nullptr when the table does not know the program.
+  const std::vector<std::string>* program_packages(std::string_view program) const;
+  // Debian packages for an Alpine package a Dockerfile `apk add`s.
+  const std::vector<std::string>* alpine_package(std::string_view name) const;
   // "yarn-berry", "yarn-classic", "pnpm", "npm".
   const KbCorepack* corepack(std::string_view manager) const;
   // Container images whose tag names a tool version ("node" → node).
@@ -120,7 +125,7 @@ class KnowledgeBase {
   std::map<std::string, std::map<std::string, KbPackage, std::less<>>, std::less<>> packages_;
   std::map<std::string, KbToolchain, std::less<>> toolchains_;
   std::vector<KbScriptPattern> scripts_;
-  std::map<std::string, std::vector<std::string>, std::less<>> cmake_, pkgconfig_, runtime_;
+  std::map<std::string, std::vector<std::string>, std::less<>> cmake_, pkgconfig_, runtime_, programs_, alpine_;
   std::map<std::string, KbCorepack, std::less<>> corepack_;
   std::map<std::string, std::string, std::less<>> images_;
   std::map<std::string, KbLockFloor, std::less<>> lock_floors_;

@@ -28,6 +28,8 @@ struct RepoLimits {
   std::size_t max_walk_entries = 400000;           // directory entries visited
   int max_depth = 12;
   std::size_t max_go_files = 20000;                // files inspected for import "C"
+  std::size_t max_source_files = 5000;             // source files read for executed programs
+  std::uint64_t max_source_bytes = 1ull << 20;     // larger source files are generated or bundled
 };
 
 class RepoFs {

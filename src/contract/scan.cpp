@@ -9,6 +9,7 @@
 #include "contract/cbuild_scanner.hpp"
 #include "contract/go_scanner.hpp"
 #include "contract/node_scanner.hpp"
+#include "contract/program_scanner.hpp"
 #include "contract/project_yaml.hpp"
 #include "contract/python_scanner.hpp"
 #include "contract/rust_scanner.hpp"
@@ -31,7 +32,7 @@ bool interesting(std::string_view name) {
     if (name == n) return true;
   if (name.starts_with("requirements") && name.ends_with(".txt")) return true;
   if (build_env_file(name)) return true;
-  return name.size() > 3 && name.ends_with(".go");
+  return program_source_file(name);
 }
 
 const Result<KnowledgeBase>& knowledge() {
@@ -59,6 +60,7 @@ Result<Contract> scan_repository(const std::filesystem::path& root, const ScanOp
   scan_rust(ctx);
   scan_c_builds(ctx);
   scan_build_envs(ctx);
+  scan_programs(ctx);
   auto natives = classify_native(ctx);
   return ctx.finish(root.string(), std::move(natives));
 }

@@ -83,6 +83,23 @@ std::optional<Version> ScanContext::pnpm_version_for(std::string_view file) cons
 void ScanContext::build_lib(const std::string& pkg, const std::string& by) { build_libs_[pkg].insert(by); }
 void ScanContext::run_lib(const std::string& pkg, const std::string& by) { run_libs_[pkg].insert(by); }
 
+namespace {
+void keep_evidence(std::vector<Evidence>& evs, Evidence ev) {
+  if (evs.size() < ScanContext::kRunLibEvidence && std::find(evs.begin(), evs.end(), ev) == evs.end())
+    evs.push_back(std::move(ev));
+}
+}  // namespace
+
+void ScanContext::run_lib(const std::string& pkg, const std::string& by, Evidence ev) {
+  run_libs_[pkg].insert(by);
+  keep_evidence(run_lib_evidence_[pkg], std::move(ev));
+}
+
+void ScanContext::build_lib(const std::string& pkg, const std::string& by, Evidence ev) {
+  build_libs_[pkg].insert(by);
+  keep_evidence(build_lib_evidence_[pkg], std::move(ev));
+}
+
 void ScanContext::egress(const std::string& host_in, EgressOrigin origin, const std::string& reason,
                          std::optional<Evidence> ev, const std::string& mirror_env, int port) {
   std::string host = host_in;
@@ -174,8 +191,15 @@ Contract ScanContext::finish(std::string root, std::vector<NativePackage> native
     if (const auto* run = kb_.runtime_packages(pkg))
       for (const auto& r : *run) run_libs_[r].insert(by.begin(), by.end());
   c.native_packages = std::move(natives);
-  for (auto& [pkg, by] : build_libs_) c.build_libs.push_back({pkg, {by.begin(), by.end()}});
-  for (auto& [pkg, by] : run_libs_) c.run_libs.push_back({pkg, {by.begin(), by.end()}});
+  auto with_evidence = [](const std::map<std::string, std::set<std::string>>& libs,
+                          const std::map<std::string, std::vector<Evidence>>& evidence, std::vector<SystemLib>& out) {
+    for (const auto& [pkg, by] : libs) {
+      auto ev = evidence.find(pkg);
+      out.push_back({pkg, {by.begin(), by.end()}, ev == evidence.end() ? std::vector<Evidence>{} : ev->second});
+    }
+  };
+  with_evidence(build_libs_, build_lib_evidence_, c.build_libs);
+  with_evidence(run_libs_, run_lib_evidence_, c.run_libs);
   for (auto& [key, h] : egress_) c.egress_hosts.push_back(std::move(h));
   c.egress_rejected = std::move(egress_rejected_);
   for (auto& [name, why] : commands_) c.required_commands.push_back({name, {why.begin(), why.end()}});

@@ -73,6 +73,12 @@ class ScanContext {
 
   void build_lib(const std::string& pkg, const std::string& required_by);
   void run_lib(const std::string& pkg, const std::string& required_by);
+  // A package with where it is needed (a program the code executes, a
+  // Dockerfile install line); at most kRunLibEvidence pieces of evidence are
+  // kept per package.
+  void run_lib(const std::string& pkg, const std::string& required_by, Evidence ev);
+  void build_lib(const std::string& pkg, const std::string& required_by, Evidence ev);
+  static constexpr std::size_t kRunLibEvidence = 5;
   // Records a host the repository reaches. `host` may carry a port
   // ("r.example.com:8080", as url_host gives it); otherwise `port` applies.
   void egress(const std::string& host, EgressOrigin origin, const std::string& reason,
@@ -119,6 +125,7 @@ class ScanContext {
   std::map<std::string, ToolConstraints> tools_;
   std::map<std::pair<std::string, std::string>, PackageSignals> packages_;
   std::map<std::string, std::set<std::string>> build_libs_, run_libs_;
+  std::map<std::string, std::vector<Evidence>> build_lib_evidence_, run_lib_evidence_;
   std::map<std::pair<std::string, int>, EgressHost> egress_;
   std::vector<RejectedEgress> egress_rejected_;
   std::map<std::string, std::set<std::string>> commands_;

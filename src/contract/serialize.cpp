@@ -25,7 +25,11 @@ ordered_json strings(const std::vector<std::string>& v) {
 
 ordered_json libs(const std::vector<SystemLib>& v) {
   ordered_json a = ordered_json::array();
-  for (const auto& l : v) a.push_back({{"package", l.package}, {"required_by", strings(l.required_by)}});
+  for (const auto& l : v) {
+    ordered_json x = {{"package", l.package}, {"required_by", strings(l.required_by)}};
+    if (!l.evidence.empty()) x["evidence"] = evidence_list(l.evidence);
+    a.push_back(std::move(x));
+  }
   return a;
 }
 

@@ -259,6 +259,33 @@ TEST(FloorsAndHosts, LegacyRustToolchainFile) {
   EXPECT_EQ(h->evidence.front().file, "rust-toolchain");
 }
 
+// ---- packages a Dockerfile installs ------------------------------------------------
+
+TEST(DeclaredPackages, DockerfileInstallLinesByStage) {
+  Contract c = scan_fixture("docker-declared-packages");
+  // The builder stage: build needs, a comment line inside the continuation skipped.
+  EXPECT_TRUE(required_by(c.build_libs, "build-essential", "dockerfile:Dockerfile"));
+  EXPECT_TRUE(required_by(c.build_libs, "libpq-dev", "dockerfile:Dockerfile"));
+  EXPECT_TRUE(required_by(c.build_libs, "curl", "dockerfile:Dockerfile"));
+  EXPECT_EQ(lib(c.build_libs, "libpq-dev")->evidence.front().field, "line 3");
+  // The final stage: run needs; a version pin and quotes are not part of the name.
+  EXPECT_TRUE(required_by(c.run_libs, "libpq5", "dockerfile:Dockerfile"));
+  EXPECT_TRUE(required_by(c.run_libs, "ffmpeg", "dockerfile:Dockerfile"));
+  EXPECT_TRUE(required_by(c.run_libs, "gettext-base", "dockerfile:Dockerfile"));
+  EXPECT_EQ(lib(c.run_libs, "curl"), nullptr);
+  // `echo "apt-get install is …"` installs nothing.
+  EXPECT_EQ(lib(c.run_libs, "is"), nullptr);
+  EXPECT_EQ(lib(c.run_libs, "how"), nullptr);
+  // Alpine names become Debian names; an unknown one is a note, libc6-compat is nothing on Debian.
+  EXPECT_TRUE(required_by(c.run_libs, "git", "dockerfile:docker/alpine.Dockerfile"));
+  EXPECT_TRUE(required_by(c.run_libs, "openssh-client", "dockerfile:docker/alpine.Dockerfile"));
+  EXPECT_TRUE(required_by(c.run_libs, "openssh-server", "dockerfile:docker/alpine.Dockerfile"));
+  EXPECT_EQ(lib(c.run_libs, "libc6-compat"), nullptr);
+  EXPECT_EQ(lib(c.run_libs, "requirements.txt"), nullptr);  // after the `;`
+  EXPECT_TRUE(noted(c, "docker/alpine.Dockerfile", "Alpine package su-exec is not in alpine_packages"));
+  EXPECT_EQ(floor_of(c, "python"), "3.12.0");
+}
+
 // ---- scoping ----------------------------------------------------------------------
 
 TEST(Scoping, PnpmVersionAppliesToItsOwnProject) {

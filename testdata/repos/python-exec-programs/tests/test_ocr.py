@@ -1,0 +1,5 @@
+import subprocess
+
+
+def test_tesseract_present():
+    subprocess.run(["jbig2", "--version"], check=True)
