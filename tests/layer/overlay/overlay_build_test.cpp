@@ -399,6 +399,20 @@ TEST(OverlayBuild, SeveralPlatformsBuildFromOneArchiveIntoAnIndex) {
     EXPECT_NE(status.find("Package: libgreet1\nStatus: install ok installed\n"), std::string::npos);
     EXPECT_NE(status.find("Architecture: " + arch + "\n"), std::string::npos);
   }
+  // index.json holds the tagged index only (its key tag and the --dest tag):
+  // the per-platform manifests are reached through it, not left as untagged
+  // roots; they still read by digest, and skopeo copies the whole index.
+  auto top = nlohmann::json::parse(sh("cat " + layout + "/index.json"));
+  for (const auto& e : top["manifests"]) {
+    EXPECT_TRUE(e.contains("annotations") && e["annotations"].contains("org.opencontainers.image.ref.name"))
+        << "untagged entry in index.json: " << e.dump();
+  }
+  for (const auto& m : index["manifests"]) {
+    std::string digest = m["digest"];
+    EXPECT_EQ(top.dump().find(digest), std::string::npos) << digest << " is a top-level entry: " << top.dump();
+    EXPECT_EQ(sh("skopeo inspect --raw oci:" + layout + "@" + digest + " | sha256sum").substr(0, 64), digest.substr(7));
+  }
+  EXPECT_EQ(run({"skopeo", "copy", "-q", "--all", "oci:" + layout + ":both", "oci:" + (t / "copied").string() + ":both"}).code, 0);
   // Same bytes from another home with other --jobs.
   auto again = build_both("home-2", "out-2", "1");
   ASSERT_EQ(again.code, 0) << again.err;
