@@ -39,7 +39,9 @@ tar -C "$b" --numeric-owner -xpf "$base"
 key=$(sed -n 's/.*signed-by=\([^] ]*\).*/\1/p; s/^Signed-By: *\(\/.*\)/\1/p' "$sources" | head -1)
 case "$sources" in *.sources) list=etc/apt/sources.list.d/strata-vs-apt.sources ;; *) list=etc/apt/sources.list.d/strata-vs-apt.list ;; esac
 added=("$list")
-if [ -n "$key" ]; then
+if [ -n "$key" ] && [ -f "$b$key" ] && cmp -s "$key" "$b$key"; then
+  cp "$sources" "$b/$list"  # the base has the key where the sources say (and may list them itself)
+elif [ -n "$key" ]; then
   cp "$key" "$b/etc/apt/strata-vs-apt.gpg"; added+=(etc/apt/strata-vs-apt.gpg)
   sed "s|$key|/etc/apt/strata-vs-apt.gpg|" "$sources" > "$b/$list"
 else
