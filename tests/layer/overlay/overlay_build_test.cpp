@@ -420,7 +420,7 @@ TEST(OverlayBuild, SeveralPlatformsBuildFromOneArchiveIntoAnIndex) {
   EXPECT_EQ(tagged_only(copied), 1u);
   for (const auto& m : index["manifests"]) {
     std::string digest = m["digest"];
-    auto one = run({strata_binary(), "--home", (t / "home").string(), "inspect", "--raw", "oci:" + copied + "@" + digest});
+    auto one = run({strata_binary(), "--home", (t / "home").string(), "inspect", "--raw", "oci:" + copied + ":" + digest});
     EXPECT_EQ(one.code, 0) << one.err;
   }
   EXPECT_EQ(run({"skopeo", "copy", "-q", "--all", "oci:" + copied + ":both", "oci:" + (t / "again").string() + ":both"}).code,
