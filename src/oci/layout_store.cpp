@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <set>
+#include <variant>
 
 #include "oci/media_types.hpp"
 #include "util/env.hpp"
@@ -323,10 +325,25 @@ Result<void> LayoutStore::put_manifest(const RawManifest& m, std::optional<std::
   Descriptor entry = m.descriptor;
   entry.annotations.clear();
   if (tag) entry.annotations[std::string(kRefNameAnnotation)] = std::string(*tag);
+  // A tagged index reaches its manifests: untagged top-level entries for them
+  // (put before it, as a copy or a multi-platform build does) are dropped, so
+  // index.json holds roots only (a gc and other tools' listings treat every
+  // top-level entry as one). The children stay readable by digest (blobs/).
+  std::set<Digest> children;
+  if (tag && media::is_index(m.descriptor.media_type)) {
+    auto parsed = parse_manifest(m.bytes, m.descriptor.media_type, describe() + "@" + m.descriptor.digest.str());
+    if (parsed && std::holds_alternative<ImageIndex>(*parsed)) {
+      for (const auto& c : std::get<ImageIndex>(*parsed).manifests) children.insert(c.digest);
+    }
+  }
   return update_index([&](ImageIndex& idx) {
     if (tag) {
+      auto before = idx.manifests.size();
+      std::erase_if(idx.manifests,
+                    [&](const Descriptor& e) { return e.ref_name().empty() && children.contains(e.digest); });
+      bool dropped = idx.manifests.size() != before;
       for (const auto& e : idx.manifests)
-        if (e.ref_name() == *tag && e.digest == entry.digest) return false;
+        if (e.ref_name() == *tag && e.digest == entry.digest) return dropped;
       std::erase_if(idx.manifests, [&](const Descriptor& e) { return e.ref_name() == *tag; });
       // An untagged entry for the same digest becomes the tagged one.
       std::erase_if(idx.manifests, [&](const Descriptor& e) { return e.digest == entry.digest && e.ref_name().empty(); });

@@ -69,6 +69,27 @@ SH
     mkdir -p "$d/usr/share/shared"
     echo "from $name" > "$d/usr/share/shared/file"
     ;;
+  libpal1)
+    # Two libraries in the multiarch directory, each with its SONAME link.
+    mkdir -p "$d/usr/lib/$triplet" "$d/DEBIAN"
+    gcc -shared -fPIC -Wl,-soname,libpal.so.1 -o "$d/usr/lib/$triplet/libpal.so.1.2" "$src/libgreet.c"
+    gcc -shared -fPIC -Wl,-soname,libpalx.so.3 -o "$d/usr/lib/$triplet/libpalx.so.3.0" "$src/libgreet.c"
+    ln -s libpal.so.1.2 "$d/usr/lib/$triplet/libpal.so.1"
+    ln -s libpalx.so.3.0 "$d/usr/lib/$triplet/libpalx.so.3"
+    echo "activate-noawait ldconfig" > "$d/DEBIAN/triggers"
+    ;;
+  libpal-common)
+    mkdir -p "$d/usr/share/pal"
+    echo "pal data" > "$d/usr/share/pal/data"
+    ;;
+  libpal-dev)
+    # Development links as real -dev packages ship them: one straight at the
+    # library file (not its SONAME), one absolute through /lib.
+    mkdir -p "$d/usr/lib/$triplet" "$d/usr/include"
+    ln -s libpal.so.1.2 "$d/usr/lib/$triplet/libpal.so"
+    ln -s "/lib/$triplet/libpalx.so.3" "$d/usr/lib/$triplet/libpalx.so"
+    echo "void greet(const char* who);" > "$d/usr/include/pal.h"
+    ;;
   diverted-tool)
     mkdir -p "$d/usr/bin"
     printf '#!/bin/sh\necho packaged\n' > "$d/usr/bin/diverted-tool"

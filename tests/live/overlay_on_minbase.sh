@@ -8,6 +8,9 @@
 #   runs, dpkg -l lists the packages, dpkg --audit is clean,
 #   `apt-get install -s build-essential` finds it already installed, and
 #   `ldconfig -p` shows the new libraries.
+# Then the same tree as apt-get install: tests/support/overlay_vs_apt.sh runs
+# the minbase's own apt in a chroot of the tarball and compares the two
+# trees path by path (type, mode, owner, target, content) and ldconfig -p.
 # Then the lock is built again in another home with other --jobs, umask and
 # TZ: the same digest.
 #   overlay_on_minbase.sh [STRATA_BINARY]
@@ -59,6 +62,17 @@ digest=$(sed 's/.*@//' "$work/overlay.ref")
 again=$(umask 077; TZ=Pacific/Kiritimati STRATA_HOME=$work/home-2 "$strata" -q --jobs 1 build \
   --base "oci:$layout:minbase" --lock "$work/overlay.lock" --dest "oci:$work/images-2:overlay" build-essential libpq-dev)
 check "the lock rebuilt in another home, umask, TZ and --jobs: same digest" test "${again##*@}" = "$digest"
+
+# The same tree as apt-get install, path for path: the minbase's own apt in
+# a chroot of the same tarball, against the same archive
+# (docs/format/overlay.md "Compared with apt-get install").
+name="the overlay is apt-get install's tree, path for path"
+if "$live_src/tests/support/overlay_vs_apt.sh" "$strata" "$work/minbase.tar" "$sources" "$work/vs-apt" \
+    -- build-essential libpq-dev > "$work/vs-apt.out" 2>&1; then
+  echo "ok    $name"; tail -2 "$work/vs-apt.out" | sed 's/^/note  /'
+else
+  echo "FAIL  $name"; sed 's/^/      /' "$work/vs-apt.out"; failures=$((failures + 1))
+fi
 
 echo "summary: $failures failed checks"
 [ "$failures" = 0 ]

@@ -68,8 +68,10 @@ build() {
     arch=$(sed -n 's/^Architecture: //p' "$c"); suite=$(sed -n 's/^X-Suite: //p' "$c")
     pkgdir="$out/work/$name-$version-$arch"
     mkdir -p "$pkgdir/DEBIAN" "$pkgdir/usr/share/doc/$name" "$out/pool/$suite"
-    { grep -v '^X-Suite:\|^X-Compression:' "$c"; echo "Maintainer: strata tests <tests@strata.test>"; echo "Description: fixture package $name"; } \
-      > "$pkgdir/DEBIAN/control"
+    # A definition's own Description (continuation lines, trailing blanks
+    # and all) is kept; otherwise a one-line one.
+    { grep -v '^X-Suite:\|^X-Compression:' "$c"; echo "Maintainer: strata tests <tests@strata.test>"
+      grep -q '^Description:' "$c" || echo "Description: fixture package $name"; } > "$pkgdir/DEBIAN/control"
     echo "$name $version" > "$pkgdir/usr/share/doc/$name/README"
     # Optional per-definition payload hook and data member compression (X-Compression).
     if [ -x "$defs/payload.sh" ]; then "$defs/payload.sh" "$name" "$arch" "$pkgdir"; fi

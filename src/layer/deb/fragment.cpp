@@ -184,14 +184,23 @@ void checksums(const DebControl& control, const DataContents& data, FragmentInfo
   if (auto it = control.files.find("md5sums"); it != control.files.end()) {
     info.md5sums = it->second;
   } else {
-    std::vector<const Item*> regular;
+    // Every regular file, a hardlink too (dpkg hashes what it extracts:
+    // a hardlink's hash is its target's).
+    std::vector<std::pair<const Item*, const Item*>> regular;  // name, content
     for (const auto& it : items) {
-      if (it.entry.type == TarEntryType::kRegular) regular.push_back(&it);
+      if (it.entry.type == TarEntryType::kRegular) regular.emplace_back(&it, &it);
+      if (it.entry.type != TarEntryType::kHardlink) continue;
+      std::string_view target = it.entry.link_target;
+      while (target.starts_with("./") || target.starts_with('/')) target.remove_prefix(target.front() == '.' ? 2 : 1);
+      auto t = data.by_package_path.find(std::string(target));
+      if (t != data.by_package_path.end() && items[t->second].entry.type == TarEntryType::kRegular) {
+        regular.emplace_back(&it, &items[t->second]);
+      }
     }
     std::sort(regular.begin(), regular.end(),
-              [](const Item* a, const Item* b) { return a->package_path < b->package_path; });
-    for (const Item* it : regular) {
-      info.md5sums += md5_hex(content.substr(it->offset, it->entry.size)) + "  " + it->package_path + "\n";
+              [](const auto& a, const auto& b) { return a.first->package_path < b.first->package_path; });
+    for (const auto& [name, body] : regular) {
+      info.md5sums += md5_hex(content.substr(body->offset, body->entry.size)) + "  " + name->package_path + "\n";
     }
   }
   if (auto cf = control.files.find("conffiles"); cf != control.files.end()) {

@@ -34,7 +34,7 @@
 namespace strata::layer {
 
 // Bump when conversion output changes for the same inputs.
-inline constexpr int kFragmentRecipe = 3;
+inline constexpr int kFragmentRecipe = 4;
 
 struct FragmentEntry {
   std::string path;  // placed path in the image

@@ -47,7 +47,14 @@ Result<void> for_each_deb822_stanza(std::string_view text, std::string_view orig
   Deb822Stanza current;
   std::size_t line_no = 0;
   std::size_t pos = 0;
+  // dpkg drops trailing whitespace from a whole value, not from its lines.
+  auto finish_raw = [&]() {
+    if (!options.keep_raw || current.fields.empty()) return;
+    auto& raw = current.fields.back().raw;
+    while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\t' || raw.back() == '\n')) raw.pop_back();
+  };
   auto flush = [&]() -> Result<void> {
+    finish_raw();
     if (current.fields.empty()) return {};
     Deb822Stanza done = std::move(current);
     current = Deb822Stanza{};
@@ -82,6 +89,10 @@ Result<void> for_each_deb822_stanza(std::string_view text, std::string_view orig
             origin, line_no, "continuation line without a field (does a stanza start with a space?)"));
       }
       std::string_view cont = line.substr(1);
+      if (options.keep_raw) {
+        current.fields.back().raw.push_back('\n');
+        current.fields.back().raw.append(line);
+      }
       auto& value = current.fields.back().value;
       value.push_back('\n');
       if (str::trim(cont) == ".") continue;  // an empty line inside the value
@@ -104,8 +115,13 @@ Result<void> for_each_deb822_stanza(std::string_view text, std::string_view orig
       return std::unexpected(parse_error(origin, line_no, "too many fields in one stanza"));
     }
     if (current.fields.empty()) current.line = line_no;
-    current.fields.push_back(
-        Deb822Field{std::string(name), std::string(str::trim(line.substr(colon + 1))), line_no});
+    finish_raw();
+    std::string_view rest = line.substr(colon + 1);
+    current.fields.push_back(Deb822Field{std::string(name), std::string(str::trim(rest)), line_no, {}});
+    if (options.keep_raw) {
+      while (!rest.empty() && (rest.front() == ' ' || rest.front() == '\t')) rest.remove_prefix(1);
+      current.fields.back().raw = std::string(rest);
+    }
   }
   return flush();
 }

@@ -23,6 +23,11 @@ struct Deb822Field {
   std::string name;   // as written; lookups are case-insensitive
   std::string value;  // first line trimmed, continuation lines after '\n'
   std::size_t line = 0;
+  // With Deb822Options::keep_raw: the value as dpkg stores it, byte for byte
+  // — blanks after the colon skipped, continuation lines verbatim (their
+  // leading blank, " ." and trailing blanks kept), trailing whitespace of the
+  // whole value removed. Empty otherwise.
+  std::string raw;
 };
 
 struct Deb822Stanza {
@@ -38,6 +43,7 @@ struct Deb822Options {
   bool allow_comments = false;  // '#' lines (apt *.sources files allow them)
   std::size_t max_line = 1 << 20;  // bytes per physical line
   std::size_t max_fields = 512;    // per stanza
+  bool keep_raw = false;           // fill Deb822Field::raw (dpkg status, control files)
 };
 
 // Calls `fn` for every stanza in order; stops at the first error (from the

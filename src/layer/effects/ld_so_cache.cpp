@@ -56,11 +56,12 @@ int dl_cache_libcmp(std::string_view a, std::string_view b) {
 }
 
 std::string write_ld_so_cache(std::vector<LdCacheEntry> entries, std::string_view generator) {
-  // Keep the first entry per (soname, flags, hwcap): directory precedence.
-  std::set<std::tuple<std::string, std::int32_t, std::uint64_t>> seen;
+  // Exact repeats dropped; the same soname from two directories stays, in
+  // the order given (directory precedence), as ldconfig writes it.
+  std::set<std::tuple<std::string, std::string, std::int32_t, std::uint64_t>> seen;
   std::vector<LdCacheEntry> unique;
   for (auto& e : entries) {
-    if (seen.insert({e.soname, e.flags, e.hwcap}).second) unique.push_back(std::move(e));
+    if (seen.insert({e.soname, e.path, e.flags, e.hwcap}).second) unique.push_back(std::move(e));
   }
   // ldconfig's compare(): descending libcmp, then flags descending, then hwcap descending.
   std::stable_sort(unique.begin(), unique.end(), [](const LdCacheEntry& x, const LdCacheEntry& y) {

@@ -27,8 +27,9 @@ struct LdCacheEntry {
 // glibc's _dl_cache_libcmp: <0, 0, >0.
 int dl_cache_libcmp(std::string_view a, std::string_view b);
 
-// The cache bytes; entries are sorted and (soname, flags) duplicates dropped
-// (the first given wins, as ldconfig keeps the first directory's library).
+// The cache bytes; entries are sorted (equal keys keep the order given:
+// directory precedence) and exact repeats dropped. The same soname found in
+// two directories is cached twice, as ldconfig does.
 std::string write_ld_so_cache(std::vector<LdCacheEntry> entries, std::string_view generator = "strata");
 
 // Reads a new-format cache (e.g. the base image's). `what` names it in errors.

@@ -100,87 +100,191 @@ std::string ldconfig_summary(std::string_view content) {
   return std::to_string(lib->cache_flags) + " " + lib->soname;
 }
 
+namespace {
+
+// "a/b/../c" → "a/c", no leading or trailing "/"; ".." stops at the root.
+std::string normalize(std::string_view path) {
+  std::vector<std::string_view> parts;
+  for (auto part : str::split(path, '/')) {
+    if (part.empty() || part == ".") continue;
+    if (part == "..") {
+      if (!parts.empty()) parts.pop_back();
+      continue;
+    }
+    parts.push_back(part);
+  }
+  std::string out;
+  for (auto part : parts) out += (out.empty() ? "" : "/") + std::string(part);
+  return out;
+}
+
+struct LibraryFacts {
+  std::string soname;
+  std::int32_t flags = 0;
+};
+
+// The layer on top of the base, as ldconfig sees a directory of it.
+class MergedLibraries {
+ public:
+  explicit MergedLibraries(const OverlayView& view) : view_(view) {
+    for (const FragmentInfo* p : view.packages()) {
+      for (const auto& lib : p->libraries) libraries_[lib.path] = {lib.soname, lib.flags};
+      for (const auto& e : p->entries) names_[std::string(oci::parent_path(e.path))].insert(std::string(oci::base_name(e.path)));
+    }
+  }
+  std::set<std::string> names(const std::string& dir) const {
+    std::set<std::string> out;
+    if (auto base = view_.base().list(dir)) out.insert(base->begin(), base->end());
+    if (auto it = names_.find(dir); it != names_.end()) out.insert(it->second.begin(), it->second.end());
+    return out;
+  }
+  // Whether `path` is a symlink; nullopt when it is neither a symlink nor a regular file.
+  std::optional<bool> is_link(const std::string& path) const {
+    if (const FragmentEntry* e = view_.layer_entry(path)) {
+      if (e->type == oci::TarEntryType::kSymlink) return true;
+      if (e->type == oci::TarEntryType::kRegular || e->type == oci::TarEntryType::kHardlink) return false;
+      return std::nullopt;
+    }
+    auto node = view_.base().lookup(path, oci::ImageFilesystem::Follow::kNo);
+    if (!node) return std::nullopt;
+    if ((*node)->type == oci::TarEntryType::kSymlink) return true;
+    if ((*node)->type == oci::TarEntryType::kRegular) return false;
+    return std::nullopt;
+  }
+  // The ELF facts of what `path` leads to, symlinks followed through the
+  // layer and the base; nullopt for anything but a shared library.
+  std::optional<LibraryFacts> facts(std::string path) const {
+    for (int hops = 0; hops < 40; ++hops) {
+      std::string target;
+      if (const FragmentEntry* e = view_.layer_entry(path)) {
+        if (e->type == oci::TarEntryType::kRegular) {
+          auto it = libraries_.find(path);
+          if (it == libraries_.end()) return std::nullopt;
+          return it->second;
+        }
+        if (e->type == oci::TarEntryType::kHardlink) {
+          path = e->link_target;
+          continue;
+        }
+        if (e->type != oci::TarEntryType::kSymlink) return std::nullopt;
+        target = e->link_target;
+      } else {
+        auto node = view_.base().lookup(path, oci::ImageFilesystem::Follow::kNo);
+        if (!node) {
+          // A path through a base directory symlink: let the base resolve it.
+          auto canonical = view_.base().resolve(path, oci::ImageFilesystem::Follow::kNo);
+          if (!canonical || *canonical == path) return std::nullopt;
+          path = *canonical;
+          continue;
+        }
+        if ((*node)->type == oci::TarEntryType::kRegular) {
+          auto summary = view_.base().summary(path);
+          if (!summary) return std::nullopt;
+          std::string_view text = *summary;
+          std::size_t space = text.find(' ');
+          if (space == std::string_view::npos) return std::nullopt;  // not an ELF library
+          auto flags = str::parse_u64(text.substr(0, space));
+          if (!flags || space + 1 >= text.size()) return std::nullopt;
+          return LibraryFacts{std::string(text.substr(space + 1)), static_cast<std::int32_t>(*flags)};
+        }
+        if ((*node)->type != oci::TarEntryType::kSymlink) return std::nullopt;
+        target = (*node)->link_target;
+      }
+      std::string joined = target.starts_with('/') ? target : std::string(oci::parent_path(path)) + "/" + target;
+      path = view_.rules().place(normalize(joined), "");
+    }
+    return std::nullopt;
+  }
+
+ private:
+  const OverlayView& view_;
+  std::map<std::string, LibraryFacts> libraries_;
+  std::map<std::string, std::set<std::string>> names_;
+};
+
+bool activates_ldconfig(const FragmentInfo& p) {
+  auto it = p.control_files.find("triggers");
+  if (it == p.control_files.end()) return false;
+  for (auto line : str::split(it->second, '\n')) {
+    auto words = str::split_ws(line);
+    if (words.size() >= 2 && words[0].starts_with("activate") && words[1] == "ldconfig") return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 Result<Effects> ldconfig_effects(const OverlayView& view, std::string_view arch, std::int64_t epoch) {
   Effects fx;
   const auto& rules = view.rules();
   bool added = false;
-  for (const FragmentInfo* p : view.packages()) added = added || !p->libraries.empty();
+  for (const FragmentInfo* p : view.packages()) added = added || !p->libraries.empty() || activates_ldconfig(*p);
   if (!added) return fx;
 
   ConfReader conf(view);
   std::vector<std::string> dirs;
   conf.dirs("etc/ld.so.conf", dirs, 0);
+  // The built-in directories after the configured ones: the multiarch
+  // pair, then /lib and /usr/lib (Debian's glibc).
   std::string triplet = multiarch_triplet(arch);
   if (!triplet.empty()) {
     dirs.push_back("/lib/" + triplet);
     dirs.push_back("/usr/lib/" + triplet);
   }
-  // Canonical directory → the configured name that reaches it first.
+  dirs.push_back("/lib");
+  dirs.push_back("/usr/lib");
+  // Canonical directory → the configured name that reaches it first (the
+  // same directory twice is searched once, as ldconfig's inode check does).
   std::vector<std::pair<std::string, std::string>> order;
   std::set<std::string> seen;
+  MergedLibraries merged(view);
   for (const auto& d : dirs) {
     std::string canonical = rules.place(strip_root(d) + "/.", "");
     canonical = std::string(oci::parent_path(canonical));
+    if (!view.exists(canonical)) continue;
     if (seen.insert(canonical).second) order.emplace_back(canonical, d);
   }
-  std::map<std::string, std::vector<const FragmentLibrary*>> layer_libs;  // by canonical dir
-  for (const FragmentInfo* p : view.packages()) {
-    for (const auto& lib : p->libraries) layer_libs[std::string(oci::parent_path(lib.path))].push_back(&lib);
-  }
 
+  // Per directory, ldconfig's choice per soname: a file before a link,
+  // else the name that sorts newest. A symlink counts as a link (and is
+  // cached under its own name) when its name is the soname or a
+  // development name ("libpq.so") the soname starts with; any other
+  // symlink stands for the file it leads to.
   std::vector<LdCacheEntry> entries;
   std::set<std::string> made_links;
   for (const auto& [canonical, configured] : order) {
-    auto it = layer_libs.find(canonical);
-    if (it == layer_libs.end()) continue;
-    std::map<std::string, std::int32_t> sonames;
-    for (const FragmentLibrary* lib : it->second) {
-      sonames[lib->soname] = lib->flags;
-      std::string link = canonical + "/" + lib->soname;
-      if (!view.exists(link) && made_links.insert(link).second) {
-        fx.files.push_back(effect_symlink(link, std::string(oci::base_name(lib->path)), epoch));
+    struct Choice {
+      std::string name;
+      bool is_link = false;
+      std::int32_t flags = 0;
+    };
+    std::map<std::string, Choice> chosen;
+    for (const auto& name : merged.names(canonical)) {
+      if (!looks_like_library_name(name)) continue;
+      std::string path = canonical + "/" + name;
+      auto link = merged.is_link(path);
+      if (!link) continue;
+      auto lib = merged.facts(path);
+      if (!lib || lib->soname.empty()) continue;
+      bool is_link = *link;
+      std::string soname = lib->soname;
+      if (is_link && name != soname && !(name.ends_with(".so") && soname.starts_with(name))) is_link = false;
+      if (is_link) soname = name;
+      auto [it, inserted] = chosen.try_emplace(soname, Choice{name, is_link, lib->flags});
+      if (inserted) continue;
+      Choice& c = it->second;
+      if ((!is_link && c.is_link) || (is_link == c.is_link && dl_cache_libcmp(c.name, name) < 0)) {
+        c = Choice{name, is_link, c.flags};
       }
-      entries.push_back({lib->soname, configured + "/" + lib->soname, lib->flags, 0});
     }
-    // Development links "libx.so → libx.so.N" get their own entry, as ldconfig -p shows.
-    for (const FragmentInfo* p : view.packages()) {
-      for (const auto& e : p->entries) {
-        if (e.type != oci::TarEntryType::kSymlink || oci::parent_path(e.path) != canonical) continue;
-        std::string name(oci::base_name(e.path));
-        auto s = sonames.find(std::string(oci::base_name(e.link_target)));
-        if (name.ends_with(".so") && s != sonames.end()) entries.push_back({name, configured + "/" + name, s->second, 0});
+    for (const auto& [soname, c] : chosen) {
+      if (!c.is_link && c.name != soname) {
+        std::string link = canonical + "/" + soname;
+        if (!view.exists(link) && made_links.insert(link).second) {
+          fx.files.push_back(effect_symlink(link, c.name, epoch));
+        }
       }
-    }
-  }
-  if (entries.empty()) return fx;
-
-  if (view.base().exists("etc/ld.so.cache")) {
-    auto bytes = view.base().read_small_file("etc/ld.so.cache");
-    if (!bytes) return fail(bytes.error().context("reading the base's /etc/ld.so.cache"));
-    auto base_entries = parse_ld_so_cache(*bytes, "the base's /etc/ld.so.cache");
-    if (base_entries) {
-      entries.insert(entries.end(), base_entries->begin(), base_entries->end());
-    } else {
-      fx.notes.push_back(base_entries.error().message() + "; its entries are rebuilt from its libraries");
-    }
-  }
-  if (!view.base().exists("etc/ld.so.cache") || fx.notes.size() > 0) {
-    for (const auto& [canonical, configured] : order) {
-      auto names = view.base().list(canonical);
-      if (!names) continue;
-      for (const auto& n : *names) {
-        if (!looks_like_library_name(n)) continue;
-        auto summary = view.base().summary(canonical + "/" + n);
-        if (!summary) continue;
-        std::string_view text = *summary;
-        std::size_t space = text.find(' ');
-        if (space == std::string_view::npos) continue;  // not an ELF library
-        auto cache_flags = str::parse_u64(text.substr(0, space));
-        std::string_view soname = text.substr(space + 1);
-        if (!cache_flags || soname.empty() || !view.base().exists(canonical + "/" + std::string(soname))) continue;
-        entries.push_back({std::string(soname), configured + "/" + std::string(soname),
-                           static_cast<std::int32_t>(*cache_flags), 0});
-      }
+      entries.push_back({soname, configured + "/" + soname, c.flags, 0});
     }
   }
   fx.files.push_back(effect_file(rules.place("etc/ld.so.cache", ""), write_ld_so_cache(std::move(entries)), 0644, epoch));

@@ -1,13 +1,18 @@
-// What `ldconfig` would do after an install, computed instead of run: the
-// directories of /etc/ld.so.conf (with its `include` globs, from the base or
-// from the new packages) plus the system directories of the architecture,
-// deduplicated after following the base's symlinks (the first name wins, as
-// ldconfig's inode check does); for each shared library with a SONAME in
-// them an entry SONAME → DIR/SONAME (and DIR/NAME.so for a development link
-// pointing straight at the SONAME); the missing SONAME links ldconfig would
-// create. The base's entries come from its own ld.so.cache when it has one,
-// else from its libraries' summaries (ldconfig_summary, made as the base was
-// loaded). Nothing is written when the packages add no library. Pure.
+// What `ldconfig` would do after an install, computed instead of run, over
+// the base and the layer together: the directories of /etc/ld.so.conf (with
+// its `include` globs, from the base or from the new packages), then the
+// built-in ones (/lib/<triplet>, /usr/lib/<triplet>, /lib, /usr/lib), the
+// same directory once after following the base's symlinks (the first name
+// wins, as ldconfig's inode check does); in each, every "lib*.so*" /
+// "ld-*.so*" file or symlink that leads to an ELF library with a SONAME,
+// chosen per soname as ldconfig chooses (a file before a link, else the
+// newest name), a symlink named like the soname or like a development link
+// the soname starts with ("libpq.so" for "libpq.so.5") cached under its
+// own name; the missing SONAME links ldconfig would create. The base's
+// libraries come from their summaries (ldconfig_summary, made as the base
+// was loaded), so the whole cache is rebuilt, not merged. Nothing is written
+// when no new package ships a library or activates the ldconfig trigger.
+// Pure.
 #pragma once
 
 #include <string>

@@ -8,7 +8,7 @@ std::vector<std::string> base_capture_patterns() {
   return {"var/lib/dpkg/status",       "var/lib/dpkg/status.d/*",  "var/lib/dpkg/diversions",
           "var/lib/dpkg/statoverride", "var/lib/dpkg/alternatives/*", "etc/dpkg/dpkg.cfg.d/*",
           "var/lib/apt/extended_states", "etc/os-release",         "usr/lib/os-release",
-          "var/lib/dpkg/arch"};
+          "var/lib/dpkg/arch",         "var/lib/dpkg/triggers/*"};
 }
 
 Result<BaseImage> load_base_image(oci::Store& store, std::string_view ref, const oci::Platform& platform,

@@ -252,7 +252,7 @@ Result<OverlayResult> build_overlay(const BaseImage& base, oci::Store& base_stor
   }
   OverlayView view(base.fs, rules, packages);
   std::vector<EffectFile> files;
-  STRATA_TRY(files, dpkg_database_effects(base.fs, packages, o.requested, o.epoch));
+  STRATA_TRY(files, dpkg_database_effects(base.fs, packages, o.requested, o.debian_arch, o.epoch));
   STRATA_TRY(Effects alts, alternatives_effects(view, o.epoch));
   STRATA_TRY(Effects ld, ldconfig_effects(view, o.debian_arch, o.epoch));
   Effects extra;

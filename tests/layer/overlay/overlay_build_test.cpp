@@ -399,6 +399,32 @@ TEST(OverlayBuild, SeveralPlatformsBuildFromOneArchiveIntoAnIndex) {
     EXPECT_NE(status.find("Package: libgreet1\nStatus: install ok installed\n"), std::string::npos);
     EXPECT_NE(status.find("Architecture: " + arch + "\n"), std::string::npos);
   }
+  // index.json holds tagged entries only (the index under its key and the
+  // --dest tag, each platform's manifest under its own key): no untagged
+  // roots. A copy of the index into another layout (children put before
+  // their index) leaves the tagged index alone, its manifests readable by
+  // digest; skopeo copies it back out.
+  auto tagged_only = [](const std::string& dir) {
+    auto top = nlohmann::json::parse(sh("cat " + dir + "/index.json"));
+    for (const auto& e : top["manifests"]) {
+      EXPECT_TRUE(e.contains("annotations") && e["annotations"].contains("org.opencontainers.image.ref.name"))
+          << "untagged entry in " << dir << "/index.json: " << e.dump();
+    }
+    return top["manifests"].size();
+  };
+  tagged_only(layout);
+  std::string copied = (t / "copied").string();
+  auto c = run({strata_binary(), "--home", (t / "home").string(), "copy", "--all", "oci:" + layout + ":both",
+                "oci:" + copied + ":both"});
+  ASSERT_EQ(c.code, 0) << c.err;
+  EXPECT_EQ(tagged_only(copied), 1u);
+  for (const auto& m : index["manifests"]) {
+    std::string digest = m["digest"];
+    auto one = run({strata_binary(), "--home", (t / "home").string(), "inspect", "--raw", "oci:" + copied + ":" + digest});
+    EXPECT_EQ(one.code, 0) << one.err;
+  }
+  EXPECT_EQ(run({"skopeo", "copy", "-q", "--all", "oci:" + copied + ":both", "oci:" + (t / "again").string() + ":both"}).code,
+            0);
   // Same bytes from another home with other --jobs.
   auto again = build_both("home-2", "out-2", "1");
   ASSERT_EQ(again.code, 0) << again.err;
