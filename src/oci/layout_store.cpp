@@ -191,8 +191,16 @@ Result<std::unique_ptr<LayoutStore>> LayoutStore::open(stdfs::path dir, LayoutMo
       return fail(ErrorCode::kInvalidArgument, "oci:" + dir.string() + ": malformed oci-layout file");
     }
   }
-  return std::unique_ptr<LayoutStore>(new LayoutStore(std::move(dir)));
+  auto store = std::unique_ptr<LayoutStore>(new LayoutStore(std::move(dir)));
+  // A writer holds the lease for as long as it has the layout open: a gc
+  // running now is waited for, and no gc removes a blob while it writes.
+  if (mode == LayoutMode::kCreate) {
+    STRATA_TRY(store->lease_, fs::FileLock::acquire_shared(lease_path(store->dir_)));
+  }
+  return store;
 }
+
+stdfs::path LayoutStore::lease_path(const stdfs::path& dir) { return dir / ".strata" / "gc.lock"; }
 
 std::string LayoutStore::describe() const { return "oci:" + dir_.string(); }
 
@@ -423,6 +431,15 @@ Result<void> LayoutStore::delete_manifest(const Digest& digest) {
   }));
   if (!found) return fail(ErrorCode::kNotFound, describe() + ": no manifest " + digest.str());
   return {};
+}
+
+Result<std::size_t> LayoutStore::remove_entries(const std::function<bool(const Descriptor&)>& drop) {
+  std::size_t removed = 0;
+  STRATA_TRY_VOID(update_index([&](ImageIndex& idx) {
+    removed = std::erase_if(idx.manifests, drop);
+    return removed > 0;
+  }));
+  return removed;
 }
 
 Result<void> LayoutStore::delete_tag(std::string_view tag) {
