@@ -115,6 +115,10 @@ layer::GcPolicy gc_policy(const GcArgs& a) {
   return p;
 }
 
+nlohmann::ordered_json opt_when(std::int64_t t) {
+  return t == 0 ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(when(t));
+}
+
 nlohmann::ordered_json gc_json(const layer::GcReport& r) {
   nlohmann::ordered_json out;
   out["cache"] = r.cache;
@@ -122,13 +126,13 @@ nlohmann::ordered_json gc_json(const layer::GcReport& r) {
   out["overlays"] = nlohmann::ordered_json::array();
   for (const auto& o : r.overlays)
     out["overlays"].push_back({{"keys", o.keys}, {"digest", o.root.digest.str()},
-                               {"last_used", o.last_used ? nlohmann::ordered_json(when(o.last_used)) : nullptr},
-                               {"created", o.created ? nlohmann::ordered_json(when(o.created)) : nullptr},
-                               {"size", o.size}, {"freed", o.freed}, {"reason", layer::gc_reason_name(o.reason)}});
+                               {"last_used", opt_when(o.last_used)}, {"created", opt_when(o.created)},
+                               {"size", o.size}, {"freed", o.freed},
+                               {"reason", std::string(layer::gc_reason_name(o.reason))}});
   out["kept_overlays"] = r.kept_overlays;
   out["removed"] = nlohmann::ordered_json::array();
   for (const auto& m : r.removed)
-    out["removed"].push_back({{"what", m.what}, {"ref", m.ref.empty() ? nullptr : nlohmann::ordered_json(m.ref)},
+    out["removed"].push_back({{"what", m.what}, {"ref", m.ref.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(m.ref)},
                               {"digest", m.digest}});
   if (!r.registry) {
     out["blobs"] = nlohmann::ordered_json::array();
@@ -139,7 +143,7 @@ nlohmann::ordered_json gc_json(const layer::GcReport& r) {
   out["local_caches"] = nlohmann::ordered_json::array();
   for (const auto& h : r.home)
     out["local_caches"].push_back({{"cache", h.cache}, {"path", h.path}, {"bytes", h.bytes},
-                                   {"modified", when(h.mtime)}, {"reason", layer::gc_reason_name(h.reason)}});
+                                   {"modified", when(h.mtime)}, {"reason", std::string(layer::gc_reason_name(h.reason))}});
   out["local_cache_bytes"] = r.home_bytes;
   out["local_caches_deferred"] = r.home_deferred;
   out["bytes_before"] = r.bytes_before;
@@ -191,26 +195,21 @@ void run_gc(const GlobalOptions& g, const GcArgs& args) {
     summary += "; local caches " + std::to_string(r.home.size()) + " items (" + str::human_bytes(r.home_bytes) + ")";
     if (r.home_deferred) summary += ", left alone while a build runs";
   }
-  summary += "; " + str::human_bytes(r.bytes_before) + " → " + str::human_bytes(r.bytes_after) + " in " + r.cache;
+  summary += "; " + str::human_bytes(r.bytes_before) + " -> " + str::human_bytes(r.bytes_after) + " in " + r.cache;
   if (!r.cap_met) summary += " (over --max-size: the rest is younger than --min-age or used by other images)";
 
   if (g.json) {
-    std::cout << oci::dump_json(gc_json(r), 2) << "
-";
+    std::cout << oci::dump_json(gc_json(r), 2) << "\n";
   } else {
     for (const auto& o : r.overlays)
-      std::printf("%s overlay %s  last used %s  %s freed  (%s)
-", verb, o.keys.front().substr(0, 12).c_str(),
+      std::printf("%s overlay %s  last used %s  %s freed  (%s)\n", verb, o.keys.front().substr(0, 12).c_str(),
                   when(o.last_used).c_str(), str::human_bytes(o.freed).c_str(),
                   std::string(layer::gc_reason_name(o.reason)).c_str());
     for (const auto& m : r.removed)
-      std::printf("%s %s %s%s
-", verb, m.what.c_str(), m.digest.c_str(), m.ref.empty() ? "" : (" " + m.ref).c_str());
-    for (const auto& b : r.blobs) std::printf("%s blob %s %s
-", verb, b.digest.c_str(), str::human_bytes(b.bytes).c_str());
+      std::printf("%s %s %s%s\n", verb, m.what.c_str(), m.digest.c_str(), m.ref.empty() ? "" : (" " + m.ref).c_str());
+    for (const auto& b : r.blobs) std::printf("%s blob %s %s\n", verb, b.digest.c_str(), str::human_bytes(b.bytes).c_str());
     for (const auto& h : r.home)
-      std::printf("%s %s %s %s
-", verb, h.cache.c_str(), h.path.c_str(), str::human_bytes(h.bytes).c_str());
+      std::printf("%s %s %s %s\n", verb, h.cache.c_str(), h.path.c_str(), str::human_bytes(h.bytes).c_str());
   }
   log_info(g, "strata cache gc: " + summary);
 }
@@ -328,11 +327,8 @@ void register_cache(CLI::App& app, GlobalOptions& g, std::shared_ptr<oci::http::
       "evicts until what stays fits (with the local cache, $STRATA_HOME's debs/, fragments/ and indexes/ count "
       "too), --min-age protects anything younger; then removes every blob a layout no longer names. In a "
       "registry, manifests are deleted by digest and the registry's own garbage collection frees the blobs",
-      "  strata cache gc --max-size 20G
-  strata cache gc --max-unused 30d --dry-run
-"
-      "  strata cache gc --cache docker://registry.internal/team/overlays --max-unused 14d --json
-");
+      "  strata cache gc --max-size 20G\n  strata cache gc --max-unused 30d --dry-run\n"
+      "  strata cache gc --cache docker://registry.internal/team/overlays --max-unused 14d --json\n");
   gc->add_option("--cache", ga->cache, "Cache to collect: oci:DIR or docker://HOST/REPO (default: the local store)");
   gc->add_option("--max-size", ga->max_size, "Evict until what stays fits in SIZE (bytes, or N with K, M, G)");
   gc->add_option("--max-unused", ga->max_unused, "Evict what was not used for DURATION (90m, 36h, 7d)");

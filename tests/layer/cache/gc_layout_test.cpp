@@ -216,7 +216,9 @@ TEST_F(GcLayout, AFailureAtEveryStepLeavesAValidLayout) {
       stdfs::remove_all(t_ / "layout");
       stdfs::copy(pristine, t_ / "layout", stdfs::copy_options::recursive);
       auto r = gc({.max_size = std::nullopt, .max_unused = 0, .min_age = 0});
-      if (env.fired() && !r) EXPECT_TRUE(testing::names_the_fault(r.error().message(), env));
+      if (env.fired() && !r) {
+        EXPECT_TRUE(testing::names_the_fault(r.error().message(), env));
+      }
       auto left = check_layout(t_ / "layout");
       EXPECT_TRUE(left.problems.empty()) << left.problems.front() << " after " << env.what_fired();
     });
