@@ -78,7 +78,7 @@ class LayoutStore final : public Store {
   // index.json, parsed; the last parse is reused while the file is the same
   // one (device, inode, size, mtime, ctime): with 100 000 tags a parse costs
   // over a second, and one command reads the index several times.
-  Result<ImageIndex> read_index();
+  Result<std::shared_ptr<const ImageIndex>> read_index();
   void remember_index(const ImageIndex& idx);
   // Read-modify-write of index.json under the lock.
   template <class F>
@@ -92,7 +92,7 @@ class LayoutStore final : public Store {
   };
   std::mutex index_mu_;
   std::optional<IndexStamp> index_stamp_;
-  ImageIndex index_;
+  std::shared_ptr<const ImageIndex> index_;
 };
 
 }  // namespace strata::oci

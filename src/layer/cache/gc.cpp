@@ -179,25 +179,34 @@ Result<GcReport> gc_layout(oci::LayoutStore& layout, const GcOptions& o, const C
   Candidates cand;
   std::vector<std::vector<EntryId>> owned;
   std::set<EntryId> owned_any;
-  std::map<std::string, std::vector<const oci::Descriptor*>> by_subject;
+  std::unordered_map<std::string, std::vector<const oci::Descriptor*>> by_subject;
   for (const auto& e : entries)
     if (auto s = reach.subject(e.digest.str()); !s.empty()) by_subject[s].push_back(&e);
+  std::unordered_map<std::string, std::vector<const oci::Descriptor*>> by_tag, untagged;
+  for (const auto& e : entries) {
+    if (e.ref_name().empty()) untagged[e.digest.str()].push_back(&e);
+    else by_tag[e.ref_name()].push_back(&e);
+  }
   for (const auto& ov : listing.overlays) {
     if (listing.other_blobs.contains(ov.root.digest.str())) continue;
-    std::set<std::string> tags;
+    // Its key tags, their use records, an untagged entry of it, its referrers.
+    std::vector<const oci::Descriptor*> found;
+    auto take = [&](const auto& map, const std::string& k) {
+      if (auto it = map.find(k); it != map.end()) found.insert(found.end(), it->second.begin(), it->second.end());
+    };
     for (const auto& k : ov.keys) {
-      tags.insert(std::string(kOverlayPrefix) + k);
-      tags.insert(std::string(kOverlayPrefix) + k + std::string(kUseTagSuffix));
+      take(by_tag, std::string(kOverlayPrefix) + k);
+      take(by_tag, std::string(kOverlayPrefix) + k + std::string(kUseTagSuffix));
     }
+    take(untagged, ov.root.digest.str());
+    take(by_subject, ov.root.digest.str());
     std::vector<EntryId> mine;
     GcEntry entry;
-    for (const auto& e : entries) {
-      const bool own_tag = tags.contains(e.ref_name());
-      const bool untagged_root = e.ref_name().empty() && e.digest == ov.root.digest;
-      const bool referrer = reach.subject(e.digest.str()) == ov.root.digest.str();
-      if (!own_tag && !untagged_root && !referrer) continue;
-      mine.push_back(id_of(e));
-      for (const auto& b : reach.of(e)) entry.blobs.push_back(blobs.add(b, disk_size(b)));
+    for (const auto* e : found) {
+      auto id = id_of(*e);
+      if (std::find(mine.begin(), mine.end(), id) != mine.end()) continue;
+      mine.push_back(std::move(id));
+      for (const auto& b : reach.of(*e)) entry.blobs.push_back(blobs.add(b, disk_size(b)));
     }
     entry.blobs = unique(std::move(entry.blobs));
     auto root_file = on_disk.find(ov.root.digest.str());
