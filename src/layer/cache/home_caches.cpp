@@ -64,7 +64,7 @@ std::vector<HomeCacheItem> home_cache_items(const stdfs::path& home) {
     std::error_code fe;
     if (!d.is_directory(fe) || d.path().filename().string().starts_with(".")) continue;
     if (!stdfs::exists(d.path() / "info.bin", fe)) continue;  // being written (a temporary name) or foreign
-    HomeCacheItem item{"fragments", d.path(), true, 0, mtime_of(d.path())};
+    HomeCacheItem item{"fragments", d.path(), true, 0, 0};  // its files' time: the directory's is its creation
     for (const auto& f : stdfs::directory_iterator(d.path(), fe)) {
       std::error_code se;
       if (!f.is_regular_file(se)) continue;

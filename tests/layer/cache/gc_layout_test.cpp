@@ -5,8 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <fstream>
 
+#include "layer/build/build.hpp"
 #include "layer/build/overlay_use.hpp"
 #include "oci/layout_store.hpp"
 #include "support/fault_env.hpp"
@@ -202,6 +204,52 @@ TEST_F(GcLayout, UseRecordsWithoutTheirOverlayGo) {
   ASSERT_EQ(r->removed.size(), 1u);
   EXPECT_EQ(r->removed[0].what, "use record");
   EXPECT_EQ(tags(), (std::vector<std::string>{"base"}));
+}
+
+// $STRATA_HOME's caches under the same cap, oldest file first; a fragment
+// goes whole; a build holding the home's lease keeps them all.
+TEST_F(GcLayout, HomeCachesShareTheCapOldestFirst) {
+  fill(0);
+  const auto home = t_ / "home";
+  auto put = [&](const stdfs::path& p, std::size_t n, int days_old) {
+    stdfs::create_directories(p.parent_path());
+    std::ofstream(p, std::ios::binary) << testing::random_bytes(n, static_cast<unsigned>(n));
+    stdfs::last_write_time(p, stdfs::file_time_type::clock::now() - std::chrono::hours(24 * days_old));
+  };
+  put(home / "debs" / "sha256" / "new", 3000, 1);
+  put(home / "debs" / "sha256" / "old", 5000, 3);
+  put(home / "fragments" / "f1" / "info.bin", 100, 5);
+  put(home / "fragments" / "f1" / "data.tar", 2000, 5);
+  put(home / "indexes" / "sha256" / "idx", 1000, 2);
+  auto run = [&](std::uint64_t cap) {
+    auto s = open(oci::LayoutMode::kReadOnly);
+    return collect_garbage(*s, {.policy = {.max_size = cap, .max_unused = std::nullopt, .min_age = 0},
+                                .dry_run = false, .home = home},
+                           system_clock());
+  };
+  {
+    auto building = fs::FileLock::acquire_shared(home_lease_path(home));
+    ASSERT_TRUE(building);
+    auto r = run(0);
+    ASSERT_TRUE(r) << r.error().message();
+    EXPECT_TRUE(r->home_deferred);
+    EXPECT_TRUE(r->home.empty());
+    EXPECT_TRUE(stdfs::exists(home / "fragments" / "f1" / "info.bin"));
+  }
+  // The base image (about 20 KB) stays whatever the cap; 4 KB more fits the
+  // newest deb and the index, not the older deb nor the fragment.
+  std::uint64_t base = 0;
+  for (const auto& b : check_layout(t_ / "layout").blobs)
+    base += stdfs::file_size(t_ / "layout" / "blobs" / "sha256" / b.substr(7));
+  auto r = run(base + 4000);
+  ASSERT_TRUE(r) << r.error().message();
+  ASSERT_EQ(r->home.size(), 2u);
+  EXPECT_EQ(r->home[0].cache, "fragments") << "the oldest first";
+  EXPECT_EQ(r->home[1].path, (home / "debs" / "sha256" / "old").string());
+  EXPECT_FALSE(stdfs::exists(home / "fragments" / "f1"));
+  EXPECT_TRUE(stdfs::exists(home / "debs" / "sha256" / "new"));
+  EXPECT_TRUE(stdfs::exists(home / "indexes" / "sha256" / "idx"));
+  EXPECT_EQ(r->home_bytes, 7100u);
 }
 
 // The "gc sweep" case of the fault tests: each filesystem step of a gc

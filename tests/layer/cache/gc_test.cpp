@@ -7,6 +7,7 @@
 
 #include "layer/build/build_fixture.hpp"
 #include "layer/build/overlay_use.hpp"
+#include "layer/cache/overlay_listing.hpp"
 #include "oci/layout_store.hpp"
 #include "support/layout_check.hpp"
 #include "support/registry_server.hpp"
