@@ -1,4 +1,4 @@
-// strata cache ls [--cache REF] | cache prewarm --config FILE [--shard K/N]
+// strata cache ls | gc | prewarm
 #include <iostream>
 #include <list>
 #include <memory>
@@ -8,10 +8,12 @@
 #include "cli/decision_options.hpp"
 #include "cli/overlay_options.hpp"
 #include "contract/provision/prewarm_repo.hpp"
+#include "layer/cache/gc.hpp"
 #include "layer/cache/home_caches.hpp"
 #include "layer/cache/overlay_listing.hpp"
 #include "layer/cache/prewarm.hpp"
 #include "layer/cache/prewarm_config.hpp"
+#include "oci/layout_store.hpp"
 #include "oci/manifest.hpp"
 #include "util/strings.hpp"
 
@@ -89,6 +91,127 @@ void run_ls(const GlobalOptions& g, const CacheArgs& args) {
                         str::human_bytes(listing.overlay_bytes) + " in " + ref;
   for (const auto& c : caches) summary += "; " + c.name + " " + str::human_bytes(c.bytes);
   std::printf("%s\n", summary.c_str());
+}
+
+struct GcArgs {
+  std::string cache;  // "" → the local store
+  std::string max_size, max_unused, min_age = "2h";
+  bool dry_run = false;
+};
+
+layer::GcPolicy gc_policy(const GcArgs& a) {
+  layer::GcPolicy p;
+  if (!a.max_size.empty()) {
+    p.max_size = str::parse_size(a.max_size);
+    if (!p.max_size) throw Exit{kExitUsage, "--max-size " + a.max_size + ": not a size (bytes, or a number with K, M or G: 500M, 20G)"};
+  }
+  auto duration = [](const std::string& flag, const std::string& v) {
+    auto d = str::parse_duration(v);
+    if (!d || *d < 0) throw Exit{kExitUsage, flag + " " + v + ": not a duration (e.g. 90m, 36h, 7d, 0s)"};
+    return *d;
+  };
+  if (!a.max_unused.empty()) p.max_unused = duration("--max-unused", a.max_unused);
+  p.min_age = duration("--min-age", a.min_age);
+  return p;
+}
+
+nlohmann::ordered_json opt_when(std::int64_t t) {
+  return t == 0 ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(when(t));
+}
+
+nlohmann::ordered_json gc_json(const layer::GcReport& r) {
+  nlohmann::ordered_json out;
+  out["cache"] = r.cache;
+  out["dry_run"] = r.dry_run;
+  out["overlays"] = nlohmann::ordered_json::array();
+  for (const auto& o : r.overlays)
+    out["overlays"].push_back({{"keys", o.keys}, {"digest", o.root.digest.str()},
+                               {"last_used", opt_when(o.last_used)}, {"created", opt_when(o.created)},
+                               {"size", o.size}, {"freed", o.freed},
+                               {"reason", std::string(layer::gc_reason_name(o.reason))}});
+  out["kept_overlays"] = r.kept_overlays;
+  out["removed"] = nlohmann::ordered_json::array();
+  for (const auto& m : r.removed)
+    out["removed"].push_back({{"what", m.what}, {"ref", m.ref.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(m.ref)},
+                              {"digest", m.digest}});
+  if (!r.registry) {
+    out["blobs"] = nlohmann::ordered_json::array();
+    for (const auto& b : r.blobs) out["blobs"].push_back({{"digest", b.digest}, {"bytes", b.bytes}});
+    out["blob_bytes"] = r.blob_bytes;
+    out["sweep_deferred"] = r.sweep_deferred;
+  }
+  out["local_caches"] = nlohmann::ordered_json::array();
+  for (const auto& h : r.home)
+    out["local_caches"].push_back({{"cache", h.cache}, {"path", h.path}, {"bytes", h.bytes},
+                                   {"modified", when(h.mtime)}, {"reason", std::string(layer::gc_reason_name(h.reason))}});
+  out["local_cache_bytes"] = r.home_bytes;
+  out["local_caches_deferred"] = r.home_deferred;
+  out["bytes_before"] = r.bytes_before;
+  out["bytes_after"] = r.bytes_after;
+  out["cap_met"] = r.cap_met;
+  out["registry_gc_needed"] = r.registry && !r.removed.empty();
+  out["problems"] = r.problems;
+  return out;
+}
+
+void run_gc(const GlobalOptions& g, const GcArgs& args) {
+  layer::GcOptions options{.policy = gc_policy(args), .dry_run = args.dry_run, .home = std::nullopt};
+  std::filesystem::path home = g.open_options().home;
+  std::unique_ptr<oci::Store> store;
+  oci::OpenedStore opened;
+  if (args.cache.empty()) {
+    options.home = home;
+    // Opened read-only: a writer's open would take the lease gc needs whole.
+    // (No store yet: an empty one, so the home caches are still collected.)
+    if (!std::filesystem::exists(home / "images" / "oci-layout")) {
+      (void)check(oci::LayoutStore::open(home / "images", oci::LayoutMode::kCreate));
+    }
+    store = check(oci::LayoutStore::open(home / "images", oci::LayoutMode::kReadOnly));
+  } else {
+    auto ref = check(oci::parse_image_ref(args.cache));
+    if (ref.transport != oci::Transport::kOciLayout && ref.transport != oci::Transport::kDocker) {
+      throw Exit{kExitUsage, "--cache " + args.cache + ": gc works on a layout (oci:DIR) or a registry repository "
+                             "(docker://HOST/REPO)"};
+    }
+    opened = open_ref(g, args.cache, ref.transport == oci::Transport::kDocker ? oci::Access::kWrite : oci::Access::kRead);
+  }
+  oci::Store* target = store ? store.get() : opened.store.get();
+  layer::GcReport r = check(layer::collect_garbage(*target, options, system_clock()));
+  for (const auto& p : r.problems) log_info(g, "strata cache gc: skipped " + p);
+
+  const char* verb = r.dry_run ? "would remove" : "removed";
+  std::string summary = std::string(r.dry_run ? "dry run: " : "") + std::to_string(r.overlays.size()) +
+                        (r.overlays.size() == 1 ? " overlay " : " overlays ") + (r.dry_run ? "to evict" : "evicted") +
+                        ", " + std::to_string(r.kept_overlays) + " kept";
+  if (!r.registry) {
+    summary += "; " + std::to_string(r.blobs.size()) + " blobs (" + str::human_bytes(r.blob_bytes) + ") " +
+               (r.dry_run ? "to remove" : "removed");
+    if (r.sweep_deferred) summary += "; blobs left for the next gc: a writer holds the layout";
+  } else if (!r.removed.empty()) {
+    summary += "; " + std::to_string(r.removed.size()) + " manifests " + (r.dry_run ? "to delete" : "deleted") +
+               " by digest; the registry frees their blobs when its own garbage collection runs";
+  }
+  if (options.home) {
+    summary += "; local caches " + std::to_string(r.home.size()) + " items (" + str::human_bytes(r.home_bytes) + ")";
+    if (r.home_deferred) summary += ", left alone while a build runs";
+  }
+  summary += "; " + str::human_bytes(r.bytes_before) + " -> " + str::human_bytes(r.bytes_after) + " in " + r.cache;
+  if (!r.cap_met) summary += " (over --max-size: the rest is younger than --min-age or used by other images)";
+
+  if (g.json) {
+    std::cout << oci::dump_json(gc_json(r), 2) << "\n";
+  } else {
+    for (const auto& o : r.overlays)
+      std::printf("%s overlay %s  last used %s  %s freed  (%s)\n", verb, o.keys.front().substr(0, 12).c_str(),
+                  when(o.last_used).c_str(), str::human_bytes(o.freed).c_str(),
+                  std::string(layer::gc_reason_name(o.reason)).c_str());
+    for (const auto& m : r.removed)
+      std::printf("%s %s %s%s\n", verb, m.what.c_str(), m.digest.c_str(), m.ref.empty() ? "" : (" " + m.ref).c_str());
+    for (const auto& b : r.blobs) std::printf("%s blob %s %s\n", verb, b.digest.c_str(), str::human_bytes(b.bytes).c_str());
+    for (const auto& h : r.home)
+      std::printf("%s %s %s %s\n", verb, h.cache.c_str(), h.path.c_str(), str::human_bytes(h.bytes).c_str());
+  }
+  log_info(g, "strata cache gc: " + summary);
 }
 
 layer::Shard shard(const PrewarmArgs& args) {
@@ -196,6 +319,22 @@ void register_cache(CLI::App& app, GlobalOptions& g, std::shared_ptr<oci::http::
                          "  strata cache ls\n  strata cache ls --cache docker://registry.internal/team/overlays --json\n");
   ls->add_option("--cache", args->cache, "Cache to list: oci:DIR or docker://HOST/REPO (default: the local store)");
   ls->callback([&g, args] { run_ls(g, *args); });
+
+  auto ga = std::make_shared<GcArgs>();
+  auto* gc = add_command(
+      *cache, "gc",
+      "Evict overlays least recently used first: --max-unused drops what was not used for that long, --max-size "
+      "evicts until what stays fits (with the local cache, $STRATA_HOME's debs/, fragments/ and indexes/ count "
+      "too), --min-age protects anything younger; then removes every blob a layout no longer names. In a "
+      "registry, manifests are deleted by digest and the registry's own garbage collection frees the blobs",
+      "  strata cache gc --max-size 20G\n  strata cache gc --max-unused 30d --dry-run\n"
+      "  strata cache gc --cache docker://registry.internal/team/overlays --max-unused 14d --json\n");
+  gc->add_option("--cache", ga->cache, "Cache to collect: oci:DIR or docker://HOST/REPO (default: the local store)");
+  gc->add_option("--max-size", ga->max_size, "Evict until what stays fits in SIZE (bytes, or N with K, M, G)");
+  gc->add_option("--max-unused", ga->max_unused, "Evict what was not used for DURATION (90m, 36h, 7d)");
+  gc->add_option("--min-age", ga->min_age, "Never remove anything younger than DURATION (default 2h; 0s: no protection)");
+  gc->add_flag("--dry-run", ga->dry_run, "Say exactly what would go and how many bytes; remove nothing");
+  gc->callback([&g, ga] { run_gc(g, *ga); });
 
   auto pw = std::make_shared<PrewarmArgs>();
   auto* prewarm = add_command(

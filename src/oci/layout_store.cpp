@@ -193,8 +193,16 @@ Result<std::unique_ptr<LayoutStore>> LayoutStore::open(stdfs::path dir, LayoutMo
       return fail(ErrorCode::kInvalidArgument, "oci:" + dir.string() + ": malformed oci-layout file");
     }
   }
-  return std::unique_ptr<LayoutStore>(new LayoutStore(std::move(dir)));
+  auto store = std::unique_ptr<LayoutStore>(new LayoutStore(std::move(dir)));
+  // A writer holds the lease for as long as it has the layout open: a gc
+  // running now is waited for, and no gc removes a blob while it writes.
+  if (mode == LayoutMode::kCreate) {
+    STRATA_TRY(store->lease_, fs::FileLock::acquire_shared(lease_path(store->dir_)));
+  }
+  return store;
 }
+
+stdfs::path LayoutStore::lease_path(const stdfs::path& dir) { return dir / ".strata" / "gc.lock"; }
 
 std::string LayoutStore::describe() const { return "oci:" + dir_.string(); }
 
@@ -221,18 +229,18 @@ std::optional<Stamp> stamp_of(const stdfs::path& path) {
 
 }  // namespace
 
-Result<ImageIndex> LayoutStore::read_index() {
+Result<std::shared_ptr<const ImageIndex>> LayoutStore::read_index() {
   auto stamp = stamp_of<IndexStamp>(dir_ / "index.json");
   if (stamp) {
     std::lock_guard lock(index_mu_);
-    if (index_stamp_ == stamp) return index_;
+    if (index_stamp_ == stamp && index_) return index_;
   }
   STRATA_TRY(auto text, with_context(fs::read_file(dir_ / "index.json", kMaxLayoutIndexBytes), describe()));
   STRATA_TRY(auto parsed, parse_manifest(text, media::kOciIndex, describe() + "/index.json", kMaxLayoutIndexBytes));
   if (!std::holds_alternative<ImageIndex>(parsed)) {
     return fail(ErrorCode::kCorruption, describe() + "/index.json is not an image index");
   }
-  auto idx = std::get<ImageIndex>(std::move(parsed));
+  auto idx = std::make_shared<const ImageIndex>(std::get<ImageIndex>(std::move(parsed)));
   if (stamp && stamp == stamp_of<IndexStamp>(dir_ / "index.json")) {  // not replaced while it was read
     std::lock_guard lock(index_mu_);
     index_stamp_ = stamp;
@@ -245,13 +253,14 @@ void LayoutStore::remember_index(const ImageIndex& idx) {
   auto stamp = stamp_of<IndexStamp>(dir_ / "index.json");
   std::lock_guard lock(index_mu_);
   index_stamp_ = stamp;
-  if (stamp) index_ = idx;
+  index_ = stamp ? std::make_shared<const ImageIndex>(idx) : nullptr;
 }
 
 template <class F>
 Result<void> LayoutStore::update_index(F&& mutate) {
   STRATA_TRY(auto lock, fs::FileLock::acquire(dir_ / ".strata" / "index.lock"));
-  STRATA_TRY(auto idx, read_index());
+  STRATA_TRY(auto current, read_index());
+  ImageIndex idx = *current;
   bool changed = mutate(idx);
   if (!changed) return {};
   idx.media_type = std::string(media::kOciIndex);
@@ -269,12 +278,14 @@ Result<void> LayoutStore::update_index(F&& mutate) {
 }
 
 Result<std::vector<Descriptor>> LayoutStore::entries() {
-  STRATA_TRY(auto idx, read_index());
+  STRATA_TRY(auto shared, read_index());  // shared, not copied: resolve runs once per tag
+  const ImageIndex& idx = *shared;
   return idx.manifests;
 }
 
 Result<Descriptor> LayoutStore::resolve(std::string_view ref) {
-  STRATA_TRY(auto idx, read_index());
+  STRATA_TRY(auto shared, read_index());  // shared, not copied: resolve runs once per tag
+  const ImageIndex& idx = *shared;
   if (ref.empty()) {
     if (idx.manifests.size() == 1) return idx.manifests[0];
     if (idx.manifests.empty()) return fail(ErrorCode::kNotFound, describe() + " holds no images");
@@ -423,7 +434,8 @@ Result<std::unique_ptr<BlobWriter>> LayoutStore::blob_writer(const Descriptor& d
 }
 
 Result<std::vector<std::string>> LayoutStore::list_tags() {
-  STRATA_TRY(auto idx, read_index());
+  STRATA_TRY(auto shared, read_index());  // shared, not copied: resolve runs once per tag
+  const ImageIndex& idx = *shared;
   std::vector<std::string> tags;
   for (const auto& m : idx.manifests)
     if (auto t = m.ref_name(); !t.empty()) tags.push_back(t);
@@ -442,6 +454,15 @@ Result<void> LayoutStore::delete_manifest(const Digest& digest) {
   return {};
 }
 
+Result<std::size_t> LayoutStore::remove_entries(const std::function<bool(const Descriptor&)>& drop) {
+  std::size_t removed = 0;
+  STRATA_TRY_VOID(update_index([&](ImageIndex& idx) {
+    removed = std::erase_if(idx.manifests, drop);
+    return removed > 0;
+  }));
+  return removed;
+}
+
 Result<void> LayoutStore::delete_tag(std::string_view tag) {
   bool found = false;
   STRATA_TRY_VOID(update_index([&](ImageIndex& idx) {
@@ -457,7 +478,8 @@ Result<ImageIndex> LayoutStore::referrers(const Digest& digest) {
   // (the convention oras uses), then fall back to the tag schema.
   ImageIndex out;
   out.media_type = std::string(media::kOciIndex);
-  STRATA_TRY(auto idx, read_index());
+  STRATA_TRY(auto shared, read_index());  // shared, not copied: resolve runs once per tag
+  const ImageIndex& idx = *shared;
   for (const auto& e : idx.manifests) {
     if (!media::is_manifest_or_index(e.media_type)) continue;
     auto raw = read_blob(*this, e, kMaxManifestBytes);

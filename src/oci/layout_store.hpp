@@ -7,6 +7,11 @@
 //   DIR/blobs/<alg>/<hex>      content, verified before it gets this name
 //   DIR/.strata/ingest/        partial downloads, named by digest (resumable)
 //   DIR/.strata/index.lock     flock held while index.json is rewritten
+//   DIR/.strata/gc.lock        the lease: held shared by every process that
+//                              has the layout open for writing (kCreate),
+//                              exclusive by `strata cache gc` while it
+//                              removes blobs; flock, so a crashed writer
+//                              releases it (docs/ARCHITECTURE.md "Cache gc")
 //
 // Durability: a blob is renamed into blobs/ only after its size and digest are
 // verified and it is fsynced; index.json is replaced atomically under the lock,
@@ -18,11 +23,13 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
 
 #include "oci/store.hpp"
+#include "util/fs.hpp"
 
 namespace strata::oci {
 
@@ -56,6 +63,11 @@ class LayoutStore final : public Store {
 
   // Removes a tag from index.json (the manifest stays if otherwise referenced).
   Result<void> delete_tag(std::string_view tag);
+  // Removes every index.json entry `drop` selects, in one atomic rewrite;
+  // returns how many went.
+  Result<std::size_t> remove_entries(const std::function<bool(const Descriptor&)>& drop);
+  // The lease file (.strata/gc.lock) of the layout in `dir`.
+  static std::filesystem::path lease_path(const std::filesystem::path& dir);
   // The descriptors of index.json, as found.
   Result<std::vector<Descriptor>> entries();
   const std::filesystem::path& dir() const { return dir_; }
@@ -66,12 +78,13 @@ class LayoutStore final : public Store {
   // index.json, parsed; the last parse is reused while the file is the same
   // one (device, inode, size, mtime, ctime): with 100 000 tags a parse costs
   // over a second, and one command reads the index several times.
-  Result<ImageIndex> read_index();
+  Result<std::shared_ptr<const ImageIndex>> read_index();
   void remember_index(const ImageIndex& idx);
   // Read-modify-write of index.json under the lock.
   template <class F>
   Result<void> update_index(F&& mutate);
   std::filesystem::path dir_;
+  std::optional<fs::FileLock> lease_;  // held shared while open for writing
   struct IndexStamp {
     std::uint64_t dev = 0, ino = 0, size = 0;
     std::int64_t mtime_ns = 0, ctime_ns = 0;
@@ -79,7 +92,7 @@ class LayoutStore final : public Store {
   };
   std::mutex index_mu_;
   std::optional<IndexStamp> index_stamp_;
-  ImageIndex index_;
+  std::shared_ptr<const ImageIndex> index_;
 };
 
 }  // namespace strata::oci

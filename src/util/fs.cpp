@@ -301,6 +301,48 @@ Result<FileLock> FileLock::acquire(const stdfs::path& lock_path) {
   return FileLock(fd);
 }
 
+namespace {
+
+Result<int> open_lock_file(const stdfs::path& lock_path) {
+  if (lock_path.has_parent_path()) STRATA_TRY_VOID(make_dirs(lock_path.parent_path()));
+  int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return fail(io_error("cannot open lock", lock_path, errno));
+  return fd;
+}
+
+}  // namespace
+
+Result<FileLock> FileLock::acquire_shared(const stdfs::path& lock_path) {
+  STRATA_TRY(int fd, open_lock_file(lock_path));
+  bool told = false;
+  int flags = LOCK_SH | LOCK_NB;
+  while (::flock(fd, flags) != 0) {
+    if (errno == EINTR) continue;
+    if (errno == EWOULDBLOCK && (flags & LOCK_NB)) {
+      if (!told && t_lock_listener && t_lock_listener->on_wait_) t_lock_listener->on_wait_(lock_path);
+      told = true;
+      flags = LOCK_SH;
+      continue;
+    }
+    int err = errno;
+    ::close(fd);
+    return fail(io_error("cannot lock", lock_path, err));
+  }
+  return FileLock(fd);
+}
+
+Result<std::optional<FileLock>> FileLock::try_acquire(const stdfs::path& lock_path) {
+  STRATA_TRY(int fd, open_lock_file(lock_path));
+  while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    if (errno == EINTR) continue;
+    int err = errno;
+    ::close(fd);
+    if (err == EWOULDBLOCK) return std::optional<FileLock>();
+    return fail(io_error("cannot lock", lock_path, err));
+  }
+  return std::optional<FileLock>(FileLock(fd));
+}
+
 FileLock::FileLock(FileLock&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
 FileLock& FileLock::operator=(FileLock&& o) noexcept {
   if (this != &o) {

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -95,6 +96,7 @@ class LockWaitListener {
 
  private:
   friend Result<void> lock_exclusive(int fd, const stdfs::path& path);
+  friend class FileLock;
   std::function<void(const stdfs::path&)> on_wait_;
   LockWaitListener* previous_;
 };
@@ -104,10 +106,17 @@ class LockWaitListener {
 // first.
 Result<void> lock_exclusive(int fd, const stdfs::path& path);
 
-// An exclusive advisory lock (flock) on a lock file, held until destruction.
+// An advisory lock (flock) on a lock file, held until destruction; the
+// kernel drops it when the process dies, so a crash never leaves it held.
 class FileLock {
  public:
+  // Exclusive, blocking until it is free.
   static Result<FileLock> acquire(const stdfs::path& lock_path);
+  // Shared (any number of holders at once, none while an exclusive one is
+  // held), blocking; the thread's LockWaitListener hears of a wait first.
+  static Result<FileLock> acquire_shared(const stdfs::path& lock_path);
+  // Exclusive without waiting: nullopt when anyone holds it, shared or not.
+  static Result<std::optional<FileLock>> try_acquire(const stdfs::path& lock_path);
   FileLock(FileLock&&) noexcept;
   FileLock& operator=(FileLock&&) noexcept;
   FileLock(const FileLock&) = delete;

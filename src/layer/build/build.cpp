@@ -29,6 +29,8 @@ void note_use(const BuildRequest& r, const std::string& key_tag, const oci::Desc
 
 }  // namespace
 
+std::filesystem::path home_lease_path(const std::filesystem::path& home) { return home / "locks" / "gc.lock"; }
+
 Result<BuildResult> build(const BuildRequest& r, BuildContext& ctx) {
   const OverlayPlan& plan = r.plan;
   if (!r.dest) return fail(ErrorCode::kInvalidArgument, "build: no destination store");
@@ -63,6 +65,12 @@ Result<BuildResult> build(const BuildRequest& r, BuildContext& ctx) {
     key_lock.emplace(std::move(taken));
     cached = find_cached_overlay(*r.dest, key_tag, r.max_age, ctx.clock);
     if (cached.found) return hit(*cached.found);
+  }
+  // The home's lease, while the build reads and writes debs/, fragments/
+  // and indexes/: `strata cache gc` leaves them alone meanwhile.
+  std::optional<fs::FileLock> home_lease;
+  if (!ctx.home.empty()) {
+    STRATA_TRY(home_lease, fs::FileLock::acquire_shared(home_lease_path(ctx.home)));
   }
   if (cached.expired_date) observer.cache_expired(key_tag, *cached.expired_date);
 

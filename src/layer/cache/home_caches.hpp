@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "util/error.hpp"
+
 namespace strata::layer {
 
 struct HomeCache {
@@ -20,5 +22,24 @@ struct HomeCache {
 // The size of each cache under `home`, in the order above; a cache that does
 // not exist is listed with zeros.
 std::vector<HomeCache> home_caches(const std::filesystem::path& home);
+
+// One thing `strata cache gc` may evict from debs/, fragments/ or indexes/:
+// a package file, a fragment's directory, an index or its parsed form.
+// Its last use is its modification time (the newest of a directory's
+// files): when it was written.
+struct HomeCacheItem {
+  std::string cache;  // "debs", "fragments", "indexes"
+  std::filesystem::path path;
+  bool directory = false;
+  std::uint64_t bytes = 0;
+  std::int64_t mtime = 0;  // seconds since the epoch
+};
+std::vector<HomeCacheItem> home_cache_items(const std::filesystem::path& home);
+
+// Removes one item so that a reader sees it whole or not at all: a
+// directory is renamed to a ".gc-" name first, then deleted (what a killed
+// gc left is deleted by the next one, remove_home_leftovers).
+Result<void> remove_home_item(const HomeCacheItem& item);
+Result<void> remove_home_leftovers(const std::filesystem::path& home);
 
 }  // namespace strata::layer

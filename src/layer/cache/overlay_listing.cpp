@@ -84,6 +84,7 @@ Result<CacheListing> list_overlays(oci::Store& store, std::vector<std::string>& 
   // Roots by digest: which overlay keys name each, and every other tagged image.
   std::map<std::string, oci::Descriptor> roots;
   std::map<std::string, std::vector<std::string>> keys_of;
+  std::set<std::string> other_roots;  // tagged by something other than a key or a use record
   for (const auto& tag : tags) {
     auto desc = store.resolve(tag);
     if (!desc) {
@@ -92,6 +93,8 @@ Result<CacheListing> list_overlays(oci::Store& store, std::vector<std::string>& 
     }
     roots.emplace(desc->digest.str(), *desc);
     if (is_overlay_tag(tag)) keys_of[desc->digest.str()].push_back(tag.substr(kOverlayTagPrefix.size()));
+    const bool use_record = tag.ends_with(kUseTagSuffix) && is_overlay_tag(tag.substr(0, tag.size() - kUseTagSuffix.size()));
+    if (!is_overlay_tag(tag) && !use_record) other_roots.insert(desc->digest.str());
   }
   // Every blob's users, over every tagged image (bases and use records too).
   std::map<std::string, std::set<std::string>> users;
@@ -108,6 +111,12 @@ Result<CacheListing> list_overlays(oci::Store& store, std::vector<std::string>& 
   }
 
   CacheListing out;
+  for (const auto& digest : other_roots) {
+    auto w = walked.find(digest);
+    if (w == walked.end()) continue;
+    for (const auto& [_, facts] : w->second)
+      for (const auto& [blob, size] : facts.blobs) out.other_blobs.insert(blob);
+  }
   std::set<std::string> overlay_blobs;
   for (const auto& [digest, keys] : keys_of) {
     auto w = walked.find(digest);
@@ -133,6 +142,7 @@ Result<CacheListing> list_overlays(oci::Store& store, std::vector<std::string>& 
       if (users[blob].size() == 1) e.unique_size += size;
       if (overlay_blobs.insert(blob).second) out.overlay_bytes += size;
     }
+    e.blobs = std::move(blobs);
     for (const auto& key : keys) {
       auto use = read_use(store, std::string(kOverlayTagPrefix) + key);
       if (!use || use->subject.digest.str() != digest) continue;

@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -27,11 +29,15 @@ struct CachedOverlayEntry {
   std::int64_t last_used = 0;
   std::uint64_t size = 0;             // manifests, configs and layers, compressed
   std::uint64_t unique_size = 0;      // of those, bytes no other image in the store refers to
+  std::map<std::string, std::uint64_t> blobs;  // digest → size: the manifests, configs and layers counted in size
 };
 
 struct CacheListing {
   std::vector<CachedOverlayEntry> overlays;  // most recently used first, then by key
   std::uint64_t overlay_bytes = 0;           // union of every overlay's blobs
+  // Blobs a tagged image other than an overlay or a use record refers to
+  // (a base, an application image): evicting overlays never frees them.
+  std::set<std::string> other_blobs;
 };
 
 // Lists the overlays of `store`. A tag whose manifest cannot be read is

@@ -1,0 +1,413 @@
+#include "layer/cache/gc.hpp"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <functional>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include "layer/build/build.hpp"
+#include "layer/build/overlay_use.hpp"
+#include "layer/cache/home_caches.hpp"
+#include "layer/cache/overlay_listing.hpp"
+#include "oci/layout_store.hpp"
+#include "oci/media_types.hpp"
+#include "util/env.hpp"
+#include "util/fs.hpp"
+
+namespace strata::layer {
+
+namespace stdfs = std::filesystem;
+
+namespace {
+
+constexpr std::string_view kOverlayPrefix = "overlay-";
+constexpr int kMaxDepth = 8;  // indexes of indexes: deeper is not an image strata reads
+
+// The blob table the plan counts bytes over, by digest.
+struct Blobs {
+  GcModel model;
+  std::unordered_map<std::string, std::size_t> index;
+  std::size_t add(const std::string& digest, std::uint64_t size) {
+    auto [it, fresh] = index.emplace(digest, model.blob_sizes.size());
+    if (fresh) {
+      model.blob_sizes.push_back(size);
+      model.pinned.push_back(false);
+    }
+    return it->second;
+  }
+  void pin(const std::string& digest, std::uint64_t size) { model.pinned[add(digest, size)] = true; }
+};
+
+std::vector<std::size_t> unique(std::vector<std::size_t> v) {
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  return v;
+}
+
+// The keys whose use-record tag `tag` is ("overlay-<key>.used" → key), or "".
+std::string record_key(std::string_view tag) {
+  if (!tag.ends_with(kUseTagSuffix)) return "";
+  auto overlay = tag.substr(0, tag.size() - kUseTagSuffix.size());
+  return is_overlay_tag(overlay) ? std::string(overlay.substr(kOverlayPrefix.size())) : "";
+}
+
+// The overlays of a listing that gc may evict: one plan entry each. An
+// overlay another image refers to (also tagged by a name, or a child of
+// an index) is that image's, not the cache's.
+struct Candidates {
+  std::vector<const CachedOverlayEntry*> overlays;
+  std::vector<std::int64_t> created;
+};
+
+GcOverlay overlay_report(const CachedOverlayEntry& e, std::int64_t created, const GcDecision& d) {
+  return {e.keys, e.root, e.last_used, created, e.size, d.freed, d.reason};
+}
+
+// ---- layouts -------------------------------------------------------------
+
+struct DiskBlob {
+  std::uint64_t size = 0;
+  std::int64_t mtime = 0;
+};
+
+// Every file under blobs/<algorithm>/, by digest string.
+Result<std::map<std::string, DiskBlob>> disk_blobs(const stdfs::path& dir) {
+  std::map<std::string, DiskBlob> out;
+  std::vector<std::string> algorithms;
+  if (int err = fs::env().list(dir / "blobs", algorithms); err != 0 && err != ENOENT) {
+    return fail(fs::io_error("cannot list", dir / "blobs", err));
+  }
+  for (const auto& alg : algorithms) {
+    std::vector<std::string> names;
+    if (int err = fs::env().list(dir / "blobs" / alg, names); err != 0) {
+      if (err == ENOTDIR || err == ENOENT) continue;
+      return fail(fs::io_error("cannot list", dir / "blobs" / alg, err));
+    }
+    for (const auto& n : names) {
+      struct stat st{};
+      if (::lstat((dir / "blobs" / alg / n).c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+      out[alg + ":" + n] = {static_cast<std::uint64_t>(st.st_size), static_cast<std::int64_t>(st.st_mtim.tv_sec)};
+    }
+  }
+  return out;
+}
+
+// What each manifest reaches: itself, its config and layers, an index's
+// children recursively. A manifest that cannot be read reaches only itself
+// (its blobs are then unreferenced; a damaged layout is not repaired here).
+class Reach {
+ public:
+  explicit Reach(oci::Store& store) : store_(store) {}
+
+  const std::vector<std::string>& of(const oci::Descriptor& d, int depth = 0) {
+    const std::string key = d.digest.str();
+    if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+    std::vector<std::string> out{key};
+    if (oci::media::is_manifest_or_index(d.media_type) && depth < kMaxDepth) {
+      auto bytes = oci::read_blob(store_, d, oci::kMaxManifestBytes);
+      auto parsed = bytes ? oci::parse_manifest(*bytes, d.media_type, store_.describe() + "@" + key)
+                          : Result<oci::ParsedManifest>(std::unexpected(bytes.error()));
+      if (parsed) {
+        if (auto* m = std::get_if<oci::ImageManifest>(&*parsed)) {
+          out.push_back(m->config.digest.str());
+          for (const auto& l : m->layers) out.push_back(l.digest.str());
+          if (m->subject) subject_[key] = m->subject->digest.str();
+        } else if (auto* idx = std::get_if<oci::ImageIndex>(&*parsed)) {
+          for (const auto& child : idx->manifests) {
+            const auto& sub = of(child, depth + 1);
+            out.insert(out.end(), sub.begin(), sub.end());
+          }
+          if (idx->subject) subject_[key] = idx->subject->digest.str();
+        }
+      }
+    }
+    return memo_.emplace(key, std::move(out)).first->second;
+  }
+
+  // The digest the manifest's `subject` names, "" when none (after of()).
+  std::string subject(const std::string& digest) const {
+    auto it = subject_.find(digest);
+    return it == subject_.end() ? "" : it->second;
+  }
+
+ private:
+  oci::Store& store_;
+  std::unordered_map<std::string, std::vector<std::string>> memo_;
+  std::unordered_map<std::string, std::string> subject_;
+};
+
+struct EntryId {
+  std::string digest;
+  std::string tag;
+  auto operator<=>(const EntryId&) const = default;
+};
+EntryId id_of(const oci::Descriptor& d) { return {d.digest.str(), d.ref_name()}; }
+
+Result<GcReport> gc_layout(oci::LayoutStore& layout, const GcOptions& o, const Clock& clock) {
+  const std::int64_t now = clock.now();
+  const std::int64_t young = now - o.policy.min_age;  // a blob or an item newer than this stays
+  GcReport report;
+  report.cache = layout.describe();
+  report.dry_run = o.dry_run;
+
+  // The leases first: with the layout's held, no strata writer has it open.
+  STRATA_TRY(auto lease, fs::FileLock::try_acquire(oci::LayoutStore::lease_path(layout.dir())));
+  report.sweep_deferred = !lease;
+  std::optional<fs::FileLock> home_lease;
+  if (o.home) {
+    STRATA_TRY(home_lease, fs::FileLock::try_acquire(home_lease_path(*o.home)));
+    report.home_deferred = !home_lease;
+  }
+
+  STRATA_TRY(auto listing, list_overlays(layout, report.problems));
+  STRATA_TRY(auto on_disk, disk_blobs(layout.dir()));
+  STRATA_TRY(auto entries, layout.entries());
+  Reach reach(layout);
+  for (const auto& e : entries) (void)reach.of(e);
+  auto disk_size = [&](const std::string& digest) {
+    auto it = on_disk.find(digest);
+    return it == on_disk.end() ? std::uint64_t{0} : it->second.size;
+  };
+
+  // Each candidate overlay owns its key tags, their use records and the
+  // referrers of its manifest: the index.json entries that go with it.
+  Blobs blobs;
+  Candidates cand;
+  std::vector<std::vector<EntryId>> owned;
+  std::set<EntryId> owned_any;
+  std::unordered_map<std::string, std::vector<const oci::Descriptor*>> by_subject;
+  for (const auto& e : entries)
+    if (auto s = reach.subject(e.digest.str()); !s.empty()) by_subject[s].push_back(&e);
+  std::unordered_map<std::string, std::vector<const oci::Descriptor*>> by_tag, untagged;
+  for (const auto& e : entries) {
+    if (e.ref_name().empty()) untagged[e.digest.str()].push_back(&e);
+    else by_tag[e.ref_name()].push_back(&e);
+  }
+  for (const auto& ov : listing.overlays) {
+    if (listing.other_blobs.contains(ov.root.digest.str())) continue;
+    // Its key tags, their use records, an untagged entry of it, its referrers.
+    std::vector<const oci::Descriptor*> found;
+    auto take = [&](const auto& map, const std::string& k) {
+      if (auto it = map.find(k); it != map.end()) found.insert(found.end(), it->second.begin(), it->second.end());
+    };
+    for (const auto& k : ov.keys) {
+      take(by_tag, std::string(kOverlayPrefix) + k);
+      take(by_tag, std::string(kOverlayPrefix) + k + std::string(kUseTagSuffix));
+    }
+    take(untagged, ov.root.digest.str());
+    take(by_subject, ov.root.digest.str());
+    std::vector<EntryId> mine;
+    GcEntry entry;
+    for (const auto* e : found) {
+      auto id = id_of(*e);
+      if (std::find(mine.begin(), mine.end(), id) != mine.end()) continue;
+      mine.push_back(std::move(id));
+      for (const auto& b : reach.of(*e)) entry.blobs.push_back(blobs.add(b, disk_size(b)));
+    }
+    entry.blobs = unique(std::move(entry.blobs));
+    auto root_file = on_disk.find(ov.root.digest.str());
+    std::int64_t created = ov.first_used ? ov.first_used : root_file != on_disk.end() ? root_file->second.mtime : now;
+    entry.created = created;
+    entry.last_used = ov.last_used ? ov.last_used : created;
+    blobs.model.entries.push_back(std::move(entry));
+    cand.overlays.push_back(&ov);
+    cand.created.push_back(created);
+    owned_any.insert(mine.begin(), mine.end());
+    owned.push_back(std::move(mine));
+  }
+  const std::size_t n_overlays = cand.overlays.size();
+  // A use record whose overlay tag is gone (a gc killed part-way, a tag
+  // removed by hand) goes once it is old enough.
+  std::set<std::string> tags_now;
+  for (const auto& e : entries) tags_now.insert(e.ref_name());
+  std::vector<EntryId> orphans;
+  for (const auto& e : entries) {
+    auto key = record_key(e.ref_name());
+    if (key.empty() || tags_now.contains(std::string(kOverlayPrefix) + key) || owned_any.contains(id_of(e))) continue;
+    auto file = on_disk.find(e.digest.str());
+    if (file != on_disk.end() && file->second.mtime > young) continue;
+    orphans.push_back(id_of(e));
+  }
+  // Everything else index.json names is kept, and so is every blob too
+  // young to judge (a writer that holds no lease may be about to name it).
+  std::set<EntryId> orphan_set(orphans.begin(), orphans.end());
+  for (const auto& e : entries) {
+    if (owned_any.contains(id_of(e)) || orphan_set.contains(id_of(e))) continue;
+    for (const auto& b : reach.of(e)) blobs.pin(b, disk_size(b));
+  }
+  for (const auto& [digest, file] : on_disk)
+    if (file.mtime > young) blobs.pin(digest, file.size);
+  // The home caches: one entry each, under the same cap.
+  std::vector<HomeCacheItem> items;
+  if (o.home) items = home_cache_items(*o.home);
+  for (const auto& item : items) {
+    GcEntry entry{item.mtime, item.mtime, {blobs.add("home:" + item.path.string(), item.bytes)}};
+    blobs.model.entries.push_back(std::move(entry));
+  }
+
+  GcPlan plan = plan_gc(blobs.model, o.policy, now);
+  report.bytes_before = plan.bytes_before;
+  report.bytes_after = plan.bytes_after;
+  report.cap_met = plan.cap_met;
+  std::set<EntryId> drop(orphans.begin(), orphans.end());
+  std::vector<const HomeCacheItem*> home_out;
+  for (const auto& d : plan.evicted) {
+    if (d.entry < n_overlays) {
+      report.overlays.push_back(overlay_report(*cand.overlays[d.entry], cand.created[d.entry], d));
+      drop.insert(owned[d.entry].begin(), owned[d.entry].end());
+    } else if (!report.home_deferred) {
+      const auto& item = items[d.entry - n_overlays];
+      home_out.push_back(&item);
+      report.home.push_back({item.cache, item.path.string(), item.bytes, item.mtime, d.reason});
+      report.home_bytes += item.bytes;
+    }
+  }
+  report.kept_overlays = listing.overlays.size() - report.overlays.size();
+  for (const auto& e : entries) {
+    if (!drop.contains(id_of(e))) continue;
+    std::string what = !record_key(e.ref_name()).empty() ? "use record"
+                       : is_overlay_tag(e.ref_name())    ? "overlay"
+                       : reach.subject(e.digest.str()).empty() ? "overlay" : "referrer";
+    report.removed.push_back({what, e.ref_name(), e.digest.str()});
+  }
+
+  // 1. index.json, in one atomic rewrite.
+  if (!o.dry_run && !drop.empty()) {
+    STRATA_TRY(auto n, layout.remove_entries([&](const oci::Descriptor& d) { return drop.contains(id_of(d)); }));
+    (void)n;
+  }
+  // 2. The blobs the index that stays does not reach. Read again after the
+  // rewrite: what is reachable is what that file names now.
+  if (!report.sweep_deferred) {
+    std::set<std::string> live;
+    if (o.dry_run) {
+      for (const auto& e : entries)
+        if (!drop.contains(id_of(e)))
+          for (const auto& b : reach.of(e)) live.insert(b);
+    } else {
+      STRATA_TRY(auto now_entries, layout.entries());
+      for (const auto& e : now_entries)
+        for (const auto& b : reach.of(e)) live.insert(b);
+    }
+    for (const auto& [digest, file] : on_disk) {
+      if (live.contains(digest) || file.mtime > young) continue;
+      report.blobs.push_back({digest, file.size});
+      report.blob_bytes += file.size;
+    }
+    if (!o.dry_run) {
+      for (const auto& b : report.blobs) {
+        auto d = oci::Digest::parse(b.digest);
+        if (!d) continue;
+        STRATA_TRY_VOID(with_context(fs::remove_file(layout.blob_path(*d)), layout.describe() + ": gc"));
+      }
+      if (!report.blobs.empty()) STRATA_TRY_VOID(fs::sync_dir(layout.dir() / "blobs" / "sha256"));
+    }
+  }
+  // 3. The home caches, each item whole or not at all.
+  if (o.home && !report.home_deferred && !o.dry_run) {
+    STRATA_TRY_VOID(remove_home_leftovers(*o.home));
+    for (const auto* item : home_out) STRATA_TRY_VOID(remove_home_item(*item));
+  }
+  return report;
+}
+
+// ---- registries ----------------------------------------------------------
+
+Result<GcReport> gc_registry(oci::Store& store, const GcOptions& o, const Clock& clock) {
+  const std::int64_t now = clock.now();
+  GcReport report;
+  report.cache = store.describe();
+  report.registry = true;
+  report.dry_run = o.dry_run;
+  STRATA_TRY(auto listing, list_overlays(store, report.problems));
+
+  Blobs blobs;
+  Candidates cand;
+  for (const auto& ov : listing.overlays) {
+    if (listing.other_blobs.contains(ov.root.digest.str())) continue;
+    GcEntry entry;
+    for (const auto& [digest, size] : ov.blobs) entry.blobs.push_back(blobs.add(digest, size));
+    entry.blobs = unique(std::move(entry.blobs));
+    // No use record: no time is known (a registry keeps none), so the
+    // overlay counts as created and used at the epoch.
+    entry.created = ov.first_used;
+    entry.last_used = ov.last_used ? ov.last_used : ov.first_used;
+    blobs.model.entries.push_back(std::move(entry));
+    cand.overlays.push_back(&ov);
+    cand.created.push_back(ov.first_used);
+  }
+  for (const auto& b : listing.other_blobs) blobs.pin(b, 0);
+  GcPlan plan = plan_gc(blobs.model, o.policy, now);
+  report.bytes_before = plan.bytes_before;
+  report.bytes_after = plan.bytes_after;
+  report.cap_met = plan.cap_met;
+
+  // What each evicted overlay takes with it, found before anything goes so
+  // that a dry run lists exactly what a real run deletes.
+  std::set<std::string> kept_blobs(listing.other_blobs.begin(), listing.other_blobs.end());
+  std::set<std::size_t> evicted;
+  for (const auto& d : plan.evicted) evicted.insert(d.entry);
+  for (std::size_t i = 0; i < cand.overlays.size(); ++i)
+    if (!evicted.contains(i))
+      for (const auto& [digest, _] : cand.overlays[i]->blobs) kept_blobs.insert(digest);
+  for (const auto& ov : listing.overlays)
+    if (listing.other_blobs.contains(ov.root.digest.str()))
+      for (const auto& [digest, _] : ov.blobs) kept_blobs.insert(digest);
+  std::set<std::string> deleting;
+  auto add = [&](std::string what, std::string ref, std::string digest) {
+    if (!deleting.insert(digest).second) return;
+    report.removed.push_back({std::move(what), std::move(ref), std::move(digest)});
+  };
+  for (const auto& d : plan.evicted) {
+    const auto& ov = *cand.overlays[d.entry];
+    report.overlays.push_back(overlay_report(ov, cand.created[d.entry], d));
+    add("overlay", std::string(kOverlayPrefix) + ov.keys.front(), ov.root.digest.str());
+    if (oci::media::is_index(ov.root.media_type)) {
+      STRATA_TRY(auto fetched, oci::fetch_manifest(store, ov.root.digest.str()));
+      if (auto* idx = std::get_if<oci::ImageIndex>(&fetched.parsed))
+        for (const auto& child : idx->manifests)
+          if (!kept_blobs.contains(child.digest.str())) add("child manifest", "", child.digest.str());
+    }
+    for (const auto& k : ov.keys) {
+      const std::string tag = std::string(kOverlayPrefix) + k;
+      if (auto use = read_use(store, tag)) add("use record", use_tag(tag), use->record.digest.str());
+    }
+    if (auto refs = store.referrers(ov.root.digest)) {
+      for (const auto& r : refs->manifests) add("referrer", "", r.digest.str());
+    }
+  }
+  // Use records whose overlay tag is gone (a gc killed part-way).
+  STRATA_TRY(auto tags, store.list_tags());
+  std::set<std::string> tag_set(tags.begin(), tags.end());
+  for (const auto& t : tags) {
+    auto key = record_key(t);
+    if (key.empty() || tag_set.contains(std::string(kOverlayPrefix) + key)) continue;
+    auto use = read_use(store, std::string(kOverlayPrefix) + key);
+    if (use && use->last_used <= now - o.policy.min_age) add("use record", t, use->record.digest.str());
+  }
+  report.kept_overlays = listing.overlays.size() - report.overlays.size();
+  if (o.dry_run) return report;
+  // The overlay first: a gc stopped after it leaves only records and
+  // children, which the next gc (or the registry's) removes.
+  for (const auto& r : report.removed) {
+    auto d = oci::Digest::parse(r.digest);
+    if (!d) continue;
+    if (auto deleted = store.delete_manifest(*d); !deleted && deleted.error().code() != ErrorCode::kNotFound) {
+      return fail(deleted.error());
+    }
+  }
+  return report;
+}
+
+}  // namespace
+
+Result<GcReport> collect_garbage(oci::Store& store, const GcOptions& options, const Clock& clock) {
+  if (auto* layout = dynamic_cast<oci::LayoutStore*>(&store)) return gc_layout(*layout, options, clock);
+  return gc_registry(store, options, clock);
+}
+
+}  // namespace strata::layer

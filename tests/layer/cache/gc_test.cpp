@@ -1,0 +1,129 @@
+// strata cache gc on overlays the build pipeline made: three overlays in a
+// layout, one used again, gc to a size that fits one; and the same in a
+// real registry, where manifests are deleted by digest.
+#include "layer/cache/gc.hpp"
+
+#include <gtest/gtest.h>
+
+#include "layer/build/build_fixture.hpp"
+#include "layer/build/overlay_use.hpp"
+#include "layer/cache/overlay_listing.hpp"
+#include "oci/layout_store.hpp"
+#include "support/layout_check.hpp"
+#include "support/registry_server.hpp"
+#include "support/run.hpp"
+
+namespace strata::layer {
+namespace {
+
+class CacheGc : public BuildPipeline {
+ protected:
+  // Three overlays built into `dest` an hour apart, then the first used
+  // again: the one used last.
+  std::vector<BuildResult> three(oci::Store& dest, ManualClock& clock) {
+    Recorder seen;
+    std::vector<BuildResult> out;
+    for (auto pkgs : {std::vector<std::string>{"greet"}, {"hello-static"}, {"hello-other"}}) {
+      out.push_back(run({.plan = plan(spec(pkgs)), .dest = &dest}, t_ / "home", seen, clock));
+      clock.advance(3600);
+    }
+    clock.advance(3600);
+    EXPECT_TRUE(run({.plan = plan(spec({"greet"})), .dest = &dest}, t_ / "home", seen, clock).cached);
+    clock.advance(3600);
+    return out;
+  }
+};
+
+TEST_F(CacheGc, LocalLruKeepsTheOneUsedLast) {
+  ManualClock clock(system_clock().now());
+  const auto dir = t_ / "cache";
+  std::vector<BuildResult> built;
+  {
+    auto dest = oci::LayoutStore::open(dir, oci::LayoutMode::kCreate);
+    ASSERT_TRUE(dest);
+    built = three(**dest, clock);
+  }
+  std::vector<std::string> problems;
+  auto store = oci::LayoutStore::open(dir, oci::LayoutMode::kReadOnly);
+  ASSERT_TRUE(store);
+  auto listing = list_overlays(**store, problems);
+  ASSERT_TRUE(listing);
+  ASSERT_EQ(listing->overlays.size(), 3u);
+  // What fits the base's layers and the greet overlay, not a second overlay.
+  std::uint64_t fits = 0;
+  for (const auto& e : listing->overlays) {
+    if (e.root.digest == built[0].root.digest) fits = e.size;
+  }
+  fits += 2000;  // its use record
+  GcOptions o{.policy = {.max_size = fits, .max_unused = std::nullopt, .min_age = 0}, .dry_run = false,
+              .home = std::nullopt};
+  auto r = collect_garbage(**store, o, clock);
+  ASSERT_TRUE(r) << r.error().message();
+  ASSERT_EQ(r->overlays.size(), 2u);
+  EXPECT_EQ(r->kept_overlays, 1u);
+  EXPECT_TRUE(r->cap_met);
+  EXPECT_LE(r->bytes_after, fits);
+  auto after = list_overlays(**store, problems);
+  ASSERT_TRUE(after);
+  ASSERT_EQ(after->overlays.size(), 1u);
+  EXPECT_EQ(after->overlays[0].root.digest, built[0].root.digest) << "the one used last stays";
+  auto check = testing::check_layout(dir);
+  EXPECT_TRUE(check.problems.empty()) << check.problems.front();
+  EXPECT_TRUE(check.unreferenced().empty()) << *check.unreferenced().begin();
+  // The kept overlay still reads whole: a build of it is a hit.
+  Recorder seen;
+  auto dest = oci::LayoutStore::open(dir, oci::LayoutMode::kCreate);
+  EXPECT_TRUE(run({.plan = plan(spec({"greet"})), .dest = dest->get()}, t_ / "home", seen, clock).cached);
+}
+
+TEST_F(CacheGc, RegistryDeletesByDigestAfterADryRunListsExactlyThat) {
+  auto reg = testing::RegistryServer::start(testing::RegistryServer::Mode::kPlain);
+  ASSERT_TRUE(reg) << reg.error().message();
+  const std::string repo = (*reg)->host_port() + "/team/overlays";
+  oci::OpenOptions open;
+  open.home = t_ / "home";
+  open.insecure_registries = {(*reg)->host_port()};
+  auto dest = oci::open_store(*oci::parse_image_ref("docker://" + repo), oci::Access::kWrite, open);
+  ASSERT_TRUE(dest) << dest.error().message();
+  ManualClock clock(system_clock().now());
+  auto built = three(*dest->store, clock);
+
+  GcOptions o{.policy = {.max_size = std::nullopt, .max_unused = 150 * 60, .min_age = 0}, .dry_run = true,
+              .home = std::nullopt};
+  auto dry = collect_garbage(*dest->store, o, clock);
+  ASSERT_TRUE(dry) << dry.error().message();
+  EXPECT_TRUE(dry->registry);
+  // hello-static (used 4 h ago) and hello-other (3 h ago) were not used for 2.5 h.
+  ASSERT_EQ(dry->overlays.size(), 2u);
+  EXPECT_EQ(dry->overlays[0].root.digest, built[1].root.digest);
+  EXPECT_EQ(dry->overlays[1].root.digest, built[2].root.digest);
+  for (const auto& b : built) EXPECT_TRUE(dest->store->resolve(b.root.digest.str())) << "a dry run deletes nothing";
+
+  o.dry_run = false;
+  auto real = collect_garbage(*dest->store, o, clock);
+  ASSERT_TRUE(real) << real.error().message();
+  ASSERT_EQ(real->removed.size(), dry->removed.size());
+  for (std::size_t i = 0; i < real->removed.size(); ++i) EXPECT_EQ(real->removed[i].digest, dry->removed[i].digest);
+  std::size_t records = 0;
+  for (const auto& m : real->removed) records += m.what == "use record";
+  EXPECT_GE(records, 2u) << "each evicted overlay's use records go too";
+  // Gone by digest (HEAD 404 is kNotFound); what stays reads with skopeo.
+  for (int i : {1, 2}) {
+    auto gone = dest->store->resolve(built[i].root.digest.str());
+    ASSERT_FALSE(gone);
+    EXPECT_EQ(gone.error().code(), ErrorCode::kNotFound) << gone.error().message();
+  }
+  EXPECT_TRUE(dest->store->resolve(built[0].root.digest.str()));
+  auto sk = testing::run({"skopeo", "inspect", "--tls-verify=false", "docker://" + repo + ":" + built[0].key.tag()});
+  EXPECT_EQ(sk.code, 0) << sk.err;
+  EXPECT_NE(sk.out.find(built[0].root.digest.str()), std::string::npos) << sk.out;
+  auto tags = dest->store->list_tags();
+  ASSERT_TRUE(tags);
+  for (const auto& t : *tags) {
+    EXPECT_EQ(t.find(built[1].key.hex), std::string::npos) << t;
+    EXPECT_EQ(t.find(built[2].key.hex), std::string::npos) << t;
+  }
+}
+
+}  // namespace
+}  // namespace strata::layer
