@@ -52,7 +52,7 @@ hit=$(since "$t")
 
 # The same work: both caches hold the same ten overlay tags with the same digests.
 keys() { STRATA_HOME=$work/home-ls "$STRATA" -q cache ls --cache "oci:$1" --json |
-  python3 -c 'import json,sys; d=json.load(sys.stdin); print("\n".join(sorted(k+" "+o["digest"] for o in d["overlays"] for k in o["keys"])))'; }
+  python3 -c 'import json,sys; d=json.load(sys.stdin); print("\n".join(sorted(o["digest"]+" "+",".join(sorted(o["keys"])) for o in d["overlays"])))'; }
 keys "$work/cache-loop" > "$work/loop.keys"
 keys "$work/cache-prewarm" > "$work/prewarm.keys"
 [ "$(wc -l < "$work/loop.keys")" -eq ${#OWN[@]} ] || { echo "loop made $(wc -l < "$work/loop.keys") overlays, not ${#OWN[@]}" >&2; exit 1; }
