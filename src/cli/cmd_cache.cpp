@@ -33,19 +33,27 @@ struct PrewarmArgs {
 
 std::string when(std::int64_t t) { return t == 0 ? "-" : str::rfc3339(t); }
 
+// JSON null for what is not known (no time recorded, no text).
+nlohmann::ordered_json opt_when(std::int64_t t) {
+  return t == 0 ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(when(t));
+}
+nlohmann::ordered_json opt_text(const std::string& s) {
+  return s.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(s);
+}
+
 nlohmann::ordered_json entry_json(const layer::CachedOverlayEntry& e) {
   return {{"keys", e.keys},
           {"digest", e.root.digest.str()},
           {"media_type", e.root.media_type},
           {"platforms", e.platforms},
-          {"base", {{"name", e.base_name.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(e.base_name)},
+          {"base", {{"name", opt_text(e.base_name)},
                     {"digests", e.base_digests}}},
           {"packages", e.packages},
-          {"lock_digest", e.lock_digest.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(e.lock_digest)},
+          {"lock_digest", opt_text(e.lock_digest)},
           {"size", e.size},
           {"unique_size", e.unique_size},
-          {"created", e.first_used == 0 ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(when(e.first_used))},
-          {"last_used", e.last_used == 0 ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(when(e.last_used))}};
+          {"created", opt_when(e.first_used)},
+          {"last_used", opt_when(e.last_used)}};
 }
 
 void run_ls(const GlobalOptions& g, const CacheArgs& args) {
@@ -115,10 +123,6 @@ layer::GcPolicy gc_policy(const GcArgs& a) {
   return p;
 }
 
-nlohmann::ordered_json opt_when(std::int64_t t) {
-  return t == 0 ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(when(t));
-}
-
 nlohmann::ordered_json gc_json(const layer::GcReport& r) {
   nlohmann::ordered_json out;
   out["cache"] = r.cache;
@@ -132,7 +136,7 @@ nlohmann::ordered_json gc_json(const layer::GcReport& r) {
   out["kept_overlays"] = r.kept_overlays;
   out["removed"] = nlohmann::ordered_json::array();
   for (const auto& m : r.removed)
-    out["removed"].push_back({{"what", m.what}, {"ref", m.ref.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(m.ref)},
+    out["removed"].push_back({{"what", m.what}, {"ref", opt_text(m.ref)},
                               {"digest", m.digest}});
   if (!r.registry) {
     out["blobs"] = nlohmann::ordered_json::array();
@@ -286,7 +290,7 @@ void run_prewarm(const GlobalOptions& g, const PrewarmArgs& args, oci::http::Tra
     out["dry_run"] = args.dry_run;
     out["overlays"] = nlohmann::ordered_json::array();
     for (const auto& o : report.outcomes) {
-      nlohmann::ordered_json e{{"entries", o.where}, {"key", o.key.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(o.key)},
+      nlohmann::ordered_json e{{"entries", o.where}, {"key", opt_text(o.key)},
                                {"state", layer::warm_state_name(o.state)}};
       if (o.state == layer::WarmState::kBuilt || o.state == layer::WarmState::kWarm) e["digest"] = o.root.digest.str();
       if (!o.error.empty()) e["error"] = o.error;
@@ -309,7 +313,7 @@ void run_prewarm(const GlobalOptions& g, const PrewarmArgs& args, oci::http::Tra
 }  // namespace
 
 void register_cache(CLI::App& app, GlobalOptions& g, std::shared_ptr<oci::http::Transport> http) {
-  auto* cache = add_command(app, "cache", "List and pre-warm the overlay cache (local, or a cache repository)", "");
+  auto* cache = add_command(app, "cache", "List, collect and pre-warm the overlay cache (local, or a cache repository)", "");
   cache->require_subcommand(1);
   auto args = std::make_shared<CacheArgs>();
   auto* ls = add_command(*cache, "ls",

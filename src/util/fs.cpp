@@ -274,31 +274,22 @@ LockWaitListener::LockWaitListener(std::function<void(const stdfs::path&)> on_wa
 
 LockWaitListener::~LockWaitListener() { t_lock_listener = previous_; }
 
-Result<void> lock_exclusive(int fd, const stdfs::path& path) {
+// flock(fd, op) (LOCK_EX or LOCK_SH), blocking until granted; when another
+// process holds the lock, the thread's LockWaitListener is told first.
+Result<void> lock_blocking(int fd, const stdfs::path& path, int op) {
   bool told = false;
-  int flags = LOCK_EX | LOCK_NB;  // first without blocking, to know whether to tell
+  int flags = op | LOCK_NB;  // first without blocking, to know whether to tell
   while (::flock(fd, flags) != 0) {
     if (errno == EINTR) continue;
     if (errno == EWOULDBLOCK && (flags & LOCK_NB)) {
       if (!told && t_lock_listener && t_lock_listener->on_wait_) t_lock_listener->on_wait_(path);
       told = true;
-      flags = LOCK_EX;
+      flags = op;
       continue;
     }
     return fail(io_error("cannot lock", path, errno));
   }
   return {};
-}
-
-Result<FileLock> FileLock::acquire(const stdfs::path& lock_path) {
-  if (lock_path.has_parent_path()) STRATA_TRY_VOID(make_dirs(lock_path.parent_path()));
-  int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) return fail(io_error("cannot open lock", lock_path, errno));
-  if (auto locked = lock_exclusive(fd, lock_path); !locked) {
-    ::close(fd);
-    return fail(locked.error());
-  }
-  return FileLock(fd);
 }
 
 namespace {
@@ -310,24 +301,26 @@ Result<int> open_lock_file(const stdfs::path& lock_path) {
   return fd;
 }
 
+Result<int> open_locked(const stdfs::path& lock_path, int op) {
+  STRATA_TRY(int fd, open_lock_file(lock_path));
+  if (auto locked = lock_blocking(fd, lock_path, op); !locked) {
+    ::close(fd);
+    return fail(locked.error());
+  }
+  return fd;
+}
+
 }  // namespace
 
+Result<void> lock_exclusive(int fd, const stdfs::path& path) { return lock_blocking(fd, path, LOCK_EX); }
+
+Result<FileLock> FileLock::acquire(const stdfs::path& lock_path) {
+  STRATA_TRY(int fd, open_locked(lock_path, LOCK_EX));
+  return FileLock(fd);
+}
+
 Result<FileLock> FileLock::acquire_shared(const stdfs::path& lock_path) {
-  STRATA_TRY(int fd, open_lock_file(lock_path));
-  bool told = false;
-  int flags = LOCK_SH | LOCK_NB;
-  while (::flock(fd, flags) != 0) {
-    if (errno == EINTR) continue;
-    if (errno == EWOULDBLOCK && (flags & LOCK_NB)) {
-      if (!told && t_lock_listener && t_lock_listener->on_wait_) t_lock_listener->on_wait_(lock_path);
-      told = true;
-      flags = LOCK_SH;
-      continue;
-    }
-    int err = errno;
-    ::close(fd);
-    return fail(io_error("cannot lock", lock_path, err));
-  }
+  STRATA_TRY(int fd, open_locked(lock_path, LOCK_SH));
   return FileLock(fd);
 }
 

@@ -95,8 +95,8 @@ class LockWaitListener {
   LockWaitListener& operator=(const LockWaitListener&) = delete;
 
  private:
-  friend Result<void> lock_exclusive(int fd, const stdfs::path& path);
-  friend class FileLock;
+  // flock(fd, LOCK_EX or LOCK_SH), telling the listener before it waits.
+  friend Result<void> lock_blocking(int fd, const stdfs::path& path, int op);
   std::function<void(const stdfs::path&)> on_wait_;
   LockWaitListener* previous_;
 };
