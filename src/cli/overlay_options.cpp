@@ -17,7 +17,7 @@ void add_overlay_options(CLI::App* cmd, OverlayFlags& f) {
   cmd->add_option("--sources", f.sources, "apt sources file (.list or .sources); replaces the host's")
       ->check(CLI::ExistingFile);
   cmd->add_option("--platform", f.platform, "Target platform(s), comma-separated (default: this machine's)");
-  cmd->add_option("--compression", f.compression, "Layer compression: gzip (default) or zstd");
+  cmd->add_option("--compression", f.compression, "Layer compression: gzip (default), zstd, or none (plain tar, for a layout on the same machine)");
   cmd->add_option("--max-age", f.max_age, "Rebuild a cached overlay whose archive snapshot is older (e.g. 7d)");
   cmd->add_flag("--allow-unsigned-archive", f.allow_unsigned, "Accept sources marked Trusted: yes (unverified)");
 }

@@ -15,9 +15,8 @@ Result<OverlayPlan> plan_overlay(OverlaySpec spec) {
     STRATA_TRY(plan.platforms, oci::parse_platforms(plan.lock->platform));
   }
   if (plan.platforms.empty()) plan.platforms = {oci::host_platform()};
-  if (spec.compression != oci::Compression::kGzip && spec.compression != oci::Compression::kZstd) {
-    return fail(ErrorCode::kInvalidArgument,
-                "--compression " + std::string(oci::compression_name(spec.compression)) + ": choose gzip or zstd");
+  if (spec.compression == oci::Compression::kUnknown) {
+    return fail(ErrorCode::kInvalidArgument, "--compression: choose gzip, zstd or none");
   }
   STRATA_TRY(plan.key, overlay_key(spec, plan.lock, plan.platforms));
   plan.spec = std::move(spec);

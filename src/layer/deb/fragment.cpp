@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
 
@@ -332,18 +333,22 @@ Result<std::vector<Item*>> place_entries(std::vector<Item>& items, const std::ve
 Result<void> write_fragment(const std::vector<Item*>& order, std::string_view content, oci::Compression compression,
                             const stdfs::path& out_dir, unsigned compress_jobs, FragmentInfo& info) {
   auto md5 = parse_md5sums(info.md5sums);
-  std::string ext(compression_extension(compression));
+  bool plain = compression == oci::Compression::kNone;  // data.tar is the packed form too
   STRATA_TRY(auto tar_file, oci::FileSink::open(out_dir / "data.tar"));
-  STRATA_TRY(auto packed_file, oci::FileSink::open(out_dir / ("data.tar." + ext)));
+  std::optional<oci::FileSink> packed_file;
+  if (!plain) {
+    STRATA_TRY(auto opened, oci::FileSink::open(out_dir / packed_name(compression)));
+    packed_file.emplace(std::move(opened));
+  }
   oci::Crc32Sink tar_crc(tar_file);
-  oci::Crc32Sink packed_crc(packed_file);
+  oci::StringSink nothing;  // a fragment of directories alone packs no bytes
+  oci::Crc32Sink packed_crc(packed_file ? static_cast<oci::ByteSink&>(*packed_file) : nothing);
   bool has_files = std::any_of(order.begin(), order.end(),
                                [](const Item* it) { return it->entry.type != TarEntryType::kDirectory; });
-  oci::StringSink nothing;
   STRATA_TRY(auto compressor, oci::CompressingSink::create(compression, has_files ? static_cast<oci::ByteSink&>(packed_crc) : nothing,
                                                            compress_jobs, oci::DiffId::kSkip));
   oci::TeeSink tee(tar_crc, *compressor);
-  oci::TarWriter writer(tee);
+  oci::TarWriter writer(plain ? static_cast<oci::ByteSink&>(tar_crc) : tee);
   for (Item* it : order) {
     const oci::TarEntry& e = it->entry;
     FragmentEntry fe{e.path, e.type, e.link_target, ""};
@@ -367,13 +372,15 @@ Result<void> write_fragment(const std::vector<Item*>& order, std::string_view co
   STRATA_TRY(oci::LayerDigests digests, compressor->finish());
   // Durable before the directory is renamed into the cache.
   STRATA_TRY_VOID(tar_file.sync());
-  STRATA_TRY_VOID(packed_file.sync());
   STRATA_TRY_VOID(tar_file.close());
-  STRATA_TRY_VOID(packed_file.close());
-  info.tar_size = digests.uncompressed_size;
+  if (packed_file) {
+    STRATA_TRY_VOID(packed_file->sync());
+    STRATA_TRY_VOID(packed_file->close());
+  }
+  info.tar_size = tar_file.written();
   info.tar_crc32 = tar_crc.crc();
-  info.compressed_size = has_files ? static_cast<std::uint64_t>(digests.size) : 0;
-  info.compressed_crc32 = packed_crc.crc();
+  info.compressed_size = plain ? info.tar_size : has_files ? static_cast<std::uint64_t>(digests.size) : 0;
+  info.compressed_crc32 = plain ? info.tar_crc32 : packed_crc.crc();
   return {};
 }
 
@@ -385,6 +392,10 @@ std::string_view compression_extension(oci::Compression c) {
     case oci::Compression::kZstd: return "zst";
     default: return "raw";
   }
+}
+
+std::string packed_name(oci::Compression c) {
+  return c == oci::Compression::kNone ? "data.tar" : "data.tar." + std::string(compression_extension(c));
 }
 
 Result<FragmentInfo> convert_deb(const stdfs::path& deb, const RewriteRules& rules, oci::Compression compression,
@@ -412,7 +423,7 @@ std::string FragmentCache::key(const std::string& deb_sha256, const RewriteRules
 Result<Fragment> FragmentCache::lookup(const stdfs::path& dir, oci::Compression compression) const {
   Fragment f;
   f.tar = dir / "data.tar";
-  f.compressed = dir / ("data.tar." + std::string(compression_extension(compression)));
+  f.compressed = dir / packed_name(compression);
   STRATA_TRY(std::string bytes, fs::read_file(dir / "info.bin", std::uint64_t{1} << 30));
   auto info = decode_info(bytes);
   if (!info) return fail(ErrorCode::kCorruption, (dir / "info.bin").string() + ": damaged or of another format");

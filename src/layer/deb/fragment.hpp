@@ -93,11 +93,15 @@ class FragmentCache {
   std::filesystem::path dir_;
 };
 
-// The conversion itself, writing data.tar and data.tar.<ext> into `out_dir`.
+// The conversion itself, writing data.tar and its compressed form (named by
+// packed_name) into `out_dir`.
 Result<FragmentInfo> convert_deb(const std::filesystem::path& deb, const RewriteRules& rules,
                                  oci::Compression compression, const std::filesystem::path& out_dir,
                                  const std::string& what, unsigned compress_jobs = 1);
 
 std::string_view compression_extension(oci::Compression c);
+// The file of a fragment's compressed form: data.tar.gz, data.tar.zst, or for
+// an uncompressed layer data.tar itself (the two forms are the same bytes).
+std::string packed_name(oci::Compression c);
 
 }  // namespace strata::layer

@@ -141,13 +141,13 @@ std::optional<PieceSums> decode_sums(std::string_view bytes) {
   return s;
 }
 
-Fragment piece_of(const Fragment& f, const stdfs::path& dir, const std::string& ext, const PieceSums& s) {
+Fragment piece_of(const Fragment& f, const stdfs::path& dir, const std::string& packed, const PieceSums& s) {
   Fragment out;
   out.info.package = f.info.package;
   out.info.version = f.info.version;
   out.info.architecture = f.info.architecture;
   out.tar = dir / "data.tar";
-  out.compressed = dir / ("data.tar." + ext);
+  out.compressed = dir / packed;
   out.info.tar_size = s.tar_size;
   out.info.tar_crc32 = s.tar_crc32;
   out.info.compressed_size = s.compressed_size;
@@ -157,12 +157,12 @@ Fragment piece_of(const Fragment& f, const stdfs::path& dir, const std::string& 
 
 // The cached piece in `dir`, when its files have the recorded sizes (the
 // CRC-32s are checked by the layer hashing, as for any cached fragment).
-std::optional<Fragment> cached_piece(const Fragment& f, const stdfs::path& dir, const std::string& ext) {
+std::optional<Fragment> cached_piece(const Fragment& f, const stdfs::path& dir, const std::string& packed) {
   auto bytes = fs::read_file(dir / "piece.bin", 4096);
   if (!bytes) return std::nullopt;
   auto sums = decode_sums(*bytes);
   if (!sums) return std::nullopt;
-  Fragment out = piece_of(f, dir, ext, *sums);
+  Fragment out = piece_of(f, dir, packed, *sums);
   std::error_code ec;
   auto tar_size = stdfs::file_size(out.tar, ec);
   auto packed_size = ec ? 0 : stdfs::file_size(out.compressed, ec);
@@ -266,33 +266,34 @@ Result<void> rewrite_without(const Fragment& f, const std::set<std::string>& dro
 
 Result<Fragment> fragment_without(const Fragment& f, const std::set<std::string>& drop, oci::Compression compression,
                                   unsigned compress_jobs) {
-  std::string ext(compression_extension(compression));
+  std::string packed_file = packed_name(compression);
   std::string list;
   for (const auto& p : drop) list += p + '\n';
   stdfs::path dir = f.tar.parent_path() / ("without-" + sha256_hex(list).substr(0, 32));
-  if (auto hit = cached_piece(f, dir, ext)) return *hit;
+  if (auto hit = cached_piece(f, dir, packed_file)) return *hit;
 
   oci::StringSink tar;
-  oci::StringSink packed;
+  oci::StringSink compressed;
   {
     oci::TarWriter w(tar);
     STRATA_TRY_VOID(with_context(rewrite_without(f, drop, w), "leaving paths out of " + f.info.package + "'s fragment"));
   }
-  if (!tar.str().empty()) {  // an empty piece is written as nothing (layer.md member boundary rule)
-    STRATA_TRY(auto c, oci::CompressingSink::create(compression, packed, compress_jobs, oci::DiffId::kSkip));
+  bool plain = compression == oci::Compression::kNone;  // data.tar is the packed form too
+  if (!tar.str().empty() && !plain) {  // an empty piece is written as nothing (layer.md member boundary rule)
+    STRATA_TRY(auto c, oci::CompressingSink::create(compression, compressed, compress_jobs, oci::DiffId::kSkip));
     STRATA_TRY_VOID(c->write(oci::as_bytes(tar.str())));
     STRATA_TRY(auto d, c->finish());
     (void)d;
   }
-  PieceSums sums{tar.str().size(), oci::crc32_update(0, tar.str()), packed.str().size(),
-                 oci::crc32_update(0, packed.str())};
+  const std::string& packed = plain ? tar.str() : compressed.str();
+  PieceSums sums{tar.str().size(), oci::crc32_update(0, tar.str()), packed.size(), oci::crc32_update(0, packed)};
 
   std::random_device rd;
   stdfs::path tmp = f.tar.parent_path() / (".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
   auto cleanup = [&] { (void)fs::remove_tree(tmp); };
   auto written = fs::make_dirs(tmp);
   if (written) written = fs::write_file_atomic(tmp / "data.tar", tar.str());
-  if (written) written = fs::write_file_atomic(tmp / ("data.tar." + ext), packed.str());
+  if (written && !plain) written = fs::write_file_atomic(tmp / packed_file, packed);
   if (written) written = fs::write_file_atomic(tmp / "piece.bin", encode_sums(sums));
   if (!written) {
     cleanup();
@@ -304,9 +305,9 @@ Result<Fragment> fragment_without(const Fragment& f, const std::set<std::string>
   }
   if (auto renamed = fs::rename_file(tmp, dir); !renamed) {
     cleanup();  // another builder won the race with the same bytes
-    if (!cached_piece(f, dir, ext)) return fail(renamed.error().context("storing a fragment piece"));
+    if (!cached_piece(f, dir, packed_file)) return fail(renamed.error().context("storing a fragment piece"));
   }
-  Fragment out = piece_of(f, dir, ext, sums);
+  Fragment out = piece_of(f, dir, packed_file, sums);
   out.converted = true;
   return out;
 }

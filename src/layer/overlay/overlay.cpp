@@ -231,8 +231,8 @@ oci::ImageFsOptions overlay_base_needs() {
 
 Result<OverlayResult> build_overlay(const BaseImage& base, oci::Store& base_store, const std::vector<OverlayDeb>& debs,
                                     const OverlayOptions& o, oci::Store& dest) {
-  if (o.compression != oci::Compression::kGzip && o.compression != oci::Compression::kZstd) {
-    return fail(ErrorCode::kInvalidArgument, "overlay layers are gzip or zstd");
+  if (o.compression == oci::Compression::kUnknown) {
+    return fail(ErrorCode::kInvalidArgument, "overlay layers are gzip, zstd or none");
   }
   OverlayResult result;
   STRATA_TRY(RewriteRules rules, RewriteRules::from_base(base.fs, o.epoch));

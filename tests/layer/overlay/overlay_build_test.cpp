@@ -183,6 +183,16 @@ TEST(OverlayBuild, ReproducibleAcrossHomesUmaskTimezoneLocaleAndJobs) {
   ASSERT_EQ(z1.run.code, 0) << z1.run.err;
   EXPECT_EQ(z1.digest, z2.digest);
   EXPECT_NE(z1.digest, a.digest);
+  auto n1 = build(t / "home-a", t / "n1", "x", kFull, {"--compression", "none"});
+  auto n2 = build(t / "home-d", t / "n2", "x", kFull, {"--compression", "none", "--jobs", "3"});
+  ASSERT_EQ(n1.run.code, 0) << n1.run.err;
+  EXPECT_EQ(n1.digest, n2.digest);
+  EXPECT_NE(n1.json["key"], a.json["key"]);  // the key names the compression
+  // The plain layer is the gzip layer's content: same diff_id.
+  auto config = [&](const stdfs::path& dir) {
+    return nlohmann::json::parse(sh("skopeo inspect --config oci:" + dir.string() + ":x"));
+  };
+  EXPECT_EQ(config(t / "n1")["rootfs"], config(t / "a")["rootfs"]);
 }
 
 TEST(OverlayBuild, FragmentsAreReusedAndTheKeyIsACacheHit) {
@@ -290,9 +300,11 @@ TEST(OverlayBuild, LayersAreValidMultiMemberStreamsForStandardTools) {
   TempDir t;
   auto g = build(t / "home", t / "out", "gz", {"greet", "hello-static"});
   auto z = build(t / "home", t / "out", "zst", {"greet", "hello-static"}, {"--compression", "zstd"});
+  auto n = build(t / "home", t / "out", "tar", {"greet", "hello-static"}, {"--compression", "none"});
   ASSERT_EQ(g.run.code, 0) << g.run.err;
   ASSERT_EQ(z.run.code, 0) << z.run.err;
-  for (const auto& [tag, cmd] : {std::pair{"gz", "zcat"}, std::pair{"zst", "zstd -dc"}}) {
+  ASSERT_EQ(n.run.code, 0) << n.run.err;
+  for (const auto& [tag, cmd] : {std::pair{"gz", "zcat"}, std::pair{"zst", "zstd -dc"}, std::pair{"tar", "cat"}}) {
     auto manifest = nlohmann::json::parse(sh("skopeo inspect --raw oci:" + (t / "out").string() + ":" + tag));
     std::string layer = manifest["layers"].back()["digest"];
     auto blob = t / "out/blobs/sha256" / layer.substr(7);
@@ -303,19 +315,24 @@ TEST(OverlayBuild, LayersAreValidMultiMemberStreamsForStandardTools) {
     auto config = nlohmann::json::parse(sh("skopeo inspect --config oci:" + (t / "out").string() + ":" + tag));
     EXPECT_EQ(config["rootfs"]["diff_ids"].back(), diff_id) << tag;
     auto inspect = nlohmann::json::parse(sh("skopeo inspect oci:" + (t / "out").string() + ":" + tag));
-    EXPECT_EQ(inspect["Digest"], (tag == std::string("gz") ? g : z).digest);
+    EXPECT_EQ(inspect["Digest"], (tag == std::string("gz") ? g : tag == std::string("zst") ? z : n).digest);
     EXPECT_EQ(inspect["Layers"].size(), 2u);
   }
   // This umoci has no zstd support: extract the layers with tar and run from there.
-  auto manifest = nlohmann::json::parse(sh("skopeo inspect --raw oci:" + (t / "out").string() + ":zst"));
-  auto root = t / "zroot";
-  stdfs::create_directories(root);
-  for (const auto& l : manifest["layers"]) {
-    std::string d = l["digest"];
-    std::string tool = l["mediaType"].get<std::string>().ends_with("zstd") ? "zstd -dc " : "zcat ";
-    sh(tool + (t / "out/blobs/sha256" / d.substr(7)).string() + " | tar -x -C " + root.string());
+  for (std::string tag : {"zst", "tar"}) {
+    auto manifest = nlohmann::json::parse(sh("skopeo inspect --raw oci:" + (t / "out").string() + ":" + tag));
+    EXPECT_EQ(manifest["layers"].back()["mediaType"],
+              tag == "zst" ? "application/vnd.oci.image.layer.v1.tar+zstd" : "application/vnd.oci.image.layer.v1.tar");
+    auto root = t / ("root-" + tag);
+    stdfs::create_directories(root);
+    for (const auto& l : manifest["layers"]) {
+      std::string d = l["digest"];
+      std::string media = l["mediaType"];
+      std::string tool = media.ends_with("zstd") ? "zstd -dc " : media.ends_with("gzip") ? "zcat " : "cat ";
+      sh(tool + (t / "out/blobs/sha256" / d.substr(7)).string() + " | tar -x -C " + root.string());
+    }
+    EXPECT_EQ(sh("chroot " + root.string() + " /usr/bin/greet"), "hello, world, from libgreet\n") << tag;
   }
-  EXPECT_EQ(sh("chroot " + root.string() + " /usr/bin/greet"), "hello, world, from libgreet\n");
 }
 
 // A tiny arm64 root (nothing in it is executed), and an OCI index in one
