@@ -33,7 +33,7 @@ TEST_DEPS=(
   podman runc containerd docker.io  # the runtimes users have: each stores and runs strata's images
   tcc                    # the real C compiler packaged by the toolchain fixture archive (testdata/toolchain)
 )
-LIVE_DEPS=(mmdebstrap)
+LIVE_DEPS=(mmdebstrap libdeflate-tools)   # live archive tests; bench/overlay.sh's compressor-alone floor
 
 want=("${BUILD_DEPS[@]}")
 case "${1:-build}" in

@@ -31,9 +31,10 @@ Result<std::vector<const Fragment*>> FragmentFeed::all() const {
   return out;
 }
 
-LayerHashing::LayerHashing(const FragmentFeed& feed, std::vector<std::size_t> order, const LayerPieces* pieces)
+LayerHashing::LayerHashing(const FragmentFeed& feed, std::vector<std::size_t> order, const LayerPieces* pieces,
+                           Layer layer)
     : feed_(feed), order_(std::move(order)), pieces_(pieces) {
-  plain_ = std::thread([this] {
+  if (layer == Layer::kCompressed) plain_ = std::thread([this] {
     hash({&LayerPieces::head_plain, &Fragment::tar, &FragmentInfo::tar_size, &FragmentInfo::tar_crc32}, plain_hash_,
          plain_status_);
   });
@@ -95,6 +96,7 @@ Result<HashedPieces> LayerHashing::compressed() {
 }
 
 Result<HashedPieces> LayerHashing::uncompressed() {
+  if (!plain_.joinable()) return fail(ErrorCode::kInvalidArgument, "a plain layer has one hash: use compressed()");
   plain_.join();
   if (!plain_status_) return fail(plain_status_.error());
   return std::move(plain_hash_);

@@ -67,7 +67,11 @@ class LayerHashing {
   // Starts hashing `pieces`' head (when given), then `feed`'s fragments in
   // `order` (slot indices), a substitute in place of its slot. `pieces` must
   // outlive the hashing.
-  LayerHashing(const FragmentFeed& feed, std::vector<std::size_t> order, const LayerPieces* pieces = nullptr);
+  // `plain`: the layer is uncompressed (every piece's packed form is its
+  // tar), so one pass gives both hashes and uncompressed() may not be called.
+  enum class Layer { kCompressed, kPlain };
+  LayerHashing(const FragmentFeed& feed, std::vector<std::size_t> order, const LayerPieces* pieces = nullptr,
+               Layer layer = Layer::kCompressed);
   LayerHashing(const LayerHashing&) = delete;
   LayerHashing& operator=(const LayerHashing&) = delete;
   ~LayerHashing();  // stops early and waits when finish() was not called

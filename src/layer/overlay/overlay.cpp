@@ -285,7 +285,8 @@ Result<OverlayResult> build_overlay(const BaseImage& base, oci::Store& base_stor
   }
   STRATA_TRY(pieces.head_plain, directories_tar(plan.directories));
   STRATA_TRY(pieces.head_packed, compress_piece(o.compression, pieces.head_plain));
-  LayerHashing hashing(feed, order, &pieces);
+  bool plain_layer = o.compression == oci::Compression::kNone;  // its digest is its diff_id
+  LayerHashing hashing(feed, order, &pieces, plain_layer ? LayerHashing::Layer::kPlain : LayerHashing::Layer::kCompressed);
 
   // Effects, then the end-of-archive blocks as their own compressed piece.
   STRATA_TRY(std::string effects, effects_tar(plan.effect_files));
@@ -336,10 +337,15 @@ Result<OverlayResult> build_overlay(const BaseImage& base, oci::Store& base_stor
     auto copied = oci::copy_blob(base_store, dest, l, blob_copy);
     if (!copied) return fail(copied.error().context("copying the base's layers"));
   }
-  STRATA_TRY(HashedPieces plain, hashing.uncompressed());
-  plain.hasher.update(tail_plain);
-  result.digests.diff_id = oci::Digest::from_hex(HashAlgorithm::kSha256, plain.hasher.finish_hex());
-  result.digests.uncompressed_size = plain.size + tail_plain.size();
+  if (plain_layer) {
+    result.digests.diff_id = result.digests.digest;
+    result.digests.uncompressed_size = static_cast<std::uint64_t>(result.digests.size);
+  } else {
+    STRATA_TRY(HashedPieces plain, hashing.uncompressed());
+    plain.hasher.update(tail_plain);
+    result.digests.diff_id = oci::Digest::from_hex(HashAlgorithm::kSha256, plain.hasher.finish_hex());
+    result.digests.uncompressed_size = plain.size + tail_plain.size();
+  }
 
   // The image: the base's config and layers with this layer on top.
   oci::LayerOnTop image{base.config.json, base.manifest.layers, result.layer, *result.digests.diff_id, o.epoch,
