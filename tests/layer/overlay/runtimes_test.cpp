@@ -2,7 +2,8 @@
 // layout), Docker (`docker load` of a docker-archive) and containerd (`ctr
 // images import` of an oci-archive) each store an overlay built from the
 // overlay fixture archive and a scratch image built from the scratch fixture
-// archive, and run one of their programs. Docker's layer store and
+// archive (and the overlay again with an uncompressed layer, `--compression
+// none`), and run one of their programs. Docker's layer store and
 // containers/storage refuse a layer that names a path twice, so this is
 // where a layer strata writes would fail first.
 //
@@ -38,9 +39,11 @@ namespace {
 
 namespace stdfs = std::filesystem;
 
-// The two images, built once per binary, in every form the runtimes read.
+const std::vector<std::string> kImages = {"overlay", "scratch", "plain"};
+
+// The images, built once per binary, in every form the runtimes read.
 struct Images {
-  stdfs::path layout;  // oci:<layout>:overlay and oci:<layout>:scratch
+  stdfs::path layout;  // oci:<layout>:NAME for each of kImages
   stdfs::path archives;
 
   stdfs::path docker_archive(const std::string& name) const { return archives / (name + ".docker.tar"); }
@@ -72,13 +75,17 @@ const Images& images() {
             fx.sources().string(), "--platform", "linux/amd64", "--dest", "oci:" + im->layout.string() + ":overlay",
             "greet", "hello-static", "hello-other", "diverted-tool", "shared-a", "shared-b"}),
        "strata build (overlay)");
+    ok(run({strata_binary(), "-q", "--home", home, "build", "--base", fx.base_ref(), "--sources",
+            fx.sources().string(), "--platform", "linux/amd64", "--compression", "none", "--dest",
+            "oci:" + im->layout.string() + ":plain", "greet", "hello-static"}),
+       "strata build --compression none");
     static ServedArchive scratch(root / "scratch-archive", source_dir() / "testdata/scratch");
     auto sources = scratch.write_sources(root / "scratch.list");
     ok(run({strata_binary(), "-q", "--home", home, "build", "--base", "scratch", "--sources", sources.string(),
             "--platform", "linux/amd64", "--dest", "oci:" + im->layout.string() + ":scratch"},
            "SOURCE_DATE_EPOCH=1700000000"),
        "strata build --base scratch");
-    for (std::string name : {"overlay", "scratch"}) {
+    for (std::string name : kImages) {
       std::string from = "oci:" + im->layout.string() + ":" + name;
       ok(run({strata_binary(), "-q", "copy", from,
               "docker-archive:" + im->docker_archive(name).string() + ":" + Images::docker_ref(name)}),
@@ -100,7 +107,8 @@ struct Program {
 std::vector<Program> programs(const std::string& runtime) {
   return {{"overlay", {"/usr/bin/greet", runtime}, "hello, " + runtime + ", from libgreet\n"},
           {"overlay", {"/usr/bin/hello"}, "static hello via hello\n"},
-          {"scratch", {"/bin/tinysh", "in", runtime}, "tinysh in " + runtime + "\n"}};
+          {"scratch", {"/bin/tinysh", "in", runtime}, "tinysh in " + runtime + "\n"},
+          {"plain", {"/usr/bin/greet", runtime}, "hello, " + runtime + ", from libgreet\n"}};
 }
 
 std::vector<std::string> cat(std::vector<std::string> a, const std::vector<std::string>& b) {
@@ -214,7 +222,7 @@ TEST(Runtimes, PodmanStoresAndRunsTheOverlayAndTheScratchImage) {
                                   (d / "tmp").string(), "--storage-driver", "vfs",
                                   "--cgroup-manager", "cgroupfs",        "--runtime",
                                   "runc",             "--events-backend", "file"};
-  for (std::string name : {"overlay", "scratch"}) {
+  for (const std::string& name : kImages) {
     std::string ref = "oci:" + im.layout.string() + ":" + name;
     auto pulled = run(cat(podman, {"pull", "-q", ref}), env);
     EXPECT_EQ(pulled.code, 0) << name << ": podman pull " << ref << "\n" << pulled.err;
@@ -244,7 +252,7 @@ TEST(Runtimes, DockerLoadsAndRunsTheOverlayAndTheScratchImage) {
   std::string env = "DOCKER_CONFIG=" + shell_quote((d / "client").string());
   std::vector<std::string> cli{docker, "-H", host};
   ASSERT_TRUE(dockerd.wait_ready(cat(cli, {"version"}))) << dockerd.log();
-  for (std::string name : {"overlay", "scratch"}) {
+  for (const std::string& name : kImages) {
     auto loaded = run(cat(cli, {"load", "-i", im.docker_archive(name).string()}), env);
     EXPECT_EQ(loaded.code, 0) << name << ": docker load\n" << loaded.out << loaded.err;
     EXPECT_NE(loaded.out.find("Loaded image: " + Images::docker_ref(name)), std::string::npos) << loaded.out;
@@ -272,7 +280,7 @@ TEST(Runtimes, ContainerdImportsAndRunsTheOverlayAndTheScratchImage) {
   std::vector<std::string> ctr{"ctr", "-a", sock, "-n", "strata-test"};
   ASSERT_TRUE(containerd.wait_ready(cat(ctr, {"version"}))) << containerd.log();
   std::map<std::string, std::string> refs;
-  for (std::string name : {"overlay", "scratch"}) {
+  for (const std::string& name : kImages) {
     std::string ref = "strata-test/" + name + ":latest";
     auto imported = run(cat(ctr, {"images", "import", "--snapshotter", "native", "--index-name", ref,
                                   im.oci_archive(name).string()}));
