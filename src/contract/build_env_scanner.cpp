@@ -39,7 +39,7 @@ class BuildEnvScanner {
   explicit BuildEnvScanner(ScanContext& ctx) : ctx_(ctx), kb_(ctx.kb()) {}
 
   void run() {
-    std::vector<std::string> dockerfiles, workflows, devcontainers, cgo_files;
+    std::vector<std::string> dockerfiles, workflows, devcontainers, cgo_files, docs;
     for (const auto& f : ctx_.fs().files_ending("")) {  // every indexed file
       std::string b = base_name(f);
       if (dockerfile_name(b)) dockerfiles.push_back(f);
@@ -47,8 +47,10 @@ class BuildEnvScanner {
       else if (f == ".devcontainer.json" || (f.starts_with(".devcontainer/") && b == "devcontainer.json"))
         devcontainers.push_back(f);
       else if (b == "Makefile" || b.starts_with(".goreleaser")) cgo_files.push_back(f);
+      else if (install_doc(f)) docs.push_back(f);
     }
     for (const auto& f : dockerfiles) dockerfile(f);
+    for (const auto& f : docs) install_doc_lines(f);
     for (const auto& f : devcontainers) devcontainer(f);
     for (const auto& f : workflows) workflow(f);
     for (const auto& f : cgo_files) cgo_text(f);
@@ -150,6 +152,13 @@ class BuildEnvScanner {
   // stage are run-time needs, except -dev packages and build tools; earlier
   // stages are build needs. Alpine names go through `alpine_packages`.
   void installs(const std::string& rel, std::size_t line, const std::string& run, bool final_stage) {
+    for (const auto& [name, apk] : installed_packages(run))
+      declared_package("dockerfile:" + rel, rel, line, run, name, apk, final_stage);
+  }
+
+  // The package names of every install command in a shell line: (name, apk).
+  static std::vector<std::pair<std::string, bool>> installed_packages(const std::string& run) {
+    std::vector<std::pair<std::string, bool>> out;
     auto words = str::split_ws(run);
     for (std::size_t i = 0; i < words.size(); ++i) {
       bool apk = false;
@@ -168,7 +177,6 @@ class BuildEnvScanner {
       } else {
         continue;
       }
-      std::string snippet(run.substr(0, 160));
       for (++i; i < words.size(); ++i) {
         std::string_view w = words[i];
         if (w == "&&" || w == "||" || w == ";" || w == "|" || w == ")") break;
@@ -182,14 +190,55 @@ class BuildEnvScanner {
           if (!std::islower(static_cast<unsigned char>(c)) && !std::isdigit(static_cast<unsigned char>(c)) && c != '-' &&
               c != '+' && c != '.')
             name = false;
-        if (name) declared_package(rel, line, snippet, std::string(w), apk, final_stage);
+        if (name) out.emplace_back(std::string(w), apk);
         if (last) break;
       }
     }
+    return out;
   }
 
-  void declared_package(const std::string& rel, std::size_t line, const std::string& snippet, const std::string& name,
-                        bool apk, bool final_stage) {
+  static bool build_tool(const std::string& pkg) {
+    static constexpr std::array<std::string_view, 12> kBuildTools = {
+        "build-essential", "gcc", "g++", "make", "cmake", "pkg-config", "clang", "autoconf", "automake", "libtool",
+        "patchelf", "libc6-dev"};
+    return pkg.ends_with("-dev") || std::find(kBuildTools.begin(), kBuildTools.end(), pkg) != kBuildTools.end();
+  }
+
+  // Install documentation (a Markdown or reStructuredText file whose path
+  // says install or build, README, INSTALL): a command line that installs
+  // packages for building from source — it names a -dev package or a build
+  // tool. Lines installing only services (`apt install postgresql
+  // redis-server nginx`) describe other machines and are not read.
+  static bool install_doc(const std::string& rel) {
+    std::string lower = str::lower(rel);
+    std::string b = base_name(lower);
+    if (!(b.ends_with(".md") || b.ends_with(".rst") || b.ends_with(".txt") || b == "install")) return false;
+    if (b.starts_with("readme") || b.starts_with("install")) return true;
+    return lower.find("install") != std::string::npos || lower.find("building") != std::string::npos ||
+           lower.find("build-from-source") != std::string::npos;
+  }
+
+  void install_doc_lines(const std::string& rel) {
+    auto text = ctx_.fs().read_text(rel);
+    if (!text) return;
+    std::size_t n = 0;
+    for (auto raw : str::split(*text, '\n')) {
+      ++n;
+      std::string line(str::trim(raw));
+      for (std::string_view prompt : {"$ ", "# ", "> ", "sudo "})
+        if (line.starts_with(prompt)) line = std::string(str::trim(std::string_view(line).substr(prompt.size())));
+      if (!line.starts_with("apt") && !line.starts_with("sudo ")) continue;
+      auto pkgs = installed_packages(line);
+      bool for_building = std::any_of(pkgs.begin(), pkgs.end(), [](const auto& p) { return !p.second && build_tool(p.first); });
+      if (!for_building) continue;
+      for (const auto& [name, apk] : pkgs)
+        if (!apk) declared_package("docs:" + rel, rel, n, line, name, false, true);
+    }
+  }
+
+  // `final_stage`: what is not a build tool or -dev package is needed at run time.
+  void declared_package(const std::string& required_by, const std::string& rel, std::size_t line,
+                        const std::string& text, const std::string& name, bool apk, bool final_stage) {
     std::vector<std::string> debian{name};
     if (apk) {
       const auto* mapped = kb_.alpine_package(name);
@@ -200,15 +249,10 @@ class BuildEnvScanner {
       }
       debian = *mapped;
     }
-    static constexpr std::array<std::string_view, 12> kBuildTools = {
-        "build-essential", "gcc", "g++", "make", "cmake", "pkg-config", "clang", "autoconf", "automake", "libtool",
-        "patchelf", "libc6-dev"};
-    Evidence ev{rel, "line " + std::to_string(line), snippet};
+    Evidence ev{rel, "line " + std::to_string(line), text.substr(0, 160)};
     for (const auto& pkg : debian) {
-      bool build = !final_stage || pkg.ends_with("-dev") ||
-                   std::find(kBuildTools.begin(), kBuildTools.end(), pkg) != kBuildTools.end();
-      if (build) ctx_.build_lib(pkg, "dockerfile:" + rel, ev);
-      else ctx_.run_lib(pkg, "dockerfile:" + rel, ev);
+      if (!final_stage || build_tool(pkg)) ctx_.build_lib(pkg, required_by, ev);
+      else ctx_.run_lib(pkg, required_by, ev);
     }
   }
 
@@ -342,7 +386,7 @@ class BuildEnvScanner {
 
 bool build_env_file(std::string_view name) {
   return dockerfile_name(name) || name.ends_with(".yml") || name.ends_with(".yaml") || name == "devcontainer.json" ||
-         name == ".devcontainer.json";
+         name == ".devcontainer.json" || name.ends_with(".md") || name.ends_with(".rst") || name == "INSTALL";
 }
 
 void scan_build_envs(ScanContext& ctx) { BuildEnvScanner(ctx).run(); }

@@ -7,6 +7,10 @@
 // Dockerfile RUN apt-get install / apk add lines are declared packages: the
 // final stage's are run needs (but -dev packages and build tools), earlier
 // stages' build needs, Alpine names mapped to Debian through the knowledge base.
+// Install documentation (README, INSTALL, docs whose path says install or
+// building) is read the same way for command lines that install build
+// dependencies (a -dev package or a build tool among them), required_by
+// "docs:<file>".
 #pragma once
 
 #include <string_view>

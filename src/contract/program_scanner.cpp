@@ -12,9 +12,10 @@
 namespace strata::contract {
 namespace {
 
-enum class Lang { kGo, kPython, kNode, kRust };
+enum class Lang { kGo, kPython, kNode, kRust, kShell };
 
 std::optional<Lang> lang_of(std::string_view name) {
+  if (name.ends_with(".sh") || name.find("entrypoint") != std::string_view::npos) return Lang::kShell;
   auto ext = name.rfind('.');
   if (ext == std::string_view::npos) return std::nullopt;
   std::string_view e = name.substr(ext);
@@ -69,6 +70,7 @@ std::vector<CallPattern> patterns(Lang l) {
     case Lang::kPython: return {kPython.begin(), kPython.end()};
     case Lang::kNode: return {kNode.begin(), kNode.end()};
     case Lang::kRust: return {kRust.begin(), kRust.end()};
+    case Lang::kShell: return {};
   }
   return {};
 }
@@ -86,6 +88,11 @@ bool uses_api(Lang l, std::string_view text, std::string_view pattern) {
   }
   if (l == Lang::kRust && pattern == "which(") return text.find("which::") != std::string_view::npos;
   return true;
+}
+
+std::string base_name_of(std::string_view rel) {
+  auto s = rel.rfind('/');
+  return std::string(s == std::string_view::npos ? rel : rel.substr(s + 1));
 }
 
 bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
@@ -217,6 +224,57 @@ bool program_env_name(std::string_view name) {
   return false;
 }
 
+// A shell script that starts the application in its image, whose commands
+// therefore run there: `docker-entrypoint.sh`, `entrypoint`, `entry.sh`,
+// `start.sh`, or any script in a `docker/` directory. Other shell scripts
+// (release, lint, CI helpers) run on a developer's machine and are not read.
+bool entry_script(std::string_view rel) {
+  auto parts = str::split(rel, '/');
+  std::string_view name = parts.back();
+  if (name.find("entrypoint") != std::string_view::npos) return true;
+  for (std::string_view n : {"entry.sh", "start.sh", "startup.sh", "run.sh", "init.sh", "boot.sh"})
+    if (name == n) return true;
+  for (std::size_t i = 0; i + 1 < parts.size(); ++i)
+    if (parts[i] == "docker" && name.ends_with(".sh")) return true;
+  return false;
+}
+
+// The programs a shell line runs: the first word of each command between
+// `;`, `&&`, `||`, `|`, `$(`, backquotes and parentheses, after assignments and the
+// words that run the next one (`exec`, `sudo`, `env`, `nohup`, `if`, `!`…);
+// `gosu USER CMD` and `su-exec USER CMD` run both gosu and CMD.
+std::vector<std::string> shell_commands(std::string_view line) {
+  std::string text(line);
+  for (std::string_view sep : {"&&", "||", "$(", ";", "|", "`", "(", ")"}) {
+    for (auto p = text.find(sep); p != std::string::npos; p = text.find(sep, p + 1)) text.replace(p, sep.size(), std::string(sep.size(), '\n'));
+  }
+  static constexpr std::array<std::string_view, 20> kPrefix = {
+      "exec", "sudo", "command", "nohup", "time", "env", "nice", "!", "if", "then", "else", "elif", "while", "until",
+      "do", "builtin", "eval", "xargs", "{", "}"};
+  std::vector<std::string> out;
+  for (auto cmd : str::split(text, '\n')) {
+    auto words = str::split_ws(cmd);
+    std::size_t i = 0;
+    while (i < words.size()) {
+      std::string_view w = words[i];
+      bool assignment = w.find('=') != std::string_view::npos && w.front() != '=' && w.front() != '-';
+      bool prefix = std::find(kPrefix.begin(), kPrefix.end(), w) != kPrefix.end();
+      bool option = w.starts_with('-') && i > 0;  // `sudo -u app`, `env -i`
+      if (!assignment && !prefix && !option) break;
+      ++i;
+    }
+    if (i >= words.size()) continue;
+    std::string prog = program_name(words[i]);
+    if (prog.empty()) continue;
+    out.push_back(prog);
+    if ((prog == "gosu" || prog == "su-exec") && i + 2 < words.size()) {
+      std::string next = program_name(words[i + 2]);
+      if (!next.empty()) out.push_back(next);
+    }
+  }
+  return out;
+}
+
 // All source read for programs, whatever the file count: a monorepo's
 // generated or bundled code must not make the scan slow.
 constexpr std::uint64_t kMaxSourceTotalBytes = 128ull << 20;
@@ -227,17 +285,19 @@ class ProgramScanner {
 
   void run() {
     std::vector<std::string> files;
-    for (std::string_view ext : {".go", ".py", ".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".rs"}) {
+    for (std::string_view ext : {".go", ".py", ".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".rs", ".sh"}) {
       auto f = ctx_.fs().files_ending(ext);
       files.insert(files.end(), f.begin(), f.end());
     }
+    for (const auto& f : ctx_.fs().files_ending(""))
+      if (base_name_of(f).find("entrypoint") != std::string::npos) files.push_back(f);
     std::sort(files.begin(), files.end());
     files.erase(std::unique(files.begin(), files.end()), files.end());
     std::size_t read = 0;
     std::uint64_t total = 0;
     for (const auto& f : files) {
-      auto lang = lang_of(f);
-      if (!lang || skipped_source(f)) continue;
+      auto lang = lang_of(base_name_of(f));
+      if (!lang || skipped_source(f) || (*lang == Lang::kShell && !entry_script(f))) continue;
       if (++read > ctx_.fs().limits().max_source_files) {
         ctx_.note(".", "stopped looking for executed programs after " +
                            std::to_string(ctx_.fs().limits().max_source_files) + " source files");
@@ -269,7 +329,20 @@ class ProgramScanner {
   }
 
  private:
+  void shell_file(const std::string& rel, std::string_view text) {
+    std::size_t line_no = 0;
+    for (auto raw : str::split(text, '\n')) {
+      ++line_no;
+      std::string_view line = str::trim(raw);
+      if (line.empty() || line.starts_with('#')) continue;
+      if (auto c = line.find(" #"); c != std::string_view::npos) line = line.substr(0, c);
+      for (const auto& prog : shell_commands(line))
+        record(rel, line_no, prog, std::string(line.substr(0, 160)), /*note_unknown=*/false);
+    }
+  }
+
   void file(const std::string& rel, Lang lang, std::string_view text) {
+    if (lang == Lang::kShell) return shell_file(rel, text);
     std::vector<std::size_t> line_starts{0};
     for (std::size_t i = 0; i < text.size(); ++i)
       if (text[i] == '\n') line_starts.push_back(i + 1);
@@ -324,18 +397,20 @@ class ProgramScanner {
         std::string prog = program_name(words.front());
         if (prog.empty()) continue;
         std::string snippet(line.substr(0, 160));
-        record(rel, line_no, prog, snippet, pat.env_default);
+        // A default for a *_PATH variable is often a file, not a program:
+        // only direct executions are worth a note.
+        record(rel, line_no, prog, snippet, !pat.env_default);
       }
     }
   }
 
+  // `note_unknown`: a program the table lacks is listed in one note (not for
+  // shell scripts, whose every builtin and coreutil would be listed).
   void record(const std::string& rel, std::size_t line_no, const std::string& prog, const std::string& snippet,
-              bool env_default) {
+              bool note_unknown) {
     const auto* pkgs = ctx_.kb().program_packages(prog);
     if (!pkgs) {
-      // A default for a *_PATH variable is often a file, not a program: only
-      // direct executions are worth a note.
-      if (!env_default) unknown_.emplace(prog, rel + ":" + std::to_string(line_no));
+      if (note_unknown) unknown_.emplace(prog, rel + ":" + std::to_string(line_no));
       return;
     }
     for (const auto& pkg : *pkgs)

@@ -230,6 +230,40 @@ TEST(RuntimeLibs, DlopenAndExecTable) {
   EXPECT_EQ(build_of(c, "pypi", "ocrmypdf"), "none");
 }
 
+TEST(RuntimeLibs, ProgramsAnEntryScriptRuns) {
+  Contract c = scan_fixture("shell-entrypoint");
+  EXPECT_TRUE(required_by(c.run_libs, "gettext-base", "exec:envsubst"));
+  EXPECT_TRUE(required_by(c.run_libs, "postgresql-client", "exec:pg_isready"));  // after `until`
+  EXPECT_TRUE(required_by(c.run_libs, "iproute2", "exec:ip"));                    // after `if`
+  const SystemLib* gosu = lib(c.run_libs, "gosu");
+  ASSERT_NE(gosu, nullptr);  // after `exec`
+  EXPECT_EQ(gosu->evidence.front().file, "docker/entrypoint.sh");
+  EXPECT_EQ(gosu->evidence.front().field, "line 8");
+  // The release script runs on a maintainer's machine.
+  EXPECT_EQ(lib(c.run_libs, "git"), nullptr);
+  EXPECT_EQ(lib(c.run_libs, "curl"), nullptr);
+  // A shell script's builtins and coreutils are not listed as unknown programs.
+  EXPECT_FALSE(noted(c, ".", "programs executed that the `programs` table"));
+}
+
+TEST(RuntimeLibs, FilesTheGoRuntimeReadsFromTheImage) {
+  Contract c = scan_fixture("go-system-files");
+  const SystemLib* ca = lib(c.run_libs, "ca-certificates");
+  ASSERT_NE(ca, nullptr);  // an HTTPS client verifies against /etc/ssl/certs
+  EXPECT_TRUE(required_by(c.run_libs, "ca-certificates", "go:crypto/x509 system roots"));
+  EXPECT_EQ(ca->evidence.front().file, "internal/server/fetch.go");
+  EXPECT_EQ(ca->evidence.front().field, "line 9");
+  const SystemLib* tz = lib(c.run_libs, "tzdata");
+  ASSERT_NE(tz, nullptr);
+  EXPECT_EQ(tz->evidence.front().field, "line 23");
+  // Embedded roots and zone data need neither.
+  Contract e = scan_fixture("go-system-files-embedded");
+  EXPECT_EQ(lib(e.run_libs, "ca-certificates"), nullptr);
+  EXPECT_EQ(lib(e.run_libs, "tzdata"), nullptr);
+  EXPECT_TRUE(noted(e, "main.go", "tzdata is not needed at run time: time/tzdata embeds it"));
+  EXPECT_TRUE(noted(e, "main.go", "ca-certificates is not needed at run time"));
+}
+
 // ---- floors and hosts ------------------------------------------------------------
 
 TEST(FloorsAndHosts, CiMatrixDevcontainerDockerfileAndCorepack) {
@@ -284,6 +318,19 @@ TEST(DeclaredPackages, DockerfileInstallLinesByStage) {
   EXPECT_EQ(lib(c.run_libs, "requirements.txt"), nullptr);  // after the `;`
   EXPECT_TRUE(noted(c, "docker/alpine.Dockerfile", "Alpine package su-exec is not in alpine_packages"));
   EXPECT_EQ(floor_of(c, "python"), "3.12.0");
+}
+
+TEST(DeclaredPackages, InstallDocumentationBuildDependencies) {
+  Contract c = scan_fixture("docs-install-lines");
+  const std::string by = "docs:docs/installation/3-application.md";
+  for (const char* pkg : {"build-essential", "python3-dev", "libxml2-dev", "libxslt1-dev", "libffi-dev", "libpq-dev",
+                          "libssl-dev", "zlib1g-dev"})
+    EXPECT_TRUE(required_by(c.build_libs, pkg, by)) << pkg;
+  EXPECT_TRUE(required_by(c.run_libs, "python3-venv", by));
+  EXPECT_EQ(lib(c.build_libs, "libxml2-dev")->evidence.front().field, "line 7");
+  // A database server for another machine, and a package named in prose, are not read.
+  EXPECT_EQ(lib(c.run_libs, "postgresql"), nullptr);
+  EXPECT_EQ(lib(c.build_libs, "libjpeg-dev"), nullptr);
 }
 
 // ---- scoping ----------------------------------------------------------------------

@@ -1,0 +1,5 @@
+package server
+
+import "net/http"
+
+func New() http.Handler { return http.NewServeMux() }
