@@ -19,11 +19,9 @@ void run_inspect(const GlobalOptions& g, const InspectOptions& o) {
   auto& store = *opened.store;
   auto fetched = check(oci::fetch_manifest(store, opened.ref));
   // --platform (and --config, which needs one image) pick an index child.
-  if (auto* idx = std::get_if<oci::ImageIndex>(&fetched.parsed); idx && (o.config || !o.platform.empty())) {
+  if (std::holds_alternative<oci::ImageIndex>(fetched.parsed) && (o.config || !o.platform.empty())) {
     oci::Platform want = o.platform.empty() ? oci::host_platform() : check(oci::parse_platform(o.platform));
-    auto matches = oci::select_platform(*idx, want);
-    if (matches.empty()) throw Exit{kExitFailure, o.ref + " has no image for platform " + want.str()};
-    fetched = check(oci::fetch_manifest(store, matches.front().digest.str()));
+    fetched = check(oci::select_platform_manifest(store, std::move(fetched), want, o.ref));
   }
   std::string bytes = fetched.raw.bytes;
   std::string media_type = fetched.raw.descriptor.media_type;

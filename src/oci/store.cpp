@@ -33,6 +33,35 @@ Result<FetchedManifest> fetch_manifest(Store& store, std::string_view ref) {
   return FetchedManifest{std::move(raw), std::move(parsed)};
 }
 
+std::string index_platforms(const ImageIndex& idx) {
+  std::string have;
+  for (const auto& m : idx.manifests)
+    if (m.platform) have += (have.empty() ? "" : ", ") + m.platform->str();
+  return have.empty() ? "none" : have;
+}
+
+Result<FetchedManifest> select_platform_manifest(Store& store, FetchedManifest root, const Platform& platform,
+                                                 const std::string& where) {
+  if (auto* idx = std::get_if<ImageIndex>(&root.parsed)) {
+    auto matches = select_platform(*idx, platform);
+    if (matches.empty()) {
+      return fail(ErrorCode::kNotFound, where + " has no image for platform " + platform.str() + " (it has: " +
+                                            index_platforms(*idx) + ")");
+    }
+    STRATA_TRY(root, fetch_manifest(store, matches.front().digest.str()));
+  }
+  if (!std::holds_alternative<ImageManifest>(root.parsed)) {
+    return fail(ErrorCode::kInvalidArgument, where + ": nested index without an image for " + platform.str());
+  }
+  return root;
+}
+
+Result<FetchedManifest> fetch_platform_manifest(Store& store, std::string_view ref, const Platform& platform,
+                                                const std::string& where) {
+  STRATA_TRY(auto root, fetch_manifest(store, ref));
+  return select_platform_manifest(store, std::move(root), platform, where);
+}
+
 Result<std::string> read_blob(Store& store, const Descriptor& desc, std::size_t limit) {
   if (desc.size < 0 || static_cast<std::uint64_t>(desc.size) > limit) {
     return fail(ErrorCode::kInvalidArgument, store.describe() + ": blob " + desc.digest.str() +

@@ -101,6 +101,19 @@ struct FetchedManifest {
 };
 Result<FetchedManifest> fetch_manifest(Store& store, std::string_view ref);
 
+// The image manifest for `platform`: `root` itself when it is an image, else
+// the index child matching the platform, fetched from `store`. No match is an
+// error naming `where`, the platform and the platforms the index has; an
+// index child that is an index again is an error. On success `parsed` holds
+// an ImageManifest.
+Result<FetchedManifest> select_platform_manifest(Store& store, FetchedManifest root, const Platform& platform,
+                                                 const std::string& where);
+// fetch_manifest, then select_platform_manifest.
+Result<FetchedManifest> fetch_platform_manifest(Store& store, std::string_view ref, const Platform& platform,
+                                                const std::string& where);
+// "linux/amd64, linux/arm64" (or "none"): the platforms an index names.
+std::string index_platforms(const ImageIndex& idx);
+
 // Reads a small blob (config) into memory, verified, refusing more than `limit`.
 Result<std::string> read_blob(Store& store, const Descriptor& desc, std::size_t limit = kMaxConfigBytes);
 

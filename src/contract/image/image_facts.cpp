@@ -126,15 +126,9 @@ std::vector<const RuntimeFact*> ImageFacts::runtime(std::string_view tool) const
 
 Result<ImageFacts> read_image_facts(oci::Store& store, std::string_view ref, const oci::Platform& platform,
                                     const FactsCache* cache) {
-  STRATA_TRY(auto fetched, oci::fetch_manifest(store, ref));
   std::string where = store.describe() + (ref.empty() ? "" : ":" + std::string(ref));
-  if (auto* idx = std::get_if<oci::ImageIndex>(&fetched.parsed)) {
-    auto matches = oci::select_platform(*idx, platform);
-    if (matches.empty()) return fail(ErrorCode::kNotFound, where + " has no image for platform " + platform.str());
-    STRATA_TRY(fetched, oci::fetch_manifest(store, matches.front().digest.str()));
-  }
-  auto* m = std::get_if<oci::ImageManifest>(&fetched.parsed);
-  if (!m) return fail(ErrorCode::kInvalidArgument, where + ": nested index without an image for " + platform.str());
+  STRATA_TRY(auto fetched, oci::fetch_platform_manifest(store, ref, platform, where));
+  const auto* m = &std::get<oci::ImageManifest>(fetched.parsed);
   if (cache) {
     if (auto hit = cache->find(fetched.raw.descriptor.digest.str())) return std::move(*hit);
   }

@@ -13,17 +13,9 @@ std::vector<std::string> base_capture_patterns() {
 
 Result<BaseImage> load_base_image(oci::Store& store, std::string_view ref, const oci::Platform& platform,
                                   oci::ImageFsOptions needs, const BaseFsCache* cache) {
-  STRATA_TRY(auto fetched, oci::fetch_manifest(store, ref));
   std::string where = store.describe() + (ref.empty() ? "" : ":" + std::string(ref));
-  if (auto* idx = std::get_if<oci::ImageIndex>(&fetched.parsed)) {
-    auto matches = oci::select_platform(*idx, platform);
-    if (matches.empty()) {
-      return fail(ErrorCode::kNotFound, where + " has no image for platform " + platform.str());
-    }
-    STRATA_TRY(fetched, oci::fetch_manifest(store, matches.front().digest.str()));
-  }
-  auto* m = std::get_if<oci::ImageManifest>(&fetched.parsed);
-  if (!m) return fail(ErrorCode::kInvalidArgument, where + ": nested index without an image for " + platform.str());
+  STRATA_TRY(auto fetched, oci::fetch_platform_manifest(store, ref, platform, where));
+  const auto* m = &std::get<oci::ImageManifest>(fetched.parsed);
   STRATA_TRY(auto cfg_bytes, oci::read_blob(store, m->config));
   STRATA_TRY(auto config, oci::parse_config(std::move(cfg_bytes), where + " config"));
   if (auto p = config.platform(); !p.architecture.empty() && !oci::platform_matches(platform, p)) {

@@ -298,10 +298,14 @@ TEST(BuildPlan, AScratchKeyNamesTheVariantAndRecipeAndNeedsNoStore) {
   auto essential = plan_overlay(s);
   ASSERT_TRUE(essential) << essential.error().message();
   EXPECT_NE(essential->key.hex, minbase->key.hex);
-  s.compression = oci::Compression::kNone;
+  s.compression = oci::Compression::kNone;  // a plain tar layer: its own key
   auto none = plan_overlay(s);
-  ASSERT_FALSE(none);
-  EXPECT_EQ(none.error().message(), "--compression none: choose gzip or zstd");
+  ASSERT_TRUE(none) << none.error().message();
+  EXPECT_NE(none->key.hex, essential->key.hex);
+  s.compression = oci::Compression::kUnknown;
+  auto unknown = plan_overlay(s);
+  ASSERT_FALSE(unknown);
+  EXPECT_EQ(unknown.error().message(), "--compression: choose gzip, zstd or none");
   OverlaySpec empty;
   empty.base = "oci:/nowhere:base";
   auto refused = plan_overlay(empty);

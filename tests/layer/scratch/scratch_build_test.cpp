@@ -219,6 +219,19 @@ TEST(ScratchBuild, ReproducibleAcrossHomesUmaskAndTimezone) {
   ASSERT_EQ(again.run.code, 0) << again.run.err;
   EXPECT_TRUE(again.json["cached"].get<bool>());
   EXPECT_EQ(again.digest, a.digest);
+  // Uncompressed: another key and digest, the same tar (diff_ids) as the gzip root.
+  auto plain = run({"/bin/sh", "-c",
+                    "SOURCE_DATE_EPOCH=1700000000 " + shell_quote(strata_binary()) + " --json --home " +
+                        shell_quote((t / "home-a").string()) + " build --base scratch --sources " +
+                        shell_quote(ScratchArchive::get().sources().string()) +
+                        " --platform linux/amd64 --compression none --dest oci:" + shell_quote((t / "p").string()) +
+                        ":root hello-user"});
+  ASSERT_EQ(plain.code, 0) << plain.err;
+  EXPECT_NE(nlohmann::json::parse(plain.out)["digest"].get<std::string>(), a.digest);
+  auto rootfs = [&](const std::string& dir) {
+    return nlohmann::json::parse(run({"skopeo", "inspect", "--config", "oci:" + (t / dir).string() + ":root"}).out)["rootfs"];
+  };
+  EXPECT_EQ(rootfs("p"), rootfs("a"));
 }
 
 }  // namespace
