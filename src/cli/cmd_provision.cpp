@@ -30,9 +30,13 @@ void run_provision(const GlobalOptions& g, const ProvisionArgs& a, oci::http::Tr
   request.plan = plan_request(g, f, base);
   std::string dest_text = a.dest.empty() ? kDefaultDest : a.dest;
   auto dest_ref = check(oci::parse_image_ref(dest_text));
-  auto dest = check(oci::open_store(dest_ref, oci::Access::kWrite, g.open_options()));
-  request.dest = dest.store.get();
-  if (!a.dest.empty()) request.dest_tag = destination_tag(dest_ref, dest.ref);
+  std::optional<oci::OpenedStore> dest;  // opened only when an overlay is needed
+  request.open_dest = [&]() -> Result<oci::Store*> {
+    STRATA_TRY(auto opened, oci::open_store(dest_ref, oci::Access::kWrite, g.open_options()));
+    dest.emplace(std::move(opened));
+    return dest->store.get();
+  };
+  if (!a.dest.empty()) request.dest_tag = destination_tag(dest_ref, oci::store_ref(dest_ref));
   request.provision_hint = "strata provision " + f.repo + " --base <an image with what is missing>";
 
   std::filesystem::path home = g.open_options().home;
@@ -43,7 +47,7 @@ void run_provision(const GlobalOptions& g, const ProvisionArgs& a, oci::http::Tr
                                             .jobs = static_cast<unsigned>(g.jobs), .base_fs = &base_fs,
                                             .observer = &progress, .facts = &facts};
   auto result = check(contract::provision::provision(request, ctx));
-  check(dest.store->close());
+  if (dest) check(dest->store->close());
   std::string reference = result.build ? pinned_reference(dest_text, result.digest) : pinned_reference(f.image, result.digest);
   if (g.json) {
     nlohmann::ordered_json j;

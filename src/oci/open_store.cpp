@@ -49,19 +49,27 @@ Result<OpenedStore> open_store(const ImageRef& ref, Access access, const OpenOpt
       } else {
         STRATA_TRY(out.store, registry::open_registry_store(ref.docker, registry_options(options)));
       }
-      out.ref = ref.docker.tag_or_digest();
+      out.ref = store_ref(ref);
       return out;
     }
     case Transport::kLocal: {
-      STRATA_TRY(auto s, LayoutStore::open(options.home / "images", LayoutMode::kCreate));
+      // Reading takes no writer's lease, so a gc of the local store does not
+      // hold up `inspect local:…` or a build reading its base from it.
+      std::filesystem::path dir = options.home / "images";
+      std::error_code ec;
+      if (access == Access::kRead && !std::filesystem::exists(dir / "oci-layout", ec)) {
+        return fail(ErrorCode::kNotFound, ref.original + ": the local store (" + dir.string() +
+                                              ") holds no images yet; put one there with `strata copy SRC local:NAME`");
+      }
+      STRATA_TRY(auto s, LayoutStore::open(dir, access == Access::kWrite ? LayoutMode::kCreate : LayoutMode::kReadOnly));
       out.store = std::move(s);
-      out.ref = ref.docker.str();
+      out.ref = store_ref(ref);
       return out;
     }
     case Transport::kOciLayout: {
       STRATA_TRY(auto s, LayoutStore::open(ref.path, access == Access::kWrite ? LayoutMode::kCreate : LayoutMode::kReadOnly));
       out.store = std::move(s);
-      out.ref = ref.ref;
+      out.ref = store_ref(ref);
       return out;
     }
     case Transport::kOciArchive:
@@ -69,11 +77,20 @@ Result<OpenedStore> open_store(const ImageRef& ref, Access access, const OpenOpt
       auto fmt = ref.transport == Transport::kOciArchive ? ArchiveFormat::kOci : ArchiveFormat::kDocker;
       STRATA_TRY(auto s, ArchiveStore::open(ref.path, fmt, access == Access::kWrite ? ArchiveMode::kWrite : ArchiveMode::kRead));
       out.store = std::move(s);
-      out.ref = ref.transport == Transport::kDockerArchive && !ref.ref.empty() ? ref.docker.str() : ref.ref;
+      out.ref = store_ref(ref);
       return out;
     }
   }
   return fail(ErrorCode::kInvalidArgument, "unknown transport in " + ref.original);
+}
+
+std::string store_ref(const ImageRef& ref) {
+  switch (ref.transport) {
+    case Transport::kDocker: return ref.docker.tag_or_digest();
+    case Transport::kLocal: return ref.docker.str();
+    case Transport::kDockerArchive: return ref.ref.empty() ? ref.ref : ref.docker.str();
+    default: return ref.ref;
+  }
 }
 
 }  // namespace strata::oci

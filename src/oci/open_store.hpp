@@ -47,6 +47,8 @@ struct OpenedStore {
 };
 
 Result<OpenedStore> open_store(const ImageRef& ref, Access access, const OpenOptions& options);
+// The tag or digest open_store() would give as OpenedStore::ref, without opening.
+std::string store_ref(const ImageRef& ref);
 
 // $STRATA_HOME, else $XDG_CACHE_HOME/strata, else ~/.cache/strata.
 std::filesystem::path default_home();

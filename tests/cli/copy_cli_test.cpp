@@ -184,6 +184,23 @@ TEST_F(CopyCli, WaitingForAnotherProcessesIngestLockIsReported) {
   EXPECT_EQ(back.code, 0) << back.err;
 }
 
+// Reading the local store takes no writer's lease: a gc holding it does not
+// hold up `inspect local:…` (timeout(1) turns a wait into a failure).
+TEST_F(CopyCli, ReadingTheLocalStoreDoesNotWaitForAGc) {
+  auto empty = strata({"inspect", "local:strata/none:1"});
+  EXPECT_EQ(empty.code, 1);
+  EXPECT_NE(empty.err.find("holds no images yet"), std::string::npos) << empty.err;
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "home/images"));  // a read creates nothing
+  ASSERT_EQ(strata({"copy", hello(), "local:strata/hello:1.0"}).code, 0);
+  int fd = ::open((dir_ / "home/images/.strata/gc.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::flock(fd, LOCK_EX), 0);  // as `strata cache gc` holds it
+  auto read = run({"timeout", "20", strata_binary(), "--home", (dir_ / "home").string(), "inspect", "--raw",
+                   "local:strata/hello:1.0"});
+  ::close(fd);
+  EXPECT_EQ(read.code, 0) << read.err;
+}
+
 // --connect-timeout and --low-speed-timeout (or STRATA_CONNECT_TIMEOUT and
 // STRATA_LOW_SPEED_TIMEOUT): a registry that accepts connections and never
 // answers fails the command within them.

@@ -202,6 +202,8 @@ TEST_F(DecisionCli, ARepoThatNeedsNothingBeyondTheBaseProvisionsTheBaseItself) {
   EXPECT_EQ(doc["reference"], "oci:" + (fx_.root / "images").string() + ":" + doc["digest"].get<std::string>());
   EXPECT_TRUE(doc["preflight"]["ok"].get<bool>());
   EXPECT_EQ(doc["preflight"]["satisfied"], nlohmann::json::array({"node >=18.0.0: ENV NODE_VERSION=18.0.0"}));
+  // No overlay: the destination is never opened, so a layout is not created there.
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "unused"));
 }
 
 TEST_F(DecisionCli, AnEgressPolicyMustAllowEveryNeededHost) {

@@ -14,8 +14,11 @@ Result<ProvisionResult> provision(const ProvisionRequest& r, ProvisionContext& c
     out.preflight = preflight::check(plan, out.planned.base, r.plan.base, r.provision_hint);
     return out;
   }
-  if (!r.dest) return fail(ErrorCode::kInvalidArgument, "provision: the plan needs an overlay but no destination was given");
-  layer::BuildRequest build{.plan = *out.planned.overlay, .dest = r.dest, .dest_tag = r.dest_tag};
+  if (!r.open_dest) {
+    return fail(ErrorCode::kInvalidArgument, "provision: the plan needs an overlay but no destination was given");
+  }
+  STRATA_TRY(oci::Store* dest, r.open_dest());
+  layer::BuildRequest build{.plan = *out.planned.overlay, .dest = dest, .dest_tag = r.dest_tag};
   layer::BuildContext bc{.http = ctx.http, .clock = ctx.clock, .home = ctx.home, .jobs = ctx.jobs,
                          .base_fs = ctx.base_fs, .observer = ctx.observer};
   STRATA_TRY(auto built, layer::build(build, bc));
@@ -23,9 +26,9 @@ Result<ProvisionResult> provision(const ProvisionRequest& r, ProvisionContext& c
   out.cached = built.cached;
   out.build = std::move(built);
   oci::Platform platform = out.planned.overlay->platforms.front();
-  STRATA_TRY(auto facts, with_context(image::read_image_facts(*r.dest, out.digest, platform, ctx.facts),
+  STRATA_TRY(auto facts, with_context(image::read_image_facts(*dest, out.digest, platform, ctx.facts),
                                       "reading the overlay " + out.digest));
-  const std::string where = r.dest->describe() + "@" + out.digest;
+  const std::string where = dest->describe() + "@" + out.digest;
   out.image_plan = route::replan(out.planned, facts, where);
   out.preflight = preflight::check(out.image_plan, facts, where, r.provision_hint);
   return out;

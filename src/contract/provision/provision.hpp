@@ -8,6 +8,7 @@
 // its key's tag in the destination.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -20,7 +21,10 @@ namespace strata::contract::provision {
 
 struct ProvisionRequest {
   route::PlanRequest plan;
-  oci::Store* dest = nullptr;              // REQUIRED when an overlay is needed: where it is looked up and written
+  // Where an overlay is looked up and written, opened only when the plan
+  // needs one (a plan the base satisfies touches no destination). REQUIRED
+  // then; the store must outlive the call.
+  std::function<Result<oci::Store*>()> open_dest{};
   std::optional<std::string> dest_tag{};   // a tag to give the overlay besides its key's
   std::string provision_hint;              // the command pre-flight names as the fix
 };
