@@ -327,18 +327,23 @@ Result<GcReport> gc_registry(oci::Store& store, const GcOptions& o, const Clock&
 
   Blobs blobs;
   Candidates cand;
+  std::vector<const CachedOverlayEntry*> unrecorded_overlays;
   for (const auto& ov : listing.overlays) {
     if (listing.other_blobs.contains(ov.root.digest.str())) continue;
     GcEntry entry;
     for (const auto& [digest, size] : ov.blobs) entry.blobs.push_back(blobs.add(digest, size));
     entry.blobs = unique(std::move(entry.blobs));
-    // No use record: no time is known (a registry keeps none), so the
-    // overlay counts as created and used at the epoch.
-    entry.created = ov.first_used;
-    entry.last_used = ov.last_used ? ov.last_used : ov.first_used;
+    // No use record (mirrored in, or pushed by a strata that wrote none):
+    // a registry keeps no time, so its age is unknown. It counts as arriving
+    // now — --min-age protects it — and a real run records that first
+    // sighting, from which later runs count its age and last use.
+    const bool unrecorded = ov.first_used == 0;
+    entry.created = unrecorded ? now : ov.first_used;
+    entry.last_used = unrecorded ? now : ov.last_used ? ov.last_used : ov.first_used;
+    cand.created.push_back(entry.created);
     blobs.model.entries.push_back(std::move(entry));
     cand.overlays.push_back(&ov);
-    cand.created.push_back(ov.first_used);
+    if (unrecorded) unrecorded_overlays.push_back(&ov);
   }
   for (const auto& b : listing.other_blobs) blobs.pin(b, 0);
   GcPlan plan = plan_gc(blobs.model, o.policy, now);
@@ -391,6 +396,13 @@ Result<GcReport> gc_registry(oci::Store& store, const GcOptions& o, const Clock&
   }
   report.kept_overlays = listing.overlays.size() - report.overlays.size();
   if (o.dry_run) return report;
+  for (const auto* ov : unrecorded_overlays) {
+    for (const auto& k : ov->keys) {
+      auto stamped = record_use(store, std::string(kOverlayPrefix) + k, ov->root, "", clock, kRegistryUseRefresh);
+      if (!stamped) report.problems.push_back(std::string(kOverlayPrefix) + k + ": recording its first sighting: " +
+                                              stamped.error().message());
+    }
+  }
   // The overlay first: a gc stopped after it leaves only records and
   // children, which the next gc (or the registry's) removes.
   for (const auto& r : report.removed) {

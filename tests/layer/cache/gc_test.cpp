@@ -8,6 +8,7 @@
 #include "layer/build/build_fixture.hpp"
 #include "layer/build/overlay_use.hpp"
 #include "layer/cache/overlay_listing.hpp"
+#include "oci/copy.hpp"
 #include "oci/layout_store.hpp"
 #include "support/layout_check.hpp"
 #include "support/registry_server.hpp"
@@ -123,6 +124,46 @@ TEST_F(CacheGc, RegistryDeletesByDigestAfterADryRunListsExactlyThat) {
     EXPECT_EQ(t.find(built[1].key.hex), std::string::npos) << t;
     EXPECT_EQ(t.find(built[2].key.hex), std::string::npos) << t;
   }
+}
+
+// An overlay copied into a repository has no use record there: its age is
+// unknown, so the first gc protects it as if it arrived then and records
+// that sighting; --min-age later it is evicted like any other.
+TEST_F(CacheGc, ARegistryOverlayWithoutAUseRecordAgesFromItsFirstSighting) {
+  auto reg = testing::RegistryServer::start(testing::RegistryServer::Mode::kPlain);
+  ASSERT_TRUE(reg) << reg.error().message();
+  oci::OpenOptions open;
+  open.home = t_ / "home";
+  open.insecure_registries = {(*reg)->host_port()};
+  auto built_in = oci::open_store(*oci::parse_image_ref("docker://" + (*reg)->host_port() + "/team/built"),
+                                  oci::Access::kWrite, open);
+  auto mirror = oci::open_store(*oci::parse_image_ref("docker://" + (*reg)->host_port() + "/site/overlays"),
+                                oci::Access::kWrite, open);
+  ASSERT_TRUE(built_in && mirror);
+  ManualClock clock(system_clock().now());
+  Recorder seen;
+  auto built = run({.plan = plan(spec({"greet"})), .dest = built_in->store.get()}, t_ / "home", seen, clock);
+  const std::string tag = built.key.tag();
+  ASSERT_TRUE(oci::copy_image(*built_in->store, tag, *mirror->store, tag, {}));
+  ASSERT_FALSE(read_use(*mirror->store, tag)) << "a copy carries no use record";
+
+  GcOptions o{.policy = {.max_size = 0, .max_unused = std::nullopt, .min_age = 2 * 3600}, .dry_run = false,
+              .home = std::nullopt};
+  auto first = collect_garbage(*mirror->store, o, clock);
+  ASSERT_TRUE(first) << first.error().message();
+  EXPECT_TRUE(first->overlays.empty()) << "an overlay of unknown age is protected by --min-age";
+  EXPECT_TRUE(first->problems.empty()) << first->problems.front();
+  auto stamped = read_use(*mirror->store, tag);
+  ASSERT_TRUE(stamped) << "the first sighting is recorded";
+  EXPECT_EQ(stamped->first_used, clock.now());
+
+  clock.advance(3 * 3600);
+  auto later = collect_garbage(*mirror->store, o, clock);
+  ASSERT_TRUE(later) << later.error().message();
+  ASSERT_EQ(later->overlays.size(), 1u);
+  EXPECT_EQ(later->overlays[0].root.digest, built.root.digest);
+  EXPECT_FALSE(mirror->store->resolve(built.root.digest.str()));
+  EXPECT_TRUE(built_in->store->resolve(tag)) << "the other repository keeps its own";
 }
 
 }  // namespace
