@@ -153,6 +153,8 @@ Result<void> remove_file(const stdfs::path& path) {
   return {};
 }
 
+void mark_used(const stdfs::path& path) { (void)::utimensat(AT_FDCWD, path.c_str(), nullptr, 0); }
+
 Result<void> remove_tree(const stdfs::path& path) {
   std::error_code ec;
   auto st = stdfs::symlink_status(path, ec);

@@ -46,6 +46,12 @@ Result<void> remove_file(const stdfs::path& path);
 // missing one is not an error.
 Result<void> remove_tree(const stdfs::path& path);
 
+// Sets `path`'s modification (and access) time to now: a cache entry marks
+// its use, so eviction by modification time is least recently used, not
+// first written (atime is not relied on: noatime mounts never set it).
+// Best effort: a read-only cache is still read.
+void mark_used(const stdfs::path& path);
+
 // fsyncs a directory so a rename inside it is durable.
 Result<void> sync_dir(const stdfs::path& dir);
 

@@ -159,6 +159,7 @@ Result<FetchReport> fetch_debs(oci::http::Transport& transport, const Lock& lock
   std::error_code ec;
   for (const auto& p : lock.packages) {
     if (stdfs::exists(deb_cache_path(opt.home, p.sha256), ec)) {
+      fs::mark_used(deb_cache_path(opt.home, p.sha256));  // `cache gc` evicts the least recently used
       ++report.cached;
       continue;
     }

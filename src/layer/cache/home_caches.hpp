@@ -26,7 +26,8 @@ std::vector<HomeCache> home_caches(const std::filesystem::path& home);
 // One thing `strata cache gc` may evict from debs/, fragments/ or indexes/:
 // a package file, a fragment's directory, an index or its parsed form.
 // Its last use is its modification time (the newest of a directory's
-// files): when it was written.
+// files): when it was written or last used — a fetch that finds a package
+// in debs/ and a build that reuses a fragment mark it (fs::mark_used).
 struct HomeCacheItem {
   std::string cache;  // "debs", "fragments", "indexes"
   std::filesystem::path path;

@@ -443,7 +443,10 @@ Result<Fragment> FragmentCache::get(const stdfs::path& deb, const std::string& d
   std::error_code ec;  // the non-throwing forms: this runs on worker threads
   if (stdfs::exists(dir, ec)) {
     auto hit = lookup(dir, compression);
-    if (hit) return hit;
+    if (hit) {
+      fs::mark_used(dir / "info.bin");  // a fragment's last use is its newest file's time (`cache gc`)
+      return hit;
+    }
     STRATA_TRY_VOID(fs::remove_tree(dir));  // damaged or of another format: convert again
   }
   STRATA_TRY_VOID(fs::make_dirs(dir_));

@@ -3,6 +3,8 @@
 // alternatives and ld.so.cache are what dpkg and ldconfig would leave, the
 // build is reproducible and fragments are reused across combinations.
 #include <gtest/gtest.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 
 #include <nlohmann/json.hpp>
 
@@ -201,10 +203,33 @@ TEST(OverlayBuild, FragmentsAreReusedAndTheKeyIsACacheHit) {
   ASSERT_EQ(first.run.code, 0) << first.run.err;
   EXPECT_EQ(first.json["fragments_converted"], 2);  // greet, libgreet1
   EXPECT_EQ(first.json["cached"], false);
+  // Everything cached so far dated long ago: what the next build uses is
+  // marked used, so `cache gc` evicts by last use, not by first write.
+  auto files_under = [&](const std::string& cache) {
+    std::vector<stdfs::path> out;
+    for (const auto& e : stdfs::recursive_directory_iterator(t / "home" / cache))
+      if (e.is_regular_file()) out.push_back(e.path());
+    return out;
+  };
+  auto mtime = [](const stdfs::path& p) {
+    struct stat st{};
+    return ::stat(p.c_str(), &st) == 0 ? st.st_mtim.tv_sec : 0;
+  };
+  for (std::string cache : {"debs", "fragments"}) {
+    for (const auto& f : files_under(cache)) {
+      const struct timespec old[2] = {{1000000000, 0}, {1000000000, 0}};
+      ASSERT_EQ(::utimensat(AT_FDCWD, f.c_str(), old, 0), 0) << f;
+    }
+  }
   auto second = build(t / "home", t / "out", "two", {"greet", "hello-static"});
   ASSERT_EQ(second.run.code, 0) << second.run.err;
   EXPECT_EQ(second.json["fragments_converted"], 1);  // only hello-static is new
   EXPECT_EQ(second.json["fragments_reused"], 2);
+  std::size_t recent_infos = 0, recent_debs = 0;
+  for (const auto& f : files_under("fragments")) recent_infos += f.filename() == "info.bin" && mtime(f) > 1000000000;
+  for (const auto& f : files_under("debs")) recent_debs += f.parent_path().filename() == "sha256" && mtime(f) > 1000000000;
+  EXPECT_EQ(recent_infos, 3u) << "two reused fragments marked, one new";
+  EXPECT_EQ(recent_debs, 3u) << "two cached packages marked, one downloaded";
   auto again = build(t / "home", t / "out", "three", {"hello-static", "greet"});
   ASSERT_EQ(again.run.code, 0) << again.run.err;
   EXPECT_EQ(again.json["cached"], true);
