@@ -223,10 +223,7 @@ class StorePool {
 
   Result<Lease> acquire(const ImageRef& ref) {
     Lease lease;
-    lease.ref = ref.transport == Transport::kDocker ? ref.docker.tag_or_digest()
-                : ref.transport == Transport::kLocal ? ref.docker.str()
-                : ref.transport == Transport::kDockerArchive && !ref.ref.empty() ? ref.docker.str()
-                                                                                  : ref.ref;
+    lease.ref = store_ref(ref);
     const std::string key = key_of(ref);
     std::lock_guard lock(mu_);
     auto it = stores_.find(key);

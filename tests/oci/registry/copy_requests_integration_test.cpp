@@ -17,7 +17,6 @@ namespace {
 
 using strata::testing::RegistryServer;
 
-std::vector<std::string> requests(const RegistryServer& server) { return testing::registry_requests(server); }
 std::vector<std::string> requests_after(const RegistryServer& server, std::size_t n) {
   return testing::registry_requests_after(server, n);
 }
