@@ -5,7 +5,10 @@
 #   1. registry → registry copy of an image of 8 random (incompressible) tar
 #      layers totalling TOTAL_MB (default 400): median of REPS runs each,
 #      interleaved, every run into a freshly wiped destination registry;
-#      goal strata ≥ 2× faster.
+#      goal strata ≥ 2× faster. Beside them, the ceiling: the same blobs
+#      moved by plain curl (GET piped into a monolithic PUT, JOBS at once,
+#      then the manifest PUT), what the two registries allow; goal strata
+#      ≥ 90 % of it.
 #   2. no-op re-copy (destination complete): time and HTTP requests each tool
 #      sends, counted from both registries' access logs; goal ≤ 2 for strata.
 #   3. peak RSS (/usr/bin/time -v) of strata copying a BIG_MB (default 1024)
@@ -31,7 +34,7 @@ BIG_MB=${BIG_MB:-1024}
 JOBS=${JOBS:-4}
 STRATA=$(command -v "$STRATA" || true)
 [ -n "$STRATA" ] && [ -x "$STRATA" ] || { echo "copy.sh: strata binary not found" >&2; exit 1; }
-for tool in docker-registry skopeo python3 /usr/bin/time openssl; do
+for tool in docker-registry skopeo python3 /usr/bin/time openssl curl xargs; do
   command -v "$tool" >/dev/null || { echo "copy.sh: needs $tool" >&2; exit 1; }
 done
 [ "$REPS" -ge 1 ] && [ "$REPS" -le 20 ] || { echo "copy.sh: REPS must be 1..20" >&2; exit 1; }
@@ -178,6 +181,29 @@ strata_copy() {  # SRC DST
 skopeo_copy() {  # SRC DST
   skopeo copy -q --src-tls-verify=false --dest-tls-verify=false "$1" "$2" >/dev/null
 }
+# The ceiling: each blob of $work/img streamed GET → PUT by curl, JOBS at once,
+# then the manifest. SRC and DST are docker://HOST/REPO:TAG.
+curl_blob() {  # SRC_BASE DST_BASE DIGEST
+  local loc
+  loc=$(curl -sf -X POST -D - -o /dev/null "$2/blobs/uploads/" | tr -d '\r' | sed -n 's/^[Ll]ocation: //p')
+  case $loc in http*) ;; *) loc="${2%%/v2/*}$loc" ;; esac
+  case $loc in *\?*) loc="$loc&digest=$3" ;; *) loc="$loc?digest=$3" ;; esac
+  curl -sf "$1/blobs/$3" | curl -sf -X PUT -H 'Content-Type: application/octet-stream' -T - "$loc" -o /dev/null
+}
+export -f curl_blob
+curl_copy() {  # SRC DST
+  local src=${1#docker://} dst=${2#docker://}
+  local sbase="http://${src%%/*}/v2/${src#*/}" dbase="http://${dst%%/*}/v2/${dst#*/}"
+  sbase=${sbase%:*} dbase=${dbase%:*}
+  local tag=${dst##*:} manifest
+  manifest=$(python3 -c 'import json,sys; i=json.load(open(sys.argv[1]+"/index.json")); print(i["manifests"][0]["digest"])' "$work/img")
+  python3 -c 'import json,sys; m=json.load(open(sys.argv[1]+"/blobs/sha256/"+sys.argv[2][7:]))
+print(m["config"]["digest"]); [print(l["digest"]) for l in m["layers"]]' "$work/img" "$manifest" |
+    xargs -P "$JOBS" -I{} bash -c 'curl_blob "$0" "$1" "$2"' "$sbase" "$dbase" {}
+  curl -sf "$sbase/manifests/$manifest" -H 'Accept: application/vnd.oci.image.manifest.v1+json' |
+    curl -sf -X PUT -H 'Content-Type: application/vnd.oci.image.manifest.v1+json' --data-binary @- \
+      "$dbase/manifests/$tag" -o /dev/null
+}
 
 echo "== building images in $work (8 layers, $TOTAL_MB MB; one ${BIG_MB} MiB blob)" >&2
 # 8 layers of decreasing size summing to TOTAL_MB (weights 20,16,14,12,12,10,9,7 %).
@@ -192,9 +218,9 @@ strata_copy "oci:$work/img:v1" "docker://$A/bench/src:v1"
 
 # --- 1. registry → registry ---------------------------------------------------
 echo "== 1. copy A → B, $REPS runs each, interleaved, fresh destination registry per run" >&2
-t_strata=() t_skopeo=()
+t_strata=() t_skopeo=() t_curl=()
 for i in $(seq 1 "$REPS"); do
-  order=(strata skopeo); [ $((i % 2)) -eq 0 ] && order=(skopeo strata)
+  order=(strata skopeo curl); [ $((i % 2)) -eq 0 ] && order=(curl skopeo strata)
   for tool in "${order[@]}"; do
     restart_registry B
     B=127.0.0.1:${REG_PORT[B]}
@@ -202,13 +228,13 @@ for i in $(seq 1 "$REPS"); do
     "${tool}_copy" "docker://$A/bench/src:v1" "docker://$B/bench/dst:v1"
     t=$(elapsed "$t0" "$(now)")
     echo "   run $i $tool: $t s" >&2
-    if [ "$tool" = strata ]; then t_strata+=("$t"); else t_skopeo+=("$t"); fi
+    case $tool in strata) t_strata+=("$t") ;; skopeo) t_skopeo+=("$t") ;; curl) t_curl+=("$t") ;; esac
+    # Every tool must leave the same digest (bit-exact copy).
+    got=$(skopeo inspect --tls-verify=false --raw "docker://$B/bench/dst:v1" | sha256sum | cut -d' ' -f1)
+    [ "sha256:$got" = "$digest" ] || { echo "copy.sh: $tool left sha256:$got, not $digest" >&2; exit 1; }
   done
 done
-# The destination must hold the same digest (bit-exact copy).
-got=$(skopeo inspect --tls-verify=false --raw "docker://$B/bench/dst:v1" | sha256sum | cut -d' ' -f1)
-[ "sha256:$got" = "$digest" ] || { echo "copy.sh: destination digest sha256:$got != $digest" >&2; exit 1; }
-m_strata=$(median "${t_strata[@]}"); m_skopeo=$(median "${t_skopeo[@]}")
+m_strata=$(median "${t_strata[@]}"); m_skopeo=$(median "${t_skopeo[@]}"); m_curl=$(median "${t_curl[@]}")
 
 # --- 2. no-op re-copy -----------------------------------------------------------
 echo "== 2. no-op re-copy (destination complete)" >&2
@@ -271,6 +297,9 @@ echo "strata copy benchmark: $(nproc) cores, ${TOTAL_MB} MB image in 8 layers, m
 printf '%-44s %12s %12s %9s  %s\n' "measure" "strata" "skopeo" "ratio" "goal"
 printf '%-44s %12s %12s %9s  %s\n' "copy A→B (s)" "$m_strata" "$m_skopeo" "$(ratio "$m_skopeo" "$m_strata")x" \
   "≥2x faster: $(goal "$m_skopeo / $m_strata >= 2")"
+printf '%-44s %12s %12s %9s  %s\n' "copy A→B, strata vs curl GET|PUT ceiling (s)" "$m_strata" "$m_curl" \
+  "$(python3 -c "import sys; print(f'{float(sys.argv[1])/float(sys.argv[2])*100:.0f}%')" "$m_curl" "$m_strata")" \
+  "≥90% of ceiling: $(goal "$m_curl / $m_strata >= 0.9")"
 printf '%-44s %12s %12s %9s  %s\n' "no-op re-copy (s)" "$nm_strata" "$nm_skopeo" "$(ratio "$nm_skopeo" "$nm_strata")x" ""
 printf '%-44s %12s %12s %9s  %s\n' "no-op requests (A+B)" "$n_strata_r" "$n_skopeo_r" "" \
   "≤2: $(goal "$n_strata_r <= 2")"
@@ -282,6 +311,6 @@ if [ -n "$sha_strata" ]; then
     "$(python3 -c "import sys; print(f'{float(sys.argv[1])/float(sys.argv[2])*100:.0f}%')" "$sha_strata" "$sha_openssl")" \
     "≥90%: $(goal "$sha_strata / $sha_openssl >= 0.9")"
 fi
-echo "runs (s): strata ${t_strata[*]} | skopeo ${t_skopeo[*]}"
+echo "runs (s): strata ${t_strata[*]} | skopeo ${t_skopeo[*]} | curl ${t_curl[*]}"
 echo "no-op requests, strata: $s_summary"
 echo "no-op requests, skopeo: $k_summary"

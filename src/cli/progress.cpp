@@ -1,6 +1,7 @@
 #include "cli/progress.hpp"
 
 #include <cstdio>
+#include <string>
 
 #include "util/strings.hpp"
 
@@ -52,6 +53,17 @@ void CopyProgress::waiting_for_lock(const oci::Descriptor& d, const std::filesys
   std::fflush(stderr);
 }
 
+void CopyProgress::images_planned(std::size_t n) {
+  std::lock_guard lock(mu_);
+  images_ = n;
+}
+
+void CopyProgress::image_done() {
+  std::lock_guard lock(mu_);
+  ++images_done_;
+  draw(true);
+}
+
 void CopyProgress::draw(bool force) {
   if (!tty_) return;
   auto now = std::chrono::steady_clock::now();
@@ -59,7 +71,10 @@ void CopyProgress::draw(bool force) {
   last_draw_ = now;
   double secs = std::chrono::duration<double>(now - start_).count();
   double rate = secs > 0 ? static_cast<double>(bytes_) / secs : 0;
-  std::fprintf(stderr, "\r\033[KCopying blobs %llu/%llu  %s / %s  %s/s",
+  // A mirror counts its images first.
+  std::string what = images_ > 0 ? "Images " + std::to_string(images_done_) + "/" + std::to_string(images_) + "  blobs"
+                                 : std::string("Copying blobs");
+  std::fprintf(stderr, "\r\033[K%s %llu/%llu  %s / %s  %s/s", what.c_str(),
                static_cast<unsigned long long>(done_), static_cast<unsigned long long>(planned_),
                str::human_bytes(bytes_).c_str(), str::human_bytes(total_bytes_).c_str(),
                str::human_bytes(static_cast<std::uint64_t>(rate)).c_str());

@@ -1,5 +1,6 @@
-// Copy progress for a terminal: one line redrawn in place (blobs done of
-// planned, bytes, rate), and per-blob outcome lines with -v. Thread-safe.
+// Copy progress for a terminal: one line redrawn in place (images done of
+// planned when a mirror says, blobs done of planned, bytes, rate), and
+// per-blob outcome lines with -v. Thread-safe.
 #pragma once
 
 #include <chrono>
@@ -19,6 +20,10 @@ class CopyProgress final : public oci::CopyObserver {
   void blob_done(const oci::Descriptor& d, oci::BlobOutcome outcome) override;
   void blob_retry(const oci::Descriptor& d, const Error& e) override;
   void waiting_for_lock(const oci::Descriptor& d, const std::filesystem::path& lock) override;
+  // A mirror's images: how many the run has, and one more finished.
+  void images_planned(std::size_t n);
+  void image_done();
+  // Clears the line (drawn again on the next progress).
   void finish();
 
  private:
@@ -27,6 +32,7 @@ class CopyProgress final : public oci::CopyObserver {
   bool tty_;
   std::mutex mu_;
   std::uint64_t planned_ = 0, done_ = 0, total_bytes_ = 0, bytes_ = 0;
+  std::size_t images_ = 0, images_done_ = 0;
   std::chrono::steady_clock::time_point start_, last_draw_;
   bool drawn_ = false;
 };

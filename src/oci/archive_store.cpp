@@ -3,9 +3,13 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <map>
 #include <optional>
@@ -41,19 +45,19 @@ Result<stdfs::path> make_staging_dir(const stdfs::path& near) {
 }  // namespace
 
 Result<std::unique_ptr<ArchiveStore>> ArchiveStore::open(stdfs::path file, ArchiveFormat format, ArchiveMode mode) {
+  if (mode == ArchiveMode::kWrite) return open_for_write(std::move(file), format);
   std::error_code ec;
-  if (mode == ArchiveMode::kRead && !stdfs::is_regular_file(file, ec)) {
+  if (!stdfs::is_regular_file(file, ec)) {
     return fail(ErrorCode::kNotFound, format_name(format) + ":" + file.string() + ": no such archive file");
   }
-  stdfs::path near;
-  if (mode == ArchiveMode::kWrite) {
-    near = stdfs::absolute(file).parent_path();
-  } else {
-    STRATA_TRY(near, fs::temp_dir());
-  }
+  STRATA_TRY(auto near, fs::temp_dir());
   STRATA_TRY(auto staging, make_staging_dir(near));
   auto store = std::unique_ptr<ArchiveStore>(new ArchiveStore(std::move(file), format, mode, staging));
-  if (mode == ArchiveMode::kRead) {
+  bool indexed = false;
+  if (format == ArchiveFormat::kOci) {
+    STRATA_TRY(indexed, store->index_and_stage());
+  }
+  if (!indexed) {
     STRATA_TRY_VOID(store->extract());
     if (!stdfs::exists(staging / "oci-layout")) {
       if (format == ArchiveFormat::kDocker && stdfs::exists(staging / "manifest.json")) {
@@ -66,9 +70,8 @@ Result<std::unique_ptr<ArchiveStore>> ArchiveStore::open(stdfs::path file, Archi
                                                    (format == ArchiveFormat::kDocker ? " or manifest.json)" : ")"));
     }
   }
-  STRATA_TRY(store->layout_, LayoutStore::open(staging, mode == ArchiveMode::kWrite ? LayoutMode::kCreate
-                                                                                     : LayoutMode::kReadOnly));
-  if (mode == ArchiveMode::kRead && format == ArchiveFormat::kDocker) {
+  STRATA_TRY(store->layout_, store->named(LayoutStore::open(staging, LayoutMode::kReadOnly)));
+  if (format == ArchiveFormat::kDocker) {
     // Docker 25+ names images with io.containerd.image.name; make those the tags.
     auto entries = store->layout_->entries();
     if (entries) {
@@ -83,12 +86,208 @@ Result<std::unique_ptr<ArchiveStore>> ArchiveStore::open(stdfs::path file, Archi
   return store;
 }
 
+namespace {
+
+// Staging directories of the per-process form (`.strata-archive-PID-N`)
+// whose process is gone: a killed writer's leftovers.
+void remove_orphan_staging(const stdfs::path& dir) {
+  std::error_code ec;
+  for (const auto& entry : stdfs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (!name.starts_with(".strata-archive-") || !entry.is_directory(ec)) continue;
+    auto rest = std::string_view(name).substr(16);
+    auto pid = str::parse_u64(rest.substr(0, rest.find('-')));
+    if (!pid || *pid == 0 || *pid > INT32_MAX) continue;
+    if (::kill(static_cast<pid_t>(*pid), 0) == 0 || errno != ESRCH) continue;
+    (void)fs::remove_tree(entry.path());
+  }
+}
+
+// What the archive file was when a staging directory was seeded from it:
+// size and modification time, or "none".
+std::string archive_identity(const stdfs::path& file) {
+  struct stat st {};
+  if (::stat(file.c_str(), &st) != 0) return "none\n";
+  return std::to_string(st.st_size) + " " + std::to_string(st.st_mtim.tv_sec) + "." +
+         std::to_string(st.st_mtim.tv_nsec) + "\n";
+}
+
+// Inside the layout's own `.strata/`, which a layout being created may hold.
+constexpr const char* kStagingMarker = ".strata/archive-source";
+
+}  // namespace
+
+Result<std::unique_ptr<ArchiveStore>> ArchiveStore::open_for_write(stdfs::path file, ArchiveFormat format) {
+  const std::string what = format_name(format) + ":" + file.string();
+  const stdfs::path abs = stdfs::absolute(file);
+  const stdfs::path dir = abs.parent_path();
+  const std::string base = abs.filename().string();
+  std::error_code ec;
+  if (!stdfs::is_directory(dir, ec)) return fail(ErrorCode::kNotFound, what + ": no such directory " + dir.string());
+  if (stdfs::exists(abs, ec) && !stdfs::is_regular_file(abs, ec))
+    return fail(ErrorCode::kInvalidArgument, what + " exists and is not a file");
+  remove_orphan_staging(dir);
+  // One writer per archive: an exclusive lock on a file beside it, removed
+  // by its holder when done (so a lock taken on a file just removed is
+  // dropped and taken again on the new one).
+  const stdfs::path lock_path = dir / ("." + base + ".strata-staging.lock");
+  int lock_fd = -1;
+  for (int attempt = 0; attempt < 16 && lock_fd < 0; ++attempt) {
+    STRATA_TRY(int fd, with_context(fs::open_for_write(lock_path, O_WRONLY | O_CREAT), what));
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      int err = errno;
+      ::close(fd);
+      if (err == EWOULDBLOCK)
+        return fail(ErrorCode::kFailedPrecondition, what + ": another strata process is writing this archive (it holds " +
+                                                        lock_path.string() + "); wait for it, or write another file");
+      return fail(fs::io_error(what + ": cannot lock", lock_path, err));
+    }
+    struct stat held {}, now {};
+    if (::fstat(fd, &held) == 0 && ::stat(lock_path.c_str(), &now) == 0 && held.st_ino == now.st_ino &&
+        held.st_dev == now.st_dev) {
+      lock_fd = fd;
+    } else {
+      ::close(fd);
+    }
+  }
+  if (lock_fd < 0) return fail(ErrorCode::kFailedPrecondition, what + ": cannot take the lock " + lock_path.string());
+  const stdfs::path staging = dir / ("." + base + ".strata-staging");
+  auto store = std::unique_ptr<ArchiveStore>(new ArchiveStore(std::move(file), format, ArchiveMode::kWrite, staging));
+  store->lock_fd_ = lock_fd;
+  store->lock_path_ = lock_path;
+  // A killed run's staging is resumed when the archive is as it found it.
+  const std::string identity = archive_identity(abs);
+  if (stdfs::exists(staging, ec)) {
+    auto marker = fs::read_file(staging / kStagingMarker, 4096);
+    if (!marker || *marker != identity) STRATA_TRY_VOID(with_context(fs::remove_tree(staging), what));
+    else store->changed_ = true;  // what the killed run staged is written out this time
+  }
+  STRATA_TRY_VOID(with_context(fs::make_dirs(staging / ".strata"), what));
+  STRATA_TRY_VOID(with_context(fs::write_file_atomic(staging / kStagingMarker, identity), what));
+  if (stdfs::is_regular_file(abs, ec)) {
+    store->existed_ = true;
+    // Add to the archive: its images stay, its blobs count as present.
+    bool indexed = false;
+    if (format == ArchiveFormat::kOci) {
+      STRATA_TRY(indexed, store->index_and_stage());
+    }
+    if (!indexed) {
+      STRATA_TRY_VOID(store->extract());
+      if (!stdfs::exists(staging / "oci-layout")) {
+        return fail(ErrorCode::kInvalidArgument,
+                    what + " exists and has no oci-layout (an older docker save): strata cannot add to it; "
+                           "remove it or write another file");
+      }
+    }
+  }
+  STRATA_TRY(store->layout_, store->named(LayoutStore::open(staging, LayoutMode::kCreate)));
+  return store;
+}
+
 ArchiveStore::~ArchiveStore() {
+  if (archive_fd_ >= 0) ::close(archive_fd_);
   std::error_code ec;
   stdfs::remove_all(staging_, ec);
+  if (lock_fd_ >= 0) {
+    stdfs::remove(lock_path_, ec);  // still held: see open_for_write
+    ::close(lock_fd_);
+  }
 }
 
 std::string ArchiveStore::describe() const { return format_name(format_) + ":" + file_.string(); }
+
+Error ArchiveStore::named(const Error& e) const {
+  std::string m = e.message();
+  for (const std::string& from : {"oci:" + staging_.string(), staging_.string()}) {
+    for (auto at = m.find(from); at != std::string::npos; at = m.find(from, at)) {
+      m.replace(at, from.size(), describe());
+      at += describe().size();
+    }
+  }
+  return Error(e.code(), m);
+}
+
+Result<bool> ArchiveStore::index_and_stage() {
+  STRATA_TRY(bool compressed, tar_is_compressed(file_));
+  if (compressed) return false;
+  auto index = index_tar(file_, describe());
+  if (!index) return false;  // extraction reads it, or says what is wrong
+  auto layout_file = index->members.find("oci-layout");
+  if (layout_file == index->members.end() || layout_file->second.type != '0') return false;
+  for (const auto& [name, m] : index->members) {
+    if (m.type != '0' && m.type != '5') return false;  // links: extraction resolves them
+    if (!safe_relative(name)) return false;             // extraction refuses it, naming it
+  }
+  archive_fd_ = ::open(file_.c_str(), O_RDONLY | O_CLOEXEC);
+  if (archive_fd_ < 0) return fail(fs::io_error(describe() + ": cannot open", file_, errno));
+  for (const auto& [name, m] : index->members) {
+    if (m.type != '0') continue;
+    const bool small = m.size <= kMaxManifestBytes;
+    const bool top = name.find('/') == std::string::npos;
+    if (!small && top) return fail(ErrorCode::kInvalidArgument, describe() + ": " + name + " is too large");
+    if (!small) continue;  // streamed from the file
+    const stdfs::path dest = staging_ / name;
+    std::error_code ec;
+    // Resumed staging: index.json there already holds the archive's tags and more.
+    if (stdfs::exists(dest, ec) && (name == "index.json" || stdfs::file_size(dest, ec) == m.size)) continue;
+    STRATA_TRY_VOID(named(fs::make_dirs(dest.parent_path())));
+    STRATA_TRY(auto out, named(fs::AtomicFile::create(dest)));
+    struct ToFile final : ByteSink {
+      fs::AtomicFile& f;
+      explicit ToFile(fs::AtomicFile& file) : f(file) {}
+      Result<void> write(std::span<const std::byte> data) override { return f.write(data); }
+    } sink(out);
+    STRATA_TRY_VOID(named(read_tar_member(archive_fd_, m, 0, sink, describe() + ": " + name)));
+    STRATA_TRY_VOID(named(out.commit()));
+  }
+  archived_ = std::move(*index);
+  return true;
+}
+
+std::optional<TarMember> ArchiveStore::archived_blob(const Descriptor& desc) const {
+  if (archive_fd_ < 0) return std::nullopt;
+  auto it = archived_.members.find("blobs/" + std::string(desc.digest.algorithm()) + "/" + std::string(desc.digest.hex()));
+  if (it == archived_.members.end() || it->second.type != '0') return std::nullopt;
+  if (desc.size >= 0 && it->second.size != static_cast<std::uint64_t>(desc.size)) return std::nullopt;
+  if (it->second.size <= kMaxManifestBytes) return std::nullopt;  // staged
+  return it->second;
+}
+
+Result<bool> ArchiveStore::has_blob(const Descriptor& desc) {
+  if (archived_blob(desc)) return true;
+  return named(layout_->has_blob(desc));
+}
+
+Result<void> ArchiveStore::fetch_blob(const Descriptor& desc, ByteSink& sink, std::uint64_t offset) {
+  if (auto m = archived_blob(desc)) return read_tar_member(archive_fd_, *m, offset, sink, describe() + ": blob " + desc.digest.str());
+  return named(layout_->fetch_blob(desc, sink, offset));
+}
+
+namespace {
+
+// A staging layout's blob writer whose errors name the archive.
+class NamedBlobWriter final : public BlobWriter {
+ public:
+  NamedBlobWriter(std::unique_ptr<BlobWriter> inner, const ArchiveStore& store) : inner_(std::move(inner)), store_(store) {}
+  Result<void> write(std::span<const std::byte> data) override { return store_.named(inner_->write(data)); }
+  Result<void> restart() override { return store_.named(inner_->restart()); }
+  std::uint64_t offset() const override { return inner_->offset(); }
+  Result<void> commit() override { return store_.named(inner_->commit()); }
+  void abort() override { inner_->abort(); }
+
+ private:
+  std::unique_ptr<BlobWriter> inner_;
+  const ArchiveStore& store_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<BlobWriter>> ArchiveStore::blob_writer(const Descriptor& desc) {
+  if (mode_ != ArchiveMode::kWrite) return fail(ErrorCode::kUnsupported, describe() + " was opened for reading");
+  changed_ = true;
+  STRATA_TRY(auto inner, named(layout_->blob_writer(desc)));
+  return std::unique_ptr<BlobWriter>(new NamedBlobWriter(std::move(inner), *this));
+}
 
 Result<std::string> ArchiveStore::normalise_tag(std::string_view ref) const {
   if (format_ != ArchiveFormat::kDocker || ref.empty() || Digest::parse(ref)) return std::string(ref);
@@ -98,21 +297,22 @@ Result<std::string> ArchiveStore::normalise_tag(std::string_view ref) const {
 
 Result<Descriptor> ArchiveStore::resolve(std::string_view ref) {
   STRATA_TRY(auto tag, normalise_tag(ref));
-  return layout_->resolve(tag);
+  return named(layout_->resolve(tag));
 }
 
 Result<RawManifest> ArchiveStore::get_manifest(std::string_view ref) {
   STRATA_TRY(auto tag, normalise_tag(ref));
-  return layout_->get_manifest(tag);
+  return named(layout_->get_manifest(tag));
 }
 
 Result<void> ArchiveStore::put_manifest(const RawManifest& m, std::optional<std::string_view> tag) {
   if (mode_ != ArchiveMode::kWrite) return fail(ErrorCode::kUnsupported, describe() + " was opened for reading");
+  changed_ = true;
   if (tag && !tag->empty()) {
     STRATA_TRY(auto t, normalise_tag(*tag));
-    return layout_->put_manifest(m, t);
+    return named(layout_->put_manifest(m, t));
   }
-  return layout_->put_manifest(m, std::nullopt);
+  return named(layout_->put_manifest(m, std::nullopt));
 }
 
 namespace {
@@ -261,6 +461,14 @@ Result<void> ArchiveStore::write_tar() {
     for (const auto& b : stdfs::directory_iterator(alg.path()))
       if (b.is_regular_file()) blobs.push_back("blobs/" + alg.path().filename().string() + "/" + b.path().filename().string());
   }
+  // Blobs an existing archive holds that were not staged come from its file.
+  std::map<std::string, TarMember> from_archive;
+  if (archive_fd_ >= 0) {
+    std::set<std::string> staged(blobs.begin(), blobs.end());
+    for (const auto& [name, m] : archived_.members)
+      if (m.type == '0' && name.starts_with("blobs/") && !staged.contains(name)) from_archive.emplace(name, m);
+    for (const auto& [name, m] : from_archive) blobs.push_back(name);
+  }
   std::sort(blobs.begin(), blobs.end());
 
   STRATA_TRY(auto out, fs::AtomicFile::create(file_));
@@ -303,6 +511,21 @@ Result<void> ArchiveStore::write_tar() {
       return {};
     });
   };
+  auto add_archived = [&](const std::string& name, const TarMember& m) -> Result<void> {
+    if (!add_entry(name, false, static_cast<std::int64_t>(m.size))) return fail(ErrorCode::kIoError, "cannot add " + name);
+    struct ToArchive final : ByteSink {
+      struct archive* a;
+      std::string name;
+      Result<void> write(std::span<const std::byte> data) override {
+        if (archive_write_data(a, data.data(), data.size()) != static_cast<la_ssize_t>(data.size()))
+          return fail(ErrorCode::kIoError, "cannot write " + name);
+        return {};
+      }
+    } sink;
+    sink.a = a;
+    sink.name = name;
+    return read_tar_member(archive_fd_, m, 0, sink, describe() + ": " + name);
+  };
   for (const auto& m : members)
     if (auto r = add_file(m); !r) return fail_with(r.error().message());
   std::set<std::string> dirs;
@@ -310,6 +533,10 @@ Result<void> ArchiveStore::write_tar() {
     auto alg_dir = b.substr(0, b.rfind('/') + 1);
     if (dirs.insert("blobs/").second && !add_entry("blobs/", true, 0)) return fail_with("cannot add blobs/");
     if (dirs.insert(alg_dir).second && !add_entry(alg_dir, true, 0)) return fail_with("cannot add " + alg_dir);
+    if (auto it = from_archive.find(b); it != from_archive.end()) {
+      if (auto r = add_archived(b, it->second); !r) return fail_with(r.error().message());
+      continue;
+    }
     if (auto r = add_file(b); !r) return fail_with(r.error().message());
   }
   if (archive_write_close(a) != ARCHIVE_OK) return fail_with("cannot finish archive");
@@ -321,8 +548,18 @@ Result<void> ArchiveStore::write_tar() {
 Result<void> ArchiveStore::close() {
   if (closed_ || mode_ != ArchiveMode::kWrite) return {};
   closed_ = true;
-  if (format_ == ArchiveFormat::kDocker) STRATA_TRY_VOID(write_docker_manifest_json(*layout_, staging_, describe()));
-  return write_tar();
+  if (existed_ && !changed_) {
+    // Nothing new (a re-run that found everything present): the archive stays as it is.
+    std::error_code ec;
+    stdfs::remove_all(staging_, ec);
+    return {};
+  }
+  if (format_ == ArchiveFormat::kDocker) STRATA_TRY_VOID(named(write_docker_manifest_json(*layout_, staging_, describe())));
+  STRATA_TRY_VOID(named(write_tar()));
+  // Written: the staging goes (the lock with the store).
+  std::error_code ec;
+  stdfs::remove_all(staging_, ec);
+  return {};
 }
 
 }  // namespace strata::oci

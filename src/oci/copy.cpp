@@ -12,19 +12,27 @@
 namespace strata::oci {
 
 struct InFlight {
+  Store* dst = nullptr;
   std::mutex mu;
   std::condition_variable cv;
   bool done = false;
   std::optional<Error> error;
+
+  // Blocks until the transfer ends; true when it succeeded.
+  bool wait() {
+    std::unique_lock lock(mu);
+    cv.wait(lock, [&] { return done; });
+    return !error;
+  }
 };
 
-struct CopySession::Plan {
+namespace {
+
+struct Plan {
   std::vector<Descriptor> blobs;          // unique, every config and layer
   std::vector<RawManifest> manifests;     // post-order: children before parents
   std::set<Digest> seen;
 };
-
-namespace {
 
 // Worth another whole-blob attempt: the network failed, or the bytes did not
 // verify after resuming from what an earlier attempt left (the writer has
@@ -52,12 +60,8 @@ Result<void> put_manifest_told(Store& dst, const RawManifest& m, std::optional<s
   return dst.put_manifest(m, tag);
 }
 
-}  // namespace
-
-Result<void> CopySession::plan_manifest(Store& src, Store& dst, const RawManifest& root, const CopyOptions& o,
-                                        Plan& plan) {
-  (void)dst;
-  (void)o;
+// Every manifest and blob under `root`, each read once.
+Result<void> plan_manifest(Store& src, const RawManifest& root, Plan& plan) {
   // Depth first with an explicit stack, children before parents in
   // plan.manifests; at most kMaxIndexDepth indexes deep, each manifest read
   // once.
@@ -118,48 +122,127 @@ Result<void> CopySession::plan_manifest(Store& src, Store& dst, const RawManifes
   return {};
 }
 
+// The manifest a copy of `src_ref` writes as its root: the reference's own,
+// or one platform's manifest of an index (unless options.all).
+Result<RawManifest> select_root(Store& src, std::string_view src_ref, const CopyOptions& o) {
+  STRATA_TRY(auto root, src.get_manifest(src_ref));
+  STRATA_TRY(auto parsed, parse_manifest(root.bytes, root.descriptor.media_type,
+                                         src.describe() + (src_ref.empty() ? "" : "@" + std::string(src_ref))));
+  if (auto* idx = std::get_if<ImageIndex>(&parsed); idx && !o.all) {
+    Platform want = o.platform.value_or(host_platform());
+    auto matches = select_platform(*idx, want);
+    if (matches.empty()) {
+      std::string have;
+      for (const auto& m : idx->manifests)
+        if (m.platform) have += (have.empty() ? "" : ", ") + m.platform->str();
+      return fail(ErrorCode::kNotFound, src.describe() + " has no image for platform " + want.str() +
+                                            " (it has: " + (have.empty() ? "none" : have) +
+                                            "); pass --platform or --all");
+    }
+    STRATA_TRY(root, src.get_manifest(matches.front().digest.str()));
+    root.descriptor.media_type = matches.front().media_type;
+  }
+  root.descriptor = content_descriptor(root.descriptor);
+  return root;
+}
+
+}  // namespace
+
+Result<CopyEstimate> estimate_copy(Store& src, std::string_view src_ref, Store* dst,
+                                   std::optional<std::string_view> dst_tag, const CopyOptions& o) {
+  CopyEstimate out;
+  STRATA_TRY(auto root, select_root(src, src_ref, o));
+  out.root = root.descriptor;
+  const std::string dst_ref = dst_tag ? std::string(*dst_tag) : root.descriptor.digest.str();
+  if (dst) {
+    if (auto existing = dst->resolve(dst_ref); existing && existing->digest == root.descriptor.digest) {
+      out.already_present = true;
+      return out;
+    }
+  }
+  Plan plan;
+  STRATA_TRY_VOID(plan_manifest(src, root, plan));
+  out.blobs = plan.blobs.size();
+  for (const auto& b : plan.blobs) {
+    bool have = false;
+    if (dst) {
+      auto present = dst->has_blob(b);
+      if (!present && !present.error().is(ErrorCode::kNotFound)) {
+        return fail(present.error().context("checking " + dst->describe() + " for " + b.digest.str()));
+      }
+      have = present && *present;
+    }
+    if (have) continue;
+    ++out.blobs_missing;
+    out.bytes_missing += static_cast<std::uint64_t>(std::max<std::int64_t>(0, b.size));
+  }
+  return out;
+}
+
 Result<BlobOutcome> CopySession::copy_blob(Store& src, Store& dst, const Descriptor& desc, const CopyOptions& o,
                                            std::uint64_t& bytes) {
-  // One transfer per (destination, digest) at a time across the session.
+  // One transfer per (digest, destination) at a time across the session.
   std::shared_ptr<InFlight> mine, theirs;
+  std::vector<std::shared_ptr<InFlight>> siblings;  // the same blob to destinations `dst` can mount from
   {
     std::lock_guard lock(mu_);
-    auto key = std::make_pair(static_cast<const Store*>(&dst), desc.digest);
-    auto it = in_flight_.find(key);
-    if (it != in_flight_.end()) {
+    auto key = std::make_pair(desc.digest, static_cast<const Store*>(&dst));
+    if (auto it = in_flight_.find(key); it != in_flight_.end()) {
       theirs = it->second;
     } else {
+      for (auto it = in_flight_.lower_bound(std::make_pair(desc.digest, static_cast<const Store*>(nullptr)));
+           it != in_flight_.end() && it->first.first == desc.digest; ++it) {
+        if (dst.can_mount_from(*it->second->dst)) siblings.push_back(it->second);
+      }
       mine = std::make_shared<InFlight>();
+      mine->dst = &dst;
       in_flight_.emplace(key, mine);
     }
   }
   if (theirs) {
-    std::unique_lock lock(theirs->mu);
-    theirs->cv.wait(lock, [&] { return theirs->done; });
-    if (theirs->error) return fail(*theirs->error);
+    if (!theirs->wait()) return fail(*theirs->error);
     return BlobOutcome::kSkipped;
   }
-  auto finish = [&](Result<BlobOutcome> r) {
-    {
-      std::lock_guard lock(mine->mu);
-      mine->done = true;
-      if (!r) mine->error = r.error();
-    }
-    mine->cv.notify_all();
-    std::lock_guard lock(mu_);
-    in_flight_.erase(std::make_pair(static_cast<const Store*>(&dst), desc.digest));
-    return r;
-  };
+  auto r = transfer_blob(src, dst, desc, o, bytes, siblings);
+  {
+    std::lock_guard lock(mine->mu);
+    mine->done = true;
+    if (!r) mine->error = r.error();
+  }
+  mine->cv.notify_all();
+  std::lock_guard lock(mu_);
+  in_flight_.erase(std::make_pair(desc.digest, static_cast<const Store*>(&dst)));
+  if (r) {
+    auto& where = landed_[desc.digest];
+    if (std::find(where.begin(), where.end(), &dst) == where.end()) where.push_back(&dst);
+  }
+  return r;
+}
 
+Result<BlobOutcome> CopySession::transfer_blob(Store& src, Store& dst, const Descriptor& desc, const CopyOptions& o,
+                                               std::uint64_t& bytes,
+                                               const std::vector<std::shared_ptr<InFlight>>& siblings) {
+  // Another repository of the same registry is receiving it: wait, then mount.
+  for (const auto& s : siblings) s->wait();
   auto present = dst.has_blob(desc);
-  if (!present) return finish(fail(present.error()));
-  if (*present) return finish(BlobOutcome::kSkipped);
+  if (!present) return fail(present.error());
+  if (*present) return BlobOutcome::kSkipped;
   if (o.link_blobs) {
     auto linked = dst.link_blob(desc, src);
-    if (linked && *linked) return finish(BlobOutcome::kMounted);
+    if (linked && *linked) return BlobOutcome::kMounted;
   }
   auto mounted = dst.mount_blob(desc, src);
-  if (mounted && *mounted) return finish(BlobOutcome::kMounted);
+  if (mounted && *mounted) return BlobOutcome::kMounted;
+  std::vector<Store*> landed;
+  {
+    std::lock_guard lock(mu_);
+    if (auto it = landed_.find(desc.digest); it != landed_.end()) landed = it->second;
+  }
+  for (Store* other : landed) {
+    if (other == &dst || !dst.can_mount_from(*other)) continue;
+    auto from_other = dst.mount_blob(desc, *other);
+    if (from_other && *from_other) return BlobOutcome::kMounted;
+  }
 
   std::optional<Error> last;
   const int attempts = std::max(1, o.blob_attempts);
@@ -170,7 +253,7 @@ Result<BlobOutcome> CopySession::copy_blob(Store& src, Store& dst, const Descrip
     }
     auto writer = dst.blob_writer(desc);
     listening.reset();
-    if (!writer) return finish(fail(writer.error()));
+    if (!writer) return fail(writer.error());
     std::uint64_t offset = (*writer)->offset();
     CountingSink counting(**writer, [&](std::uint64_t n) {
       bytes += n;
@@ -178,14 +261,14 @@ Result<BlobOutcome> CopySession::copy_blob(Store& src, Store& dst, const Descrip
     });
     auto fetched = src.fetch_blob(desc, counting, offset);
     Result<void> committed = fetched ? (*writer)->commit() : Result<void>(fail(fetched.error()));
-    if (committed) return finish(BlobOutcome::kCopied);
+    if (committed) return BlobOutcome::kCopied;
     (*writer)->abort();
     last = committed.error();
     if (!worth_retrying(*last, offset) || attempt + 1 == attempts) break;
     if (o.observer) o.observer->blob_retry(desc, *last);
   }
-  return finish(fail(last->context("copying blob " + desc.digest.str() + " from " + src.describe() + " to " +
-                                   dst.describe())));
+  return fail(last->context("copying blob " + desc.digest.str() + " from " + src.describe() + " to " +
+                            dst.describe()));
 }
 
 Result<void> CopySession::copy_referrers(Store& src, Store& dst, const std::vector<Descriptor>& subjects,
@@ -205,24 +288,7 @@ Result<void> CopySession::copy_referrers(Store& src, Store& dst, const std::vect
 Result<CopyResult> CopySession::copy(Store& src, std::string_view src_ref, Store& dst,
                                      std::optional<std::string_view> dst_tag, const CopyOptions& o) {
   CopyResult result;
-  STRATA_TRY(auto root, src.get_manifest(src_ref));
-  STRATA_TRY(auto parsed, parse_manifest(root.bytes, root.descriptor.media_type,
-                                         src.describe() + (src_ref.empty() ? "" : "@" + std::string(src_ref))));
-  if (auto* idx = std::get_if<ImageIndex>(&parsed); idx && !o.all) {
-    Platform want = o.platform.value_or(host_platform());
-    auto matches = select_platform(*idx, want);
-    if (matches.empty()) {
-      std::string have;
-      for (const auto& m : idx->manifests)
-        if (m.platform) have += (have.empty() ? "" : ", ") + m.platform->str();
-      return fail(ErrorCode::kNotFound, src.describe() + " has no image for platform " + want.str() +
-                                            " (it has: " + (have.empty() ? "none" : have) +
-                                            "); pass --platform or --all");
-    }
-    STRATA_TRY(root, src.get_manifest(matches.front().digest.str()));
-    root.descriptor.media_type = matches.front().media_type;
-  }
-  root.descriptor = content_descriptor(root.descriptor);
+  STRATA_TRY(auto root, select_root(src, src_ref, o));
 
   // No-op fast path: the destination already has this exact root.
   std::string dst_ref = dst_tag ? std::string(*dst_tag) : root.descriptor.digest.str();
@@ -234,7 +300,7 @@ Result<CopyResult> CopySession::copy(Store& src, std::string_view src_ref, Store
   }
 
   Plan plan;
-  STRATA_TRY_VOID(plan_manifest(src, dst, root, o, plan));
+  STRATA_TRY_VOID(plan_manifest(src, root, plan));
   std::stable_sort(plan.blobs.begin(), plan.blobs.end(),
                    [](const Descriptor& a, const Descriptor& b) { return a.size > b.size; });
   if (o.observer)

@@ -62,30 +62,54 @@ struct CopyResult {
   std::uint64_t bytes_copied = 0;
 };
 
+// What a copy would move, found without writing anything (`mirror --dry-run`).
+struct CopyEstimate {
+  Descriptor root;               // what the destination would hold
+  bool already_present = false;  // the destination has this root under the tag (or digest)
+  std::uint64_t blobs = 0, blobs_missing = 0;
+  std::uint64_t bytes_missing = 0;  // sum of the sizes of the blobs the destination lacks
+};
+
+// Reads the source's manifests as copy() would and asks `dst` (nullptr: a
+// destination that does not exist yet, which lacks everything) for the root
+// and each blob.
+Result<CopyEstimate> estimate_copy(Store& src, std::string_view src_ref, Store* dst,
+                                   std::optional<std::string_view> dst_tag, const CopyOptions& options);
+
+struct InFlight;  // one blob transfer in a CopySession (copy.cpp)
+
 // Copies `src_ref` (tag or digest; "" lets the store choose its only image)
 // from `src` to `dst`, tagging the result `dst_tag` when given.
-// A CopySession de-duplicates blobs in flight across several copies (mirror
-// jobs); it is thread-safe.
+// A CopySession de-duplicates blobs across several copies (mirror jobs); it is
+// thread-safe. A blob in flight to a destination is awaited by every other
+// copy that wants it there, not moved again; one in flight to (or already
+// received by) another destination of this session that the destination can
+// mount from (another repository of the same registry) is awaited and then
+// mounted. Destination stores must therefore outlive the session's copies.
 class CopySession {
  public:
   Result<CopyResult> copy(Store& src, std::string_view src_ref, Store& dst,
                           std::optional<std::string_view> dst_tag, const CopyOptions& options);
   // One blob, as copy() moves each: skipped when the destination has it,
-  // linked (options.link_blobs) or mounted when it can, else streamed and
+  // linked (options.link_blobs) or mounted when it can (from the source, or
+  // from a destination that received it in this session), else streamed and
   // verified, retried whole on transient failure. Adds the bytes moved to
   // `bytes`. Only the blob options of `options` apply.
   Result<BlobOutcome> copy_blob(Store& src, Store& dst, const Descriptor& desc, const CopyOptions& options,
                                 std::uint64_t& bytes);
 
  private:
-  struct Plan;
-  Result<void> plan_manifest(Store& src, Store& dst, const RawManifest& raw, const CopyOptions& o, Plan& plan);
   Result<void> copy_referrers(Store& src, Store& dst, const std::vector<Descriptor>& subjects, const CopyOptions& o);
+  Result<BlobOutcome> transfer_blob(Store& src, Store& dst, const Descriptor& desc, const CopyOptions& o,
+                                    std::uint64_t& bytes, const std::vector<std::shared_ptr<InFlight>>& siblings);
 
   std::mutex mu_;
-  // Blobs being transferred right now, by destination and digest: a second
-  // request for the same blob waits for the first instead of moving it twice.
-  std::map<std::pair<const Store*, Digest>, std::shared_ptr<struct InFlight>> in_flight_;
+  // Blobs being transferred right now, by digest and destination: a second
+  // request for the same blob and destination waits for the first instead of
+  // moving it twice.
+  std::map<std::pair<Digest, const Store*>, std::shared_ptr<InFlight>> in_flight_;
+  // Destinations that received (or already had) each blob in this session.
+  std::map<Digest, std::vector<Store*>> landed_;
 };
 
 inline Result<CopyResult> copy_image(Store& src, std::string_view src_ref, Store& dst,

@@ -2,16 +2,32 @@
 // layout/archive for air gaps, and back), described by a YAML file:
 //
 //   parallel: 2                      # images copied at once (default 2)
+//   registries:                      # optional, by registry host
+//     reg.a.example:5000:
+//       tls-verify: false            # plain HTTP allowed, TLS not verified
+//       auth-file: auth.json         # the only credentials file for this host
+//       cert-dir: certs.d            # certs.d-style roots searched first
+//       retries: 3                   # tries of a transient failure
+//       timeout: 30                  # seconds to connect / without progress
 //   images:
-//     - source: docker://registry.a/team/app:v1
+//     - source: docker://registry.a/team/app:v1      # or @sha256:… (pinned)
 //       destination: docker://registry.b/team/app:v1
 //       platform: linux/arm64        # optional: one platform of an index
 //     - source: docker://registry.a/team/base:12
 //       destination: oci:/srv/mirror:base-12
 //       all: true                    # optional: every platform of an index
+//   repositories:                    # every tag of a repository, filtered
+//     - source: docker://registry.a/team/app        # no tag, no digest
+//       destination: docker://registry.b/mirror     # → registry.b/mirror/team/app:TAG
+//       tags: {include: ['^v1\.'], exclude: ['-rc'], semver: '>=1.2 <2', newest: 3}
+//     - source: docker://registry.a/team/tool
+//       destination: oci:/srv/mirror                # tagged TAG (tag-prefix: P → PTAG)
+//       tag-prefix: tool-
 //
-// Every copy runs in one CopySession (blobs de-duplicated in flight across
-// images) and every store is opened with one shared registry client cache.
+// Paths in `registries` are relative to the config file's directory. Every
+// copy runs in one CopySession (blobs de-duplicated in flight across images,
+// and mounted between repositories of one registry), every store is opened
+// once per run, and every registry client is shared.
 #pragma once
 
 #include <filesystem>
@@ -23,6 +39,8 @@
 #include "oci/copy.hpp"
 #include "oci/open_store.hpp"
 #include "oci/platform.hpp"
+#include "oci/registry/host_settings.hpp"
+#include "oci/tag_filter.hpp"
 
 namespace strata::oci {
 
@@ -31,38 +49,78 @@ struct MirrorEntry {
   std::string destination;
   std::optional<Platform> platform;
   bool all = false;
+  std::string where;  // where the config names it: "m.yaml: images[2]", "m.yaml: repositories[0] tag v1"
+};
+
+// Every tag of a registry repository that `tags` keeps.
+struct MirrorRepository {
+  std::string source;       // docker://HOST/REPO: no tag, no digest
+  // docker://HOST[/PREFIX]: each tag goes to HOST/PREFIX/REPO:TAG; or a
+  // layout or archive (oci:DIR, oci-archive:FILE) tagged tag_prefix + TAG.
+  std::string destination;
+  std::string tag_prefix;   // layouts and archives only
+  TagFilter tags;
+  std::optional<Platform> platform;
+  bool all = false;
+  std::string where;        // "m.yaml: repositories[0]"
 };
 
 struct MirrorConfig {
   std::vector<MirrorEntry> images;
+  std::vector<MirrorRepository> repositories;
+  registry::HostSettingsMap registries;
   int parallel = 2;
 };
 
-// Parses the YAML text; `what` names it in errors (the file path).
-Result<MirrorConfig> parse_mirror_config(std::string_view yaml, const std::string& what);
+// Parses the YAML text; `what` names it in errors (the file path), and
+// relative paths in it are taken from `base_dir`.
+Result<MirrorConfig> parse_mirror_config(std::string_view yaml, const std::string& what,
+                                         const std::filesystem::path& base_dir = {});
 Result<MirrorConfig> load_mirror_config(const std::filesystem::path& path);
 
+// The images a repository entry stands for: one list of its tags, filtered,
+// each with its destination reference.
+Result<std::vector<MirrorEntry>> expand_repository(const MirrorRepository& repo, const OpenOptions& open);
+
+enum class MirrorStatus {
+  kCopied,      // moved (some or all of its blobs)
+  kPresent,     // the destination already had it under that name
+  kWouldCopy,   // dry run: the destination lacks it
+  kFailed,
+  kNotStarted,  // a failure without keep_going stopped the run first
+};
+std::string_view mirror_status_name(MirrorStatus s);  // "copied", "present", "would-copy", "failed", "not-started"
+
 struct MirrorOutcome {
-  const MirrorEntry* entry = nullptr;
-  Result<CopyResult> result = fail(ErrorCode::kCancelled, "not run");
+  MirrorEntry entry;
+  Result<CopyResult> result = fail(ErrorCode::kCancelled, "not started");
+  std::optional<CopyEstimate> estimate = std::nullopt;  // dry run: what would move
+  MirrorStatus status() const;
 };
 
+class MirrorJournal;  // mirror_journal.hpp
+
 struct MirrorOptions {
-  bool dry_run = false;     // resolve the sources and report what would be copied
+  bool dry_run = false;     // resolve the sources, ask the destinations, write nothing
   bool keep_going = false;  // continue past failures (else stop starting new copies)
-  CopyOptions copy;         // jobs, referrers; `all`/`platform` come from each entry
+  CopyOptions copy;         // jobs, referrers, observer; `all`/`platform` come from each entry
   OpenOptions open;         // should carry a shared registry client cache
   // The tag to write at a destination (nullopt: by digest only).
   std::function<std::optional<std::string>(const ImageRef&, const std::string& store_ref)> destination_tag;
-  // Called once per image with its final outcome, serialised: as each
-  // registry copy finishes, and for images copied into a layout or archive
-  // once that destination is closed (an archive is written then).
+  // Called once, with every image the run will try (repositories expanded).
+  std::function<void(const std::vector<MirrorOutcome>&)> on_planned;
+  // Called once per image with its final outcome, serialised: as each copy
+  // into a registry or layout finishes (or fails), and for images copied
+  // into an archive once the archive is written. Not called for images
+  // never started; run_mirror's result has them.
   std::function<void(const MirrorOutcome&)> on_done;
+  // Appended to as images finish (and at the start and end of the run).
+  MirrorJournal* journal = nullptr;
 };
 
-// Runs (or, with dry_run, resolves) every entry, `config.parallel` at a time.
-// Outcomes come back in config order; entries never started (a failure
-// without keep_going) carry kCancelled.
+// Runs (or, with dry_run, estimates) every entry, `config.parallel` at a time.
+// Outcomes come back in config order (images, then each repository's tags);
+// a repository whose tags cannot be listed is one failed outcome.
 std::vector<MirrorOutcome> run_mirror(const MirrorConfig& config, const MirrorOptions& options);
 
 }  // namespace strata::oci

@@ -24,6 +24,7 @@ registry::RegistryOptions registry_options(const OpenOptions& options) {
   for (const auto& d : options.cert_dirs) ro.cert_dirs.emplace_back(d);
   if (options.connect_timeout > 0) ro.connect_timeout = std::chrono::seconds(options.connect_timeout);
   if (options.low_speed_timeout > 0) ro.stall_timeout = std::chrono::seconds(options.low_speed_timeout);
+  ro.hosts = options.registry_hosts;
   return ro;
 }
 

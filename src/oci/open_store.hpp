@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "oci/reference.hpp"
+#include "oci/registry/host_settings.hpp"
 #include "oci/store.hpp"
 
 namespace strata::oci {
@@ -33,6 +34,9 @@ struct OpenOptions {
   // one client per registry host (connections, auth challenge, tokens).
   // nullptr: every registry store gets its own.
   std::shared_ptr<registry::RegistryClientCache> registries;
+  // Per registry host (a mirror config's `registries:`): TLS, auth file,
+  // retries, timeouts over the settings above.
+  registry::HostSettingsMap registry_hosts;
   // --offline: a registry reference fails at open, naming it.
   bool offline = false;
 };

@@ -59,6 +59,14 @@ class Store {
     return false;
   }
 
+  // Whether mount_blob(desc, source) can work at all (same registry host,
+  // another repository), without asking anyone: the copy engine waits for a
+  // blob in flight to `source` only when it could then mount it from there.
+  virtual bool can_mount_from(const Store& source) const {
+    (void)source;
+    return false;
+  }
+
   // Optional capability: the local file that holds the blob's bytes, when
   // the store keeps each blob as an immutable file of its own (an OCI
   // layout). nullopt when it does not, or does not have the blob.

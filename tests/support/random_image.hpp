@@ -27,8 +27,10 @@ struct TestImage {
   std::vector<std::string> layer_bytes;
 };
 
-inline TestImage make_image(oci::Store& store, std::vector<std::size_t> layer_sizes, unsigned seed,
-                            const std::string& arch = "amd64") {
+// An image over the given layer bytes (blobs written to `store`; layers
+// shared between images are written once).
+inline TestImage make_image_of(oci::Store& store, const std::vector<std::string>& layer_bytes,
+                               const std::string& arch = "amd64") {
   TestImage img;
   oci::ImageManifest m;
   m.media_type = std::string(oci::media::kOciManifest);
@@ -37,8 +39,7 @@ inline TestImage make_image(oci::Store& store, std::vector<std::size_t> layer_si
   cfg["os"] = "linux";
   cfg["rootfs"]["type"] = "layers";
   cfg["rootfs"]["diff_ids"] = nlohmann::ordered_json::array();
-  for (std::size_t i = 0; i < layer_sizes.size(); ++i) {
-    std::string bytes = random_bytes(layer_sizes[i], seed * 100 + static_cast<unsigned>(i));
+  for (const auto& bytes : layer_bytes) {
     auto d = oci::descriptor_for(oci::media::kOciLayerGzip, bytes);
     if (!oci::write_blob(store, d, bytes)) throw std::runtime_error("write layer");
     cfg["rootfs"]["diff_ids"].push_back(d.digest.str());
@@ -52,6 +53,14 @@ inline TestImage make_image(oci::Store& store, std::vector<std::size_t> layer_si
   m.layers = img.layers;
   img.manifest = oci::make_raw_manifest(m.media_type, oci::serialize(m));
   return img;
+}
+
+inline TestImage make_image(oci::Store& store, std::vector<std::size_t> layer_sizes, unsigned seed,
+                            const std::string& arch = "amd64") {
+  std::vector<std::string> layers;
+  for (std::size_t i = 0; i < layer_sizes.size(); ++i)
+    layers.push_back(random_bytes(layer_sizes[i], seed * 100 + static_cast<unsigned>(i)));
+  return make_image_of(store, layers, arch);
 }
 
 // make_image, and its manifest put under `tag`: the manifest's digest.

@@ -1,5 +1,6 @@
 #include "oci/registry/registry_store.hpp"
 
+#include <algorithm>
 #include <set>
 
 #include "oci/http/registry_transport.hpp"
@@ -380,11 +381,8 @@ Result<std::unique_ptr<BlobWriter>> RegistryStore::blob_writer(const Descriptor&
 }
 
 Result<bool> RegistryStore::mount_blob(const Descriptor& desc, Store& source) {
+  if (!can_mount_from(source)) return false;
   auto* src = dynamic_cast<RegistryStore*>(&source);
-  if (src == nullptr || src == this || src->client_->authority() != client_->authority() ||
-      src->repository() == repository()) {
-    return false;
-  }
   STRATA_TRY(auto base, repo_url());
   http::Request req;
   req.method = "POST";
@@ -404,6 +402,12 @@ Result<bool> RegistryStore::mount_blob(const Descriptor& desc, Store& source) {
     }
   }
   return false;  // any refusal: the caller copies the bytes
+}
+
+bool RegistryStore::can_mount_from(const Store& source) const {
+  const auto* src = dynamic_cast<const RegistryStore*>(&source);
+  return src != nullptr && src != this && src->client_->authority() == client_->authority() &&
+         src->repository() != repository();
 }
 
 Result<std::vector<std::string>> RegistryStore::list_tags() {
@@ -481,28 +485,46 @@ Result<std::shared_ptr<RegistryClient>> RegistryClientCache::client(const std::s
   std::lock_guard lock(mutex_);
   if (auto it = clients_.find(registry); it != clients_.end()) return it->second;
   Clock& clock = options_.clock != nullptr ? *options_.clock : system_clock();
-  if (!options_.transport) {
+  const HostSettings* host = nullptr;
+  if (auto it = options_.hosts.find(registry); it != options_.hosts.end()) host = &it->second;
+  std::vector<std::string> insecure_hosts = options_.insecure_hosts;
+  if (host && host->tls_verify && !*host->tls_verify) insecure_hosts.push_back(registry);
+  auto make_transport = [&] {
     http::RegistryTransportOptions t;
-    t.curl.insecure_hosts = options_.insecure_hosts;
+    t.curl.insecure_hosts = insecure_hosts;
     t.curl.extra_cert_dirs = options_.cert_dirs;
+    if (host && host->cert_dir) t.curl.extra_cert_dirs.insert(t.curl.extra_cert_dirs.begin(), *host->cert_dir);
     if (!options_.use_default_cert_dirs) t.curl.default_cert_dirs.clear();
     t.curl.user_agent = options_.user_agent;
-    t.curl.connect_timeout = options_.connect_timeout;
-    t.curl.stall_timeout = options_.stall_timeout;
+    t.curl.connect_timeout = host && host->timeout ? *host->timeout : options_.connect_timeout;
+    t.curl.stall_timeout = host && host->timeout ? *host->timeout : options_.stall_timeout;
     t.retry = options_.retry;
+    if (host && host->retries) t.retry.max_attempts = std::max(1, *host->retries);
     t.clock = &clock;
-    options_.transport = http::make_registry_transport(t);
+    return http::make_registry_transport(t);
+  };
+  // A host with settings of its own gets its own transport; the others share one.
+  std::shared_ptr<http::Transport> transport = options_.transport;
+  if (!transport && host) transport = make_transport();
+  if (!transport) transport = options_.transport = make_transport();
+  std::shared_ptr<const Keychain> keychain;
+  if (host && host->authfile) {
+    STRATA_TRY(auto kc, with_context(Keychain::load(KeychainOptions::from_environment(*host->authfile)),
+                                     "credentials for " + registry));
+    keychain = std::make_shared<const Keychain>(std::move(kc));
+  } else {
+    if (!options_.keychain) {
+      STRATA_TRY(auto kc, Keychain::load(KeychainOptions::from_environment(options_.authfile)));
+      options_.keychain = std::make_shared<const Keychain>(std::move(kc));
+    }
+    keychain = options_.keychain;
   }
-  if (!options_.keychain) {
-    STRATA_TRY(auto kc, Keychain::load(KeychainOptions::from_environment(options_.authfile)));
-    options_.keychain = std::make_shared<const Keychain>(std::move(kc));
-  }
-  STRATA_TRY(auto credential, options_.keychain->lookup(registry));
+  STRATA_TRY(auto credential, keychain->lookup(registry));
   const std::string authority = api_authority(registry);
-  auto auth = std::make_shared<Authenticator>(registry, std::move(credential), options_.transport, clock);
-  const bool insecure = http::is_insecure_host(options_.insecure_hosts, registry) ||
-                        http::is_insecure_host(options_.insecure_hosts, authority);
-  auto client = std::make_shared<RegistryClient>(authority, insecure, options_.transport, std::move(auth));
+  auto auth = std::make_shared<Authenticator>(registry, std::move(credential), transport, clock);
+  const bool insecure = http::is_insecure_host(insecure_hosts, registry) ||
+                        http::is_insecure_host(insecure_hosts, authority);
+  auto client = std::make_shared<RegistryClient>(authority, insecure, transport, std::move(auth));
   clients_.emplace(registry, client);
   return client;
 }

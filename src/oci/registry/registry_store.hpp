@@ -25,6 +25,7 @@
 #include "oci/http/retry_transport.hpp"
 #include "oci/http/transport.hpp"
 #include "oci/reference.hpp"
+#include "oci/registry/host_settings.hpp"
 #include "oci/registry/keychain.hpp"
 #include "oci/store.hpp"
 #include "util/clock.hpp"
@@ -53,6 +54,10 @@ struct RegistryOptions {
   std::chrono::seconds connect_timeout{http::kDefaultConnectTimeout};  // see http::CurlOptions
   std::chrono::seconds stall_timeout{http::kDefaultLowSpeedTimeout};
   int max_blob_resumes = 5;              // Range resumes per blob download
+  // Per registry host: TLS, credentials file, retries, timeouts. A host
+  // named here gets a transport (and, with an authfile, a keychain) of its
+  // own; an injected `transport` is still used as is.
+  HostSettingsMap hosts;
 };
 
 // The host API requests go to: "docker.io" → "registry-1.docker.io".
@@ -74,6 +79,7 @@ class RegistryStore final : public Store {
   // Mounts from another RegistryStore on the same registry host; false when
   // the source is elsewhere or the registry declines (its session is deleted).
   Result<bool> mount_blob(const Descriptor& desc, Store& source) override;
+  bool can_mount_from(const Store& source) const override;
   Result<std::vector<std::string>> list_tags() override;
   Result<void> delete_manifest(const Digest& digest) override;
   Result<ImageIndex> referrers(const Digest& digest) override;

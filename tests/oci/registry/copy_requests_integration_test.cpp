@@ -4,13 +4,12 @@
 // shared RegistryClientCache mounts every blob.
 #include <gtest/gtest.h>
 
-#include <regex>
-#include <thread>
 
 #include "oci/copy.hpp"
 #include "oci/media_types.hpp"
 #include "oci/registry/registry_store.hpp"
 #include "support/random_image.hpp"
+#include "support/registry_log.hpp"
 #include "support/registry_server.hpp"
 
 namespace strata::oci::registry {
@@ -18,22 +17,8 @@ namespace {
 
 using strata::testing::RegistryServer;
 
-// Access-log lines ("GET /v2/... HTTP/1.1" 200) in the registry's log.
-std::vector<std::string> requests(const RegistryServer& server) {
-  static const std::regex line(R"re("(GET|HEAD|POST|PUT|PATCH|DELETE) (/[^ ?"]*))re");
-  std::vector<std::string> out;
-  const std::string log = server.log();
-  for (auto it = std::sregex_iterator(log.begin(), log.end(), line); it != std::sregex_iterator(); ++it)
-    out.push_back((*it)[1].str() + " " + (*it)[2].str());
-  return out;
-}
-
-// The access log is written after the response; wait (bounded) until it has
-// at least `n` lines, then a little longer so that extra lines would show.
 std::vector<std::string> requests_after(const RegistryServer& server, std::size_t n) {
-  for (int i = 0; i < 100 && requests(server).size() < n; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  return requests(server);
+  return testing::registry_requests_after(server, n);
 }
 
 RegistryOptions plain_options(const std::vector<const RegistryServer*>& servers) {

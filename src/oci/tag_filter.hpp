@@ -1,0 +1,53 @@
+// TagFilter: which tags of a repository a mirror copies. Applied in order:
+//   include  regexes (ECMAScript, matched anywhere; anchor with ^…$): a tag
+//            is kept when one matches (no list: every tag)
+//   exclude  regexes: a tag any of them matches is dropped
+//   semver   a range over tags that read as versions (`v` prefix allowed,
+//            missing parts are 0: "12" is 12.0.0): comparators joined by
+//            spaces are all required, alternatives are joined by "||":
+//            ">=1.2 <2", "^1.4" (>=1.4.0 <2.0.0; ^0.3 is >=0.3.0 <0.4.0),
+//            "~1.4.2" (>=1.4.2 <1.5.0), "1.4" or "1.4.x" (>=1.4.0 <1.5.0),
+//            "=1.4.2", "*". A tag with a pre-release part (1.2.0-rc1)
+//            matches only an alternative that names a pre-release.
+//            Tags that are not versions are dropped.
+//   newest   keep the N highest versions left (tags that are not versions
+//            are dropped; equal versions such as 1.2 and 1.2.0 both stay).
+// The result is sorted (versions high to low when `newest` or `semver` is
+// set, else by name).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "util/error.hpp"
+
+namespace strata::oci {
+
+struct TagFilter {
+  std::vector<std::string> include;
+  std::vector<std::string> exclude;
+  std::string semver;  // "" : no range
+  int newest = 0;      // 0: no limit
+
+  bool empty() const { return include.empty() && exclude.empty() && semver.empty() && newest == 0; }
+};
+
+// A tag read as a version ("v1.2.3-rc.1+build"), or nullopt.
+struct TagVersion {
+  std::vector<long long> numbers;  // major, minor, patch (missing parts are 0)
+  std::string prerelease;          // "" for a release
+};
+std::optional<TagVersion> parse_tag_version(std::string_view tag);
+// <0, 0, >0 as a < b, a == b, a > b (semver precedence; build metadata ignored).
+int compare_versions(const TagVersion& a, const TagVersion& b);
+
+// Checks the regexes and the range; `where` names the filter in errors
+// ("mirror.yaml: repositories[0]: tags").
+Result<void> check_tag_filter(const TagFilter& filter, const std::string& where);
+
+// The tags `filter` keeps out of `tags`.
+Result<std::vector<std::string>> select_tags(const std::vector<std::string>& tags, const TagFilter& filter,
+                                             const std::string& where);
+
+}  // namespace strata::oci
