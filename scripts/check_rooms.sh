@@ -20,6 +20,7 @@ declare -A allowed=(
   [layer/overlay]="util oci layer/debian layer/deb layer/effects"
   [layer/scratch]="util oci layer/debian layer/apt layer/deb layer/effects layer/overlay"
   [layer/import]="util oci"
+  [layer/bundle]="util oci layer/debian layer/apt"
   [layer/build]="util oci layer/debian layer/apt layer/deb layer/effects layer/overlay layer/scratch"
   [layer/cache]="util oci layer/debian layer/apt layer/deb layer/effects layer/overlay layer/scratch layer/build"
   [contract]="util oci"
@@ -28,7 +29,7 @@ declare -A allowed=(
   [contract/route]="util oci layer/debian layer/apt layer/build contract contract/egress contract/image"
   [contract/preflight]="util oci layer/debian contract contract/egress contract/image contract/route"
   [contract/provision]="util oci layer/debian layer/apt layer/deb layer/effects layer/overlay layer/scratch layer/build layer/cache contract contract/egress contract/image contract/route contract/preflight"
-  [cli]="util oci layer/debian layer/apt layer/deb layer/effects layer/overlay layer/scratch layer/import layer/build layer/cache contract contract/egress contract/image contract/route contract/preflight contract/provision"
+  [cli]="util oci layer/debian layer/apt layer/deb layer/effects layer/overlay layer/scratch layer/import layer/bundle layer/build layer/cache contract contract/egress contract/image contract/route contract/preflight contract/provision"
 )
 
 room_of() {  # src-relative path → room

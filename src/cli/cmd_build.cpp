@@ -32,7 +32,9 @@ void print(const GlobalOptions& g, const OverlayFlags& f, const layer::BuildResu
     }
   }
   out["lock"] = !f.lock_out.empty() ? nlohmann::ordered_json(f.lock_out)
-                                    : f.lock.empty() ? nullptr : nlohmann::ordered_json(f.lock);
+                : f.locks.empty()      ? nlohmann::ordered_json(nullptr)
+                : f.locks.size() == 1  ? nlohmann::ordered_json(f.locks.front())
+                                       : nlohmann::ordered_json(f.locks);
   if (!r.platforms.empty()) {
     std::size_t converted = 0, reused = 0;
     auto unreproduced = nlohmann::ordered_json::array();
@@ -53,7 +55,6 @@ void print(const GlobalOptions& g, const OverlayFlags& f, const layer::BuildResu
 void run_build(const GlobalOptions& g, const OverlayFlags& f, oci::http::Transport& http) {
   oci::OpenedStore base;
   layer::OverlaySpec spec = overlay_spec(g, f, base);
-  if (!f.lock.empty() && spec.platforms.size() > 1) throw Exit{kExitUsage, "--lock builds the one platform of its lock"};
   std::optional<std::int64_t> max_age;
   if (!f.max_age.empty()) {
     max_age = str::parse_duration(f.max_age);

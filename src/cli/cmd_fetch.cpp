@@ -1,9 +1,11 @@
-// strata fetch --lock FILE [--offline]
+// strata fetch --lock FILE [--sources FILE]… [--offline]
 #include <iostream>
 
 #include "cli/commands.hpp"
 #include "layer/apt/deb_fetcher.hpp"
 #include "layer/apt/lock_file.hpp"
+#include "layer/apt/lock_mirror.hpp"
+#include "layer/apt/resolve_request.hpp"
 #include "oci/http/offline_transport.hpp"
 #include "util/clock.hpp"
 #include "util/strings.hpp"
@@ -13,11 +15,14 @@ namespace {
 
 struct FetchArgs {
   std::string lock;
+  std::vector<std::string> sources;
   bool offline = false;
 };
 
 void run_fetch(const GlobalOptions& g, const FetchArgs& a, oci::http::Transport& http) {
   auto lock = check(layer::read_lock_file(a.lock));
+  // --sources: the same packages from a mirror, checked by the lock's hashes.
+  if (!a.sources.empty()) lock = check(layer::repoint_lock(std::move(lock), check(layer::load_sources(a.sources))));
   layer::FetchOptions o;
   o.home = g.open_options().home;
   o.jobs = static_cast<unsigned>(g.jobs);
@@ -40,9 +45,12 @@ void register_fetch(CLI::App& app, GlobalOptions& g, std::shared_ptr<oci::http::
   auto a = std::make_shared<FetchArgs>();
   auto* cmd = add_command(app, "fetch", "Download and verify every .deb of a lock into the local cache",
                           "  strata fetch --lock overlay.lock\n"
-                          "  strata fetch --lock overlay.lock --offline   # check an air-gapped cache\n");
+                          "  strata fetch --lock overlay.lock --offline   # check an air-gapped cache\n"
+                          "  strata fetch --lock overlay.lock --sources internal.list   # from a mirror\n");
   cmd->add_option("--lock", a->lock, "Lock file written by strata resolve/build --lock-out")
       ->required()
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--sources", a->sources, "Fetch from this mirror of the lock's sources (repeatable; same suite)")
       ->check(CLI::ExistingFile);
   cmd->add_flag("--offline", a->offline, "Never use the network; fail naming what is missing");
   cmd->callback([&g, a, http] { run_fetch(g, *a, *http); });

@@ -26,5 +26,6 @@ void register_plan(CLI::App& app, GlobalOptions& g, std::shared_ptr<oci::http::T
 void register_preflight(CLI::App& app, GlobalOptions& g, std::shared_ptr<oci::http::Transport> http);
 void register_provision(CLI::App& app, GlobalOptions& g, std::shared_ptr<oci::http::Transport> http);
 void register_cache(CLI::App& app, GlobalOptions& g, std::shared_ptr<oci::http::Transport> http);
+void register_bundle(CLI::App& app, GlobalOptions& g, std::shared_ptr<oci::http::Transport> http);
 
 }  // namespace strata::cli

@@ -12,9 +12,13 @@ void add_overlay_options(CLI::App* cmd, OverlayFlags& f) {
       ->required();
   cmd->add_option("--variant", f.variant,
                   "--base scratch: the package set, essential or minbase (default; as mmdebstrap names them)");
-  cmd->add_option("--lock", f.lock, "Build exactly this lock (reads no index)")->check(CLI::ExistingFile);
+  cmd->add_option("--lock", f.locks,
+                  "Build exactly this lock (reads no index); repeat it with one lock per platform for a "
+                  "multi-platform overlay")
+      ->check(CLI::ExistingFile);
   cmd->add_option("--lock-out", f.lock_out, "Write the lock used to FILE (FILE.<os>-<arch> per platform for several)");
-  cmd->add_option("--sources", f.sources, "apt sources file (.list or .sources); replaces the host's")
+  cmd->add_option("--sources", f.sources, "apt sources file (.list or .sources); replaces the host's. With --lock: a mirror "
+                  "(http:// or file://) of the lock's sources to fetch its .debs from, checked by the lock's hashes")
       ->check(CLI::ExistingFile);
   cmd->add_option("--platform", f.platform, "Target platform(s), comma-separated (default: this machine's)");
   cmd->add_option("--compression", f.compression, "Layer compression: gzip (default), zstd, or none (plain tar, for a layout on the same machine)");
@@ -26,7 +30,7 @@ layer::OverlaySpec overlay_spec(const GlobalOptions& g, const OverlayFlags& f, o
   layer::OverlaySpec spec;
   spec.base = f.base;
   spec.packages = f.packages;
-  spec.lock = f.lock;
+  for (const auto& l : f.locks) spec.locks.emplace_back(l);
   spec.sources = f.sources;
   if (!f.platform.empty()) spec.platforms = check(oci::parse_platforms(f.platform));
   spec.compression = check(oci::parse_compression(f.compression));

@@ -14,7 +14,8 @@ struct OverlayFlags {
   std::string base;
   std::vector<std::string> packages;
   std::string dest;
-  std::string lock, lock_out;
+  std::vector<std::string> locks;
+  std::string lock_out;
   std::vector<std::string> sources;
   std::string platform;
   std::string compression = "gzip";

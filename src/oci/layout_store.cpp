@@ -256,6 +256,24 @@ void LayoutStore::remember_index(const ImageIndex& idx) {
   index_ = stamp ? std::make_shared<const ImageIndex>(idx) : nullptr;
 }
 
+namespace {
+
+// The order index.json is written in, whatever order the images arrived in
+// (parallel copies finish in any order): tagged entries by tag, bytewise,
+// then untagged ones (the children and referrers a tool put at the top) by
+// digest; media type and size break what is left, so the same entries give
+// the same bytes. Tags first: a reader scanning for names meets them first.
+bool index_entry_less(const Descriptor& a, const Descriptor& b) {
+  auto ta = a.ref_name(), tb = b.ref_name();
+  if (ta.empty() != tb.empty()) return !ta.empty();
+  if (ta != tb) return ta < tb;
+  if (a.digest != b.digest) return a.digest.str() < b.digest.str();
+  if (a.media_type != b.media_type) return a.media_type < b.media_type;
+  return a.size < b.size;
+}
+
+}  // namespace
+
 template <class F>
 Result<void> LayoutStore::update_index(F&& mutate) {
   STRATA_TRY(auto lock, fs::FileLock::acquire(dir_ / ".strata" / "index.lock"));
@@ -264,6 +282,7 @@ Result<void> LayoutStore::update_index(F&& mutate) {
   bool changed = mutate(idx);
   if (!changed) return {};
   idx.media_type = std::string(media::kOciIndex);
+  std::stable_sort(idx.manifests.begin(), idx.manifests.end(), index_entry_less);
   std::string bytes = serialize(idx);
   if (bytes.size() > kMaxLayoutIndexBytes) {
     return fail(ErrorCode::kFailedPrecondition,

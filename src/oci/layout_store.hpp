@@ -20,6 +20,10 @@
 // skopeo read. A failed blob commit keeps the ingest file (a rerun resumes
 // from the bytes that verify); a failed index.json write leaves no temporary
 // file. Every write goes through fs::env(). Thread-safe; safe across processes.
+//
+// index.json lists its entries in one fixed order whatever order they were
+// put in (parallel copies finish in any order): tagged entries by tag, then
+// untagged ones by digest. The same images give the same bytes.
 #pragma once
 
 #include <filesystem>

@@ -184,6 +184,42 @@ TEST(LayoutStore, UntaggedRefNeedsASingleImage) {
   EXPECT_NE(r.error().message().find("name one with"), std::string::npos);
 }
 
+// Two runs that put the same images in different orders (parallel copies
+// finish in any order) write the same index.json, byte for byte: tags in
+// name order, then untagged entries by digest.
+TEST(LayoutStore, IndexJsonOrderDoesNotDependOnCompletionOrder) {
+  testing::TempDir dir;
+  MemoryStore src;
+  std::vector<testing::TestImage> made;
+  for (unsigned i = 0; i < 5; ++i) made.push_back(testing::make_image(src, {100 + i}, 40 + i));
+  // (tag, image): two tags on one image, two untagged images.
+  const std::vector<std::pair<std::string, std::size_t>> puts{
+      {"zeta", 0}, {"alpha", 1}, {"", 2}, {"mid", 3}, {"", 4}, {"alpha-2", 1}};
+  auto fill = [&](const std::filesystem::path& at, const std::vector<std::size_t>& order) {
+    auto s = std::move(*LayoutStore::open(at, LayoutMode::kCreate));
+    for (std::size_t k : order) {
+      const auto& [tag, i] = puts[k];
+      for (std::size_t l = 0; l < made[i].layers.size(); ++l)
+        ASSERT_TRUE(write_blob(*s, made[i].layers[l], made[i].layer_bytes[l]));
+      ASSERT_TRUE(copy_blob(src, *s, made[i].config, {}));
+      ASSERT_TRUE(s->put_manifest(made[i].manifest, tag.empty() ? std::nullopt : std::optional<std::string_view>(tag)));
+    }
+  };
+  fill(dir / "a", {0, 1, 2, 3, 4, 5});
+  fill(dir / "b", {5, 4, 3, 2, 1, 0});
+  fill(dir / "c", {2, 0, 4, 5, 1, 3});
+  auto a = *fs::read_file(dir / "a" / "index.json", 1 << 20);
+  EXPECT_EQ(a, *fs::read_file(dir / "b" / "index.json", 1 << 20));
+  EXPECT_EQ(a, *fs::read_file(dir / "c" / "index.json", 1 << 20));
+  auto s = std::move(*LayoutStore::open(dir / "a", LayoutMode::kReadOnly));
+  auto entries = *s->entries();
+  ASSERT_EQ(entries.size(), 6u);
+  std::vector<std::string> names;
+  for (const auto& e : entries) names.push_back(e.ref_name());
+  EXPECT_EQ(names, (std::vector<std::string>{"alpha", "alpha-2", "mid", "zeta", "", ""}));
+  EXPECT_LT(entries[4].digest.str(), entries[5].digest.str());
+}
+
 TEST(ArchiveStore, OciAndDockerArchivesRoundTripBitExactly) {
   testing::TempDir dir;
   auto src = std::move(*LayoutStore::open(dir / "src", LayoutMode::kCreate));

@@ -64,6 +64,24 @@ class SizeCapSink final : public oci::ByteSink {
   std::string url_;
 };
 
+// A file: source (an archive copied into a directory, a mounted mirror): the
+// package is read, not downloaded, into the partial file, checked below
+// like a download.
+Result<void> read_local(const std::string& url, const LockPackage& p, const stdfs::path& partial) {
+  const std::string path = url.substr(url.starts_with("file://") ? 7 : 5);
+  std::error_code ec;
+  auto size = stdfs::file_size(path, ec);
+  if (ec) return fail(ErrorCode::kNotFound, url + ": " + ec.message());
+  if (size != p.size) {
+    return fail(ErrorCode::kFailedPrecondition,
+                url + ": " + p.name + " " + p.version + " is " + std::to_string(size) + " bytes, the lock records " +
+                    std::to_string(p.size) + "; refusing it. The mirror changed or is corrupt; re-resolve or use a snapshot");
+  }
+  STRATA_TRY(auto file, oci::FileSink::open(partial, oci::FileSink::Mode::kTruncate));
+  STRATA_TRY_VOID(fs::read_chunks(path, [&](std::string_view piece) { return file.write(oci::as_bytes(piece)); }));
+  return file.close();
+}
+
 // One attempt: resume the partial file, then verify and commit. The partial
 // file stays only for what can resume it (a transfer that broke off within
 // the lock's size); every other error removes it.
@@ -79,7 +97,9 @@ Result<std::uint64_t> attempt(oci::http::Transport& t, const std::string& url, c
     (void)fs::remove_file(partial);
     return fail(std::move(e));
   };
-  if (have < p.size) {
+  if (url.starts_with("file:")) {
+    if (auto read = read_local(url, p, partial); !read) return drop(read.error());
+  } else if (have < p.size) {
     oci::http::Request req;
     req.url = url;
     if (have > 0) req.headers.set("Range", "bytes=" + std::to_string(have) + "-");

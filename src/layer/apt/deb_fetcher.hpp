@@ -3,7 +3,8 @@
 // its size and SHA256 are verified; interrupted downloads resume from
 // debs/ingest/<hex>.partial with an HTTP Range request; transient failures
 // are retried with exponential backoff (through the Clock, so tests do not
-// sleep). Parallel across `jobs` threads; the Transport must be thread-safe.
+// sleep). A file: source is read from disk and checked alike. Parallel
+// across `jobs` threads; the Transport must be thread-safe.
 #pragma once
 
 #include <filesystem>

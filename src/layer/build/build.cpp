@@ -37,8 +37,8 @@ Result<BuildResult> build(const BuildRequest& r, BuildContext& ctx) {
   if (!plan.spec.scratch() && !plan.spec.base_store) {
     return fail(ErrorCode::kInvalidArgument, "--base " + plan.spec.base + ": no store holds it");
   }
-  if (plan.lock && plan.platforms.size() != 1) {
-    return fail(ErrorCode::kInvalidArgument, "--lock builds the one platform of its lock");
+  if (!plan.locks.empty() && plan.locks.size() != plan.platforms.size()) {
+    return fail(ErrorCode::kInvalidArgument, "--lock: one lock per platform built");
   }
   BuildObserver silent;
   BuildObserver& observer = ctx.observer ? *ctx.observer : silent;
@@ -89,7 +89,9 @@ Result<BuildResult> build(const BuildRequest& r, BuildContext& ctx) {
     note_use(r, key_tag, out.root, ctx, observer);
     return out;
   }
-  oci::RawManifest index = overlay_index(out.platforms, plan.key);
+  // Built from locks: annotated with the request key they were resolved for,
+  // so the index is the resolving build's, byte for byte.
+  oci::RawManifest index = overlay_index(out.platforms, plan.index_key.value_or(plan.key));
   STRATA_TRY_VOID(r.dest->put_manifest(index, key_tag));
   if (r.dest_tag && *r.dest_tag != key_tag) STRATA_TRY_VOID(r.dest->put_manifest(index, *r.dest_tag));
   out.root = index.descriptor;

@@ -90,23 +90,75 @@ OverlayKey content_key(const OverlaySpec& spec, const Lock& lock, const oci::Pla
   return key_of(j);
 }
 
-Result<OverlayKey> overlay_key(const OverlaySpec& spec, const std::optional<Lock>& lock,
-                               const std::vector<oci::Platform>& platforms) {
-  STRATA_TRY(auto bases, base_digests(spec, platforms));
-  if (lock) {
-    if (platforms.size() != 1) return fail(ErrorCode::kInvalidArgument, "--lock builds the one platform of its lock");
-    return content_key(spec, *lock, platforms.front(), bases[platforms.front().str()].get<std::string>());
-  }
+namespace {
+
+// The request key's document: the sources as identified by `sources`.
+OverlayKey request_key(const OverlaySpec& spec, const std::vector<std::string>& packages,
+                       const std::vector<oci::Platform>& platforms, nlohmann::json bases, nlohmann::json sources) {
   nlohmann::json j;
   j["recipe"] = kOverlayRecipe;
   j["compression"] = oci::compression_name(spec.compression);
-  j["packages"] = sorted_requests(spec.packages);
+  j["packages"] = sorted_requests(packages);
   j["platforms"] = nlohmann::json::array();
   for (const auto& p : platforms) j["platforms"].push_back(p.str());
   j["base"] = std::move(bases);
-  STRATA_TRY(j["sources"], source_identities(spec));
+  j["sources"] = std::move(sources);
   if (spec.epoch) j["epoch"] = *spec.epoch;
   return key_of(j);
+}
+
+}  // namespace
+
+Result<OverlayKey> overlay_key(const OverlaySpec& spec, const std::vector<Lock>& locks,
+                               const std::vector<oci::Platform>& platforms) {
+  STRATA_TRY(auto bases, base_digests(spec, platforms));
+  if (!locks.empty()) {
+    if (locks.size() != platforms.size()) {
+      return fail(ErrorCode::kInvalidArgument, "--lock: one lock per platform built (" + std::to_string(locks.size()) +
+                                                   " locks, " + std::to_string(platforms.size()) + " platforms)");
+    }
+    if (locks.size() == 1) {
+      return content_key(spec, locks.front(), platforms.front(), bases[platforms.front().str()].get<std::string>());
+    }
+    nlohmann::json j;
+    j["key"] = "locks";
+    j["platforms"] = nlohmann::json::array();
+    for (std::size_t i = 0; i < locks.size(); ++i) {
+      auto k = content_key(spec, locks[i], platforms[i], bases[platforms[i].str()].get<std::string>());
+      j["platforms"].push_back({{"platform", platforms[i].str()}, {"content", k.hex}});
+    }
+    return key_of(j);
+  }
+  STRATA_TRY(auto sources, source_identities(spec));
+  return request_key(spec, spec.packages, platforms, std::move(bases), std::move(sources));
+}
+
+Result<OverlayKey> locks_request_key(const OverlaySpec& spec, const std::vector<Lock>& locks,
+                                     const std::vector<oci::Platform>& platforms) {
+  if (locks.empty()) return fail(ErrorCode::kInvalidArgument, "locks_request_key: no locks");
+  STRATA_TRY(auto bases, base_digests(spec, platforms));
+  auto sources_of = [](const Lock& l) -> Result<nlohmann::json> {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& s : l.sources) {
+      if (!s.keys) {
+        return fail(ErrorCode::kInvalidArgument, "the lock for " + l.platform + " is older than the record of its "
+                                                 "sources' keys; resolve it again (strata resolve --lock-out)");
+      }
+      out.push_back({{"uri", s.uri}, {"suite", s.suite}, {"components", s.components}, {"keys", *s.keys}});
+    }
+    return out;
+  };
+  STRATA_TRY(auto sources, sources_of(locks.front()));
+  const auto request = sorted_requests(locks.front().request);
+  for (const auto& l : locks) {
+    STRATA_TRY(auto other, sources_of(l));
+    if (sorted_requests(l.request) != request || other != sources) {
+      return fail(ErrorCode::kInvalidArgument, "the locks for " + locks.front().platform + " and " + l.platform +
+                                                   " were not resolved for one request on the same sources; one "
+                                                   "overlay is built from locks of one resolution");
+    }
+  }
+  return request_key(spec, request, platforms, std::move(bases), std::move(sources));
 }
 
 }  // namespace strata::layer

@@ -7,6 +7,8 @@
 //   sources with their keys and Release dates, the request) and the epoch.
 //   A --lock build is looked up by it; every overlay is annotated and tagged
 //   with it, so a resolving build and a build of its lock give one image.
+//   Several locks (one per platform) are looked up by the key of their
+//   platforms' content keys.
 // - the request key names a resolving build: the recipe, the compression,
 //   the sorted requests, the platforms, each platform's base digest, the
 //   sources with the keys they trust, and SOURCE_DATE_EPOCH when set. It
@@ -31,12 +33,20 @@ struct OverlayKey {
   std::string tag() const { return "overlay-" + hex; }
 };
 
-// The key a build of `spec` is looked up by: the content key of `lock` for
-// its one platform when a lock is given, else the request key for
-// `platforms`. Reads the base's manifest (for its platform digests) and,
-// without a lock, the apt sources.
-Result<OverlayKey> overlay_key(const OverlaySpec& spec, const std::optional<Lock>& lock,
+// The key a build of `spec` is looked up by: the content key of the one
+// lock for its platform, the key of several locks' content keys (`locks[i]`
+// is for `platforms[i]`), else (no locks) the request key for `platforms`.
+// Reads the base's manifest (for its platform digests) and, without locks,
+// the apt sources.
+Result<OverlayKey> overlay_key(const OverlaySpec& spec, const std::vector<Lock>& locks,
                                const std::vector<oci::Platform>& platforms);
+
+// The request key the locks were resolved for, from what they record (the
+// request, the sources with their keys): what a resolving build of the same
+// request on the same sources is looked up by. The locks must agree on both,
+// and record their sources' keys.
+Result<OverlayKey> locks_request_key(const OverlaySpec& spec, const std::vector<Lock>& locks,
+                                     const std::vector<oci::Platform>& platforms);
 
 // The content key of `lock` built on the base whose manifest digest (for
 // scratch: scratch_base_identity) is `base`, for platform `p`.

@@ -1,6 +1,6 @@
-// An overlay spec checked and pinned down: its lock read (kMaxLockBytes),
-// its platforms chosen (given, else the lock's, else this machine's), its
-// cache key computed. `strata key` prints the key; build() (build.hpp)
+// An overlay spec checked and pinned down: its locks read (kMaxLockBytes),
+// its platforms chosen (given, else the locks', else this machine's; with
+// locks, exactly one lock per platform), its cache key computed. `strata key` prints the key; build() (build.hpp)
 // builds the plan. Nothing is written.
 #pragma once
 
@@ -15,9 +15,18 @@ namespace strata::layer {
 
 struct OverlayPlan {
   OverlaySpec spec;
-  std::optional<Lock> lock;  // spec.lock, read
+  std::vector<Lock> locks;  // spec.locks, read, in the order of `platforms`
   std::vector<oci::Platform> platforms;
   OverlayKey key;
+  // Several locks: the request key they were resolved for, which the
+  // overlay's index carries (as the resolving build's does), so the index
+  // rebuilt from the locks has that build's digest. Looked up and tagged by
+  // `key` (of the locks' contents), never by this one: a newer resolution of
+  // the request may hold that tag.
+  std::optional<OverlayKey> index_key;
+
+  // The lock of `p`; nullptr when resolving.
+  const Lock* lock_for(const oci::Platform& p) const;
 };
 
 Result<OverlayPlan> plan_overlay(OverlaySpec spec);

@@ -25,9 +25,10 @@ struct OverlaySpec {
   oci::Store* base_store = nullptr;  // holds the base; unused for scratch
   std::string base_ref;              // the base within base_store (tag or digest; may be empty)
   std::vector<std::string> packages;  // NAME, NAME:ARCH or NAME=VERSION
-  std::filesystem::path lock;         // build exactly this lock (reads no index); empty: resolve
+  // Build exactly these locks (reads no index), one per platform; empty: resolve.
+  std::vector<std::filesystem::path> locks;
   std::vector<std::string> sources;   // apt sources files; empty: the host's
-  std::vector<oci::Platform> platforms;  // empty: the lock's, else this machine's
+  std::vector<oci::Platform> platforms;  // empty: the locks', else this machine's
   oci::Compression compression = oci::Compression::kGzip;
   ScratchVariant variant = ScratchVariant::kMinbase;  // the package set of a scratch base
   bool allow_unsigned = false;                        // accept sources marked Trusted: yes

@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "layer/apt/lock_mirror.hpp"
 #include "layer/apt/resolve_request.hpp"
 #include "layer/build/build_observer.hpp"
 #include "layer/build/platform_lock.hpp"
@@ -70,6 +71,16 @@ Result<OverlayOptions> overlay_options(const BuildRequest& r, const oci::Platfor
   return o;
 }
 
+// What the .debs are fetched by: the lock, re-pointed at the --sources
+// given with --lock (an internal mirror; lock_mirror.hpp). The lock itself,
+// its annotation and the key stay as written.
+Result<Lock> fetch_lock(const BuildRequest& r, const Lock& lock) {
+  const OverlaySpec& spec = r.plan.spec;
+  if (r.plan.locks.empty() || spec.sources.empty()) return lock;
+  STRATA_TRY(auto mirrors, load_sources(spec.sources));
+  return repoint_lock(lock, mirrors);
+}
+
 }  // namespace
 
 std::filesystem::path lock_out_path(const std::filesystem::path& lock_out, const oci::Platform& p, bool several) {
@@ -89,8 +100,10 @@ Result<PlatformBuild> build_platform(const BuildRequest& r, const oci::Platform&
   STRATA_TRY(auto installed, base_packages(base));
   PlatformBuild b;
   b.platform = p;
-  if (r.plan.lock) {
-    b.lock = *r.plan.lock;
+  if (const Lock* given = r.plan.lock_for(p)) {
+    b.lock = *given;
+  } else if (!r.plan.locks.empty()) {
+    return fail(ErrorCode::kInvalidArgument, "no --lock is for " + p.str());
   } else {
     STRATA_TRY(auto resolved, resolve_platform_lock(spec, base, std::move(installed), p, ctx));
     for (const auto& w : resolved.warnings) observer.warning(w);
@@ -106,7 +119,8 @@ Result<PlatformBuild> build_platform(const BuildRequest& r, const oci::Platform&
   fo.jobs = ctx.jobs;
   fo.clock = &ctx.clock;
   fo.offline = ctx.offline;
-  STRATA_TRY(b.fetch, fetch_debs(ctx.http, b.lock, fo));
+  STRATA_TRY(auto fetch_from, fetch_lock(r, b.lock));
+  STRATA_TRY(b.fetch, fetch_debs(ctx.http, fetch_from, fo));
   observer.fetched(p, b.fetch);
 
   b.key = content_key(spec, b.lock, p, spec.scratch() ? scratch_base_identity(spec) : base.descriptor.digest.str());

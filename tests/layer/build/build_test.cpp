@@ -69,7 +69,7 @@ TEST_F(BuildPipeline, ALockBuildEqualsTheResolvingBuild) {
                       t_ / "home-a", seen);
   ASSERT_TRUE(stdfs::exists(t_ / "app.lock"));
   OverlaySpec from_lock = spec({});
-  from_lock.lock = t_ / "app.lock";
+  from_lock.locks = {t_ / "app.lock"};
   from_lock.platforms.clear();  // the lock's
   from_lock.sources.clear();    // a lock build reads no sources
   OverlayPlan p = plan(from_lock);
@@ -102,11 +102,11 @@ TEST_F(BuildPipeline, ALockBuildNeverReturnsAnotherLocksImage) {
   testing::write_file(t_ / "b.lock", b);
   auto lock_plan = [&](const stdfs::path& lock) {
     OverlaySpec s = spec({});
-    s.lock = lock;
+    s.locks = {lock};
     return plan(s);
   };
   OverlayPlan pa = lock_plan(t_ / "a.lock"), pb = lock_plan(t_ / "b.lock");
-  ASSERT_EQ(pa.lock->request, pb.lock->request);
+  ASSERT_EQ(pa.locks.front().request, pb.locks.front().request);
   EXPECT_NE(pa.key.hex, pb.key.hex);
 
   oci::MemoryStore dest;
@@ -123,7 +123,7 @@ TEST_F(BuildPipeline, ALockBuildNeverReturnsAnotherLocksImage) {
   EXPECT_EQ(dest.resolve("app")->digest, built_b.root.digest);
   // SOURCE_DATE_EPOCH changes the bytes, so it changes the key too.
   OverlaySpec dated = spec({});
-  dated.lock = t_ / "a.lock";
+  dated.locks = {t_ / "a.lock"};
   dated.epoch = 1234567890;
   EXPECT_NE(plan(dated).key.hex, pa.key.hex);
   OverlaySpec dated_request = spec({"greet"});
@@ -194,6 +194,39 @@ TEST_F(BuildPipeline, SeveralPlatformsMakeAnIndexOfTheirOverlays) {
   EXPECT_EQ(index.annotations.at(std::string(kAnnotationKey)), built.key.hex);
   EXPECT_FALSE(index.annotations.contains("org.opencontainers.image.base.name"))
       << "the bytes must not depend on how the base was spelled";
+
+  // Rebuilt from its two locks (given in either order), elsewhere and with no
+  // sources: the same index, byte for byte, annotated with the request key.
+  OverlaySpec from_locks = s;
+  from_locks.packages.clear();
+  from_locks.sources.clear();
+  from_locks.platforms.clear();  // the locks'
+  from_locks.locks = {t_ / "x.lock.linux-arm64", t_ / "x.lock.linux-amd64"};
+  OverlayPlan lp = plan(from_locks);
+  EXPECT_EQ(lp.platforms, (std::vector<oci::Platform>{kArm64, kAmd64}));
+  from_locks.platforms = {kAmd64, kArm64};
+  lp = plan(from_locks);
+  ASSERT_TRUE(lp.index_key);
+  EXPECT_EQ(lp.index_key->hex, built.key.hex);
+  EXPECT_NE(lp.key.hex, built.key.hex) << "looked up by the locks' contents, not by the request";
+  oci::MemoryStore other;
+  auto rebuilt = run({.plan = lp, .dest = &other, .dest_tag = "again"}, t_ / "home-2", seen);
+  EXPECT_FALSE(rebuilt.cached);
+  EXPECT_EQ(rebuilt.root.digest, built.root.digest);
+  auto hit = run({.plan = lp, .dest = &other}, t_ / "home-2", seen);
+  EXPECT_TRUE(hit.cached);
+  // One lock per platform: a platform without one, or a lock for none, is named.
+  OverlaySpec missing = from_locks;
+  missing.locks = {t_ / "x.lock.linux-amd64"};
+  auto no_arm = plan_overlay(missing);
+  ASSERT_FALSE(no_arm);
+  EXPECT_NE(no_arm.error().message().find("no --lock is for linux/arm64"), std::string::npos) << no_arm.error().message();
+  missing.platforms = {kArm64};
+  missing.locks = {t_ / "x.lock.linux-amd64", t_ / "x.lock.linux-arm64"};
+  auto extra = plan_overlay(missing);
+  ASSERT_FALSE(extra);
+  EXPECT_NE(extra.error().message().find("not among the platforms built"), std::string::npos)
+      << extra.error().message();
 }
 
 TEST_F(BuildPipeline, MaxAgeRebuildsOnceTheArchiveSnapshotIsOlder) {

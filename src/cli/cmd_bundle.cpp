@@ -1,0 +1,148 @@
+// strata bundle create --out DIR|FILE.tar [--mirror FILE] [--lock FILE]…
+// strata bundle load BUNDLE [--dest REF] [--locks-out DIR]
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "cli/progress.hpp"
+#include "layer/bundle/bundle_create.hpp"
+#include "layer/bundle/bundle_load.hpp"
+#include "oci/http/offline_transport.hpp"
+#include "oci/manifest.hpp"
+#include "util/clock.hpp"
+#include "util/strings.hpp"
+
+namespace strata::cli {
+namespace {
+
+struct CreateArgs {
+  std::string out, mirror;
+  std::vector<std::string> locks;
+};
+
+struct LoadArgs {
+  std::string bundle, dest, locks_out;
+};
+
+void run_create(const GlobalOptions& g, const CreateArgs& a, oci::http::Transport& http) {
+  layer::BundleCreateRequest r;
+  r.out = a.out;
+  r.mirror = a.mirror;
+  for (const auto& l : a.locks) r.locks.emplace_back(l);
+  r.open = oci::with_shared_registries(g.open_options());
+  r.home = r.open.home;
+  r.copy.jobs = g.jobs;
+  r.offline = g.offline;
+  CopyProgress progress(g);
+  r.copy.observer = &progress;
+  oci::http::OfflineTransport none;  // --offline: the .debs come from the cache or not at all
+  auto report = check(layer::create_bundle(r, g.offline ? static_cast<oci::http::Transport&>(none) : http,
+                                           system_clock()));
+  progress.finish();
+  const auto& c = report.contents;
+  if (g.json) {
+    nlohmann::ordered_json j;
+    j["out"] = a.out;
+    j["digest"] = report.index.digest.str();
+    j["sha256"] = report.tar ? nlohmann::ordered_json(report.sha256) : nlohmann::ordered_json(nullptr);
+    j["bytes"] = report.blob_bytes;
+    j["images"] = nlohmann::ordered_json::array();
+    for (const auto& i : c.images)
+      j["images"].push_back({{"name", i.name}, {"source", i.source}, {"digest", i.root.digest.str()}});
+    j["locks"] = nlohmann::ordered_json::array();
+    for (const auto& l : c.locks) j["locks"].push_back({{"name", l.name}, {"platform", l.platform}});
+    j["debs"] = c.debs.size();
+    j["debs_downloaded"] = report.fetch.downloaded;
+    std::cout << oci::dump_json(j, 2) << "\n";
+    return;
+  }
+  log_info(g, std::to_string(c.images.size()) + " images, " + std::to_string(c.locks.size()) + " locks, " +
+                  std::to_string(c.debs.size()) + " .debs (" + std::to_string(report.fetch.downloaded) +
+                  " downloaded first), " + str::human_bytes(report.blob_bytes));
+  if (report.tar) std::cout << report.sha256 << "  " << a.out << "\n";
+  std::cout << a.out << "@" << report.index.digest.str() << "\n";
+}
+
+void run_load(const GlobalOptions& g, const LoadArgs& a) {
+  layer::BundleLoadRequest r;
+  r.bundle = a.bundle;
+  r.dest = a.dest;
+  r.locks_out = a.locks_out;
+  r.open = oci::with_shared_registries(g.open_options());
+  r.home = r.open.home;
+  r.copy.jobs = g.jobs;
+  CopyProgress progress(g);
+  r.copy.observer = &progress;
+  auto report = check(layer::load_bundle(r));
+  progress.finish();
+  if (g.json) {
+    nlohmann::ordered_json j;
+    j["bundle"] = a.bundle;
+    j["digest"] = report.index.digest.str();
+    j["images"] = nlohmann::ordered_json::array();
+    for (const auto& i : report.images)
+      j["images"].push_back({{"name", i.image.name},
+                             {"destination", i.destination},
+                             {"digest", i.image.root.digest.str()},
+                             {"alreadyPresent", i.already_present}});
+    j["debs"] = {{"seeded", report.debs_seeded}, {"present", report.debs_present}, {"bytes", report.deb_bytes}};
+    j["locks"] = nlohmann::ordered_json::array();
+    for (const auto& l : report.locks) j["locks"].push_back({{"name", l.name}, {"platform", l.platform}});
+    j["locks_written"] = nlohmann::ordered_json::array();
+    for (const auto& p : report.locks_written) j["locks_written"].push_back(p.string());
+    std::cout << oci::dump_json(j, 2) << "\n";
+    return;
+  }
+  for (const auto& i : report.images) {
+    std::string dest = i.destination;
+    // As `strata copy` prints it: the reference without its tag's digest, then @digest.
+    if (auto at = dest.find('@'); at != std::string::npos && dest.starts_with("docker://")) dest = dest.substr(0, at);
+    std::cout << i.image.name << " " << dest << "@" << i.image.root.digest.str() << "\n";
+  }
+  log_info(g, std::to_string(report.images.size()) + " images, " + std::to_string(report.debs_seeded) +
+                  " .debs seeded (" + std::to_string(report.debs_present) + " already cached), " +
+                  std::to_string(report.locks.size()) + " locks checked" +
+                  (a.locks_out.empty() ? "" : ", " + std::to_string(report.locks_written.size()) + " written to " +
+                                                  a.locks_out));
+}
+
+}  // namespace
+
+void register_bundle(CLI::App& app, GlobalOptions& g, std::shared_ptr<oci::http::Transport> http) {
+  auto* bundle = add_command(app, "bundle",
+                             "One verified, reproducible bundle of images, locks and their .debs, to carry across "
+                             "an air gap",
+                             "");
+  bundle->require_subcommand(1);
+
+  auto ca = std::make_shared<CreateArgs>();
+  auto* create = add_command(
+      *bundle, "create",
+      "Write the images a mirror config names, the locks and every .deb they name into one OCI layout (or a "
+      "deterministic tar of one, for an --out ending in .tar); the same inputs give the same bytes",
+      "  strata bundle create --out site.tar --mirror mirror.yaml --lock overlay.lock\n"
+      "  strata bundle create --lock amd64.lock --lock arm64.lock --out debs-only/\n"
+      "  strata --offline bundle create --out site.tar --lock overlay.lock   # .debs from the cache only\n");
+  create->add_option("--out", ca->out, "The bundle to write: a new directory, or FILE.tar")->required();
+  create->add_option("--mirror", ca->mirror, "Mirror config (strata mirror's YAML) naming the images")
+      ->check(CLI::ExistingFile);
+  create->add_option("--lock", ca->locks, "A lock whose .debs the bundle carries (repeatable)")
+      ->check(CLI::ExistingFile);
+  create->callback([&g, ca, http] { run_create(g, *ca, *http); });
+
+  auto la = std::make_shared<LoadArgs>();
+  auto* load = add_command(
+      *bundle, "load",
+      "Verify a bundle, push its images (to their own names, a registry or a layout) and seed the .deb cache; "
+      "re-running is a no-op, and a killed load is finished by the next",
+      "  strata bundle load site.tar --dest docker://registry.internal:5000\n"
+      "  strata bundle load site.tar --dest oci:/srv/images --locks-out /srv/locks\n"
+      "  strata bundle load site/    # each image to the name its mirror entry gave it\n");
+  load->add_option("bundle", la->bundle, "The bundle: a directory or .tar that bundle create wrote")->required();
+  load->add_option("--dest", la->dest,
+                   "Where the images go: docker://HOST[/PREFIX] (repositories and tags kept) or oci:DIR "
+                   "(tagged with their full names); default: each image's own name");
+  load->add_option("--locks-out", la->locks_out, "Also write the bundle's locks into this directory");
+  load->callback([&g, la] { run_load(g, *la); });
+}
+
+}  // namespace strata::cli

@@ -1,0 +1,194 @@
+#include "layer/bundle/bundle_create.hpp"
+
+#include <map>
+#include <set>
+
+#include "layer/bundle/layout_tar.hpp"
+#include "oci/layout_store.hpp"
+#include "oci/mirror.hpp"
+#include "util/fs.hpp"
+#include "util/strings.hpp"
+
+namespace strata::layer {
+
+namespace stdfs = std::filesystem;
+
+namespace {
+
+// A staging directory a killed earlier run left is taken over only when it
+// is one (a layout, or what creating one leaves); anything else is refused.
+Result<void> clear_staging(const stdfs::path& staging) {
+  std::error_code ec;
+  if (!stdfs::exists(staging, ec)) return {};
+  bool ours = stdfs::is_directory(staging, ec) &&
+              (stdfs::exists(staging / "oci-layout", ec) || stdfs::exists(staging / ".strata", ec) ||
+               stdfs::is_empty(staging, ec));
+  if (!ours) {
+    return fail(ErrorCode::kInvalidArgument, staging.string() + " exists and is not a bundle being written; move it "
+                                                                "away (strata stages the bundle there)");
+  }
+  return fs::remove_tree(staging);
+}
+
+// The .deb's bytes from the cache into the bundle, verified on commit.
+Result<void> put_deb(oci::Store& bundle, const stdfs::path& home, const LockPackage& p, const oci::Descriptor& layer) {
+  const auto file = deb_cache_path(home, p.sha256);
+  const std::string what = file.string() + " (" + p.name + " " + p.version + " " + p.architecture + ")";
+  STRATA_TRY(bool have, bundle.has_blob(layer));
+  if (have) return {};
+  STRATA_TRY(auto w, bundle.blob_writer(layer));
+  if (w->offset() > 0) STRATA_TRY_VOID(w->restart());
+  auto sent = fs::read_chunks(file, [&](std::string_view piece) { return w->write(oci::as_bytes(piece)); });
+  if (!sent) {
+    w->abort();
+    return fail(sent.error().context(what));
+  }
+  auto committed = w->commit();
+  if (!committed) {
+    return fail(ErrorCode::kCorruption, what + " does not match the lock's size and sha256 (" +
+                                            committed.error().message() + "); remove it and run 'strata fetch --lock' again");
+  }
+  return {};
+}
+
+struct LockInput {
+  std::string name;
+  std::string bytes;
+  Lock lock;
+};
+
+Result<std::vector<LockInput>> read_locks(const std::vector<stdfs::path>& paths) {
+  std::vector<LockInput> out;
+  std::map<std::string, stdfs::path> seen;
+  for (const auto& p : paths) {
+    LockInput in;
+    in.name = p.filename().string();
+    if (auto [it, fresh] = seen.emplace(in.name, p); !fresh) {
+      return fail(ErrorCode::kInvalidArgument, "--lock " + p.string() + " and --lock " + it->second.string() +
+                                                   " have the same file name; a bundle keeps locks by name, so "
+                                                   "rename one");
+    }
+    STRATA_TRY(in.bytes, fs::read_file(p, kMaxLockBytes));
+    STRATA_TRY(in.lock, parse_lock(in.bytes, p.string()));
+    out.push_back(std::move(in));
+  }
+  return out;
+}
+
+Result<std::uint64_t> blob_bytes(const stdfs::path& dir) {
+  std::uint64_t n = 0;
+  std::error_code ec;
+  for (const auto& e : stdfs::recursive_directory_iterator(dir / "blobs", ec))
+    if (e.is_regular_file(ec)) n += e.file_size(ec);
+  if (ec) return fail(fs::io_error("cannot list", dir / "blobs", ec.value()));
+  return n;
+}
+
+}  // namespace
+
+bool bundle_is_tar(const stdfs::path& out) { return out.extension() == ".tar"; }
+
+Result<BundleCreateReport> create_bundle(const BundleCreateRequest& r, oci::http::Transport& http, Clock& clock) {
+  if (r.mirror.empty() && r.locks.empty()) {
+    return fail(ErrorCode::kInvalidArgument, "a bundle needs something to carry: give --mirror FILE, --lock FILE, or both");
+  }
+  std::error_code ec;
+  if (stdfs::exists(r.out, ec) || stdfs::is_symlink(r.out, ec)) {
+    return fail(ErrorCode::kAlreadyExists,
+                "--out " + r.out.string() + " exists; remove it or name a new path (a bundle is written whole)");
+  }
+  BundleCreateReport report;
+  report.tar = bundle_is_tar(r.out);
+
+  // Everything is read and checked before anything is written.
+  oci::MirrorConfig mirror;
+  if (!r.mirror.empty()) {
+    STRATA_TRY(mirror, oci::load_mirror_config(r.mirror));
+  }
+  std::vector<std::string> names;
+  std::map<std::string, std::string> source_of;
+  for (const auto& e : mirror.images) {
+    STRATA_TRY(auto name, with_context(bundle_image_name(e.source, e.destination), r.mirror.string()));
+    if (auto [it, fresh] = source_of.emplace(name, e.source); !fresh) {
+      return fail(ErrorCode::kInvalidArgument, r.mirror.string() + ": " + e.source + " and " + it->second +
+                                                   " both become " + name + " in the bundle; give them different "
+                                                   "destinations");
+    }
+    names.push_back(std::move(name));
+  }
+  STRATA_TRY(auto locks, read_locks(r.locks));
+
+  // The .debs, into the cache first (as `strata fetch --lock` would).
+  FetchOptions fo;
+  fo.home = r.home;
+  fo.jobs = static_cast<unsigned>(std::max(1, r.copy.jobs));
+  fo.offline = r.offline;
+  fo.clock = &clock;
+  for (const auto& l : locks) {
+    auto fetched = fetch_debs(http, l.lock, fo);
+    if (!fetched) return fail(fetched.error().context("--lock " + l.name));
+    report.fetch.downloaded += fetched->downloaded;
+    report.fetch.cached += fetched->cached;
+    report.fetch.bytes += fetched->bytes;
+  }
+
+  stdfs::path staging = r.out;
+  staging += ".partial";
+  STRATA_TRY_VOID(clear_staging(staging));
+  {
+    STRATA_TRY(auto layout, oci::LayoutStore::open(staging, oci::LayoutMode::kCreate));
+    BundleContents& c = report.contents;
+
+    oci::CopySession session;
+    for (std::size_t i = 0; i < mirror.images.size(); ++i) {
+      const auto& e = mirror.images[i];
+      STRATA_TRY(auto src_ref, oci::parse_image_ref(e.source));
+      STRATA_TRY(auto src, with_context(oci::open_store(src_ref, oci::Access::kRead, r.open), e.source));
+      oci::CopyOptions co = r.copy;
+      co.all = e.all;
+      co.platform = e.platform;
+      auto copied = session.copy(*src.store, src.ref, *layout, names[i], co);
+      if (!copied) return fail(copied.error().context(e.source + " → bundle"));
+      c.images.push_back({names[i], e.source, copied->root});
+    }
+
+    STRATA_TRY_VOID(oci::write_blob(*layout, empty_config(), kEmptyConfigBytes));
+    std::map<std::string, const LockPackage*> debs;  // by sha256: one artifact per package file
+    for (const auto& l : locks) {
+      auto content = oci::descriptor_for(kLockMediaType, l.bytes);
+      STRATA_TRY_VOID(oci::write_blob(*layout, content, l.bytes));
+      auto m = lock_artifact(l.name, l.lock.platform, content);
+      STRATA_TRY_VOID(oci::write_blob(*layout, m.descriptor, m.bytes));
+      c.locks.push_back({l.name, l.lock.platform, m.descriptor});
+      for (const auto& p : l.lock.packages) debs.emplace(p.sha256, &p);
+    }
+    for (const auto& [sha, p] : debs) {
+      auto m = deb_artifact(*p);
+      STRATA_TRY(auto parsed, oci::parse_manifest(m.bytes, m.descriptor.media_type, "the artifact of " + p->name));
+      STRATA_TRY(auto layer, artifact_layer(parsed, kDebArtifactType, p->name));
+      STRATA_TRY_VOID(put_deb(*layout, r.home, *p, layer));
+      STRATA_TRY_VOID(oci::write_blob(*layout, m.descriptor, m.bytes));
+      c.debs.push_back({p->name, p->version, p->architecture, p->filename, p->sha256,
+                        static_cast<std::int64_t>(p->size), m.descriptor});
+    }
+
+    sort_bundle_contents(c);  // the report lists what the index lists, in its order
+    auto index = bundle_index(c);
+    STRATA_TRY_VOID(layout->put_manifest(index, kBundleTag));
+    report.index = index.descriptor;
+    STRATA_TRY_VOID(layout->close());
+  }
+  // The layout's own bookkeeping (locks, the empty ingest) is not part of it.
+  STRATA_TRY_VOID(fs::remove_tree(staging / ".strata"));
+  STRATA_TRY(report.blob_bytes, blob_bytes(staging));
+  if (report.tar) {
+    STRATA_TRY(report.sha256, write_layout_tar(staging, r.out));
+    STRATA_TRY_VOID(fs::remove_tree(staging));
+  } else {
+    STRATA_TRY_VOID(fs::rename_file(staging, r.out));
+    STRATA_TRY_VOID(fs::sync_dir(r.out.parent_path().empty() ? stdfs::path(".") : r.out.parent_path()));
+  }
+  return report;
+}
+
+}  // namespace strata::layer

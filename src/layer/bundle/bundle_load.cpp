@@ -1,0 +1,211 @@
+#include "layer/bundle/bundle_load.hpp"
+
+#include <set>
+
+#include "layer/apt/deb_fetcher.hpp"
+#include "oci/layout_store.hpp"
+#include "oci/reference.hpp"
+#include "util/fs.hpp"
+#include "util/strings.hpp"
+
+namespace strata::layer {
+
+namespace stdfs = std::filesystem;
+
+namespace {
+
+Result<std::unique_ptr<oci::Store>> open_bundle(const stdfs::path& path, const oci::OpenOptions& open) {
+  std::error_code ec;
+  if (stdfs::is_directory(path, ec)) {
+    auto layout = oci::LayoutStore::open(path, oci::LayoutMode::kReadOnly);
+    if (!layout) {
+      return fail(ErrorCode::kInvalidArgument, "bundle " + path.string() + " is not a bundle: " +
+                                                   layout.error().message() +
+                                                   "; give the directory or .tar that 'strata bundle create' wrote");
+    }
+    return std::unique_ptr<oci::Store>(std::move(*layout));
+  }
+  if (!stdfs::exists(path, ec)) {
+    return fail(ErrorCode::kNotFound, "bundle " + path.string() +
+                                          " does not exist; give the directory or .tar that 'strata bundle create' wrote");
+  }
+  STRATA_TRY(auto ref, oci::parse_image_ref("oci-archive:" + path.string()));
+  auto opened = oci::open_store(ref, oci::Access::kRead, open);
+  if (!opened) return fail(opened.error().context("bundle " + path.string()));
+  return std::move(opened->store);
+}
+
+Result<oci::Descriptor> artifact_of(oci::Store& bundle, const oci::Descriptor& entry, std::string_view type,
+                                    const std::string& what) {
+  auto fetched = oci::fetch_manifest(bundle, entry.digest.str());
+  if (!fetched) return fail(fetched.error().context(what));
+  return artifact_layer(fetched->parsed, type, what);
+}
+
+// One .deb from the bundle into the cache: streamed into debs/ingest/,
+// verified, made durable, then renamed to its hash. Returns the bytes moved.
+Result<std::uint64_t> seed_deb(oci::Store& bundle, const BundleDeb& d, const stdfs::path& home) {
+  const std::string what = "bundle .deb " + d.package + " " + d.version + " " + d.architecture;
+  STRATA_TRY(auto layer, artifact_of(bundle, d.manifest, kDebArtifactType, what));
+  if (layer.digest.str() != "sha256:" + d.sha256 || layer.media_type != kDebMediaType) {
+    return fail(ErrorCode::kCorruption, what + ": its artifact holds " + layer.digest.str() + " (" + layer.media_type +
+                                            "), not the package the bundle index names (sha256:" + d.sha256 + ")");
+  }
+  const stdfs::path ingest = home / "debs" / "ingest" / (d.sha256 + ".load");
+  const stdfs::path final_path = deb_cache_path(home, d.sha256);
+  STRATA_TRY_VOID(fs::make_dirs(ingest.parent_path()));
+  auto drop = [&](Error e) -> Result<std::uint64_t> {
+    (void)fs::remove_file(ingest);
+    return fail(std::move(e));
+  };
+  {
+    STRATA_TRY(auto file, oci::FileSink::open(ingest, oci::FileSink::Mode::kTruncate));
+    oci::VerifyingSink verify(file, layer.digest, layer.size);
+    if (auto got = bundle.fetch_blob(layer, verify); !got) return drop(got.error().context(what));
+    if (auto ok = verify.verify(what); !ok) return drop(ok.error());
+    if (auto synced = file.sync(); !synced) return drop(synced.error());
+    if (auto closed = file.close(); !closed) return drop(closed.error());
+  }
+  if (auto made = fs::make_dirs(final_path.parent_path()); !made) return drop(made.error());
+  if (auto renamed = fs::rename_file(ingest, final_path); !renamed) return drop(renamed.error());
+  STRATA_TRY_VOID(fs::sync_dir(final_path.parent_path()));
+  return static_cast<std::uint64_t>(layer.size);
+}
+
+// Reads and checks one lock: it parses, and every package it names is in
+// the bundle. Returns its bytes.
+Result<std::string> check_lock(oci::Store& bundle, const BundleLock& l, const std::set<std::string>& debs) {
+  const std::string what = "bundle lock " + l.name;
+  STRATA_TRY(auto layer, artifact_of(bundle, l.manifest, kLockArtifactType, what));
+  STRATA_TRY(auto bytes, with_context(oci::read_blob(bundle, layer, kMaxLockBytes), what));
+  STRATA_TRY(auto lock, parse_lock(bytes, what));
+  for (const auto& p : lock.packages) {
+    if (!debs.contains(p.sha256)) {
+      return fail(ErrorCode::kCorruption, what + " names " + p.name + " " + p.version + " " + p.architecture +
+                                              " (sha256 " + p.sha256 + "), which the bundle does not hold; "
+                                              "create the bundle again with this lock");
+    }
+  }
+  return bytes;
+}
+
+}  // namespace
+
+Result<std::string> bundle_destination(const std::string& name, const std::string& dest) {
+  STRATA_TRY(auto d, oci::parse_docker_reference(name));
+  const std::string pinned = d.tag ? ":" + *d.tag : d.digest ? "@" + d.digest->str() : ":" + std::string(oci::kDefaultTag);
+  if (dest.empty()) return "docker://" + d.name() + pinned;
+  if (dest.starts_with("oci:")) {
+    STRATA_TRY(auto ref, oci::parse_image_ref(dest));
+    if (!ref.ref.empty()) {
+      return fail(ErrorCode::kInvalidArgument, "--dest " + dest + ": a bundle's images keep their names as tags; "
+                                                                  "give the layout alone (oci:DIR)");
+    }
+    return "oci:" + ref.path + ":" + name;
+  }
+  if (dest.starts_with("docker://")) {
+    std::string body = dest.substr(9);
+    while (!body.empty() && body.back() == '/') body.pop_back();
+    if (body.empty() || body.find_first_of("@") != std::string::npos) {
+      return fail(ErrorCode::kInvalidArgument, "--dest " + dest + ": give a registry, docker://HOST[/PREFIX]");
+    }
+    STRATA_TRY(auto target, with_context(oci::parse_image_ref("docker://" + body + "/" + d.repository + pinned),
+                                         "--dest " + dest));
+    return target.str();
+  }
+  return fail(ErrorCode::kInvalidArgument,
+              "--dest " + dest + ": give a registry (docker://HOST[/PREFIX]) or a layout (oci:DIR)");
+}
+
+Result<BundleLoadReport> load_bundle(const BundleLoadRequest& r) {
+  STRATA_TRY(auto bundle, open_bundle(r.bundle, r.open));
+  BundleLoadReport report;
+  auto raw = bundle->get_manifest(kBundleTag);
+  if (!raw) {
+    if (raw.error().is(ErrorCode::kNotFound)) {
+      return fail(ErrorCode::kInvalidArgument, "bundle " + r.bundle.string() + " holds no " + std::string(kBundleTag) +
+                                                   " index: it is an image layout or archive, not a bundle; write "
+                                                   "one with 'strata bundle create'");
+    }
+    return fail(raw.error().context("bundle " + r.bundle.string()));
+  }
+  report.index = raw->descriptor;
+  STRATA_TRY(auto contents, parse_bundle_index(raw->bytes, "bundle " + r.bundle.string()));
+  report.locks = contents.locks;
+
+  // Every destination is worked out before anything moves: a bad --dest
+  // leaves nothing behind.
+  std::vector<std::string> targets;
+  for (const auto& img : contents.images) {
+    STRATA_TRY(auto t, bundle_destination(img.name, r.dest));
+    targets.push_back(std::move(t));
+  }
+
+  std::set<std::string> debs;
+  for (const auto& d : contents.debs) debs.insert(d.sha256);
+  std::vector<std::string> lock_bytes;
+  for (const auto& l : contents.locks) {
+    STRATA_TRY(auto bytes, check_lock(*bundle, l, debs));
+    lock_bytes.push_back(std::move(bytes));
+  }
+
+  std::error_code ec;
+  for (const auto& d : contents.debs) {
+    if (stdfs::exists(deb_cache_path(r.home, d.sha256), ec)) {
+      ++report.debs_present;
+      continue;
+    }
+    STRATA_TRY(auto n, seed_deb(*bundle, d, r.home));
+    ++report.debs_seeded;
+    report.deb_bytes += n;
+  }
+
+  if (!r.locks_out.empty()) {
+    STRATA_TRY_VOID(fs::make_dirs(r.locks_out));
+    for (std::size_t i = 0; i < contents.locks.size(); ++i) {
+      auto path = r.locks_out / contents.locks[i].name;
+      auto have = fs::read_file(path, kMaxLockBytes);
+      if (have && *have == lock_bytes[i]) continue;
+      STRATA_TRY_VOID(fs::write_file_atomic(path, lock_bytes[i]));
+      report.locks_written.push_back(path);
+    }
+  }
+
+  // One layout destination is opened once; a registry repository per image.
+  std::unique_ptr<oci::Store> layout;
+  oci::CopySession session;
+  for (std::size_t i = 0; i < contents.images.size(); ++i) {
+    const auto& img = contents.images[i];
+    STRATA_TRY(auto ref, oci::parse_image_ref(targets[i]));
+    std::unique_ptr<oci::Store> owned;
+    oci::Store* dst = nullptr;
+    std::optional<std::string> tag;
+    if (ref.transport == oci::Transport::kOciLayout) {
+      if (!layout) {
+        STRATA_TRY(auto opened, with_context(oci::open_store(ref, oci::Access::kWrite, r.open), "--dest " + r.dest));
+        layout = std::move(opened.store);
+      }
+      dst = layout.get();
+      tag = img.name;
+    } else {
+      STRATA_TRY(auto opened, with_context(oci::open_store(ref, oci::Access::kWrite, r.open), targets[i]));
+      owned = std::move(opened.store);
+      dst = owned.get();
+      if (ref.docker.tag) tag = *ref.docker.tag;
+    }
+    oci::CopyOptions co = r.copy;
+    co.all = true;  // the bundle holds what was chosen; carry all of it
+    auto copied = session.copy(*bundle, img.root.digest.str(), *dst, tag, co);
+    if (!copied) return fail(copied.error().context(img.name + " → " + targets[i]));
+    if (copied->root.digest != img.root.digest) {
+      return fail(ErrorCode::kCorruption, img.name + " → " + targets[i] + ": arrived as " +
+                                              copied->root.digest.str() + ", not " + img.root.digest.str());
+    }
+    if (owned) STRATA_TRY_VOID(owned->close());
+    report.images.push_back({img, targets[i], copied->already_present});
+  }
+  if (layout) STRATA_TRY_VOID(layout->close());
+  return report;
+}
+
+}  // namespace strata::layer
