@@ -252,7 +252,7 @@ TEST(Archive, ForeignPlatformResolvesFromItsOwnIndexes) {
   stdfs::path list = env.home / "fixture.list";
   std::ofstream(list) << "deb [signed-by=" << fx.keyring().string() << "] " << fx.url() << " stable main\n";
   std::string cmd = "STRATA_HOME=" + (env.home / "cli-home").string() + " " + testing::strata_binary() +
-                    " resolve app --platform linux/arm64 --sources " + list.string() + " 2>&1";
+                    " -q resolve app --platform linux/arm64 --sources " + list.string() + " 2>&1";  // -q: without "fetching …"
   std::string out;
   FILE* p = ::popen(cmd.c_str(), "r");
   ASSERT_NE(p, nullptr);
