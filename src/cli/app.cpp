@@ -98,6 +98,18 @@ std::optional<Exit> unknown_command(const CLI::App& app) {
   return Exit{kExitUsage, message};
 }
 
+void add_index_max_age(CLI::App* cmd, std::string& value) {
+  cmd->add_option("--index-max-age", value,
+                  std::string("Use the apt indexes without asking the archive when checked within DURATION (default ") +
+                      kDefaultIndexMaxAge + "; 0: always revalidate)");
+}
+
+std::int64_t index_max_age(const std::string& value) {
+  auto s = str::parse_duration(value);
+  if (!s) throw Exit{kExitUsage, "--index-max-age " + value + ": not a duration (e.g. 0, 90s, 5m, 1h)"};
+  return *s;
+}
+
 void log_info(const GlobalOptions& g, const std::string& msg) {
   if (!g.quiet) std::cerr << msg << "\n";
 }

@@ -77,6 +77,14 @@ inline constexpr std::array<std::string_view, 0> kPlannedCommands{};
 // unknown one gets the nearest known name. nullopt for any other error.
 std::optional<Exit> unknown_command(const CLI::App& app);
 
+// --index-max-age DURATION, on every command that reads apt indexes: an
+// InRelease confirmed current within it is used without the network
+// (layer::ArchiveOptions::index_max_age). `value` starts as the default.
+inline constexpr const char* kDefaultIndexMaxAge = "5m";
+void add_index_max_age(CLI::App* cmd, std::string& value);
+// Its seconds, or the usage exit naming the value.
+std::int64_t index_max_age(const std::string& value);
+
 void log_info(const GlobalOptions& g, const std::string& msg);   // stderr unless -q
 void log_debug(const GlobalOptions& g, const std::string& msg);  // stderr with -v
 

@@ -1,10 +1,11 @@
 // strata resolve PKG… [--base REF | --status FILE] [--sources FILE]… [--platform P] [--lock-out FILE]
+//                [--index-max-age DURATION]
 #include <iostream>
 
 #include "cli/commands.hpp"
 #include "layer/apt/resolve_request.hpp"
 #include "layer/debian/dpkg_status.hpp"
-#include "layer/overlay/base_image.hpp"
+#include "layer/overlay/base_state.hpp"
 #include "util/fs.hpp"
 
 namespace strata::cli {
@@ -16,6 +17,7 @@ struct ResolveArgs {
   std::string base, status, platform, lock_out;
   std::vector<std::string> sources;
   bool allow_unsigned = false;
+  std::string index_max_age = kDefaultIndexMaxAge;
 };
 
 void run_resolve(const GlobalOptions& g, const ResolveArgs& a, oci::http::Transport& http) {
@@ -27,19 +29,30 @@ void run_resolve(const GlobalOptions& g, const ResolveArgs& a, oci::http::Transp
   req.packages = a.packages;
   req.platform = a.platform.empty() ? oci::host_platform() : check(oci::parse_platform(a.platform));
   req.sources = check(layer::load_sources(a.sources));
+  std::filesystem::path home = g.open_options().home;
+  std::string dpkg_arch;
   if (!a.status.empty()) {
     auto text = check(fs::read_file(a.status, std::uint64_t{1} << 31));
     req.installed = check(layer::read_dpkg_status({a.status, std::move(text)}));
   } else if (!a.base.empty()) {
+    // The base's dpkg state once per manifest digest (layer/overlay/base_state.hpp).
     auto opened = open_ref(g, a.base, oci::Access::kRead);
-    auto base = check(layer::load_base_image(*opened.store, opened.ref, req.platform));
-    req.installed = check(layer::base_packages(base));
+    layer::BaseStateCache states(home / "basestate");
+    layer::BaseFsCache filesystems(home / "basefs");
+    auto base = check(layer::load_base_state(*opened.store, opened.ref, req.platform, &states, &filesystems));
+    req.installed = std::move(base.state.installed);
+    dpkg_arch = std::move(base.state.dpkg_arch);
     req.base_reference = a.base;
     req.base_digest = base.descriptor.digest.str();
   }
-  req.archive.home = g.open_options().home;
+  // The architectures apt on the base would index, as strata build has them.
+  req.foreign_archs = layer::foreign_architectures(check(layer::debian_arch(req.platform)), dpkg_arch, req.installed,
+                                                   req.packages);
+  req.archive.home = home;
   req.archive.allow_unsigned = a.allow_unsigned;
   req.archive.offline = g.offline;
+  req.archive.index_max_age = index_max_age(a.index_max_age);
+  req.archive.on_fetch = [&g](const std::string& m) { log_info(g, m); };
   auto resolved = check(layer::resolve_request(http, std::move(req)));
   for (const auto& w : resolved.warnings) log_info(g, w);
   if (!a.lock_out.empty()) check(fs::write_file_atomic(a.lock_out, layer::write_lock(resolved.lock)));
@@ -78,6 +91,7 @@ void register_resolve(CLI::App& app, GlobalOptions& g, std::shared_ptr<oci::http
   cmd->add_option("--platform", a->platform, "Target platform, e.g. linux/arm64 (default: the host's)");
   cmd->add_option("--lock-out", a->lock_out, "Write the YAML lock of the result to FILE");
   cmd->add_flag("--allow-unsigned-archive", a->allow_unsigned, "Accept sources marked Trusted: yes (unverified)");
+  add_index_max_age(cmd, a->index_max_age);
   cmd->callback([&g, a, http] { run_resolve(g, *a, *http); });
 }
 

@@ -9,6 +9,7 @@ void add_archive_options(CLI::App* cmd, DecisionFlags& f) {
       ->check(CLI::ExistingFile);
   cmd->add_option("--platform", f.platform, "Platform of the image to route against (default: this machine's)");
   cmd->add_flag("--allow-unsigned-archive", f.allow_unsigned, "Accept sources marked Trusted: yes (unverified)");
+  add_index_max_age(cmd, f.index_max_age);
 }
 
 contract::route::PlanRequest plan_request(const GlobalOptions& g, const DecisionFlags& f, oci::OpenedStore& image) {
@@ -25,6 +26,7 @@ contract::route::PlanRequest plan_request(const GlobalOptions& g, const Decision
   }
   r.sources = f.sources;
   r.allow_unsigned = f.allow_unsigned;
+  r.index_max_age = index_max_age(f.index_max_age);
   return r;
 }
 

@@ -20,9 +20,10 @@ struct DecisionFlags {
   std::vector<std::string> sources;
   std::string platform;
   bool allow_unsigned = false;
+  std::string index_max_age = kDefaultIndexMaxAge;
 };
 
-// Adds --sources, --platform and --allow-unsigned-archive.
+// Adds --sources, --platform, --allow-unsigned-archive and --index-max-age.
 void add_archive_options(CLI::App* cmd, DecisionFlags& f);
 
 // The request the flags name, with the image's store opened into `image`

@@ -24,6 +24,7 @@ void add_overlay_options(CLI::App* cmd, OverlayFlags& f) {
   cmd->add_option("--compression", f.compression, "Layer compression: gzip (default), zstd, or none (plain tar, for a layout on the same machine)");
   cmd->add_option("--max-age", f.max_age, "Rebuild a cached overlay whose archive snapshot is older (e.g. 7d)");
   cmd->add_flag("--allow-unsigned-archive", f.allow_unsigned, "Accept sources marked Trusted: yes (unverified)");
+  add_index_max_age(cmd, f.index_max_age);
 }
 
 layer::OverlaySpec overlay_spec(const GlobalOptions& g, const OverlayFlags& f, oci::OpenedStore& base) {

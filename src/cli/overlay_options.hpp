@@ -20,6 +20,7 @@ struct OverlayFlags {
   std::string platform;
   std::string compression = "gzip";
   std::string max_age;
+  std::string index_max_age = kDefaultIndexMaxAge;
   bool allow_unsigned = false;
   std::string variant = "minbase";  // --base scratch: essential | minbase
 };

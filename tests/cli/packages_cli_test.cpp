@@ -126,6 +126,31 @@ TEST_F(PackagesCli, BuildOptionsAnywhere) {
   EXPECT_EQ(trim_nl(third.out), "oci:" + (dir_ / "out").string() + ":c@" + a["digest"].get<std::string>());
 }
 
+// A resolve that has to fetch says so on stderr; within --index-max-age a
+// second one asks the archive nothing and says nothing; 0 revalidates.
+TEST_F(PackagesCli, AResolveSaysWhenItFetchesAndAFreshOneDoesNot) {
+  std::vector<std::string> args{"resolve", "greet", "--base", base_, "--sources", sources_, "--platform", "linux/amd64"};
+  auto first = strata(args);
+  ASSERT_EQ(first.code, 0) << first.err;
+  EXPECT_NE(first.err.find("fetching "), std::string::npos) << first.err;
+  EXPECT_NE(first.err.find("/InRelease (never fetched here)"), std::string::npos) << first.err;
+  EXPECT_NE(first.err.find("Packages (not in the index cache)"), std::string::npos) << first.err;
+  auto warm = strata(args);
+  ASSERT_EQ(warm.code, 0) << warm.err;
+  EXPECT_EQ(warm.out, first.out);
+  EXPECT_EQ(warm.err.find("fetching"), std::string::npos) << warm.err;
+  args.insert(args.begin() + 1, {"--index-max-age", "0"});
+  auto revalidated = strata(args);
+  ASSERT_EQ(revalidated.code, 0) << revalidated.err;
+  EXPECT_EQ(revalidated.out, first.out);
+  EXPECT_NE(revalidated.err.find("revalidating, --index-max-age 0"), std::string::npos) << revalidated.err;
+  EXPECT_EQ(revalidated.err.find("Packages"), std::string::npos) << revalidated.err;  // the indexes are cached
+  args[2] = "soon";
+  auto bad = strata(args);
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("--index-max-age soon: not a duration"), std::string::npos) << bad.err;
+}
+
 TEST_F(PackagesCli, OfflineUsesOnlyLocalStateAndNamesWhatIsMissing) {
   const std::string lock = (dir_ / "greet.lock").string();
   auto online = strata({"resolve", "--base", base_, "--sources", sources_, "--platform", "linux/amd64", "greet",

@@ -20,7 +20,8 @@ Result<ProvisionResult> provision(const ProvisionRequest& r, ProvisionContext& c
   STRATA_TRY(oci::Store* dest, r.open_dest());
   layer::BuildRequest build{.plan = *out.planned.overlay, .dest = dest, .dest_tag = r.dest_tag};
   layer::BuildContext bc{.http = ctx.http, .clock = ctx.clock, .home = ctx.home, .jobs = ctx.jobs,
-                         .base_fs = ctx.base_fs, .observer = ctx.observer};
+                         .base_fs = ctx.base_fs, .observer = ctx.observer,
+                         .index_max_age = r.plan.index_max_age};
   STRATA_TRY(auto built, layer::build(build, bc));
   out.digest = built.root.digest.str();
   out.cached = built.cached;

@@ -24,6 +24,7 @@ Result<PlannedRepo> plan_repository(const PlanRequest& r, PlanContext& ctx) {
   ao.arch = arch;
   ao.clock = &ctx.clock;
   ao.allow_unsigned = r.allow_unsigned;
+  ao.index_max_age = r.index_max_age;
   STRATA_TRY(auto archive, layer::load_archive(ctx.http, sources, ao));
   out.archive = Candidates(archive, arch);
 

@@ -33,6 +33,7 @@ struct PlanRequest {
   oci::Platform platform;             // empty architecture: this machine's
   std::vector<std::string> sources;   // apt sources files; empty: the host's
   bool allow_unsigned = false;        // accept sources marked Trusted: yes
+  std::int64_t index_max_age = 0;     // layer::ArchiveOptions::index_max_age (for the overlay's build too)
 };
 
 struct PlanContext {

@@ -1,9 +1,10 @@
 #include "layer/apt/archive.hpp"
 
 #include <algorithm>
+#include <thread>
 
-#include "layer/apt/package_cache.hpp"
 #include "layer/apt/packages_index.hpp"
+#include "layer/apt/remembered_release.hpp"
 #include "layer/apt/signature.hpp"
 #include "util/fs.hpp"
 #include "util/sha.hpp"
@@ -38,29 +39,6 @@ std::filesystem::path verified_release_path(const ArchiveOptions& opt, const std
   return opt.home / "releases" / (release_sha + "-" + trust);
 }
 
-// The InRelease of a dist URL as last fetched on this machine, for
-// --offline: $STRATA_HOME/releases/by-url/<sha256 of the dist URL>, the URL
-// on the first line, then the bytes. It is verified like a fetched one.
-std::filesystem::path remembered_release_path(const ArchiveOptions& opt, const std::string& dist) {
-  return opt.home / "releases" / "by-url" / sha256_hex(dist);
-}
-
-void remember_release(const ArchiveOptions& opt, const std::string& dist, const std::string& bytes) {
-  auto p = remembered_release_path(opt, dist);
-  // Best effort: without it only an offline run is refused.
-  if (fs::make_dirs(p.parent_path())) (void)fs::write_file_atomic(p, dist + "\n" + bytes);
-}
-
-Result<std::optional<std::string>> remembered_release(const ArchiveOptions& opt, const std::string& dist) {
-  auto p = remembered_release_path(opt, dist);
-  std::error_code ec;
-  if (!std::filesystem::exists(p, ec)) return std::optional<std::string>();
-  STRATA_TRY(std::string bytes, fs::read_file(p, kMaxRelease + 4096));
-  auto nl = bytes.find('\n');
-  if (nl == std::string::npos || bytes.compare(0, nl, dist) != 0) return std::optional<std::string>();
-  return std::optional<std::string>(bytes.substr(nl + 1));
-}
-
 std::optional<VerifiedText> load_verified_release(const std::filesystem::path& p) {
   std::error_code ec;
   if (!std::filesystem::exists(p, ec)) return std::nullopt;
@@ -71,30 +49,95 @@ std::optional<VerifiedText> load_verified_release(const std::filesystem::path& p
   return VerifiedText{bytes->substr(nl + 1), bytes->substr(0, nl)};
 }
 
+std::string dist_of(const AptSource& src) { return src.uri + "/dists/" + src.suite; }
+
+// "45s", "7m", "3h", "2d".
+std::string age(std::int64_t s) {
+  if (s < 120) return std::to_string(s) + "s";
+  if (s < 7200) return std::to_string(s / 60) + "m";
+  if (s < 172800) return std::to_string(s / 3600) + "h";
+  return std::to_string(s / 86400) + "d";
+}
+
+// A source's InRelease for this run; nullopt bytes: the archive has none
+// (load_release fetches Release and Release.gpg).
+struct InReleaseBytes {
+  std::optional<std::string> bytes;
+  bool from_window = false;  // remembered and young enough: no network asked
+};
+
+// Every source's InRelease: remembered (--offline, or confirmed within
+// index_max_age), else fetched, conditionally when remembered, the sources
+// in parallel. `window`: whether the freshness window may answer.
+Result<std::vector<InReleaseBytes>> inreleases(oci::http::Transport& transport, const std::vector<AptSource>& sources,
+                                               const ArchiveOptions& opt, bool window) {
+  const std::int64_t now = opt.clock->now();
+  std::vector<InReleaseBytes> out(sources.size());
+  std::vector<std::optional<RememberedRelease>> known(sources.size());
+  std::vector<std::size_t> fetch;
+  std::string told;
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    const AptSource& src = sources[i];
+    if (src.trusted && !opt.allow_unsigned) {
+      return fail(ErrorCode::kFailedPrecondition,
+                  src.where + ": the source is marked Trusted: yes (no signature check); refusing it. Remove the "
+                              "option, or pass --allow-unsigned-archive to accept an unverified archive");
+    }
+    const std::string dist = dist_of(src);
+    known[i] = read_remembered_release(opt.home, dist, kMaxRelease);
+    if (opt.offline) {
+      if (!known[i]) {
+        return fail(ErrorCode::kNotFound, "--offline: " + dist + "/InRelease (" + src.where +
+                                              ") was never fetched on this machine; resolve once with the network, or "
+                                              "build from a lock whose .debs are cached (strata fetch --lock)");
+      }
+      out[i].bytes = std::move(known[i]->bytes);
+      continue;
+    }
+    if (window && known[i] && is_fresh(*known[i], now, opt.index_max_age)) {
+      out[i] = {std::move(known[i]->bytes), true};
+      continue;
+    }
+    fetch.push_back(i);
+    std::string why = !known[i]                 ? "never fetched here"
+                      : opt.index_max_age == 0  ? "revalidating, --index-max-age 0"
+                      : known[i]->checked == 0  ? "revalidating"
+                                                : "revalidating, checked " + age(now - known[i]->checked) +
+                                                      " ago, --index-max-age " + age(opt.index_max_age);
+    told += (told.empty() ? "" : ", ") + dist + "/InRelease (" + why + ")";
+  }
+  if (fetch.empty()) return out;
+  if (opt.on_fetch) opt.on_fetch("fetching " + told);
+  std::vector<Result<std::optional<RememberedRelease>>> got(fetch.size());
+  auto one = [&](std::size_t k) {
+    std::size_t i = fetch[k];
+    got[k] = fetch_release(transport, dist_of(sources[i]) + "/InRelease", known[i] ? &*known[i] : nullptr,
+                           kMaxRelease, now);
+  };
+  if (fetch.size() == 1) {
+    one(0);
+  } else {
+    std::vector<std::thread> threads;
+    for (std::size_t k = 0; k < fetch.size(); ++k) threads.emplace_back(one, k);
+    for (auto& t : threads) t.join();
+  }
+  for (std::size_t k = 0; k < fetch.size(); ++k) {
+    if (!got[k]) return std::unexpected(got[k].error());
+    if (!*got[k]) continue;  // no InRelease: Release + Release.gpg
+    std::size_t i = fetch[k];
+    remember_release(opt.home, dist_of(sources[i]), **got[k]);
+    out[i].bytes = std::move((*got[k])->bytes);
+  }
+  return out;
+}
+
 Result<LoadedSource> load_release(oci::http::Transport& transport, const AptSource& src, const ArchiveOptions& opt,
-                                  std::vector<std::string>& warnings) {
+                                  std::optional<std::string> inrelease, std::vector<std::string>& warnings) {
   LoadedSource out;
   out.source = src;
-  std::string dist = src.uri + "/dists/" + src.suite;
+  std::string dist = dist_of(src);
   std::string signed_text;
-  if (src.trusted && !opt.allow_unsigned) {
-    return fail(ErrorCode::kFailedPrecondition,
-                src.where + ": the source is marked Trusted: yes (no signature check); refusing it. Remove the "
-                            "option, or pass --allow-unsigned-archive to accept an unverified archive");
-  }
   STRATA_TRY(TrustedKeys keys, trusted_keys_for(src, opt.apt_dir));
-  std::optional<std::string> inrelease;
-  if (opt.offline) {
-    STRATA_TRY(inrelease, remembered_release(opt, dist));
-    if (!inrelease) {
-      return fail(ErrorCode::kNotFound, "--offline: " + dist + "/InRelease (" + src.where +
-                                            ") was never fetched on this machine; resolve once with the network, or "
-                                            "build from a lock whose .debs are cached (strata fetch --lock)");
-    }
-  } else {
-    STRATA_TRY(inrelease, http_get(transport, dist + "/InRelease", kMaxRelease));
-    if (inrelease) remember_release(opt, dist, *inrelease);
-  }
   if (inrelease) {
     out.release_sha256 = sha256_hex(*inrelease);
     if (src.trusted) {
@@ -151,66 +194,106 @@ Result<LoadedSource> load_release(oci::http::Transport& transport, const AptSour
   return out;
 }
 
+// One source loaded: its Release and its indexes, with their warnings.
+struct SourceLoad {
+  LoadedSource source;
+  std::vector<LoadedIndex> indexes;
+  std::vector<std::string> warnings;
+};
+
+// `src`'s Release verified and checked, its indexes from the cache or
+// fetched. nullopt when the Release came from the freshness window and is
+// refused (expired since) or names an index the cache lacks: the archive
+// moved on, ask it.
+Result<std::optional<SourceLoad>> load_source(oci::http::Transport& transport, const AptSource& src,
+                                              const ArchiveOptions& opt, InReleaseBytes in) {
+  SourceLoad out;
+  auto release = load_release(transport, src, opt, std::move(in.bytes), out.warnings);
+  if (!release && in.from_window) return std::optional<SourceLoad>();
+  STRATA_TRY(out.source, std::move(release));
+  const Release& rel = out.source.release;
+  std::vector<std::string> archs{opt.arch};
+  archs.insert(archs.end(), opt.foreign_archs.begin(), opt.foreign_archs.end());
+  std::vector<std::string> want;
+  for (const auto& a : archs) {
+    bool listed = std::find(rel.architectures.begin(), rel.architectures.end(), a) != rel.architectures.end();
+    bool allowed = src.architectures.empty() ||
+                   std::find(src.architectures.begin(), src.architectures.end(), a) != src.architectures.end();
+    if (listed && allowed) want.push_back(a);
+  }
+  if (std::find(rel.architectures.begin(), rel.architectures.end(), "all") != rel.architectures.end() &&
+      !rel.no_arch_all_packages)
+    want.push_back("all");
+  for (const auto& comp : src.components) {
+    for (const auto& a : want) {
+      IndexRequest req;
+      req.dist_url = dist_of(src);
+      req.path = comp + "/binary-" + a + "/Packages";
+      req.by_hash = src.by_hash;
+      req.cache_dir = opt.home / "indexes";
+      LoadedIndex idx;
+      idx.component = comp;
+      idx.arch = a;
+      std::string origin = req.dist_url + "/" + req.path;
+      // The name index of an index the signed Release names by hash: no
+      // fetch, no hashing of the text, no parsing (name_index.hpp).
+      if (auto listed = rel.sha256.find(req.path); listed != rel.sha256.end()) {
+        if (auto cached = open_name_index(req.cache_dir, listed->second.sha256)) {
+          std::optional<std::vector<Package>> all;
+          if (opt.decode_packages) {
+            if (auto decoded = cached->packages()) all = std::move(*decoded);
+          }
+          if (all || !opt.decode_packages) {
+            idx.index = std::move(cached);
+            if (all) idx.packages = std::move(*all);
+            idx.sha256 = listed->second.sha256;
+            out.indexes.push_back(std::move(idx));
+            continue;
+          }
+        }
+      }
+      if (opt.offline) {
+        return fail(ErrorCode::kNotFound, "--offline: " + origin + " (" + src.where +
+                                              ") is not in the index cache; resolve once with the network");
+      }
+      if (in.from_window) return std::optional<SourceLoad>();
+      if (opt.on_fetch) opt.on_fetch("fetching " + origin + " (not in the index cache)");
+      std::vector<Package> parsed;
+      STRATA_TRY(VerifiedIndex v, fetch_packages_index(transport, rel, req, [&](const VerifiedIndex& vi) -> Result<void> {
+        STRATA_TRY(parsed, parse_packages_index(vi.text, origin));
+        return {};
+      }));
+      idx.sha256 = v.sha256;
+      idx.index = NameIndex::of(parsed, name_index_path(req.cache_dir, v.sha256).string(), v.sha256);
+      if (auto stored = store_name_index(req.cache_dir, v.sha256, *idx.index); !stored)
+        out.warnings.push_back("warning: " + origin + ": cannot cache the parsed index: " + stored.error().message());
+      if (opt.decode_packages) idx.packages = std::move(parsed);
+      out.indexes.push_back(std::move(idx));
+    }
+  }
+  return std::optional<SourceLoad>(std::move(out));
+}
+
 }  // namespace
 
 Result<LoadedArchive> load_archive(oci::http::Transport& transport, const std::vector<AptSource>& sources,
                                    const ArchiveOptions& opt) {
   if (opt.clock == nullptr) return fail(ErrorCode::kInvalidArgument, "load_archive: no clock");
   LoadedArchive out;
-  std::vector<std::string> archs{opt.arch};
-  archs.insert(archs.end(), opt.foreign_archs.begin(), opt.foreign_archs.end());
-  for (const auto& src : sources) {
-    STRATA_TRY(LoadedSource ls, load_release(transport, src, opt, out.warnings));
+  STRATA_TRY(auto releases, inreleases(transport, sources, opt, true));
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    STRATA_TRY(auto loaded, load_source(transport, sources[i], opt, std::move(releases[i])));
+    if (!loaded) {
+      STRATA_TRY(auto fresh, inreleases(transport, {sources[i]}, opt, false));
+      STRATA_TRY(loaded, load_source(transport, sources[i], opt, std::move(fresh.front())));
+    }
     std::size_t source_index = out.sources.size();
-    out.sources.push_back(std::move(ls));
-    const LoadedSource& loaded = out.sources.back();
-    const Release& rel = loaded.release;
-    std::vector<std::string> want;
-    for (const auto& a : archs) {
-      bool listed = std::find(rel.architectures.begin(), rel.architectures.end(), a) != rel.architectures.end();
-      bool allowed = src.architectures.empty() ||
-                     std::find(src.architectures.begin(), src.architectures.end(), a) != src.architectures.end();
-      if (listed && allowed) want.push_back(a);
+    out.sources.push_back(std::move(loaded->source));
+    for (auto& idx : loaded->indexes) {
+      idx.source = source_index;
+      out.indexes.push_back(std::move(idx));
     }
-    if (std::find(rel.architectures.begin(), rel.architectures.end(), "all") != rel.architectures.end() &&
-        !rel.no_arch_all_packages)
-      want.push_back("all");
-    for (const auto& comp : src.components) {
-      for (const auto& a : want) {
-        IndexRequest req;
-        req.dist_url = src.uri + "/dists/" + src.suite;
-        req.path = comp + "/binary-" + a + "/Packages";
-        req.by_hash = src.by_hash;
-        req.cache_dir = opt.home / "indexes";
-        LoadedIndex idx;
-        idx.source = source_index;
-        idx.component = comp;
-        idx.arch = a;
-        std::string origin = req.dist_url + "/" + req.path;
-        // The parsed form of an index the signed Release names by hash: no
-        // fetch, no hashing of the text, no parsing (package_cache.hpp).
-        if (auto listed = rel.sha256.find(req.path); listed != rel.sha256.end()) {
-          if (auto cached = load_cached_packages(req.cache_dir, listed->second.sha256)) {
-            idx.packages = std::move(*cached);
-            idx.sha256 = listed->second.sha256;
-            out.indexes.push_back(std::move(idx));
-            continue;
-          }
-        }
-        if (opt.offline) {
-          return fail(ErrorCode::kNotFound, "--offline: " + origin + " (" + src.where +
-                                                ") is not in the index cache; resolve once with the network");
-        }
-        STRATA_TRY(VerifiedIndex v, fetch_packages_index(transport, rel, req, [&](const VerifiedIndex& vi) -> Result<void> {
-          STRATA_TRY(idx.packages, parse_packages_index(vi.text, origin));
-          return {};
-        }));
-        idx.sha256 = v.sha256;
-        if (auto stored = store_cached_packages(req.cache_dir, v.sha256, idx.packages); !stored)
-          out.warnings.push_back("warning: " + origin + ": cannot cache the parsed index: " + stored.error().message());
-        out.indexes.push_back(std::move(idx));
-      }
-    }
+    out.warnings.insert(out.warnings.end(), loaded->warnings.begin(), loaded->warnings.end());
   }
   return out;
 }

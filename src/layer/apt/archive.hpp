@@ -5,11 +5,15 @@
 // The library never prints: warnings are returned for the CLI to show.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "layer/apt/apt_sources.hpp"
+#include "layer/apt/name_index.hpp"
 #include "layer/debian/package.hpp"
 #include "layer/apt/release.hpp"
 #include "oci/http/transport.hpp"
@@ -27,6 +31,17 @@ struct ArchiveOptions {
   // No network: each source's InRelease as last fetched on this machine
   // (home/releases/by-url), verified and date-checked as if fetched now.
   bool offline = false;
+  // An InRelease confirmed current less than this many seconds ago is used
+  // without asking the archive (remembered_release.hpp); past it, or at 0,
+  // it is revalidated with a conditional GET, the sources in parallel.
+  // Date and Valid-Until are checked on every run either way.
+  std::int64_t index_max_age = 0;
+  // Told before anything is fetched from the network (the URLs and why), on
+  // the calling thread: a resolve that has to fetch says so.
+  std::function<void(const std::string&)> on_fetch;
+  // Also decode every package of every index into LoadedIndex::packages
+  // (callers that scan the whole archive); the resolver reads `index`.
+  bool decode_packages = true;
 };
 
 struct LoadedSource {
@@ -42,7 +57,8 @@ struct LoadedIndex {
   std::string component;
   std::string arch;
   std::string sha256;  // of the uncompressed index
-  std::vector<Package> packages;
+  std::shared_ptr<const NameIndex> index;  // the packages, read by name
+  std::vector<Package> packages;           // all of them, with ArchiveOptions::decode_packages
 };
 
 struct LoadedArchive {

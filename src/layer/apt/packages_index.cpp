@@ -8,20 +8,31 @@ namespace strata::layer {
 
 namespace stdfs = std::filesystem;
 
-Result<std::optional<std::string>> http_get(oci::http::Transport& transport, const std::string& url,
-                                            std::size_t max_bytes) {
+Result<std::optional<HttpGot>> http_get(oci::http::Transport& transport, const std::string& url,
+                                        std::size_t max_bytes, const oci::http::Headers& headers) {
   oci::StringSink sink(max_bytes);
   oci::http::Request req;
   req.url = url;
   req.sink = &sink;
+  req.headers = headers;
   auto resp = transport.send(req);
   if (!resp) return std::unexpected(resp.error().context("GET " + url));
-  if (resp->status == 404 || resp->status == 410) return std::optional<std::string>{};
-  if (resp->status < 200 || resp->status > 299) {
+  if (resp->status == 404 || resp->status == 410) return std::optional<HttpGot>{};
+  if ((resp->status < 200 || resp->status > 299) && resp->status != 304) {
     return fail(resp->status >= 500 || resp->status == 429 ? ErrorCode::kUnavailable : ErrorCode::kFailedPrecondition,
                 "GET " + url + ": HTTP " + std::to_string(resp->status));
   }
-  return std::optional<std::string>(std::move(sink.str()));
+  return std::optional<HttpGot>(HttpGot{resp->status, std::move(resp->headers), std::move(sink.str())});
+}
+
+Result<std::optional<std::string>> http_get(oci::http::Transport& transport, const std::string& url,
+                                            std::size_t max_bytes) {
+  STRATA_TRY(auto got, http_get(transport, url, max_bytes, oci::http::Headers{}));
+  if (!got) return std::optional<std::string>{};
+  if (got->status == 304) {
+    return fail(ErrorCode::kFailedPrecondition, "GET " + url + ": HTTP 304 to an unconditional request");
+  }
+  return std::optional<std::string>(std::move(got->body));
 }
 
 Result<VerifiedIndex> fetch_packages_index(oci::http::Transport& transport, const Release& release,

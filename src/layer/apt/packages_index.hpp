@@ -24,6 +24,16 @@ namespace strata::layer {
 Result<std::optional<std::string>> http_get(oci::http::Transport& transport, const std::string& url,
                                             std::size_t max_bytes);
 
+// The same with request headers (a conditional GET): the status (2xx, or
+// 304 Not Modified), the response headers and the body.
+struct HttpGot {
+  int status = 0;
+  oci::http::Headers headers;
+  std::string body;
+};
+Result<std::optional<HttpGot>> http_get(oci::http::Transport& transport, const std::string& url,
+                                        std::size_t max_bytes, const oci::http::Headers& headers);
+
 struct IndexRequest {
   std::string dist_url;   // URI/dists/SUITE
   std::string path;       // "main/binary-amd64/Packages", relative to dist_url

@@ -33,6 +33,9 @@ Result<ResolvedRequest> resolve_request(oci::http::Transport& transport, Resolve
   r.archive.arch = arch;
   r.archive.foreign_archs = r.foreign_archs;
   if (!r.archive.clock) r.archive.clock = &system_clock();
+  // The resolver reads the indexes by name; only a request that scans the
+  // archive itself (a scratch root's Essential set) needs every package.
+  r.archive.decode_packages = static_cast<bool>(r.more_requests);
   STRATA_TRY(LoadedArchive archive, load_archive(transport, r.sources, r.archive));
   if (r.more_requests) {
     STRATA_TRY(auto more, r.more_requests(archive, arch));
@@ -49,7 +52,7 @@ Result<ResolvedRequest> resolve_request(oci::http::Transport& transport, Resolve
   {
     Resolver resolver(ro);
     for (auto& idx : archive.indexes) {
-      resolver.add_index(std::move(idx.packages), archive.sources[idx.source].priority);
+      resolver.add_index(idx.index, archive.sources[idx.source].priority);
       origin_source.push_back(idx.source);
     }
     resolver.set_installed(std::move(r.installed));

@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "layer/debian/version.hpp"
 #include "util/strings.hpp"
@@ -40,14 +41,50 @@ struct Provide {
   const Relation* rel;
 };
 
+// Where packages come from, in the order they were added (apt's source
+// order, then the status): an index read by name, or the installed set.
+struct Source {
+  std::shared_ptr<const NameIndex> index;  // null: the installed packages below
+  std::size_t origin = 0;
+  int priority = 0;
+  std::size_t first_seq = 0;  // the seq of its first package
+  std::vector<const Package*> installed;
+  // Positions in `installed` of the packages named so, providing a name,
+  // with Conflicts or Breaks on a name.
+  std::unordered_map<std::string, std::vector<std::size_t>> named, providing, negating;
+};
+
 enum class Select { kCandidate, kInstall, kInstalled, kCandidateOrInstall };
+
+// Sets of names looked up by string_view without making a string (the
+// walk asks "loaded yet?" for every relation it follows).
+struct NameHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+using NameSet = std::unordered_set<std::string, NameHash, std::equal_to<>>;
+
+// Adds `name`; false when it was there.
+bool first_time(NameSet& set, std::string_view name) {
+  if (set.find(name) != set.end()) return false;
+  set.emplace(name);
+  return true;
+}
 
 }  // namespace
 
 struct Resolver::Impl {
   ResolveOptions options;
   std::deque<Package> storage;
-  std::vector<Entry> entries;
+  // Entries are made when a name is first looked at (ensure_name): all of
+  // its architectures and versions at once, from every source, so each is
+  // complete when made. A deque: references stay valid as it grows.
+  std::deque<Entry> entries;
+  std::vector<Source> sources;
+  std::size_t next_seq = 0;
+  // Names whose entries, providers, or Conflicts/Breaks holders are loaded.
+  NameSet loaded, providers_loaded, negative_loaded;
+  std::optional<Error> load_error;  // a damaged index record, reported by resolve()
   std::unordered_map<std::string, std::vector<std::size_t>> by_name;
   std::unordered_map<std::string, std::vector<Provide>> providers;
   // Installed packages with an upgrade candidate, by the candidate's source
@@ -74,8 +111,9 @@ struct Resolver::Impl {
 
   // apt's package lookup by (name, architecture). Names have one or a few
   // architectures, so the per-name list is scanned rather than building a
-  // "name:arch" key string per lookup (this runs once per index stanza).
-  std::optional<std::size_t> find_entry(std::string_view name, std::string_view arch) const {
+  // "name:arch" key string per lookup.
+  std::optional<std::size_t> find_entry(std::string_view name, std::string_view arch) {
+    ensure_name(name);
     auto it = by_name.find(std::string(name));
     if (it == by_name.end()) return std::nullopt;
     for (std::size_t id : it->second)
@@ -83,14 +121,99 @@ struct Resolver::Impl {
     return std::nullopt;
   }
 
-  std::size_t entry_for(const std::string& name, const std::string& arch) {
-    auto& ids = by_name[name];
-    for (std::size_t id : ids)
-      if (entries[id].arch == arch) return id;
-    std::size_t id = entries.size();
-    entries.push_back(Entry{name, arch, {}, -1, -1, id});
-    ids.push_back(id);
-    return id;
+  // Makes the entries of `name` (once): every version of every architecture
+  // from every source in the order they were added, each entry numbered by
+  // its first package's place across the sources (apt's package ID order,
+  // which the eager model had), its candidate chosen and its provides and
+  // Conflicts/Breaks registered as compute_candidates did for all.
+  void ensure_name(std::string_view name_view) {
+    if (!first_time(loaded, name_view)) return;
+    std::string name(name_view);
+    std::vector<std::size_t> made;
+    auto entry = [&](const Package& p, std::size_t seq) {
+      std::string arch = entry_arch(p);
+      for (std::size_t id : made)
+        if (entries[id].arch == arch) return id;
+      std::size_t id = entries.size();
+      entries.push_back(Entry{name, arch, {}, -1, -1, seq});
+      marked.push_back(0);
+      by_name[name].push_back(id);
+      made.push_back(id);
+      return id;
+    };
+    for (const Source& src : sources) {
+      if (src.index) {
+        auto recs = src.index->named(name);
+        for (std::uint32_t k = 0; k < recs.size(); ++k) {
+          std::uint32_t rec = recs[k];
+          auto p = src.index->package(rec);
+          if (!p) {
+            if (!load_error) load_error = p.error();
+            continue;
+          }
+          if (!arch_configured(p->architecture)) continue;
+          const Package* stored = &storage.emplace_back(std::move(*p));
+          add_version(entry(*stored, src.first_seq + rec), stored, src.priority, src.origin);
+        }
+        continue;
+      }
+      auto it = src.named.find(name);
+      if (it == src.named.end()) continue;
+      for (std::size_t i : it->second) {
+        const Package* stored = src.installed[i];
+        std::size_t e = entry(*stored, src.first_seq + i);
+        int v = add_version(e, stored, kInstalledPriority, std::nullopt);
+        entries[e].versions[v].installed = true;
+        entries[e].installed = v;
+      }
+    }
+    for (std::size_t id : made) {
+      compute_candidate(entries[id]);
+      register_relations(id);
+    }
+  }
+
+  // Loads every package that may provide `name` (any version, any source),
+  // so providers[name] is complete, in the eager order (entry, installed
+  // version first, provides order).
+  void ensure_providers(std::string_view name_view) {
+    if (!first_time(providers_loaded, name_view)) return;
+    std::string name(name_view);
+    for (const Source& src : sources) {
+      if (src.index) {
+        auto recs = src.index->providing(name);
+        for (std::uint32_t k = 0; k < recs.size(); ++k) ensure_name(src.index->record_name(recs[k]));
+      } else if (auto it = src.providing.find(name); it != src.providing.end()) {
+        for (std::size_t i : it->second) ensure_name(src.installed[i]->name);
+      }
+    }
+    auto it = providers.find(name);
+    if (it == providers.end()) return;
+    std::stable_sort(it->second.begin(), it->second.end(), [&](const Provide& a, const Provide& b) {
+      if (a.entry != b.entry) return entries[a.entry].seq < entries[b.entry].seq;
+      bool ia = a.version == entries[a.entry].installed, ib = b.version == entries[b.entry].installed;
+      return ia && !ib;
+    });
+  }
+
+  // Loads every package with Conflicts or Breaks on `name`, so
+  // negative_on[name] is complete.
+  void ensure_negative(std::string_view name_view) {
+    if (!first_time(negative_loaded, name_view)) return;
+    std::string name(name_view);
+    for (const Source& src : sources) {
+      if (src.index) {
+        auto recs = src.index->negating(name);
+        for (std::uint32_t k = 0; k < recs.size(); ++k) ensure_name(src.index->record_name(recs[k]));
+      } else if (auto it = src.negating.find(name); it != src.negating.end()) {
+        for (std::size_t i : it->second) ensure_name(src.installed[i]->name);
+      }
+    }
+  }
+
+  // Entry ids in apt's package ID order.
+  void by_seq(std::vector<std::size_t>& ids) const {
+    std::sort(ids.begin(), ids.end(), [&](std::size_t a, std::size_t b) { return entries[a].seq < entries[b].seq; });
   }
 
   int add_version(std::size_t e, const Package* p, int priority, std::optional<std::size_t> origin) {
@@ -110,45 +233,56 @@ struct Resolver::Impl {
 
   // apt's pkgPolicy::GetCandidateVer: highest priority, then highest version;
   // never a downgrade below priority 1000.
-  void compute_candidates() {
-    for (auto& e : entries) {
-      std::vector<int> order(e.versions.size());
-      for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
-      std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-        return compare_versions(e.versions[a].pkg->version, e.versions[b].pkg->version) > 0;
-      });
-      int best = -1;
-      int max = 0;
-      for (int i : order) {
-        const Version& v = e.versions[i];
-        if (v.priority <= 0) continue;
-        if (e.installed >= 0 && i != e.installed && v.priority < 1000 &&
-            compare_versions(e.versions[e.installed].pkg->version, v.pkg->version) > 0)
-          continue;
-        if (v.priority > max) {
-          max = v.priority;
-          best = i;
-        }
+  void compute_candidate(Entry& e) const {
+    std::vector<int> order(e.versions.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+      return compare_versions(e.versions[a].pkg->version, e.versions[b].pkg->version) > 0;
+    });
+    int best = -1;
+    int max = 0;
+    for (int i : order) {
+      const Version& v = e.versions[i];
+      if (v.priority <= 0) continue;
+      if (e.installed >= 0 && i != e.installed && v.priority < 1000 &&
+          compare_versions(e.versions[e.installed].pkg->version, v.pkg->version) > 0)
+        continue;
+      if (v.priority > max) {
+        max = v.priority;
+        best = i;
       }
-      e.candidate = best;
     }
+    e.candidate = best;
+  }
+
+  // The provides and Conflicts/Breaks of an entry's installed and candidate
+  // versions, registered by the names they are on.
+  void register_relations(std::size_t id) {
+    const Entry& e = entries[id];
+    std::vector<int> vs;
+    if (e.installed >= 0) vs.push_back(e.installed);
+    if (e.candidate >= 0 && e.candidate != e.installed) vs.push_back(e.candidate);
+    for (int vi : vs) {
+      const Package& p = *e.versions[vi].pkg;
+      for (const auto& rel : p.provides) providers[rel.name].push_back(Provide{id, vi, &rel});
+      for (const auto* list : {&p.conflicts, &p.breaks})
+        for (const auto& rel : *list) {
+          auto& v = negative_on[rel.name];
+          if (v.empty() || v.back() != id) v.push_back(id);
+        }
+    }
+  }
+
+  // Installed packages with an upgrade candidate, by the candidate's source
+  // (every installed name is loaded first).
+  void index_upgradable() {
+    std::vector<std::size_t> ids;
     for (std::size_t id = 0; id < entries.size(); ++id) {
       const Entry& e = entries[id];
-      if (e.installed >= 0 && e.candidate >= 0 && e.candidate != e.installed)
-        upgradable_by_source[e.versions[e.candidate].pkg->source].push_back(id);
-      std::vector<int> vs;
-      if (e.installed >= 0) vs.push_back(e.installed);
-      if (e.candidate >= 0 && e.candidate != e.installed) vs.push_back(e.candidate);
-      for (int vi : vs) {
-        const Package& p = *e.versions[vi].pkg;
-        for (const auto& rel : p.provides) providers[rel.name].push_back(Provide{id, vi, &rel});
-        for (const auto* list : {&p.conflicts, &p.breaks})
-          for (const auto& rel : *list) {
-            auto& v = negative_on[rel.name];
-            if (v.empty() || v.back() != id) v.push_back(id);
-          }
-      }
+      if (e.installed >= 0 && e.candidate >= 0 && e.candidate != e.installed) ids.push_back(id);
     }
+    by_seq(ids);
+    for (std::size_t id : ids) upgradable_by_source[entries[id].versions[entries[id].candidate].pkg->source].push_back(id);
   }
 
   int selected(std::size_t e, Select s) const {
@@ -168,7 +302,9 @@ struct Resolver::Impl {
   // `from_arch`. Negative relations (Conflicts, Breaks) apply to every
   // architecture and never to the package itself (`self`).
   void targets(const Relation& r, const std::string& from_arch, Select s, bool negative, std::size_t self,
-               std::vector<std::pair<std::size_t, int>>& out) const {
+               std::vector<std::pair<std::size_t, int>>& out) {
+    ensure_name(r.name);
+    ensure_providers(r.name);
     auto real = by_name.find(r.name);
     if (real != by_name.end()) {
       for (std::size_t e : real->second) {
@@ -208,7 +344,7 @@ struct Resolver::Impl {
     }
   }
 
-  bool group_satisfied(const OrGroup& g, const std::string& from_arch, Select s, std::size_t self) const {
+  bool group_satisfied(const OrGroup& g, const std::string& from_arch, Select s, std::size_t self) {
     std::vector<std::pair<std::size_t, int>> t;
     for (const auto& r : g) {
       t.clear();
@@ -264,7 +400,7 @@ struct Resolver::Impl {
   // candidate versions that satisfy it in provider order; then versions of
   // installed packages before new installs across the whole group.
   std::vector<std::pair<std::size_t, int>> solutions(const OrGroup& g, const std::string& from_arch,
-                                                     std::size_t self) const {
+                                                     std::size_t self) {
     std::vector<std::pair<std::size_t, int>> upgrade, fresh;
     for (const auto& r : g) {
       std::vector<std::pair<std::size_t, int>> t;
@@ -281,7 +417,7 @@ struct Resolver::Impl {
 
   // Marked or kept packages whose Conflicts/Breaks hit version v of entry e,
   // or which v's Conflicts/Breaks hit.
-  std::vector<std::size_t> conflicting(std::size_t e, int v) const {
+  std::vector<std::size_t> conflicting(std::size_t e, int v) {
     std::vector<std::size_t> out;
     const Package& p = pkg(e, v);
     std::vector<std::pair<std::size_t, int>> t;
@@ -296,10 +432,11 @@ struct Resolver::Impl {
            for (const auto& pr : p.provides) names.push_back(&pr.name);
            return names;
          }()) {
+      ensure_negative(*n);
       if (auto it = negative_on.find(*n); it != negative_on.end())
         candidates.insert(candidates.end(), it->second.begin(), it->second.end());
     }
-    std::sort(candidates.begin(), candidates.end());
+    by_seq(candidates);
     candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
     for (std::size_t o : candidates) {
       if (o == e) continue;
@@ -315,12 +452,12 @@ struct Resolver::Impl {
             if (!provided) continue;
           }
           std::vector<std::pair<std::size_t, int>> hit;
-          const_cast<Impl*>(this)->with_marked(e, v, [&] { targets(r, entries[o].arch, Select::kInstall, true, o, hit); });
+          with_marked(e, v, [&] { targets(r, entries[o].arch, Select::kInstall, true, o, hit); });
           for (auto& h : hit)
             if (h.first == e) out.push_back(o);
         }
     }
-    std::sort(out.begin(), out.end());
+    by_seq(out);
     out.erase(std::unique(out.begin(), out.end()), out.end());
     return out;
   }
@@ -352,7 +489,7 @@ struct Resolver::Impl {
   // apt's StateCache::InstBroken for a package marked for install: one of
   // its own (Pre-)Depends is unmet, or its own Conflicts/Breaks hit the
   // planned state.
-  bool install_broken(std::size_t e) const {
+  bool install_broken(std::size_t e) {
     const Entry& en = entries[e];
     const Package& p = pkg(e, en.candidate);
     for (const auto* list : {&p.pre_depends, &p.depends})
@@ -459,7 +596,9 @@ struct Resolver::Impl {
   }
 
   // apt's explanation for one relation that the planned state does not meet.
-  std::string why_unmet(const Relation& r) const {
+  std::string why_unmet(const Relation& r) {
+    ensure_name(r.name);
+    ensure_providers(r.name);
     auto real = by_name.find(r.name);
     if (real != by_name.end()) {
       for (std::size_t e : real->second) {
@@ -475,7 +614,7 @@ struct Resolver::Impl {
     return "but it is not installable";
   }
 
-  std::string broken_report(std::size_t e) const {
+  std::string broken_report(std::size_t e) {
     const Entry& en = entries[e];
     int v = selected(e, Select::kInstall);
     if (v < 0) v = en.candidate;
@@ -535,6 +674,7 @@ struct Resolver::Impl {
     if (!found_entry || entries[*found_entry].candidate < 0) {
       // A virtual package: apt installs its only provider, refuses several.
       std::set<std::size_t> provs;
+      ensure_providers(name);
       if (auto pv = providers.find(name); pv != providers.end())
         for (const auto& p : pv->second)
           if (p.version == entries[p.entry].candidate &&
@@ -600,10 +740,13 @@ struct Resolver::Impl {
   }
 
   // Final check over everything marked, as apt's broken-package report does.
-  std::string check_marked() const {
+  std::string check_marked() {
     std::string report;
-    for (std::size_t e = 0; e < entries.size(); ++e) {
-      if (!marked[e]) continue;
+    std::vector<std::size_t> ids;
+    for (std::size_t e = 0; e < entries.size(); ++e)
+      if (marked[e]) ids.push_back(e);
+    by_seq(ids);
+    for (std::size_t e : ids) {
       const Entry& en = entries[e];
       const Package& p = pkg(e, en.candidate);
       bool ok = true;
@@ -646,41 +789,58 @@ Resolver::Resolver(ResolveOptions options) : impl_(std::make_unique<Impl>()) { i
 Resolver::~Resolver() = default;
 
 std::size_t Resolver::add_index(std::vector<Package> packages, int priority) {
-  std::size_t origin = impl_->origins++;
-  impl_->origin_priority.push_back(priority);
-  for (auto& p : packages) {
-    std::string arch = impl_->entry_arch(p);
-    if (!impl_->arch_configured(p.architecture)) continue;
-    const Package* stored = &impl_->storage.emplace_back(std::move(p));
-    std::size_t e = impl_->entry_for(stored->name, arch);
-    impl_->add_version(e, stored, priority, origin);
-  }
+  return add_index(NameIndex::of(packages), priority);
+}
+
+std::size_t Resolver::add_index(std::shared_ptr<const NameIndex> index, int priority) {
+  Impl& im = *impl_;
+  std::size_t origin = im.origins++;
+  im.origin_priority.push_back(priority);
+  Source src;
+  src.origin = origin;
+  src.priority = priority;
+  src.first_seq = im.next_seq;
+  im.next_seq += index->size();
+  src.index = std::move(index);
+  im.sources.push_back(std::move(src));
   return origin;
 }
 
 void Resolver::set_installed(std::vector<Package> installed) {
+  Impl& im = *impl_;
+  Source src;
+  src.first_seq = im.next_seq;
+  im.next_seq += installed.size();
   for (auto& p : installed) {
-    std::string arch = impl_->entry_arch(p);
-    const Package* stored = &impl_->storage.emplace_back(std::move(p));
-    std::size_t e = impl_->entry_for(stored->name, arch);
-    int v = impl_->add_version(e, stored, kInstalledPriority, std::nullopt);
-    impl_->entries[e].versions[v].installed = true;
-    impl_->entries[e].installed = v;
+    std::size_t i = src.installed.size();
+    const Package* stored = &im.storage.emplace_back(std::move(p));
+    src.installed.push_back(stored);
+    src.named[stored->name].push_back(i);
+    for (const auto& r : stored->provides) src.providing[r.name].push_back(i);
+    for (const auto* list : {&stored->conflicts, &stored->breaks})
+      for (const auto& r : *list) src.negating[r.name].push_back(i);
   }
+  im.sources.push_back(std::move(src));
 }
 
 Result<Resolution> Resolver::resolve(const std::vector<std::string>& requests) {
   Impl& im = *impl_;
-  im.compute_candidates();
-  im.marked.assign(im.entries.size(), 0);
+  // Every installed name first: the upgrades by source package are known
+  // before the walk, as apt's cache has them.
+  for (const auto& src : im.sources)
+    for (const Package* p : src.installed) im.ensure_name(p->name);
+  im.index_upgradable();
   Resolution res;
   std::vector<std::size_t> requested;
   for (const auto& req : requests) {
-    STRATA_TRY(std::size_t e, im.find_request(req, res.notes));
+    auto found = im.find_request(req, res.notes);
+    if (im.load_error) return std::unexpected(*im.load_error);
+    STRATA_TRY(std::size_t e, std::move(found));
     requested.push_back(e);
   }
   std::string report = im.mark_requests(requested);
   if (report.empty()) report = im.check_marked();
+  if (im.load_error) return std::unexpected(*im.load_error);
   if (!report.empty()) {
     return fail(ErrorCode::kFailedPrecondition,
                 "the request cannot be satisfied; the following packages have unmet dependencies:\n" + report +

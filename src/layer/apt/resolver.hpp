@@ -12,7 +12,10 @@
 //
 // Usage: add indexes in apt source order, set the installed packages, call
 // resolve() once. Not thread-safe. Packages are copied in; results refer to
-// them by value.
+// them by value. The model is built lazily: a name's entries (every
+// version, from every source) are made the first time the walk looks at
+// it, numbered as the whole archive would number them, so the answer is
+// the one a model of every package gives.
 #pragma once
 
 #include <cstddef>
@@ -21,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "layer/apt/name_index.hpp"
 #include "layer/debian/package.hpp"
 #include "util/error.hpp"
 
@@ -61,6 +65,10 @@ class Resolver {
   // Release (500 normal, 1 NotAutomatic, 100 NotAutomatic+ButAutomaticUpgrades).
   // Call in apt's source order; returns the origin number used in results.
   std::size_t add_index(std::vector<Package> packages, int priority);
+  // The same for an index read by name (name_index.hpp): only the packages
+  // the walk reaches are decoded, so a small request costs little however
+  // large the archive.
+  std::size_t add_index(std::shared_ptr<const NameIndex> index, int priority);
   // The base state (dpkg status). Installed versions carry priority 100.
   void set_installed(std::vector<Package> installed);
 

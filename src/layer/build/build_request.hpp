@@ -45,6 +45,9 @@ struct BuildContext {
   // No network: the archive's InRelease as last fetched here, cached indexes,
   // and .debs from the cache (every missing one named at once).
   bool offline = false;
+  // Seconds an InRelease confirmed current is used without asking the
+  // archive (layer::ArchiveOptions::index_max_age); 0: always revalidate.
+  std::int64_t index_max_age = 0;
 };
 
 }  // namespace strata::layer

@@ -1,6 +1,7 @@
 #include "layer/build/platform_lock.hpp"
 
 #include "layer/apt/resolver.hpp"
+#include "layer/build/build_observer.hpp"
 #include "layer/scratch/scratch_packages.hpp"
 
 namespace strata::layer {
@@ -19,6 +20,8 @@ Result<ResolvedRequest> resolve_platform_lock(const OverlaySpec& spec, const Bas
   req.archive.clock = &ctx.clock;
   req.archive.allow_unsigned = spec.allow_unsigned;
   req.archive.offline = ctx.offline;
+  req.archive.index_max_age = ctx.index_max_age;
+  if (ctx.observer) req.archive.on_fetch = [o = ctx.observer](const std::string& m) { o->warning(m); };
   req.foreign_archs = foreign_architectures(native_arch, base.fs.read_small_file("var/lib/dpkg/arch").value_or(""),
                                             installed, spec.packages);
   req.installed = std::move(installed);

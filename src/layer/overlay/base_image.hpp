@@ -24,6 +24,16 @@ struct BaseImage {
   oci::ImageFilesystem fs;
 };
 
+// The image `ref` names in `store` for `platform` (an index resolved to the
+// platform's manifest), with its config, checked to be for that platform.
+struct BaseManifest {
+  oci::Descriptor descriptor;  // the platform's image manifest (not the index)
+  oci::ImageManifest manifest;
+  oci::ImageConfig config;
+  std::string where;  // the store and reference, for messages
+};
+Result<BaseManifest> load_base_manifest(oci::Store& store, std::string_view ref, const oci::Platform& platform);
+
 // Loads `ref` from `store`, picking `platform` from an index. `needs` asks
 // for more than the dpkg state: files to capture besides it, files to
 // summarize (the overlay builder's needs, overlay_base_needs()). With a
@@ -31,6 +41,9 @@ struct BaseImage {
 // in it when read from the layers.
 Result<BaseImage> load_base_image(oci::Store& store, std::string_view ref, const oci::Platform& platform,
                                   oci::ImageFsOptions needs = {}, const BaseFsCache* cache = nullptr);
+// The same from a manifest already loaded.
+Result<BaseImage> load_base_image(oci::Store& store, BaseManifest manifest, oci::ImageFsOptions needs = {},
+                                  const BaseFsCache* cache = nullptr);
 
 // The packages the base's dpkg database counts as installed (status plus
 // status.d/ stanzas; none for an image without dpkg state).

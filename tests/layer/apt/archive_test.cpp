@@ -5,8 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <mutex>
 
 #include "layer/apt/archive_fixture.hpp"
 #include "layer/apt/deb_fetcher.hpp"
@@ -250,7 +252,7 @@ TEST(Archive, ForeignPlatformResolvesFromItsOwnIndexes) {
   stdfs::path list = env.home / "fixture.list";
   std::ofstream(list) << "deb [signed-by=" << fx.keyring().string() << "] " << fx.url() << " stable main\n";
   std::string cmd = "STRATA_HOME=" + (env.home / "cli-home").string() + " " + testing::strata_binary() +
-                    " resolve app --platform linux/arm64 --sources " + list.string() + " 2>&1";
+                    " -q resolve app --platform linux/arm64 --sources " + list.string() + " 2>&1";  // -q: without "fetching …"
   std::string out;
   FILE* p = ::popen(cmd.c_str(), "r");
   ASSERT_NE(p, nullptr);
@@ -381,6 +383,100 @@ TEST(Archive, SuiteMismatchAndMissingComponentAreRefused) {
 
 namespace strata::layer {
 namespace {
+
+// Counts what reaches the network, by URL.
+class CountingTransport : public oci::http::Transport {
+ public:
+  explicit CountingTransport(oci::http::Transport& inner) : inner_(inner) {}
+  Result<oci::http::Response> send(oci::http::Request& r) override {
+    auto resp = inner_.send(r);
+    std::lock_guard lock(mu_);
+    urls.push_back(r.url + (resp ? " " + std::to_string(resp->status) : " error"));
+    return resp;
+  }
+  std::vector<std::string> take() {
+    std::lock_guard lock(mu_);
+    std::sort(urls.begin(), urls.end());
+    return std::exchange(urls, {});
+  }
+  std::vector<std::string> urls;
+
+ private:
+  oci::http::Transport& inner_;
+  std::mutex mu_;
+};
+
+// Within --index-max-age a load asks the archive nothing; past it (or at 0)
+// each InRelease is revalidated with a conditional GET (304: the cached
+// indexes answer); an index the cache lacks makes the window ask anyway.
+// Valid-Until applies inside the window too.
+TEST(Archive, FreshIndexesNeedNoNetworkAndStaleOnesAreRevalidated) {
+  auto& fx = ArchiveFixture::get();
+  fx.make_variant("fresh");
+  fx.resign("fresh", "stable", "VALID_UNTIL_OFFSET=3600");
+  Env env;
+  CountingTransport counting(env.transport);
+  ManualClock clock(system_clock().now());
+  std::vector<std::string> told;
+  auto load = [&](std::int64_t max_age) {
+    ArchiveOptions o;
+    o.home = env.home;
+    o.clock = &clock;
+    o.index_max_age = max_age;
+    o.decode_packages = false;
+    o.on_fetch = [&](const std::string& m) { told.push_back(m); };
+    return load_archive(counting, {env.source("stable", "fresh"), env.source("updates", "fresh")}, o);
+  };
+  auto first = load(300);
+  ASSERT_TRUE(first) << first.error().message();
+  EXPECT_TRUE(first->indexes.front().packages.empty());  // read by name only
+  ASSERT_NE(first->indexes.front().index, nullptr);
+  auto fetched = counting.take();
+  EXPECT_GE(fetched.size(), 4u);  // two InRelease, their Packages
+  ASSERT_FALSE(told.empty());
+  EXPECT_NE(told.front().find("/dists/stable/InRelease (never fetched here)"), std::string::npos) << told.front();
+  told.clear();
+
+  clock.advance(299);
+  auto fresh = load(300);
+  ASSERT_TRUE(fresh) << fresh.error().message();
+  EXPECT_EQ(counting.take(), std::vector<std::string>{});
+  EXPECT_TRUE(told.empty());
+  EXPECT_EQ(fresh->sources[0].release_sha256, first->sources[0].release_sha256);
+  EXPECT_EQ(fresh->indexes.size(), first->indexes.size());
+
+  clock.advance(1);  // 300 s: past the window
+  auto stale = load(300);
+  ASSERT_TRUE(stale) << stale.error().message();
+  auto revalidated = counting.take();
+  ASSERT_EQ(revalidated.size(), 2u);
+  EXPECT_NE(revalidated[0].find("/dists/stable/InRelease 304"), std::string::npos) << revalidated[0];
+  EXPECT_NE(revalidated[1].find("/dists/updates/InRelease 304"), std::string::npos) << revalidated[1];
+  ASSERT_EQ(told.size(), 1u);
+  EXPECT_NE(told[0].find("revalidating, checked 5m ago, --index-max-age 5m"), std::string::npos) << told[0];
+  told.clear();
+  EXPECT_EQ(load(0).has_value(), true);  // 0: always revalidate
+  EXPECT_EQ(counting.take().size(), 2u);
+  told.clear();
+
+  // The window's Release names an index the cache no longer has: ask.
+  stdfs::remove_all(env.home / "indexes");
+  auto refilled = load(300);
+  ASSERT_TRUE(refilled) << refilled.error().message();
+  auto asked = counting.take();
+  EXPECT_GE(asked.size(), 4u);
+  EXPECT_TRUE(std::any_of(asked.begin(), asked.end(), [](const std::string& u) {
+    return u.find("/dists/stable/InRelease") != std::string::npos;
+  }));
+
+  // Past Valid-Until the window does not answer: the archive is asked, and
+  // its (same, expired) Release is refused.
+  clock.advance(3600);
+  auto expired = load(7 * 86400);
+  ASSERT_FALSE(expired);
+  EXPECT_NE(expired.error().message().find("expired: Valid-Until"), std::string::npos) << expired.error().message();
+  EXPECT_FALSE(counting.take().empty());
+}
 
 TEST(DebFetch, FetchesVerifiesResumesAndRefusesMismatches) {
   Env env;
