@@ -182,26 +182,29 @@ Result<CopyEstimate> estimate_copy(Store& src, std::string_view src_ref, Store* 
 Result<BlobOutcome> CopySession::copy_blob(Store& src, Store& dst, const Descriptor& desc, const CopyOptions& o,
                                            std::uint64_t& bytes) {
   // One transfer per (digest, destination) at a time across the session.
-  std::shared_ptr<InFlight> mine, theirs;
+  const auto key = std::make_pair(desc.digest, static_cast<const Store*>(&dst));
+  std::shared_ptr<InFlight> mine, failed;  // failed: another copy's transfer that did not land
   std::vector<std::shared_ptr<InFlight>> siblings;  // the same blob to destinations `dst` can mount from
-  {
-    std::lock_guard lock(mu_);
-    auto key = std::make_pair(desc.digest, static_cast<const Store*>(&dst));
-    if (auto it = in_flight_.find(key); it != in_flight_.end()) {
-      theirs = it->second;
-    } else {
-      for (auto it = in_flight_.lower_bound(std::make_pair(desc.digest, static_cast<const Store*>(nullptr)));
-           it != in_flight_.end() && it->first.first == desc.digest; ++it) {
-        if (dst.can_mount_from(*it->second->dst)) siblings.push_back(it->second);
+  while (!mine) {
+    std::shared_ptr<InFlight> theirs;
+    {
+      std::lock_guard lock(mu_);
+      if (auto it = in_flight_.find(key); it != in_flight_.end() && it->second != failed) {
+        theirs = it->second;
+      } else {
+        for (auto s = in_flight_.lower_bound(std::make_pair(desc.digest, static_cast<const Store*>(nullptr)));
+             s != in_flight_.end() && s->first.first == desc.digest; ++s) {
+          if (s->first != key && dst.can_mount_from(*s->second->dst)) siblings.push_back(s->second);
+        }
+        mine = std::make_shared<InFlight>();
+        mine->dst = &dst;
+        in_flight_.insert_or_assign(key, mine);
       }
-      mine = std::make_shared<InFlight>();
-      mine->dst = &dst;
-      in_flight_.emplace(key, mine);
     }
-  }
-  if (theirs) {
-    if (!theirs->wait()) return fail(*theirs->error);
-    return BlobOutcome::kSkipped;
+    if (!theirs) break;
+    if (theirs->wait()) return BlobOutcome::kSkipped;
+    // Its source failed (unreachable, corrupt): this copy has its own source, so it tries that.
+    failed = std::move(theirs);
   }
   auto r = transfer_blob(src, dst, desc, o, bytes, siblings);
   {
@@ -211,7 +214,7 @@ Result<BlobOutcome> CopySession::copy_blob(Store& src, Store& dst, const Descrip
   }
   mine->cv.notify_all();
   std::lock_guard lock(mu_);
-  in_flight_.erase(std::make_pair(desc.digest, static_cast<const Store*>(&dst)));
+  if (auto it = in_flight_.find(key); it != in_flight_.end() && it->second == mine) in_flight_.erase(it);
   if (r) {
     auto& where = landed_[desc.digest];
     if (std::find(where.begin(), where.end(), &dst) == where.end()) where.push_back(&dst);

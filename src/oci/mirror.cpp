@@ -393,13 +393,15 @@ Result<std::vector<MirrorEntry>> expand_repository(const MirrorRepository& repo,
   return out;
 }
 
+OpenOptions with_config_registries(const MirrorConfig& config, OpenOptions open) {
+  if (config.registries.empty()) return open;
+  for (const auto& [host, settings] : config.registries) open.registry_hosts[host] = settings;
+  return with_shared_registries(open);
+}
+
 std::vector<MirrorOutcome> run_mirror(const MirrorConfig& config, const MirrorOptions& options_in) {
   MirrorOptions options = options_in;
-  if (!config.registries.empty()) {
-    // The config's per-registry settings join the command's, in a fresh client cache.
-    for (const auto& [host, settings] : config.registries) options.open.registry_hosts[host] = settings;
-    options.open = with_shared_registries(options.open);
-  }
+  options.open = with_config_registries(config, options.open);
 
   // Every image the run will try; a repository whose tags cannot be listed
   // is one failed outcome.

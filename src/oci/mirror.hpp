@@ -82,6 +82,10 @@ Result<MirrorConfig> load_mirror_config(const std::filesystem::path& path);
 // each with its destination reference.
 Result<std::vector<MirrorEntry>> expand_repository(const MirrorRepository& repo, const OpenOptions& open);
 
+// `open` with the config's per-registry settings joined to it, in a fresh
+// registry client cache (unchanged when the config names no registry).
+OpenOptions with_config_registries(const MirrorConfig& config, OpenOptions open);
+
 enum class MirrorStatus {
   kCopied,      // moved (some or all of its blobs)
   kPresent,     // the destination already had it under that name

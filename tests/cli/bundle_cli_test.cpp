@@ -13,6 +13,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <chrono>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -154,6 +156,46 @@ TEST_F(BundleCli, TheSameInputsGiveTheSameBytesAndALoadMovesThemOnce) {
   ASSERT_EQ(layout.code, 0) << layout.err;
   EXPECT_EQ(trim_nl(layout.out), "registry.site/strata/base:1 oci:" + (dir_ / "images").string() +
                                      ":registry.site/strata/base:1@" + base_digest_);
+}
+
+// A mirror config's repositories are expanded as `strata mirror` expands
+// them: every tag the filters keep, named by the destination prefix.
+TEST_F(BundleCli, ARepositoryEntryBundlesItsFilteredTags) {
+  for (std::string tag : {"2", "3-rc1"}) {
+    auto pushed = strata({"--insecure-registry", host_, "copy", base_, "docker://" + host_ + "/strata/base:" + tag});
+    ASSERT_EQ(pushed.code, 0) << pushed.err;
+  }
+  std::ofstream(mirror_) << "repositories:\n  - source: docker://" << host_ << "/strata/base\n"
+                         << "    destination: docker://registry.site\n    tags:\n      exclude: ['-rc']\n"
+                         << "images:\n  - source: " << base_ << "\n    destination: docker://registry.site/other/base:9\n";
+  // A user's own layout where the staging directory would go is refused, not removed.
+  ASSERT_EQ(strata({"copy", fx_.base_ref(), "oci:" + (dir_ / "mine.partial").string() + ":kept"}).code, 0);
+  auto refused = create("h1", dir_ / "mine");
+  EXPECT_EQ(refused.code, 1);
+  EXPECT_NE(refused.err.find("is not a bundle being written"), std::string::npos) << refused.err;
+  EXPECT_TRUE(stdfs::exists(dir_ / "mine.partial" / "oci-layout"));
+  auto made = create("h1", dir_ / "repo.tar");
+  ASSERT_EQ(made.code, 0) << made.err;
+  auto j = nlohmann::json::parse(made.out);
+  std::vector<std::string> names;
+  for (const auto& i : j["images"]) names.push_back(i["name"]);
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"registry.site/other/base:9", "registry.site/strata/base:1",
+                                              "registry.site/strata/base:2"}));
+  for (const auto& i : j["images"]) EXPECT_EQ(i["digest"], base_digest_);
+  // Loaded into two repositories of one registry: the second gets the blobs
+  // the first received (mounted), each image whole.
+  auto far = RegistryServer::start(RegistryServer::Mode::kPlain);
+  ASSERT_TRUE(far);
+  const std::string far_host = (*far)->host_port();
+  auto load = at("far", {"--insecure-registry", far_host, "--json", "bundle", "load", (dir_ / "repo.tar").string(),
+                         "--dest", "docker://" + far_host});
+  ASSERT_EQ(load.code, 0) << load.err;
+  for (std::string ref : {"/other/base:9", "/strata/base:1", "/strata/base:2"}) {
+    auto got = at("far", {"--insecure-registry", far_host, "inspect", "--raw", "docker://" + far_host + ref});
+    ASSERT_EQ(got.code, 0) << ref << ": " << got.err;
+    EXPECT_EQ("sha256:" + sha256_hex(got.out), base_digest_) << ref;
+  }
 }
 
 TEST_F(BundleCli, ADamagedBundleIsRefusedAndSeedsNothing) {
@@ -308,7 +350,11 @@ TEST_F(BundleCli, SourcesRepointALockAtAMirror) {
     keyring = line.substr(line.find("signed-by=") + 10, line.find(']') - line.find("signed-by=") - 10);
   }
   const auto copy = dir_ / "mirror";
-  stdfs::copy(fx_.root() / "archive" / "main", copy, stdfs::copy_options::recursive);
+  // What a mirror holds: dists/ and pool/ (not the fixture's gnupg home, where
+  // a running gpg-agent keeps a socket no copy can take).
+  stdfs::create_directories(copy);
+  for (std::string part : {"dists", "pool"})
+    stdfs::copy(fx_.root() / "archive" / "main" / part, copy / part, stdfs::copy_options::recursive);
   const auto list = (dir_ / "internal.list").string();
   std::ofstream(list) << "deb [signed-by=" << keyring << "] file://" << copy.string() << " stable main\n";
   auto fetched = at("m1", {"--json", "fetch", "--lock", lock_, "--sources", list});
@@ -325,8 +371,9 @@ TEST_F(BundleCli, SourcesRepointALockAtAMirror) {
   // Not ignored: a mirror that cannot be reached fails the build.
   const auto dead = (dir_ / "dead.list").string();
   std::ofstream(dead) << "deb [signed-by=" << keyring << "] http://127.0.0.1:1/debian stable main\n";
+  // (into a new layout: in `o` the overlay is found by its key, and nothing is fetched)
   auto unreachable = at("m3", {"build", "--base", base_, "--lock", lock_, "--sources", dead, "--dest",
-                               "oci:" + (dir_ / "o").string() + ":c"});
+                               "oci:" + (dir_ / "o3").string() + ":c"});
   EXPECT_EQ(unreachable.code, 1);
   EXPECT_NE(unreachable.err.find("127.0.0.1:1"), std::string::npos) << unreachable.err;
   // A mirror that serves another suite is named.

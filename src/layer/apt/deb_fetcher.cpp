@@ -20,6 +20,10 @@ stdfs::path deb_cache_path(const stdfs::path& home, const std::string& sha256) {
   return home / "debs" / "sha256" / sha256;
 }
 
+stdfs::path deb_ingest_lock_path(const stdfs::path& home, const std::string& sha256) {
+  return home / "locks" / "debs" / (sha256 + ".lock");
+}
+
 namespace {
 
 // The sha256 of a file, read in pieces.
@@ -204,7 +208,20 @@ Result<FetchReport> fetch_debs(oci::http::Transport& transport, const Lock& lock
       std::string url = lock.sources[p.source].uri + "/" + p.filename;
       stdfs::path partial = ingest / (p.sha256 + ".partial");
       Result<std::uint64_t> r = fail(ErrorCode::kUnavailable, "not attempted");
-      for (unsigned a = 0; a < std::max(1u, opt.attempts); ++a) {
+      // One writer per partial file across processes sharing this home: the
+      // resumable file is only ever appended to and renamed by its holder.
+      Result<fs::FileLock> held = fail(ErrorCode::kUnavailable, "not locked");
+      if (auto made = fs::make_dirs(deb_ingest_lock_path(opt.home, p.sha256).parent_path()); !made) {
+        held = fail(made.error());
+      } else {
+        held = fs::FileLock::acquire(deb_ingest_lock_path(opt.home, p.sha256));
+      }
+      if (!held) r = fail(held.error());
+      std::error_code gone;
+      if (held && stdfs::exists(deb_cache_path(opt.home, p.sha256), gone)) {
+        r = std::uint64_t{0};  // another process fetched it meanwhile
+      }
+      for (unsigned a = 0; held && !r && a < std::max(1u, opt.attempts); ++a) {
         if (a > 0) {
           std::lock_guard lk(mu);
           opt.clock->sleep(std::chrono::milliseconds(250 << (a - 1)));

@@ -33,6 +33,10 @@ struct FetchReport {
 
 // Path of a package in the cache (it may not exist yet).
 std::filesystem::path deb_cache_path(const std::filesystem::path& home, const std::string& sha256);
+// The lock one process holds while it writes a package into the cache
+// (a download, or a bundle's copy): two processes sharing a home never
+// write one ingest file at once.
+std::filesystem::path deb_ingest_lock_path(const std::filesystem::path& home, const std::string& sha256);
 
 Result<FetchReport> fetch_debs(oci::http::Transport& transport, const Lock& lock, const FetchOptions& options);
 

@@ -203,7 +203,9 @@ std::shared_ptr<const NameIndex> open_name_index(const std::filesystem::path& in
   if (!mapped) return nullptr;
   auto owner = std::make_shared<const fs::MappedFile>(std::move(*mapped));
   auto ix = NameIndex::open(owner, owner->bytes(), sha256, path.string());
-  return ix ? *ix : nullptr;
+  if (!ix) return nullptr;
+  fs::mark_used(path);  // `cache gc` evicts the least recently used
+  return *ix;
 }
 
 Result<void> store_name_index(const std::filesystem::path& indexes_dir, std::string_view sha256,

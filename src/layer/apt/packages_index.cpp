@@ -50,6 +50,7 @@ Result<VerifiedIndex> fetch_packages_index(oci::http::Transport& transport, cons
   if (stdfs::exists(cached, ec)) {
     STRATA_TRY(std::string text, fs::read_file(cached, want.size + 1));
     if (text.size() == want.size && sha256_hex(text) == want.sha256) {
+      fs::mark_used(cached);  // `cache gc` evicts the least recently used
       VerifiedIndex v{std::move(text), want.sha256, true};
       STRATA_TRY_VOID(accept(v));
       return v;

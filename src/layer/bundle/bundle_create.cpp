@@ -7,6 +7,7 @@
 #include "oci/layout_store.hpp"
 #include "oci/mirror.hpp"
 #include "util/fs.hpp"
+#include "util/sha.hpp"
 #include "util/strings.hpp"
 
 namespace strata::layer {
@@ -15,14 +16,21 @@ namespace stdfs = std::filesystem;
 
 namespace {
 
+// The file a run drops into its staging directory first: only a directory
+// holding it (or a finished bundle layout, whose bookkeeping a run removes
+// just before the final rename) is taken for one a killed run left.
+constexpr std::string_view kStagingMarker = ".strata/bundle-staging";
+
 // A staging directory a killed earlier run left is taken over only when it
-// is one (a layout, or what creating one leaves); anything else is refused.
+// is one; anything else (a user's own layout of that name) is refused.
 Result<void> clear_staging(const stdfs::path& staging) {
   std::error_code ec;
   if (!stdfs::exists(staging, ec)) return {};
+  auto index = fs::read_file(staging / "index.json", 64ull << 20);
+  bool finished_bundle = stdfs::exists(staging / "oci-layout", ec) && index &&
+                         index->find("\"" + std::string(kBundleTag) + "\"") != std::string::npos;
   bool ours = stdfs::is_directory(staging, ec) &&
-              (stdfs::exists(staging / "oci-layout", ec) || stdfs::exists(staging / ".strata", ec) ||
-               stdfs::is_empty(staging, ec));
+              (stdfs::exists(staging / kStagingMarker, ec) || finished_bundle || stdfs::is_empty(staging, ec));
   if (!ours) {
     return fail(ErrorCode::kInvalidArgument, staging.string() + " exists and is not a bundle being written; move it "
                                                                 "away (strata stages the bundle there)");
@@ -105,9 +113,17 @@ Result<BundleCreateReport> create_bundle(const BundleCreateRequest& r, oci::http
   if (!r.mirror.empty()) {
     STRATA_TRY(mirror, oci::load_mirror_config(r.mirror));
   }
+  // The images, repositories expanded to their filtered tags, opened with
+  // the config's per-registry settings, as `strata mirror` would.
+  const oci::OpenOptions open = oci::with_config_registries(mirror, r.open);
+  std::vector<oci::MirrorEntry> entries = mirror.images;
+  for (const auto& repo : mirror.repositories) {
+    STRATA_TRY(auto tags, with_context(oci::expand_repository(repo, open), repo.where));
+    entries.insert(entries.end(), tags.begin(), tags.end());
+  }
   std::vector<std::string> names;
   std::map<std::string, std::string> source_of;
-  for (const auto& e : mirror.images) {
+  for (const auto& e : entries) {
     STRATA_TRY(auto name, with_context(bundle_image_name(e.source, e.destination), r.mirror.string()));
     if (auto [it, fresh] = source_of.emplace(name, e.source); !fresh) {
       return fail(ErrorCode::kInvalidArgument, r.mirror.string() + ": " + e.source + " and " + it->second +
@@ -134,16 +150,26 @@ Result<BundleCreateReport> create_bundle(const BundleCreateRequest& r, oci::http
 
   stdfs::path staging = r.out;
   staging += ".partial";
+  // One writer per output: a second `bundle create --out` of the same path
+  // is refused instead of deleting the first one's staging under it.
+  const stdfs::path abs_out = stdfs::absolute(r.out, ec).lexically_normal();
+  STRATA_TRY_VOID(fs::make_dirs(r.home / "locks"));
+  STRATA_TRY(auto held, fs::FileLock::try_acquire(r.home / "locks" / ("bundle-" + sha256_hex(abs_out.string()) + ".lock")));
+  if (!held) {
+    return fail(ErrorCode::kAlreadyExists, "--out " + r.out.string() + ": another strata bundle create is writing it");
+  }
   STRATA_TRY_VOID(clear_staging(staging));
+  STRATA_TRY_VOID(fs::make_dirs(staging / ".strata"));
+  STRATA_TRY_VOID(fs::write_file_atomic(staging / kStagingMarker, "strata bundle create\n"));
   {
     STRATA_TRY(auto layout, oci::LayoutStore::open(staging, oci::LayoutMode::kCreate));
     BundleContents& c = report.contents;
 
     oci::CopySession session;
-    for (std::size_t i = 0; i < mirror.images.size(); ++i) {
-      const auto& e = mirror.images[i];
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+      const auto& e = entries[i];
       STRATA_TRY(auto src_ref, oci::parse_image_ref(e.source));
-      STRATA_TRY(auto src, with_context(oci::open_store(src_ref, oci::Access::kRead, r.open), e.source));
+      STRATA_TRY(auto src, with_context(oci::open_store(src_ref, oci::Access::kRead, open), e.source));
       oci::CopyOptions co = r.copy;
       co.all = e.all;
       co.platform = e.platform;
@@ -181,6 +207,10 @@ Result<BundleCreateReport> create_bundle(const BundleCreateRequest& r, oci::http
   // The layout's own bookkeeping (locks, the empty ingest) is not part of it.
   STRATA_TRY_VOID(fs::remove_tree(staging / ".strata"));
   STRATA_TRY(report.blob_bytes, blob_bytes(staging));
+  if (stdfs::exists(r.out, ec) || stdfs::is_symlink(r.out, ec)) {  // appeared meanwhile: never replaced
+    return fail(ErrorCode::kAlreadyExists, "--out " + r.out.string() + " appeared while the bundle was written; "
+                                               "the bundle stays in " + staging.string());
+  }
   if (report.tar) {
     STRATA_TRY(report.sha256, write_layout_tar(staging, r.out));
     STRATA_TRY_VOID(fs::remove_tree(staging));

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "layer/apt/deb_fetcher.hpp"
+#include "oci/archive_store.hpp"
 #include "oci/layout_store.hpp"
 #include "oci/reference.hpp"
 #include "util/fs.hpp"
@@ -14,7 +15,7 @@ namespace stdfs = std::filesystem;
 
 namespace {
 
-Result<std::unique_ptr<oci::Store>> open_bundle(const stdfs::path& path, const oci::OpenOptions& open) {
+Result<std::unique_ptr<oci::Store>> open_bundle(const stdfs::path& path) {
   std::error_code ec;
   if (stdfs::is_directory(path, ec)) {
     auto layout = oci::LayoutStore::open(path, oci::LayoutMode::kReadOnly);
@@ -29,10 +30,10 @@ Result<std::unique_ptr<oci::Store>> open_bundle(const stdfs::path& path, const o
     return fail(ErrorCode::kNotFound, "bundle " + path.string() +
                                           " does not exist; give the directory or .tar that 'strata bundle create' wrote");
   }
-  STRATA_TRY(auto ref, oci::parse_image_ref("oci-archive:" + path.string()));
-  auto opened = oci::open_store(ref, oci::Access::kRead, open);
+  // Opened by path, not through a reference: a file name may hold a ':'.
+  auto opened = oci::ArchiveStore::open(path, oci::ArchiveFormat::kOci, oci::ArchiveMode::kRead);
   if (!opened) return fail(opened.error().context("bundle " + path.string()));
-  return std::move(opened->store);
+  return std::unique_ptr<oci::Store>(std::move(*opened));
 }
 
 Result<oci::Descriptor> artifact_of(oci::Store& bundle, const oci::Descriptor& entry, std::string_view type,
@@ -53,6 +54,12 @@ Result<std::uint64_t> seed_deb(oci::Store& bundle, const BundleDeb& d, const std
   }
   const stdfs::path ingest = home / "debs" / "ingest" / (d.sha256 + ".load");
   const stdfs::path final_path = deb_cache_path(home, d.sha256);
+  // One writer of the ingest file across processes sharing this home (a
+  // load or a fetch): only bytes this load verified are renamed into place.
+  STRATA_TRY_VOID(fs::make_dirs(deb_ingest_lock_path(home, d.sha256).parent_path()));
+  STRATA_TRY(auto held, fs::FileLock::acquire(deb_ingest_lock_path(home, d.sha256)));
+  std::error_code ec;
+  if (stdfs::exists(final_path, ec)) return std::uint64_t{0};  // another process put it there meanwhile
   STRATA_TRY_VOID(fs::make_dirs(ingest.parent_path()));
   auto drop = [&](Error e) -> Result<std::uint64_t> {
     (void)fs::remove_file(ingest);
@@ -118,7 +125,7 @@ Result<std::string> bundle_destination(const std::string& name, const std::strin
 }
 
 Result<BundleLoadReport> load_bundle(const BundleLoadRequest& r) {
-  STRATA_TRY(auto bundle, open_bundle(r.bundle, r.open));
+  STRATA_TRY(auto bundle, open_bundle(r.bundle));
   BundleLoadReport report;
   auto raw = bundle->get_manifest(kBundleTag);
   if (!raw) {
@@ -172,12 +179,15 @@ Result<BundleLoadReport> load_bundle(const BundleLoadRequest& r) {
   }
 
   // One layout destination is opened once; a registry repository per image.
+  // Every destination outlives the session: it remembers where each blob
+  // landed, to mount it from there for the next image.
   std::unique_ptr<oci::Store> layout;
+  std::vector<std::unique_ptr<oci::Store>> repositories;
   oci::CopySession session;
   for (std::size_t i = 0; i < contents.images.size(); ++i) {
     const auto& img = contents.images[i];
     STRATA_TRY(auto ref, oci::parse_image_ref(targets[i]));
-    std::unique_ptr<oci::Store> owned;
+    oci::Store* owned = nullptr;
     oci::Store* dst = nullptr;
     std::optional<std::string> tag;
     if (ref.transport == oci::Transport::kOciLayout) {
@@ -189,8 +199,8 @@ Result<BundleLoadReport> load_bundle(const BundleLoadRequest& r) {
       tag = img.name;
     } else {
       STRATA_TRY(auto opened, with_context(oci::open_store(ref, oci::Access::kWrite, r.open), targets[i]));
-      owned = std::move(opened.store);
-      dst = owned.get();
+      repositories.push_back(std::move(opened.store));
+      owned = dst = repositories.back().get();
       if (ref.docker.tag) tag = *ref.docker.tag;
     }
     oci::CopyOptions co = r.copy;

@@ -64,7 +64,7 @@ struct GcBlob {
 };
 
 struct GcHomeItem {
-  std::string cache;   // "debs", "fragments", "indexes"
+  std::string cache;   // "debs", "fragments", "indexes", "basefs", "basestate"
   std::string path;
   std::uint64_t bytes = 0;
   std::int64_t mtime = 0;

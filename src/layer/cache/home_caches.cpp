@@ -10,7 +10,7 @@ namespace strata::layer {
 
 std::vector<HomeCache> home_caches(const std::filesystem::path& home) {
   std::vector<HomeCache> out;
-  for (const char* name : {"debs", "fragments", "indexes", "basefs"}) {
+  for (const char* name : {"debs", "fragments", "indexes", "basefs", "basestate"}) {
     HomeCache c;
     c.name = name;
     std::error_code ec;
@@ -58,6 +58,8 @@ std::vector<HomeCacheItem> home_cache_items(const stdfs::path& home) {
   std::vector<HomeCacheItem> out;
   files_of("debs", home / "debs", out);
   files_of("indexes", home / "indexes", out);
+  files_of("basefs", home / "basefs", out);
+  files_of("basestate", home / "basestate", out);
   // A fragment is a directory (info.bin and its data files) read as one.
   std::error_code ec;
   for (const auto& d : stdfs::directory_iterator(home / "fragments", ec)) {

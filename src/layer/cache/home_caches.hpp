@@ -1,7 +1,8 @@
 // The caches of derived data under $STRATA_HOME besides the image store:
 // downloaded packages (debs/), converted fragments (fragments/), verified
-// archive indexes (indexes/) and base filesystems (basefs/). Each can be
-// deleted whole at any time: strata downloads or derives it again.
+// archive indexes and their by-name form (indexes/), base filesystems
+// (basefs/) and bases' dpkg state (basestate/). Each can be deleted whole at
+// any time: strata downloads or derives it again.
 #pragma once
 
 #include <cstdint>
@@ -14,7 +15,7 @@
 namespace strata::layer {
 
 struct HomeCache {
-  std::string name;         // "debs", "fragments", "indexes", "basefs"
+  std::string name;         // "debs", "fragments", "indexes", "basefs", "basestate"
   std::uint64_t bytes = 0;  // regular files, as stored
   std::uint64_t files = 0;
 };
@@ -23,13 +24,14 @@ struct HomeCache {
 // not exist is listed with zeros.
 std::vector<HomeCache> home_caches(const std::filesystem::path& home);
 
-// One thing `strata cache gc` may evict from debs/, fragments/ or indexes/:
-// a package file, a fragment's directory, an index or its parsed form.
+// One thing `strata cache gc` may evict from these caches: a package file,
+// a fragment's directory, an index or its by-name form, a base's filesystem
+// or dpkg state.
 // Its last use is its modification time (the newest of a directory's
 // files): when it was written or last used — a fetch that finds a package
 // in debs/ and a build that reuses a fragment mark it (fs::mark_used).
 struct HomeCacheItem {
-  std::string cache;  // "debs", "fragments", "indexes"
+  std::string cache;  // "debs", "fragments", "indexes", "basefs", "basestate"
   std::filesystem::path path;
   bool directory = false;
   std::uint64_t bytes = 0;

@@ -60,6 +60,7 @@ std::optional<oci::ImageFilesystem> BaseFsCache::find(const oci::Digest& manifes
                                                       const oci::ImageFsOptions& needs) const {
   auto bytes = fs::read_file(entry_path(manifest), std::uint64_t{1} << 30);
   if (!bytes) return std::nullopt;
+  fs::mark_used(entry_path(manifest));  // `cache gc` evicts the least recently used
   return decode_fs(*bytes, needs);
 }
 

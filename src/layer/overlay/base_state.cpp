@@ -37,6 +37,7 @@ std::optional<BaseDpkgState> BaseStateCache::find(const oci::Digest& manifest) c
   if (!manifest.verifiable()) return std::nullopt;
   auto bytes = fs::read_file(entry_path(manifest), kMaxStateBytes);
   if (!bytes) return std::nullopt;
+  fs::mark_used(entry_path(manifest));  // `cache gc` evicts the least recently used
   std::string digest;
   BaseDpkgState state;
   if (!bin::decode_file(*bytes, kStateMagic, kBaseStateFormat,
