@@ -44,6 +44,15 @@ Result<stdfs::path> make_staging_dir(const stdfs::path& near) {
 
 }  // namespace
 
+Result<void> ArchiveStore::stage_contents() {
+  bool indexed = false;
+  if (format_ == ArchiveFormat::kOci) {
+    STRATA_TRY(indexed, index_and_stage());
+  }
+  if (!indexed) STRATA_TRY_VOID(extract());
+  return {};
+}
+
 Result<std::unique_ptr<ArchiveStore>> ArchiveStore::open(stdfs::path file, ArchiveFormat format, ArchiveMode mode) {
   if (mode == ArchiveMode::kWrite) return open_for_write(std::move(file), format);
   std::error_code ec;
@@ -53,22 +62,16 @@ Result<std::unique_ptr<ArchiveStore>> ArchiveStore::open(stdfs::path file, Archi
   STRATA_TRY(auto near, fs::temp_dir());
   STRATA_TRY(auto staging, make_staging_dir(near));
   auto store = std::unique_ptr<ArchiveStore>(new ArchiveStore(std::move(file), format, mode, staging));
-  bool indexed = false;
-  if (format == ArchiveFormat::kOci) {
-    STRATA_TRY(indexed, store->index_and_stage());
-  }
-  if (!indexed) {
-    STRATA_TRY_VOID(store->extract());
-    if (!stdfs::exists(staging / "oci-layout")) {
-      if (format == ArchiveFormat::kDocker && stdfs::exists(staging / "manifest.json")) {
-        STRATA_TRY(store->layout_, LayoutStore::open(staging / "layout", LayoutMode::kCreate));
-        STRATA_TRY_VOID(import_docker_manifest_json(staging, *store->layout_, store->describe()));
-        return store;
-      }
-      return fail(ErrorCode::kInvalidArgument, store->describe() + " is not an " + format_name(format) +
-                                                   " (no oci-layout" +
-                                                   (format == ArchiveFormat::kDocker ? " or manifest.json)" : ")"));
+  STRATA_TRY_VOID(store->stage_contents());
+  if (!stdfs::exists(staging / "oci-layout")) {
+    if (format == ArchiveFormat::kDocker && stdfs::exists(staging / "manifest.json")) {
+      STRATA_TRY(store->layout_, LayoutStore::open(staging / "layout", LayoutMode::kCreate));
+      STRATA_TRY_VOID(import_docker_manifest_json(staging, *store->layout_, store->describe()));
+      return store;
     }
+    return fail(ErrorCode::kInvalidArgument, store->describe() + " is not an " + format_name(format) +
+                                                 " (no oci-layout" +
+                                                 (format == ArchiveFormat::kDocker ? " or manifest.json)" : ")"));
   }
   STRATA_TRY(store->layout_, store->named(LayoutStore::open(staging, LayoutMode::kReadOnly)));
   if (format == ArchiveFormat::kDocker) {
@@ -167,17 +170,11 @@ Result<std::unique_ptr<ArchiveStore>> ArchiveStore::open_for_write(stdfs::path f
   if (stdfs::is_regular_file(abs, ec)) {
     store->existed_ = true;
     // Add to the archive: its images stay, its blobs count as present.
-    bool indexed = false;
-    if (format == ArchiveFormat::kOci) {
-      STRATA_TRY(indexed, store->index_and_stage());
-    }
-    if (!indexed) {
-      STRATA_TRY_VOID(store->extract());
-      if (!stdfs::exists(staging / "oci-layout")) {
-        return fail(ErrorCode::kInvalidArgument,
-                    what + " exists and has no oci-layout (an older docker save): strata cannot add to it; "
-                           "remove it or write another file");
-      }
+    STRATA_TRY_VOID(store->stage_contents());
+    if (!stdfs::exists(staging / "oci-layout")) {
+      return fail(ErrorCode::kInvalidArgument,
+                  what + " exists and has no oci-layout (an older docker save): strata cannot add to it; "
+                         "remove it or write another file");
     }
   }
   STRATA_TRY(store->layout_, store->named(LayoutStore::open(staging, LayoutMode::kCreate)));

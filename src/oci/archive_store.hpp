@@ -81,6 +81,9 @@ class ArchiveStore final : public Store {
   // Indexes the archive file and stages its small members; false when it
   // cannot be read that way (compressed, links, no oci-layout).
   Result<bool> index_and_stage();
+  // The archive's contents made readable: indexed in place when it can be
+  // (index_and_stage), else extracted whole.
+  Result<void> stage_contents();
   // A blob the archive file holds that is not staged.
   std::optional<TarMember> archived_blob(const Descriptor& desc) const;
   Result<void> write_tar();
