@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "util/fs.hpp"
+#include "util/writeback.hpp"
 
 namespace strata::oci {
 
@@ -37,6 +38,7 @@ FileSink::~FileSink() {
 
 Result<void> FileSink::write(std::span<const std::byte> data) {
   STRATA_TRY_VOID(fs::write_all(fd_, data, path_));
+  fs::start_writeback(fd_, written_, written_ + data.size());
   written_ += data.size();
   return {};
 }

@@ -42,6 +42,22 @@ class BlobWriter : public ByteSink {
   virtual void abort() = 0;
 };
 
+// Receives a blob whose digest is learned from its bytes. commit() hashes
+// what it was given, makes it visible under that digest (a blob already
+// there under it is the same bytes) and says what it was; an uncommitted or
+// aborted writer leaves nothing visible. For a producer that makes a blob as
+// it goes, so each byte is read and hashed once, not once to learn the digest
+// and again to write it. One writer per blob; not thread-safe.
+struct WrittenBlob {
+  Digest digest;
+  std::int64_t size = 0;
+};
+class UnnamedBlobWriter : public ByteSink {
+ public:
+  virtual Result<WrittenBlob> commit() = 0;
+  virtual void abort() = 0;
+};
+
 // Collects bytes into a string, refusing more than `limit` of them. For
 // manifests, configs, file contents read into memory, and tests.
 class StringSink final : public ByteSink {

@@ -14,6 +14,7 @@
 #include "oci/media_types.hpp"
 #include "util/env.hpp"
 #include "util/fs.hpp"
+#include "util/writeback.hpp"
 #include "util/strings.hpp"
 
 namespace strata::oci {
@@ -78,11 +79,13 @@ class LayoutBlobWriter final : public BlobWriter {
 
   Result<void> write(std::span<const std::byte> data) override {
     if (fd_ < 0) return fail(ErrorCode::kFailedPrecondition, "write to a closed blob writer");
+    std::uint64_t before = verifier_.bytes();
     STRATA_TRY_VOID(verifier_.update(data));
     auto written = fs::write_all(fd_, data, path_);
     // The file and the hash may now disagree: this writer is done (a new
     // one re-hashes what reached the file and resumes after it).
     if (!written) (void)fs::close_file(std::exchange(fd_, -1), path_);
+    else fs::start_writeback(fd_, before, verifier_.bytes());
     return written;
   }
 
@@ -156,6 +159,71 @@ class LayoutBlobWriter final : public BlobWriter {
   stdfs::path path_;
   int fd_;
   DigestVerifier verifier_;
+};
+
+// Writes a blob whose digest is learned from its bytes into an unnamed file
+// in .strata/ingest (O_TMPFILE), hashing as it goes; commit fsyncs it and
+// links it into blobs/ under its digest. Nothing to resume and nothing to
+// lock: no other process can see the file, and a killed writer leaves none.
+class UnnamedLayoutBlobWriter final : public UnnamedBlobWriter {
+ public:
+  // nullptr when the layout's filesystem cannot make unnamed files.
+  static Result<std::unique_ptr<UnnamedBlobWriter>> open(LayoutStore& store) {
+    auto ingest_dir = store.dir() / ".strata" / "ingest";
+    STRATA_TRY_VOID(fs::make_dirs(ingest_dir));
+    auto fd = fs::open_unnamed(ingest_dir);
+    if (!fd && fd.error().code() == ErrorCode::kUnsupported) return std::unique_ptr<UnnamedBlobWriter>();
+    if (!fd) return fail(fd.error().context(store.describe()));
+    return std::unique_ptr<UnnamedBlobWriter>(new UnnamedLayoutBlobWriter(store, std::move(ingest_dir), *fd));
+  }
+
+  ~UnnamedLayoutBlobWriter() override { abort(); }
+
+  Result<void> write(std::span<const std::byte> data) override {
+    if (fd_ < 0) return fail(ErrorCode::kFailedPrecondition, "write to a closed blob writer");
+    hasher_.update(data);
+    if (auto written = fs::write_all(fd_, data, ingest_); !written) {
+      abort();
+      return written;
+    }
+    fs::start_writeback(fd_, size_, size_ + data.size());
+    size_ += data.size();
+    return {};
+  }
+
+  Result<WrittenBlob> commit() override {
+    if (fd_ < 0) return fail(ErrorCode::kFailedPrecondition, "commit of a closed blob writer");
+    WrittenBlob blob{Digest::from_hex(HashAlgorithm::kSha256, hasher_.finish_hex()), static_cast<std::int64_t>(size_)};
+    auto what = store_.describe() + ": committing blob " + blob.digest.str();
+    auto final_path = store_.blob_path(blob.digest);
+    Result<void> ready = with_context(fs::sync_file(fd_, ingest_), what);
+    if (ready) ready = with_context(fs::make_dirs(final_path.parent_path()), what);
+    // A blob already under this name is these bytes: it stays, this file goes.
+    Result<bool> named = ready ? with_context(fs::link_unnamed(fd_, ingest_, final_path), what)
+                               : Result<bool>(fail(ready.error()));
+    int fd = std::exchange(fd_, -1);
+    if (!named) {
+      (void)fs::close_file(fd, ingest_);
+      return fail(named.error());
+    }
+    (void)fs::close_file(fd, final_path);  // named and fsynced: the bytes are safe whatever close says
+    STRATA_TRY_VOID(with_context(fs::sync_dir(final_path.parent_path()), what));
+    return blob;
+  }
+
+  void abort() override {
+    if (fd_ >= 0) (void)fs::close_file(std::exchange(fd_, -1), ingest_);
+  }
+
+ private:
+  UnnamedLayoutBlobWriter(LayoutStore& store, stdfs::path ingest, int fd)
+      : store_(store), ingest_(std::move(ingest)), fd_(fd) {}
+
+  LayoutStore& store_;
+  stdfs::path ingest_;  // the directory the unnamed file is in
+  int fd_;
+  Hasher hasher_;
+  std::uint64_t size_ = 0;
 };
 
 }  // namespace
@@ -450,6 +518,10 @@ Result<std::unique_ptr<BlobWriter>> LayoutStore::blob_writer(const Descriptor& d
   }
   STRATA_TRY(auto w, LayoutBlobWriter::open(*this, desc));
   return std::unique_ptr<BlobWriter>(std::move(w));
+}
+
+Result<std::unique_ptr<UnnamedBlobWriter>> LayoutStore::unnamed_blob_writer() {
+  return UnnamedLayoutBlobWriter::open(*this);
 }
 
 Result<std::vector<std::string>> LayoutStore::list_tags() {

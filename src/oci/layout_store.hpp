@@ -59,6 +59,7 @@ class LayoutStore final : public Store {
   Result<bool> has_blob(const Descriptor& desc) override;
   Result<void> fetch_blob(const Descriptor& desc, ByteSink& sink, std::uint64_t offset) override;
   Result<std::unique_ptr<BlobWriter>> blob_writer(const Descriptor& desc) override;
+  Result<std::unique_ptr<UnnamedBlobWriter>> unnamed_blob_writer() override;
   std::optional<std::filesystem::path> blob_file(const Descriptor& desc) override;
   Result<bool> link_blob(const Descriptor& desc, Store& source) override;
   Result<std::vector<std::string>> list_tags() override;

@@ -50,6 +50,13 @@ class Store {
   // A writer for one blob, committed only after verification.
   virtual Result<std::unique_ptr<BlobWriter>> blob_writer(const Descriptor& desc) = 0;
 
+  // Optional capability: a writer for a blob whose digest is known only once
+  // its last byte is written (UnnamedBlobWriter). nullptr when the store
+  // cannot; the caller then hashes the blob first and uses blob_writer().
+  virtual Result<std::unique_ptr<UnnamedBlobWriter>> unnamed_blob_writer() {
+    return std::unique_ptr<UnnamedBlobWriter>();
+  }
+
   // Makes a blob that `source` holds present here without moving its bytes
   // through this process (a registry's cross-repository mount). Returns false
   // when not possible; the caller then copies the bytes.

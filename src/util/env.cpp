@@ -59,6 +59,14 @@ class PosixEnv final : public Env {
   int link(const std::filesystem::path& from, const std::filesystem::path& to) override {
     return result(::link(from.c_str(), to.c_str()));
   }
+  int link_open(int fd, const std::filesystem::path& fd_path, const std::filesystem::path& to) override {
+    (void)fd_path;
+    // AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH; the /proc link does not.
+    if (::linkat(fd, "", AT_FDCWD, to.c_str(), AT_EMPTY_PATH) == 0) return 0;
+    if (errno != ENOENT && errno != EPERM) return errno;
+    std::string self = "/proc/self/fd/" + std::to_string(fd);
+    return result(::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, to.c_str(), AT_SYMLINK_FOLLOW));
+  }
   int make_dir(const std::filesystem::path& path, unsigned mode) override {
     return result(::mkdir(path.c_str(), static_cast<mode_t>(mode)));
   }

@@ -39,6 +39,9 @@ class Env {
   virtual int remove(const std::filesystem::path& path) = 0;
   // A hard link `to` naming the file `from`.
   virtual int link(const std::filesystem::path& from, const std::filesystem::path& to) = 0;
+  // A name `to` for the file open on `fd`, which has none (opened with
+  // O_TMPFILE); EEXIST when `to` is taken. `fd_path` names it in messages.
+  virtual int link_open(int fd, const std::filesystem::path& fd_path, const std::filesystem::path& to) = 0;
   // mkdir(2) of one directory (EEXIST when it is there).
   virtual int make_dir(const std::filesystem::path& path, unsigned mode) = 0;
   // The names in `dir` (not "." or ".."), in no particular order.

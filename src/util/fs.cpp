@@ -125,6 +125,24 @@ Result<int> open_for_write(const stdfs::path& path, int flags, unsigned mode) {
   return fd;
 }
 
+Result<int> open_unnamed(const stdfs::path& dir) {
+  int fd = -1;
+  int err = env().open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0644, fd);
+  if (err == 0) return fd;
+  // Filesystems without O_TMPFILE say EOPNOTSUPP; kernels before it, EISDIR.
+  if (err == EOPNOTSUPP || err == EISDIR || err == EINVAL) {
+    return fail(ErrorCode::kUnsupported, dir.string() + ": the filesystem cannot create unnamed files (O_TMPFILE)");
+  }
+  return fail(io_error("cannot create an unnamed file in", dir, err));
+}
+
+Result<bool> link_unnamed(int fd, const stdfs::path& dir, const stdfs::path& to) {
+  int err = env().link_open(fd, dir, to);
+  if (err == EEXIST) return false;
+  if (err != 0) return fail(io_error("cannot name a file written in " + dir.string() + " as", to, err));
+  return true;
+}
+
 Result<void> sync_file(int fd, const stdfs::path& path) {
   if (int err = env().fsync(fd); err != 0) return fail(io_error("cannot fsync", path, err));
   return {};

@@ -33,6 +33,13 @@ Result<void> make_dirs(const stdfs::path& dir);
 
 // open(2) for writing (`flags` say how); the descriptor is the caller's.
 Result<int> open_for_write(const stdfs::path& path, int flags, unsigned mode = 0644);
+// A file without a name yet in `dir` (O_TMPFILE), open for reading and
+// writing: a process that dies before naming it leaves nothing behind.
+// kUnsupported when the filesystem cannot make one.
+Result<int> open_unnamed(const stdfs::path& dir);
+// Names the file open_unnamed made (open on `fd`, in `dir`) `to`, atomically
+// and complete; false when `to` exists already (it is left as it is).
+Result<bool> link_unnamed(int fd, const stdfs::path& dir, const stdfs::path& to);
 // fsync(2) and close(2) of a descriptor open_for_write made; `path` names it.
 Result<void> sync_file(int fd, const stdfs::path& path);
 Result<void> close_file(int fd, const stdfs::path& path);

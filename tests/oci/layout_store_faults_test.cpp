@@ -132,6 +132,42 @@ TEST(LayoutStoreFaults, BlobCommitFailsCleanlyAtEveryStep) {
   }
 }
 
+// A blob named after its bytes (Store::unnamed_blob_writer): a fault at any
+// step fails naming it and leaves no blob that does not verify and no file
+// in the ingest directory; the fault gone, a new writer commits.
+TEST(LayoutStoreFaults, UnnamedBlobCommitFailsCleanlyAtEveryStep) {
+  std::string bytes = testing::random_bytes(200000, 8);
+  auto d = descriptor_for(media::kOciLayerGzip, bytes);
+  auto write_unnamed = [&](LayoutStore& s) -> Result<WrittenBlob> {
+    STRATA_TRY(auto w, s.unnamed_blob_writer());
+    if (!w) return fail(ErrorCode::kUnsupported, "no unnamed writer");
+    STRATA_TRY_VOID(w->write(as_bytes(std::string_view(bytes).substr(0, 70000))));
+    STRATA_TRY_VOID(w->write(as_bytes(std::string_view(bytes).substr(70000))));
+    return w->commit();
+  };
+  for (const auto& fault : standard_faults()) {
+    auto steps = at_every_step(fault, [&](FaultEnv& env) {
+      Layout l;
+      auto r = write_unnamed(*l.store);
+      if (!env.fired()) {
+        ASSERT_TRUE(r) << r.error().message();
+        EXPECT_EQ(r->digest, d.digest);
+      } else if (!r) {
+        EXPECT_TRUE(names_the_fault(r.error().message(), env)) << r.error().message();
+      }
+      EXPECT_EQ(expect_valid_layout(l.dir, env), l.before) << env.what_fired();
+      fs::ScopedEnv real(fs::posix_env());
+      for (const auto& e : stdfs::directory_iterator(l.dir / ".strata" / "ingest")) {
+        ADD_FAILURE() << "left in the ingest directory: " << e.path() << " after " << env.what_fired();
+      }
+      auto again = write_unnamed(*l.store);
+      ASSERT_TRUE(again) << again.error().message() << " after " << env.what_fired();
+      EXPECT_EQ(*read_blob(*l.store, d, 1 << 20), bytes);
+    });
+    EXPECT_GE(steps, fault.err == ENOSPC || fault.err == EIO ? 4u : 0u) << fault.name;
+  }
+}
+
 TEST(LayoutStoreFaults, IndexWriteFailsCleanlyAtEveryStep) {
   for (const auto& fault : standard_faults()) {
     auto steps = at_every_step(fault, [&](FaultEnv& env) {

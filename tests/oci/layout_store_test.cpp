@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <fstream>
 
 #include "oci/archive_store.hpp"
@@ -55,6 +57,59 @@ TEST(LayoutStore, ResumesAnInterruptedBlobAndVerifiesTheWhole) {
   ASSERT_TRUE((*w)->write(as_bytes(std::string_view(bytes).substr(2 << 20))));
   ASSERT_TRUE((*w)->commit());
   EXPECT_EQ(*read_blob(*s, d, 16 << 20), bytes);
+}
+
+// Store::unnamed_blob_writer: the blob is named after its bytes on commit,
+// never visible before, and neither an abandoned writer nor a commit leaves
+// anything in the ingest directory; a blob already there is kept.
+TEST(LayoutStore, UnnamedWriterNamesTheBlobAfterItsBytesOnCommit) {
+  testing::TempDir dir;
+  auto s = std::move(*LayoutStore::open(dir / "l", LayoutMode::kCreate));
+  std::string bytes = testing::random_bytes(20 << 20, 5);  // several writeback strides
+  auto d = descriptor_for(media::kOciLayerGzip, bytes);
+  auto ingest_files = [&] {
+    std::size_t n = 0;
+    for (const auto& e : std::filesystem::directory_iterator(dir / "l" / ".strata" / "ingest")) n += e.is_regular_file();
+    return n;
+  };
+  auto write_in_pieces = [&](UnnamedBlobWriter& w, std::size_t upto) {
+    for (std::size_t at = 0; at < upto; at += 3 << 20) {
+      ASSERT_TRUE(w.write(as_bytes(std::string_view(bytes).substr(at, std::min<std::size_t>(3 << 20, upto - at)))));
+    }
+  };
+  {
+    auto w = s->unnamed_blob_writer();
+    ASSERT_TRUE(w) << w.error().message();
+    ASSERT_TRUE(*w) << "an OCI layout on this filesystem names blobs after their bytes";
+    write_in_pieces(**w, bytes.size() / 2);
+    // Dropped without commit: like a killed process.
+  }
+  EXPECT_FALSE(*s->has_blob(d));
+  EXPECT_EQ(ingest_files(), 0u);
+
+  auto w = std::move(*s->unnamed_blob_writer());
+  write_in_pieces(*w, bytes.size());
+  auto blob = w->commit();
+  ASSERT_TRUE(blob) << blob.error().message();
+  EXPECT_EQ(blob->digest, d.digest);
+  EXPECT_EQ(blob->size, d.size);
+  EXPECT_EQ(*read_blob(*s, d, 32 << 20), bytes);
+  EXPECT_EQ(ingest_files(), 0u);
+  EXPECT_FALSE(w->write(as_bytes(std::string_view("more"))));
+
+  // The same bytes again: the blob there stays (its inode), the new file goes.
+  struct stat before{};
+  ASSERT_EQ(::stat(s->blob_path(d.digest).c_str(), &before), 0);
+  auto again = std::move(*s->unnamed_blob_writer());
+  write_in_pieces(*again, bytes.size());
+  auto same = again->commit();
+  ASSERT_TRUE(same) << same.error().message();
+  EXPECT_EQ(same->digest, d.digest);
+  struct stat after{};
+  ASSERT_EQ(::stat(s->blob_path(d.digest).c_str(), &after), 0);
+  EXPECT_EQ(after.st_ino, before.st_ino);
+  EXPECT_EQ(after.st_nlink, 1u);
+  EXPECT_EQ(ingest_files(), 0u);
 }
 
 // The hard-link capability (Store::blob_file, Store::link_blob) and the

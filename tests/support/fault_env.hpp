@@ -110,6 +110,9 @@ class FaultEnv final : public fs::Env {
   int link(const std::filesystem::path& from, const std::filesystem::path& to) override {
     return hit(fs::Op::kLink, to) ? fault_.err : real().link(from, to);
   }
+  int link_open(int fd, const std::filesystem::path& fd_path, const std::filesystem::path& to) override {
+    return hit(fs::Op::kLink, to) ? fault_.err : real().link_open(fd, fd_path, to);
+  }
   int make_dir(const std::filesystem::path& path, unsigned mode) override {
     return hit(fs::Op::kMakeDir, path) ? fault_.err : real().make_dir(path, mode);
   }

@@ -32,16 +32,16 @@ Result<std::vector<const Fragment*>> FragmentFeed::all() const {
 }
 
 LayerHashing::LayerHashing(const FragmentFeed& feed, std::vector<std::size_t> order, const LayerPieces* pieces,
-                           Layer layer)
+                           Layer layer, oci::ByteSink* packed_out)
     : feed_(feed), order_(std::move(order)), pieces_(pieces) {
   if (layer == Layer::kCompressed) plain_ = std::thread([this] {
     hash({&LayerPieces::head_plain, &Fragment::tar, &FragmentInfo::tar_size, &FragmentInfo::tar_crc32}, plain_hash_,
-         plain_status_);
+         nullptr, plain_status_);
   });
-  packed_ = std::thread([this] {
+  packed_ = std::thread([this, packed_out] {
     hash({&LayerPieces::head_packed, &Fragment::compressed, &FragmentInfo::compressed_size,
           &FragmentInfo::compressed_crc32},
-         packed_hash_, packed_status_);
+         packed_hash_, packed_out, packed_status_);
   });
 }
 
@@ -51,10 +51,16 @@ LayerHashing::~LayerHashing() {
   if (packed_.joinable()) packed_.join();
 }
 
-void LayerHashing::hash(const Side& side, HashedPieces& out, Result<void>& status) {
+void LayerHashing::hash(const Side& side, HashedPieces& out, oci::ByteSink* sink, Result<void>& status) {
+  auto take = [&](std::string_view piece) -> Result<void> {
+    if (sink) return sink->write(oci::as_bytes(piece));
+    out.hasher.update(piece);
+    return {};
+  };
   if (pieces_) {
     const std::string& head = (*pieces_).*side.head;
-    out.hasher.update(head);
+    status = take(head);
+    if (!status) return;
     out.size += head.size();
   }
   for (std::size_t i : order_) {
@@ -74,10 +80,9 @@ void LayerHashing::hash(const Side& side, HashedPieces& out, Result<void>& statu
     std::uint64_t size = 0;
     status = fs::read_chunks(file, [&](std::string_view piece) -> Result<void> {
       if (stop_) return fail(ErrorCode::kCancelled, "hashing stopped");
-      out.hasher.update(piece);
       if (!f->converted) crc = oci::crc32_update(crc, piece);
       size += piece.size();
-      return {};
+      return take(piece);
     });
     if (!status) return;
     if (size != f->info.*side.size || (!f->converted && crc != f->info.*side.crc)) {

@@ -10,6 +10,10 @@
 // since the layer begins with the directories of all of them
 // (layer_plan.hpp); LayerPieces gives that head and the fragments taken in
 // place of some slots (a fragment without the paths another piece holds).
+// Given a sink for the compressed side (a destination's UnnamedBlobWriter,
+// which names the blob by its own hash), that side writes the layer as it
+// reads it instead of hashing it: each byte read once, not once to learn the
+// digest and again to write the blob.
 #pragma once
 
 #include <atomic>
@@ -23,6 +27,7 @@
 #include <vector>
 
 #include "layer/deb/fragment.hpp"
+#include "oci/blob_io.hpp"
 #include "util/sha.hpp"
 
 namespace strata::layer {
@@ -69,9 +74,12 @@ class LayerHashing {
   // outlive the hashing.
   // `plain`: the layer is uncompressed (every piece's packed form is its
   // tar), so one pass gives both hashes and uncompressed() may not be called.
+  // `packed_out`: the compressed pieces go there, in order, and are not
+  // hashed here (compressed() then gives only their size); it must outlive
+  // the hashing and is not touched after compressed() returns.
   enum class Layer { kCompressed, kPlain };
   LayerHashing(const FragmentFeed& feed, std::vector<std::size_t> order, const LayerPieces* pieces = nullptr,
-               Layer layer = Layer::kCompressed);
+               Layer layer = Layer::kCompressed, oci::ByteSink* packed_out = nullptr);
   LayerHashing(const LayerHashing&) = delete;
   LayerHashing& operator=(const LayerHashing&) = delete;
   ~LayerHashing();  // stops early and waits when finish() was not called
@@ -93,7 +101,8 @@ class LayerHashing {
     std::uint64_t FragmentInfo::*size;
     std::uint32_t FragmentInfo::*crc;
   };
-  void hash(const Side& side, HashedPieces& out, Result<void>& status);
+  // Into `out`'s hasher, or into `sink` when there is one.
+  void hash(const Side& side, HashedPieces& out, oci::ByteSink* sink, Result<void>& status);
 
   const FragmentFeed& feed_;
   std::vector<std::size_t> order_;

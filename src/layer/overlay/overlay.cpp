@@ -286,7 +286,11 @@ Result<OverlayResult> build_overlay(const BaseImage& base, oci::Store& base_stor
   STRATA_TRY(pieces.head_plain, directories_tar(plan.directories));
   STRATA_TRY(pieces.head_packed, compress_piece(o.compression, pieces.head_plain));
   bool plain_layer = o.compression == oci::Compression::kNone;  // its digest is its diff_id
-  LayerHashing hashing(feed, order, &pieces, plain_layer ? LayerHashing::Layer::kPlain : LayerHashing::Layer::kCompressed);
+  // Where the destination can name a blob after its bytes (an OCI layout),
+  // the layer is written as it is read; elsewhere it is hashed, then written.
+  STRATA_TRY(std::unique_ptr<oci::UnnamedBlobWriter> direct, dest.unnamed_blob_writer());
+  LayerHashing hashing(feed, order, &pieces, plain_layer ? LayerHashing::Layer::kPlain : LayerHashing::Layer::kCompressed,
+                       direct.get());
 
   // Effects, then the end-of-archive blocks as their own compressed piece.
   STRATA_TRY(std::string effects, effects_tar(plan.effect_files));
@@ -301,17 +305,34 @@ Result<OverlayResult> build_overlay(const BaseImage& base, oci::Store& base_stor
   }
   std::string tail_plain = effects + std::string(2 * oci::kTarBlock, '\0');
 
-  STRATA_TRY(HashedPieces packed, hashing.compressed());
-  packed.hasher.update(effects_packed.str());
-  result.digests.digest = oci::Digest::from_hex(HashAlgorithm::kSha256, packed.hasher.finish_hex());
-  result.digests.size = static_cast<std::int64_t>(packed.size + effects_packed.str().size());
   result.layer.media_type = std::string(oci::layer_media_type(o.compression));
+  auto write_failed = [&](const Error& e) { return fail(e.context("writing the overlay layer to " + dest.describe())); };
+  if (direct) {
+    auto packed = hashing.compressed();
+    Result<void> r = packed ? direct->write(oci::as_bytes(effects_packed.str())) : Result<void>(fail(packed.error()));
+    Result<oci::WrittenBlob> blob = r ? direct->commit() : Result<oci::WrittenBlob>(fail(r.error()));
+    if (!blob) {
+      direct->abort();
+      return write_failed(blob.error());
+    }
+    result.digests.digest = blob->digest;
+    result.digests.size = blob->size;
+  } else {
+    STRATA_TRY(HashedPieces packed, hashing.compressed());
+    packed.hasher.update(effects_packed.str());
+    result.digests.digest = oci::Digest::from_hex(HashAlgorithm::kSha256, packed.hasher.finish_hex());
+    result.digests.size = static_cast<std::int64_t>(packed.size + effects_packed.str().size());
+  }
   result.layer.digest = result.digests.digest;
   result.layer.size = result.digests.size;
 
-  // The blob, unless the destination has it already (its writer verifies
-  // the digest, so a fragment changed since it was hashed cannot slip in).
-  STRATA_TRY(bool present, dest.has_blob(result.layer));
+  // The blob, unless it is written already or the destination has it (its
+  // writer verifies the digest, so a fragment changed since it was hashed
+  // cannot slip in).
+  bool present = direct != nullptr;
+  if (!present) {
+    STRATA_TRY(present, dest.has_blob(result.layer));
+  }
   if (!present) {
     STRATA_TRY(auto w, dest.blob_writer(result.layer));
     SkipSink out(*w, w->offset());  // resuming an interrupted write: skip what is there
@@ -326,7 +347,7 @@ Result<OverlayResult> build_overlay(const BaseImage& base, oci::Store& base_stor
     if (r) r = w->commit();
     if (!r) {
       w->abort();
-      return fail(r.error().context("writing the overlay layer to " + dest.describe()));
+      return write_failed(r.error());
     }
   }
   // Between two OCI layouts on one filesystem a base blob is hardlinked, not

@@ -7,6 +7,7 @@
 
 #include <thread>
 
+#include "oci/blob_io.hpp"
 #include "oci/crc32.hpp"
 #include "support/shell.hpp"
 #include "util/sha.hpp"
@@ -48,6 +49,38 @@ TEST(LayerHashing, HashesInTheOrderAskedWhateverOrderFragmentsArriveIn) {
   EXPECT_EQ(packed->size, 6u);
   EXPECT_EQ(plain->hasher.finish_hex(), sha256_hex("c" "alpha-tar" "bravo-tar-longer"));
   EXPECT_EQ(plain->size, tars[0].size() + tars[1].size() + tars[2].size());
+}
+
+// With a sink for the compressed side (a destination's unnamed blob
+// writer), that side writes the pieces in order instead of hashing them; a
+// damaged cached piece is still the result, whatever reached the sink.
+TEST(LayerHashing, TheCompressedSideGoesToASinkInsteadOfAHash) {
+  testing::TempDir dir;
+  for (bool damaged : {false, true}) {
+    FragmentFeed feed(2);
+    std::string out;
+    oci::StringSink sink(out);
+    LayerPieces pieces;
+    pieces.head_plain = "head-tar";
+    pieces.head_packed = "H";
+    LayerHashing hashing(feed, {1, 0}, &pieces, LayerHashing::Layer::kCompressed, &sink);
+    Fragment zero = fragment(dir, "z" + std::to_string(damaged), "zero-tar", "ZZ", false);
+    if (damaged) testing::write_file(zero.compressed, "Zz");
+    feed.publish(0, std::move(zero));
+    feed.publish(1, fragment(dir, "o" + std::to_string(damaged), "one-tar", "O", false));
+    auto packed = hashing.compressed();
+    auto plain = hashing.uncompressed();
+    ASSERT_TRUE(plain) << plain.error().message();
+    EXPECT_EQ(plain->hasher.finish_hex(), sha256_hex("head-tar" "one-tar" "zero-tar"));
+    if (damaged) {
+      ASSERT_FALSE(packed);
+      EXPECT_EQ(packed.error().code(), ErrorCode::kCorruption);
+      continue;
+    }
+    ASSERT_TRUE(packed) << packed.error().message();
+    EXPECT_EQ(out, "H" "O" "ZZ");
+    EXPECT_EQ(packed->size, 4u);
+  }
 }
 
 TEST(LayerHashing, AFailedConversionIsTheResult) {

@@ -18,6 +18,7 @@
 #include "support/temp_dir.hpp"
 #include "support/unique_paths.hpp"
 #include "util/fs.hpp"
+#include "util/sha.hpp"
 
 namespace strata::testing {
 namespace {
@@ -286,12 +287,40 @@ TEST(OverlayBuild, ADamagedCachedFragmentIsRefusedNotUsed) {
     EXPECT_NE(bad.run.code, 0) << file;
     EXPECT_NE(bad.run.err.find(p.string() + ": cached fragment of hello-static is damaged"), std::string::npos)
         << bad.run.err;
+    // The layer was being written as it was read: none of it is left.
+    for (const auto& e : stdfs::recursive_directory_iterator(t / "out")) {
+      auto rel = e.path().lexically_relative(t / "out").string();
+      if (rel.starts_with("blobs/sha256/") && e.is_regular_file()) {
+        EXPECT_EQ(sha256_hex(fs::read_file(e.path()).value()), e.path().filename().string()) << rel;
+      }
+      EXPECT_FALSE(rel.starts_with(".strata/ingest/")) << rel << " left by a failed build";
+    }
     ASSERT_TRUE(fs::write_file_atomic(p, bytes));
   }
   stdfs::remove_all(dirs[0]);  // what the message says to do: converted again, same bytes
   auto again = build(t / "home", t / "b", "x", {"hello-static"});
   ASSERT_EQ(again.run.code, 0) << again.run.err;
   EXPECT_EQ(again.digest, first.digest);
+}
+
+// Into an OCI layout the layer is written as it is read (the layout names
+// the blob after its bytes); into an oci-archive it is hashed first, then
+// written. Both give the same layer, bit for bit.
+TEST(OverlayBuild, OneLayerWhetherWrittenAsItIsReadOrHashedFirst) {
+  TempDir t;
+  auto& fx = OverlayFixture::get();
+  for (std::string compression : {"gzip", "none"}) {
+    auto layout = build(t / "home", t / ("l-" + compression), "x", kFull, {"--compression", compression});
+    ASSERT_EQ(layout.run.code, 0) << layout.run.err;
+    std::vector<std::string> argv{strata_binary(), "--json", "--home", (t / "home").string(), "build", "--base",
+                                  fx.base_ref(), "--sources", fx.sources().string(), "--platform", "linux/amd64",
+                                  "--compression", compression, "--dest",
+                                  "oci-archive:" + (t / ("a-" + compression + ".tar")).string() + ":x"};
+    argv.insert(argv.end(), kFull.begin(), kFull.end());
+    auto archive = run_json(argv);
+    ASSERT_EQ(archive.run.code, 0) << archive.run.err;
+    EXPECT_EQ(archive.digest, layout.digest) << compression;
+  }
 }
 
 TEST(OverlayBuild, FilesShippedTwiceNeedReplaces) {
