@@ -1,5 +1,5 @@
 // strata bundle create --out DIR|FILE.tar [--mirror FILE] [--lock FILE]…
-// strata bundle load BUNDLE [--dest REF] [--locks-out DIR]
+// strata bundle load BUNDLE[@sha256:…] [--dest REF] [--locks-out DIR]
 #include <iostream>
 
 #include "cli/commands.hpp"
@@ -64,7 +64,9 @@ void run_create(const GlobalOptions& g, const CreateArgs& a, oci::http::Transpor
 
 void run_load(const GlobalOptions& g, const LoadArgs& a) {
   layer::BundleLoadRequest r;
-  r.bundle = a.bundle;
+  auto ref = check(layer::parse_bundle_ref(a.bundle));
+  r.bundle = ref.path;
+  r.expect_index = ref.index;
   r.dest = a.dest;
   r.locks_out = a.locks_out;
   r.open = oci::with_shared_registries(g.open_options());
@@ -136,8 +138,11 @@ void register_bundle(CLI::App& app, GlobalOptions& g, std::shared_ptr<oci::http:
       "re-running is a no-op, and a killed load is finished by the next",
       "  strata bundle load site.tar --dest docker://registry.internal:5000\n"
       "  strata bundle load site.tar --dest oci:/srv/images --locks-out /srv/locks\n"
-      "  strata bundle load site/    # each image to the name its mirror entry gave it\n");
-  load->add_option("bundle", la->bundle, "The bundle: a directory or .tar that bundle create wrote")->required();
+      "  strata bundle load site/    # each image to the name its mirror entry gave it\n"
+      "  strata bundle load site.tar@sha256:4f2c…   # only the bundle create printed\n");
+  load->add_option("bundle", la->bundle,
+                   "The bundle: a directory or .tar that bundle create wrote; @sha256:… pins the index it printed")
+      ->required();
   load->add_option("--dest", la->dest,
                    "Where the images go: docker://HOST[/PREFIX] (repositories and tags kept) or oci:DIR "
                    "(tagged with their full names); default: each image's own name");

@@ -132,12 +132,8 @@ Result<RawManifest> select_root(Store& src, std::string_view src_ref, const Copy
     Platform want = o.platform.value_or(host_platform());
     auto matches = select_platform(*idx, want);
     if (matches.empty()) {
-      std::string have;
-      for (const auto& m : idx->manifests)
-        if (m.platform) have += (have.empty() ? "" : ", ") + m.platform->str();
       return fail(ErrorCode::kNotFound, src.describe() + " has no image for platform " + want.str() +
-                                            " (it has: " + (have.empty() ? "none" : have) +
-                                            "); pass --platform or --all");
+                                            " (it has: " + index_platforms(*idx) + "); pass --platform or --all");
     }
     STRATA_TRY(root, src.get_manifest(matches.front().digest.str()));
     root.descriptor.media_type = matches.front().media_type;

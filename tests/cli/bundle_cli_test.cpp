@@ -221,6 +221,33 @@ TEST_F(BundleCli, ADamagedBundleIsRefusedAndSeedsNothing) {
   EXPECT_NE(image.err.find("not a bundle"), std::string::npos) << image.err;
 }
 
+// `BUNDLE@sha256:…`, as create prints it, loads only that bundle: another
+// index (a different bundle under the same name) is refused before anything
+// moves, and a malformed pin names what is wrong.
+TEST_F(BundleCli, APinnedLoadTakesOnlyTheBundleCreatePrinted) {
+  auto made = at("h1", {"bundle", "create", "--out", (dir_ / "b.tar").string(), "--lock", lock_});
+  ASSERT_EQ(made.code, 0) << made.err;
+  auto pinned = trim_nl(made.out).substr(trim_nl(made.out).rfind('\n') + 1);
+  ASSERT_TRUE(pinned.starts_with((dir_ / "b.tar").string() + "@sha256:")) << made.out;
+  // Another bundle under the same name: the mirror's image added.
+  stdfs::rename(dir_ / "b.tar", dir_ / "first.tar");
+  ASSERT_EQ(create("h1", dir_ / "b.tar").code, 0);
+  auto other = at("far", {"bundle", "load", pinned, "--dest", "oci:" + (dir_ / "images").string()});
+  EXPECT_EQ(other.code, 1);
+  EXPECT_NE(other.err.find("not " + digest_of(made.out) + " as asked"), std::string::npos) << other.err;
+  EXPECT_NE(other.err.find("nothing was loaded"), std::string::npos) << other.err;
+  EXPECT_FALSE(stdfs::exists(dir_ / "images"));
+  EXPECT_FALSE(stdfs::exists(dir_ / "far" / "debs" / "sha256" / lock_hashes()[0]));
+  // The bundle it names loads.
+  stdfs::rename(dir_ / "first.tar", dir_ / "b.tar");
+  auto ok = at("far", {"bundle", "load", pinned});
+  EXPECT_EQ(ok.code, 0) << ok.err;
+  EXPECT_TRUE(stdfs::exists(dir_ / "far" / "debs" / "sha256" / lock_hashes()[0]));
+  auto bad = at("far", {"bundle", "load", (dir_ / "b.tar").string() + "@sha256:1234"});
+  EXPECT_EQ(bad.code, 1);
+  EXPECT_NE(bad.err.find("is not a sha256 digest"), std::string::npos) << bad.err;
+}
+
 // SIGKILL at points spread over a whole load, many times over: the cache
 // holds only verified .debs, and a re-run finishes with the same digests.
 TEST_F(BundleCli, AKilledLoadLeavesNothingHalfWrittenAndTheNextFinishes) {

@@ -218,9 +218,8 @@ Result<FetchReport> fetch_debs(oci::http::Transport& transport, const Lock& lock
       }
       if (!held) r = fail(held.error());
       std::error_code gone;
-      if (held && stdfs::exists(deb_cache_path(opt.home, p.sha256), gone)) {
-        r = std::uint64_t{0};  // another process fetched it meanwhile
-      }
+      bool fetched_meanwhile = held && stdfs::exists(deb_cache_path(opt.home, p.sha256), gone);
+      if (fetched_meanwhile) r = std::uint64_t{0};  // by another process sharing the home: a cache hit
       for (unsigned a = 0; held && !r && a < std::max(1u, opt.attempts); ++a) {
         if (a > 0) {
           std::lock_guard lk(mu);
@@ -235,7 +234,9 @@ Result<FetchReport> fetch_debs(oci::http::Transport& transport, const Lock& lock
         if (r.error().code() == ErrorCode::kFailedPrecondition && a + 1 >= 2) break;
       }
       std::lock_guard lk(mu);
-      if (r) {
+      if (r && fetched_meanwhile) {
+        ++report.cached;
+      } else if (r) {
         ++report.downloaded;
         report.bytes += *r;
       } else {

@@ -124,6 +124,21 @@ Result<std::string> bundle_destination(const std::string& name, const std::strin
               "--dest " + dest + ": give a registry (docker://HOST[/PREFIX]) or a layout (oci:DIR)");
 }
 
+Result<BundleRef> parse_bundle_ref(std::string_view text) {
+  BundleRef ref{std::filesystem::path(text), std::nullopt};
+  auto at = text.rfind('@');
+  if (at == std::string_view::npos || !text.substr(at + 1).starts_with("sha256:")) return ref;
+  auto digest = oci::Digest::parse(text.substr(at + 1));
+  if (!digest) {
+    return fail(ErrorCode::kInvalidArgument, std::string(text) + ": '" + std::string(text.substr(at + 1)) +
+                                                 "' is not a sha256 digest (BUNDLE@sha256:<64 hex digits>, as "
+                                                 "'strata bundle create' prints it)");
+  }
+  ref.path = std::filesystem::path(text.substr(0, at));
+  ref.index = *digest;
+  return ref;
+}
+
 Result<BundleLoadReport> load_bundle(const BundleLoadRequest& r) {
   STRATA_TRY(auto bundle, open_bundle(r.bundle));
   BundleLoadReport report;
@@ -137,6 +152,12 @@ Result<BundleLoadReport> load_bundle(const BundleLoadRequest& r) {
     return fail(raw.error().context("bundle " + r.bundle.string()));
   }
   report.index = raw->descriptor;
+  if (r.expect_index && raw->descriptor.digest != *r.expect_index) {
+    return fail(ErrorCode::kFailedPrecondition,
+                "bundle " + r.bundle.string() + " holds the bundle index " + raw->descriptor.digest.str() + ", not " +
+                    r.expect_index->str() + " as asked: it is another bundle, or it was changed after "
+                    "'strata bundle create'; nothing was loaded");
+  }
   STRATA_TRY(auto contents, parse_bundle_index(raw->bytes, "bundle " + r.bundle.string()));
   report.locks = contents.locks;
 

@@ -10,12 +10,18 @@
 //                            the repository path and tag kept, as a mirror does)
 //   oci:DIR                  a layout, each image tagged with its full name
 //
+// Pinned: `BUNDLE@sha256:…`, as `bundle create` prints it, refuses a bundle
+// whose index is another, before anything moves. The index names every
+// image, lock and .deb by digest, and each is verified, so a pinned load
+// takes exactly what was created or nothing.
+//
 // Idempotent: what the destination and the cache already hold is not moved
 // again. Kill-safe: each blob, manifest, .deb and lock appears whole or not
 // at all, and a re-run finishes the rest.
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,8 +31,17 @@
 
 namespace strata::layer {
 
+// A bundle as the user names it: its path, and the index digest after the
+// last '@' when one is given ("site.tar@sha256:…").
+struct BundleRef {
+  std::filesystem::path path;
+  std::optional<oci::Digest> index;
+};
+Result<BundleRef> parse_bundle_ref(std::string_view text);
+
 struct BundleLoadRequest {
   std::filesystem::path bundle;     // a bundle directory, or a bundle tar
+  std::optional<oci::Digest> expect_index;  // refuse any other bundle index
   std::string dest;                 // see above
   std::filesystem::path locks_out;  // write the locks into this directory; empty: do not
   std::filesystem::path home;       // $STRATA_HOME: the .deb cache

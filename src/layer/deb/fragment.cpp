@@ -345,10 +345,15 @@ Result<void> write_fragment(const std::vector<Item*>& order, std::string_view co
   oci::Crc32Sink packed_crc(packed_file ? static_cast<oci::ByteSink&>(*packed_file) : nothing);
   bool has_files = std::any_of(order.begin(), order.end(),
                                [](const Item* it) { return it->entry.type != TarEntryType::kDirectory; });
-  STRATA_TRY(auto compressor, oci::CompressingSink::create(compression, has_files ? static_cast<oci::ByteSink&>(packed_crc) : nothing,
-                                                           compress_jobs, oci::DiffId::kSkip));
-  oci::TeeSink tee(tar_crc, *compressor);
-  oci::TarWriter writer(plain ? static_cast<oci::ByteSink&>(tar_crc) : tee);
+  std::unique_ptr<oci::CompressingSink> compressor;  // none for a plain layer: data.tar is its packed form
+  if (!plain) {
+    STRATA_TRY(compressor, oci::CompressingSink::create(
+                               compression, has_files ? static_cast<oci::ByteSink&>(packed_crc) : nothing,
+                               compress_jobs, oci::DiffId::kSkip));
+  }
+  std::optional<oci::TeeSink> tee;
+  if (compressor) tee.emplace(tar_crc, *compressor);
+  oci::TarWriter writer(tee ? static_cast<oci::ByteSink&>(*tee) : tar_crc);
   for (Item* it : order) {
     const oci::TarEntry& e = it->entry;
     FragmentEntry fe{e.path, e.type, e.link_target, ""};
@@ -369,7 +374,11 @@ Result<void> write_fragment(const std::vector<Item*>& order, std::string_view co
     info.entries.push_back(std::move(fe));
   }
   STRATA_TRY_VOID(writer.finish(oci::TarWriter::Trailer::kOmit));
-  STRATA_TRY(oci::LayerDigests digests, compressor->finish());
+  std::uint64_t packed_size = 0;
+  if (compressor) {
+    STRATA_TRY(oci::LayerDigests digests, compressor->finish());
+    packed_size = static_cast<std::uint64_t>(digests.size);
+  }
   // Durable before the directory is renamed into the cache.
   STRATA_TRY_VOID(tar_file.sync());
   STRATA_TRY_VOID(tar_file.close());
@@ -379,7 +388,7 @@ Result<void> write_fragment(const std::vector<Item*>& order, std::string_view co
   }
   info.tar_size = tar_file.written();
   info.tar_crc32 = tar_crc.crc();
-  info.compressed_size = plain ? info.tar_size : has_files ? static_cast<std::uint64_t>(digests.size) : 0;
+  info.compressed_size = plain ? info.tar_size : has_files ? packed_size : 0;
   info.compressed_crc32 = plain ? info.tar_crc32 : packed_crc.crc();
   return {};
 }
