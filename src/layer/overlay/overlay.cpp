@@ -217,6 +217,54 @@ Result<std::string> compress_piece(oci::Compression compression, std::string_vie
   return std::move(packed.str());
 }
 
+// The layer blob into `dest`, ending with `tail` (the effects and the
+// end-of-archive blocks, compressed). With `direct` (a destination that names
+// a blob after its bytes) `hashing`'s compressed side has been writing it as
+// it read the pieces; otherwise that side hashed them, and the pieces are
+// written now unless the destination has the blob (its writer verifies the
+// digest, so a fragment changed since it was hashed cannot slip in).
+Result<oci::WrittenBlob> write_layer(LayerHashing& hashing, oci::UnnamedBlobWriter* direct, const LayerPieces& pieces,
+                                     const std::vector<const Fragment*>& frags, const std::string& tail,
+                                     const std::string& media_type, oci::Store& dest) {
+  auto failed = [&](const Error& e) { return fail(e.context("writing the overlay layer to " + dest.describe())); };
+  auto packed = hashing.compressed();
+  if (direct) {
+    Result<void> r = packed ? direct->write(oci::as_bytes(tail)) : Result<void>(fail(packed.error()));
+    Result<oci::WrittenBlob> blob = r ? direct->commit() : Result<oci::WrittenBlob>(fail(r.error()));
+    if (!blob) {
+      direct->abort();
+      return failed(blob.error());
+    }
+    return blob;
+  }
+  if (!packed) return fail(packed.error());
+  packed->hasher.update(tail);
+  oci::WrittenBlob blob{oci::Digest::from_hex(HashAlgorithm::kSha256, packed->hasher.finish_hex()),
+                        static_cast<std::int64_t>(packed->size + tail.size())};
+  oci::Descriptor desc;
+  desc.media_type = media_type;
+  desc.digest = blob.digest;
+  desc.size = blob.size;
+  STRATA_TRY(bool present, dest.has_blob(desc));
+  if (present) return blob;
+  STRATA_TRY(auto w, dest.blob_writer(desc));
+  SkipSink out(*w, w->offset());  // resuming an interrupted write: skip what is there
+  Result<void> r = out.write(oci::as_bytes(pieces.head_packed));
+  for (std::size_t i : hashing.order()) {
+    if (!r) break;
+    auto s = pieces.substitutes.find(i);
+    const Fragment& f = s == pieces.substitutes.end() ? *frags[i] : s->second;
+    r = fs::read_chunks(f.compressed, [&](std::string_view piece) { return out.write(oci::as_bytes(piece)); });
+  }
+  if (r) r = out.write(oci::as_bytes(tail));
+  if (r) r = w->commit();
+  if (!r) {
+    w->abort();
+    return failed(r.error());
+  }
+  return blob;
+}
+
 }  // namespace
 
 oci::ImageFsOptions overlay_base_needs() {
@@ -306,50 +354,11 @@ Result<OverlayResult> build_overlay(const BaseImage& base, oci::Store& base_stor
   std::string tail_plain = effects + std::string(2 * oci::kTarBlock, '\0');
 
   result.layer.media_type = std::string(oci::layer_media_type(o.compression));
-  auto write_failed = [&](const Error& e) { return fail(e.context("writing the overlay layer to " + dest.describe())); };
-  if (direct) {
-    auto packed = hashing.compressed();
-    Result<void> r = packed ? direct->write(oci::as_bytes(effects_packed.str())) : Result<void>(fail(packed.error()));
-    Result<oci::WrittenBlob> blob = r ? direct->commit() : Result<oci::WrittenBlob>(fail(r.error()));
-    if (!blob) {
-      direct->abort();
-      return write_failed(blob.error());
-    }
-    result.digests.digest = blob->digest;
-    result.digests.size = blob->size;
-  } else {
-    STRATA_TRY(HashedPieces packed, hashing.compressed());
-    packed.hasher.update(effects_packed.str());
-    result.digests.digest = oci::Digest::from_hex(HashAlgorithm::kSha256, packed.hasher.finish_hex());
-    result.digests.size = static_cast<std::int64_t>(packed.size + effects_packed.str().size());
-  }
-  result.layer.digest = result.digests.digest;
-  result.layer.size = result.digests.size;
+  STRATA_TRY(oci::WrittenBlob blob, write_layer(hashing, direct.get(), pieces, frags, effects_packed.str(),
+                                                result.layer.media_type, dest));
+  result.digests.digest = result.layer.digest = blob.digest;
+  result.digests.size = result.layer.size = blob.size;
 
-  // The blob, unless it is written already or the destination has it (its
-  // writer verifies the digest, so a fragment changed since it was hashed
-  // cannot slip in).
-  bool present = direct != nullptr;
-  if (!present) {
-    STRATA_TRY(present, dest.has_blob(result.layer));
-  }
-  if (!present) {
-    STRATA_TRY(auto w, dest.blob_writer(result.layer));
-    SkipSink out(*w, w->offset());  // resuming an interrupted write: skip what is there
-    Result<void> r = out.write(oci::as_bytes(pieces.head_packed));
-    for (std::size_t i : order) {
-      if (!r) break;
-      auto s = pieces.substitutes.find(i);
-      const Fragment& f = s == pieces.substitutes.end() ? *frags[i] : s->second;
-      r = fs::read_chunks(f.compressed, [&](std::string_view piece) { return out.write(oci::as_bytes(piece)); });
-    }
-    if (r) r = out.write(oci::as_bytes(effects_packed.str()));
-    if (r) r = w->commit();
-    if (!r) {
-      w->abort();
-      return write_failed(r.error());
-    }
-  }
   // Between two OCI layouts on one filesystem a base blob is hardlinked, not
   // copied: the base's layers are most of an overlay's bytes.
   oci::CopyOptions blob_copy;
