@@ -5,6 +5,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "contract/node_scanner.hpp"
 #include "contract/toml_file.hpp"
@@ -130,6 +131,7 @@ class RustScanner {
       parsed.emplace_back(f, std::move(t));
     }
     for (auto& [f, t] : parsed) manifest(f, t);
+    if (locks.empty()) pulled_crates();
     for (const auto& f : toolchains) toolchain_toml(f);
     for (const auto& f : legacy) toolchain_legacy(f);
     for (const auto& f : locks) lock(f);
@@ -194,6 +196,35 @@ class RustScanner {
   }
 
  private:
+  // Without a Cargo.lock the resolved graph is unknown, but a direct
+  // dependency whose knowledge-base entry lists the crates it pulls
+  // (`extras`: a Cargo feature → the optional crates it turns on; `*`: pulled
+  // whatever the features) still shows them: diesel with feature postgres
+  // builds pq-sys, mimalloc always builds libmimalloc-sys. With a lock, the
+  // lock says what is built and this is not used.
+  void pulled_crates() {
+    std::vector<std::tuple<std::string, std::string, Evidence>> pulls;  // crate, pulled by, evidence
+    for (const auto& [key, s] : ctx_.packages()) {
+      if (key.first != "crates" || !s.direct || !applicable_.count(key.second)) continue;
+      const KbPackage* pkg = ctx_.kb().package("crates", key.second);
+      if (!pkg || s.evidence.empty()) continue;
+      if (auto all = pkg->extras.find("*"); all != pkg->extras.end())
+        for (const auto& c : all->second) pulls.emplace_back(c, key.second, s.evidence.front());
+      for (const auto& [feature, crates] : pkg->extras) {
+        auto on = ctx_.crate_features.find(key.second + "/" + feature);
+        if (feature == "*" || on == ctx_.crate_features.end()) continue;
+        for (const auto& c : crates) pulls.emplace_back(c, key.second + "/" + feature, on->second);
+      }
+    }
+    for (auto& [crate, by, ev] : pulls) {
+      PackageSignals& p = ctx_.package("crates", crate);
+      p.evidence.push_back(std::move(ev));
+      p.evidence.push_back({"knowledge-base:native_packages.yaml", "crates/" + by.substr(0, by.find('/')) + " extras",
+                            by + " pulls " + crate + " (no Cargo.lock: from the manifest)"});
+      applicable_.insert(crate);
+    }
+  }
+
   void manifest(const std::string& rel, const TomlFile& t) {
     for (const char* k : {"package.rust-version", "workspace.package.rust-version"})
       if (auto v = t.version_like(k)) {

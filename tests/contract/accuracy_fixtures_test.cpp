@@ -179,6 +179,38 @@ TEST(MissedBuilds, CargoWorkspaceInheritanceAndFeatures) {
   EXPECT_EQ(floor_of(c, "rust"), "1.75.0");
 }
 
+// No Cargo.lock: diesel's postgres feature (set in a member, inherited from
+// [workspace.dependencies]) pulls pq-sys, mimalloc pulls libmimalloc-sys;
+// diesel's sqlite feature is off, so no libsqlite3-sys.
+TEST(MissedBuilds, CratesPulledByDirectDependenciesWithoutALock) {
+  Contract c = scan_fixture("rust-pulled-crates");
+  EXPECT_TRUE(c.native_build_required);
+  const NativePackage* pq = native(c, "crates", "pq-sys");
+  ASSERT_NE(pq, nullptr);
+  EXPECT_EQ(build_kind_name(pq->build), std::string("compile"));
+  ASSERT_FALSE(pq->evidence.empty());
+  EXPECT_EQ(pq->evidence.front().file, "crates/store/Cargo.toml");
+  EXPECT_EQ(pq->evidence.front().value, "postgres");
+  EXPECT_TRUE(required_by(c.build_libs, "libpq-dev", "crates:pq-sys"));
+  EXPECT_TRUE(required_by(c.run_libs, "libpq5", "crates:pq-sys"));
+  EXPECT_EQ(build_of(c, "crates", "libmimalloc-sys"), "compile");
+  EXPECT_TRUE(required_by(c.build_libs, "build-essential", "crates:libmimalloc-sys"));
+  EXPECT_EQ(build_of(c, "crates", "diesel"), "none");
+  EXPECT_EQ(native(c, "crates", "libsqlite3-sys"), nullptr);
+  EXPECT_EQ(lib(c.build_libs, "libsqlite3-dev"), nullptr);
+}
+
+// With a Cargo.lock the lock says what is built: pq-sys at its locked
+// version, with the lock as its evidence, not the manifest's feature.
+TEST(MissedBuilds, ALockDecidesWhatDependenciesPull) {
+  Contract c = scan_fixture("rust-pulled-crates-locked");
+  const NativePackage* pq = native(c, "crates", "pq-sys");
+  ASSERT_NE(pq, nullptr);
+  EXPECT_EQ(pq->version, "0.6.3");
+  for (const auto& e : pq->evidence) EXPECT_EQ(e.value.find("no Cargo.lock"), std::string::npos) << e.value;
+  EXPECT_TRUE(required_by(c.run_libs, "libpq5", "crates:pq-sys"));
+}
+
 TEST(MissedBuilds, ForkOfAKnownNativePackage) {
   Contract c = scan_fixture("node-fork-sqlite3");
   const NativePackage* n = native(c, "npm", "@acme/sqlite3");
