@@ -245,6 +245,9 @@ TEST(MissedBuilds, TauriGtkWebkitStack) {
   EXPECT_TRUE(required_by(c.run_libs, "libwebkit2gtk-4.1-0", "crates:webkit2gtk-sys"));
   EXPECT_TRUE(required_by(c.run_libs, "libayatana-appindicator3-1", "crates:libappindicator-sys"));
   EXPECT_TRUE(required_by(c.run_libs, "librsvg2-2", "crates:tauri"));
+  // Tauri's Linux prerequisites (tauri-action's README) include patchelf for the AppImage bundler.
+  EXPECT_TRUE(required_by(c.build_libs, "patchelf", "crates:tauri"));
+  EXPECT_EQ(lib(c.run_libs, "patchelf"), nullptr);
   EXPECT_EQ(build_of(c, "crates", "windows-sys"), "none");
   EXPECT_EQ(native(c, "npm", "@tauri-apps/cli"), nullptr);  // no install script: nothing to say
 }
