@@ -6,6 +6,7 @@
 #include <array>
 #include <cctype>
 #include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <tuple>
 
@@ -113,6 +114,11 @@ class BuildEnvScanner {
     };
     std::vector<Run> runs;
     int stage = -1;
+    // BuildKit's automatic platform arguments, for the linux/amd64 image
+    // strata builds: `FROM runner-${TARGETOS}-${TARGETARCH}` names a stage.
+    args = {{"TARGETOS", "linux"}, {"TARGETARCH", "amd64"}, {"TARGETPLATFORM", "linux/amd64"}};
+    std::map<std::string, int> stage_names;  // `FROM … AS name` → stage
+    std::vector<int> parent;                 // stage → the earlier stage it starts FROM, else -1
     auto lines = str::split(*text, '\n');
     for (std::size_t n = 0; n < lines.size(); ++n) {
       auto f = str::split_ws(lines[n]);
@@ -125,7 +131,11 @@ class BuildEnvScanner {
         ++stage;
         std::size_t i = 1;
         while (i < f.size() && f[i].starts_with("--")) ++i;
-        if (i < f.size()) image(rel, "FROM", substitute(std::string(f[i]), args));
+        std::string from = i < f.size() ? substitute(std::string(f[i]), args) : "";
+        auto base = stage_names.find(str::lower(from));
+        parent.push_back(base == stage_names.end() ? -1 : base->second);
+        if (i + 2 < f.size() && str::lower(f[i + 1]) == "as") stage_names[str::lower(f[i + 2])] = stage;
+        if (base == stage_names.end() && !from.empty()) image(rel, "FROM", from);
       } else if (kw == "run") {
         // One instruction over its continuation lines; comment lines inside
         // a continuation are dropped, as Docker does.
@@ -143,7 +153,10 @@ class BuildEnvScanner {
         runs.push_back(std::move(r));
       }
     }
-    for (const auto& r : runs) installs(rel, r.line, r.text, r.stage == stage);
+    // The image is the final stage and the stages it is built FROM by name.
+    std::set<int> image_stages;
+    for (int st = stage; st >= 0 && !image_stages.count(st); st = parent[static_cast<std::size_t>(st)]) image_stages.insert(st);
+    for (const auto& r : runs) installs(rel, r.line, r.text, image_stages.count(r.stage) > 0);
     cgo_setting(rel, *text, "CGO_ENABLED");
   }
 

@@ -355,6 +355,20 @@ TEST(DeclaredPackages, DockerfileInstallLinesByStage) {
   EXPECT_EQ(floor_of(c, "python"), "3.12.0");
 }
 
+// The final stage starts FROM a named stage (chosen by BuildKit's TARGETOS/
+// TARGETARCH, linux/amd64 here): that stage's packages are in the image too.
+TEST(DeclaredPackages, StagesTheFinalStageIsBuiltFrom) {
+  Contract c = scan_fixture("docker-stage-inheritance");
+  EXPECT_TRUE(required_by(c.run_libs, "ca-certificates", "dockerfile:Dockerfile"));
+  EXPECT_TRUE(required_by(c.run_libs, "curl", "dockerfile:Dockerfile"));
+  EXPECT_TRUE(required_by(c.run_libs, "tzdata", "dockerfile:Dockerfile"));
+  EXPECT_EQ(lib(c.run_libs, "wget"), nullptr);  // the arm64 runner is not this image
+  EXPECT_EQ(lib(c.run_libs, "libsqlite3-dev"), nullptr);
+  EXPECT_TRUE(required_by(c.build_libs, "libsqlite3-dev", "dockerfile:Dockerfile"));
+  EXPECT_EQ(lib(c.build_libs, "curl"), nullptr);
+  EXPECT_EQ(floor_of(c, "go"), "1.22.0");
+}
+
 TEST(DeclaredPackages, InstallDocumentationBuildDependencies) {
   Contract c = scan_fixture("docs-install-lines");
   const std::string by = "docs:docs/installation/3-application.md";
