@@ -131,10 +131,41 @@ class CBuildScanner {
       if (!a.empty() && a[0] != "threads") pkgconfig(s, rel, a[0]);
   }
 
+  // A Makefile with a `build` or `all` target is how the project builds:
+  // make itself, and the programs its variables and recipes run at build
+  // time to stamp a version (`git describe`, `$(shell git rev-parse …)`), are
+  // build needs, their packages from the `programs` table.
+  void build_programs(const std::string& rel, const std::string& text) {
+    auto lines = str::split(text, '\n');
+    bool drives_build = false;
+    for (const auto& l : lines)
+      for (std::string_view target : {"all", "build"})
+        if (l.starts_with(target) && str::trim(l.substr(target.size())).starts_with(':') &&
+            !str::trim(l.substr(target.size())).starts_with(":="))
+          drives_build = true;
+    if (!drives_build) return;
+    auto add = [&](const std::string& prog, Evidence ev) {
+      if (const auto* pkgs = ctx_.kb().program_packages(prog))
+        for (const auto& pkg : *pkgs) ctx_.build_lib(pkg, "make:" + rel, ev);
+    };
+    add("make", {rel, "target", "build"});
+    for (std::size_t n = 0; n < lines.size(); ++n) {
+      std::string_view l = str::trim(lines[n]);
+      if (l.starts_with('#')) continue;
+      for (std::string_view run : {"`git ", "$(shell git "}) {
+        if (l.find(run) == std::string_view::npos) continue;
+        ctx_.command("git", "the Makefile runs git at build time");
+        add("git", {rel, "line " + std::to_string(n + 1), std::string(l.substr(0, 160))});
+        break;
+      }
+    }
+  }
+
   void makefile(const std::string& rel) {
     auto text = ctx_.fs().read_text(rel);
     if (!text) return;
     ctx_.command("make", "Makefile present");
+    build_programs(rel, *text);
     for (const char* marker : {"$(CC)", "$(CXX)", "gcc ", "g++ ", "cc -", "%.o:"}) {
       if (text->find(marker) == std::string::npos) continue;
       ctx_.ecosystem("make");

@@ -369,6 +369,25 @@ TEST(DeclaredPackages, StagesTheFinalStageIsBuiltFrom) {
   EXPECT_EQ(floor_of(c, "go"), "1.22.0");
 }
 
+// ---- programs the build runs ------------------------------------------------------
+
+// A Makefile with a build target is the build: make, and git for the version
+// its variables stamp, are build packages. A Makefile of developer tasks only
+// (no build/all target) adds neither.
+TEST(BuildPrograms, MakefileBuildTargetAndVersionStamping) {
+  Contract c = scan_fixture("go-makefile-build");
+  EXPECT_TRUE(required_by(c.build_libs, "make", "make:Makefile"));
+  EXPECT_TRUE(required_by(c.build_libs, "git", "make:Makefile"));
+  EXPECT_EQ(lib(c.build_libs, "git")->evidence.front().field, "line 1");
+  EXPECT_TRUE(has_command(c, "git"));
+  EXPECT_EQ(lib(c.run_libs, "git"), nullptr);
+  EXPECT_FALSE(c.native_build_required);  // go build compiles no C
+
+  Contract t = scan_fixture("go-makefile-tasks");
+  EXPECT_EQ(lib(t.build_libs, "make"), nullptr);
+  EXPECT_EQ(lib(t.build_libs, "git"), nullptr);
+}
+
 TEST(DeclaredPackages, InstallDocumentationBuildDependencies) {
   Contract c = scan_fixture("docs-install-lines");
   const std::string by = "docs:docs/installation/3-application.md";
