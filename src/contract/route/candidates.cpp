@@ -1,56 +1,99 @@
 #include "contract/route/candidates.hpp"
 
 #include <algorithm>
+#include <set>
 
 #include "layer/debian/version.hpp"
 
 namespace strata::contract::route {
 
-Candidates::Candidates(const layer::LoadedArchive& archive, const std::string& native_arch) {
-  std::map<std::string, int, std::less<>> priority;
+Candidates::Candidates(const layer::LoadedArchive& archive, const std::string& native_arch) : arch_(native_arch) {
   for (const auto& idx : archive.indexes) {
-    int prio = archive.sources[idx.source].priority;
-    for (const auto& p : idx.packages) {
-      if (p.architecture != native_arch && p.architecture != "all") continue;
-      auto it = versions_.find(p.name);
-      bool better = it == versions_.end() || prio > priority[p.name] ||
-                    (prio == priority[p.name] && layer::compare_versions(p.version, it->second) > 0);
-      if (better) {
-        versions_[p.name] = p.version;
-        priority[p.name] = prio;
-      }
-      for (const auto& r : p.provides) {
-        auto& v = provides_[r.name];
-        if (std::find(v.begin(), v.end(), p.name) == v.end()) v.push_back(p.name);
-      }
-    }
+    if (idx.index) sources_.push_back({idx.index, archive.sources[idx.source].priority});
   }
-  for (auto& [name, v] : provides_) std::sort(v.begin(), v.end());
 }
 
 Candidates::Candidates(std::map<std::string, std::string> versions,
-                       std::map<std::string, std::vector<std::string>> provides) {
-  for (auto& [k, v] : versions) versions_[k] = std::move(v);
-  for (auto& [k, v] : provides) provides_[k] = std::move(v);
+                       std::map<std::string, std::vector<std::string>> provides)
+    : arch_("amd64") {
+  std::vector<layer::Package> packages;
+  for (auto& [name, version] : versions) {
+    layer::Package p;
+    p.name = name;
+    p.version = version;
+    p.architecture = arch_;
+    for (const auto& [virt, providers] : provides) {
+      if (std::find(providers.begin(), providers.end(), name) == providers.end()) continue;
+      layer::Relation r;
+      r.name = virt;
+      p.provides.push_back(std::move(r));
+    }
+    packages.push_back(std::move(p));
+  }
+  sources_.push_back({layer::NameIndex::of(packages, "test archive"), 500});
+}
+
+Candidates::Candidates(const Candidates& o) : sources_(o.sources_), arch_(o.arch_) {
+  std::lock_guard lock(o.mu_);
+  versions_ = o.versions_;
+}
+
+Candidates& Candidates::operator=(const Candidates& o) {
+  if (this == &o) return *this;
+  std::scoped_lock lock(mu_, o.mu_);
+  sources_ = o.sources_;
+  arch_ = o.arch_;
+  versions_ = o.versions_;
+  return *this;
+}
+
+std::optional<std::string> Candidates::candidate_of(std::string_view name) const {
+  std::optional<std::string> best;
+  int best_priority = 0;
+  for (const auto& s : sources_) {
+    auto records = s.index->named(name);
+    for (std::uint32_t i = 0; i < records.size(); ++i) {
+      // A record that does not decode is left to the resolver, which names it.
+      auto p = s.index->package(records[i]);
+      if (!p || (p->architecture != arch_ && p->architecture != "all")) continue;
+      if (!best || s.priority > best_priority ||
+          (s.priority == best_priority && layer::compare_versions(p->version, *best) > 0)) {
+        best = p->version;
+        best_priority = s.priority;
+      }
+    }
+  }
+  return best;
 }
 
 const std::string* Candidates::version(std::string_view package) const {
+  std::lock_guard lock(mu_);
   auto it = versions_.find(package);
-  return it == versions_.end() ? nullptr : &it->second;
+  if (it == versions_.end()) it = versions_.emplace(std::string(package), candidate_of(package)).first;
+  return it->second ? &*it->second : nullptr;
 }
 
 std::string Candidates::satisfier(std::string_view name) const {
-  if (versions_.contains(name)) return std::string(name);
-  auto it = provides_.find(name);
-  if (it == provides_.end() || it->second.empty()) return {};
-  return it->second.front();
+  if (version(name)) return std::string(name);
+  std::set<std::string> providers;  // real packages of the architecture, sorted
+  for (const auto& s : sources_) {
+    auto records = s.index->providing(name);
+    for (std::uint32_t i = 0; i < records.size(); ++i) {
+      std::string provider(s.index->record_name(records[i]));
+      if (version(provider)) providers.insert(std::move(provider));
+    }
+  }
+  return providers.empty() ? std::string() : *providers.begin();
 }
 
 std::vector<std::string> Candidates::with_prefix(std::string_view prefix) const {
-  std::vector<std::string> out;
-  for (auto it = versions_.lower_bound(prefix); it != versions_.end() && it->first.starts_with(prefix); ++it)
-    out.push_back(it->first);
-  return out;
+  std::set<std::string> names;
+  for (const auto& s : sources_) {
+    for (auto n : s.index->names_with_prefix(prefix)) {
+      if (version(n)) names.emplace(n);
+    }
+  }
+  return {names.begin(), names.end()};
 }
 
 }  // namespace strata::contract::route

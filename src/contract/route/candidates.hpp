@@ -1,12 +1,15 @@
 // The archive as the router sees it: apt's candidate of each package (the
 // highest pin priority, then the highest version, among the native
 // architecture and "all") and the real packages that provide each virtual
-// name. Built from a loaded archive (layer/apt/archive.hpp), the same
-// sources `strata resolve` and `strata build` read. Immutable after
-// construction; thread-safe to read.
+// name. Read from a loaded archive's by-name indexes (layer/apt/name_index),
+// the same sources `strata resolve` and `strata build` read, decoding only
+// the packages the router asks about; each answer is kept. Thread-safe.
 #pragma once
 
 #include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,6 +24,8 @@ class Candidates {
   Candidates(const layer::LoadedArchive& archive, const std::string& native_arch);
   // For tests: name → version, and virtual name → providers.
   Candidates(std::map<std::string, std::string> versions, std::map<std::string, std::vector<std::string>> provides);
+  Candidates(const Candidates& o);
+  Candidates& operator=(const Candidates& o);
 
   // The candidate version of a real package, or nullptr.
   const std::string* version(std::string_view package) const;
@@ -29,11 +34,19 @@ class Candidates {
   std::string satisfier(std::string_view name) const;
   // Real package names starting with `prefix`, sorted ("python3." → python3.11, …).
   std::vector<std::string> with_prefix(std::string_view prefix) const;
-  bool empty() const { return versions_.empty(); }
 
  private:
-  std::map<std::string, std::string, std::less<>> versions_;
-  std::map<std::string, std::vector<std::string>, std::less<>> provides_;
+  struct Source {
+    std::shared_ptr<const layer::NameIndex> index;
+    int priority = 500;
+  };
+  // The candidate of `name` (a package of the native architecture or "all").
+  std::optional<std::string> candidate_of(std::string_view name) const;
+
+  std::vector<Source> sources_;
+  std::string arch_;
+  mutable std::mutex mu_;
+  mutable std::map<std::string, std::optional<std::string>, std::less<>> versions_;  // asked so far
 };
 
 }  // namespace strata::contract::route

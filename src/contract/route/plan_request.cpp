@@ -25,6 +25,7 @@ Result<PlannedRepo> plan_repository(const PlanRequest& r, PlanContext& ctx) {
   ao.clock = &ctx.clock;
   ao.allow_unsigned = r.allow_unsigned;
   ao.index_max_age = r.index_max_age;
+  ao.decode_packages = false;  // the router asks about a few names (Candidates reads them by name)
   STRATA_TRY(auto archive, layer::load_archive(ctx.http, sources, ao));
   out.archive = Candidates(archive, arch);
 

@@ -153,16 +153,29 @@ std::string_view NameIndex::key_name(std::uint32_t key) const {
   return strings_.substr(le32(e), le32(e + 4));
 }
 
-NameIndex::Postings NameIndex::postings(std::string_view name, int list) const {
+std::uint32_t NameIndex::first_key_from(std::string_view name) const {
   std::size_t lo = 0, hi = keys_;
   while (lo < hi) {
     std::size_t mid = lo + (hi - lo) / 2;
     if (key_name(static_cast<std::uint32_t>(mid)) < name) lo = mid + 1;
     else hi = mid;
   }
-  if (lo == keys_ || key_name(static_cast<std::uint32_t>(lo)) != name) return {};
+  return static_cast<std::uint32_t>(lo);
+}
+
+NameIndex::Postings NameIndex::postings(std::string_view name, int list) const {
+  std::uint32_t lo = first_key_from(name);
+  if (lo == keys_ || key_name(lo) != name) return {};
   const char* e = keytab_ + 4 * kKeyWords * lo + 8 + 8 * list;
   return Postings(posts_ + 4 * std::size_t{le32(e)}, le32(e + 4));
+}
+
+std::vector<std::string_view> NameIndex::names_with_prefix(std::string_view prefix) const {
+  std::vector<std::string_view> out;
+  for (auto k = first_key_from(prefix); k < keys_ && key_name(k).starts_with(prefix); ++k) {
+    if (named(key_name(k)).size() > 0) out.push_back(key_name(k));
+  }
+  return out;
 }
 
 NameIndex::Postings NameIndex::named(std::string_view name) const { return postings(name, 0); }

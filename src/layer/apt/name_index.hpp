@@ -62,6 +62,8 @@ class NameIndex {
   Postings named(std::string_view name) const;
   Postings providing(std::string_view name) const;
   Postings negating(std::string_view name) const;  // Conflicts or Breaks on `name`
+  // The names of real packages (those with records) that start with `prefix`, sorted.
+  std::vector<std::string_view> names_with_prefix(std::string_view prefix) const;
   std::string_view record_name(std::uint32_t record) const;
   // REQUIRES: record < size().
   Result<Package> package(std::uint32_t record) const;
@@ -74,6 +76,8 @@ class NameIndex {
  private:
   NameIndex() = default;
   std::string_view key_name(std::uint32_t key) const;
+  // The first key not sorting before `name` (keys_ when none).
+  std::uint32_t first_key_from(std::string_view name) const;
   Postings postings(std::string_view name, int list) const;
 
   std::shared_ptr<const void> owner_;

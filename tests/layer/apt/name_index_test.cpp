@@ -69,6 +69,12 @@ TEST(NameIndex, LooksUpNamesProvidesAndNegativeRelations) {
   EXPECT_EQ(records(ix->named("nothing")).size(), 0u);
   EXPECT_EQ(records(ix->named("")).size(), 0u);
   EXPECT_EQ(ix->record_name(1), "gawk");
+  // Real packages by prefix, sorted, once each; a name only provided is not one.
+  using Names = std::vector<std::string_view>;
+  EXPECT_EQ(ix->names_with_prefix(""), (Names{"gawk", "mawk"}));
+  EXPECT_EQ(ix->names_with_prefix("ma"), (Names{"mawk"}));
+  EXPECT_EQ(ix->names_with_prefix("aw"), Names{});
+  EXPECT_EQ(ix->names_with_prefix("zz"), Names{});
   auto all = ix->packages();
   ASSERT_TRUE(all) << all.error().message();
   auto want = sample();
