@@ -33,20 +33,6 @@ Candidates::Candidates(std::map<std::string, std::string> versions,
   sources_.push_back({layer::NameIndex::of(packages, "test archive"), 500});
 }
 
-Candidates::Candidates(const Candidates& o) : sources_(o.sources_), arch_(o.arch_) {
-  std::lock_guard lock(o.mu_);
-  versions_ = o.versions_;
-}
-
-Candidates& Candidates::operator=(const Candidates& o) {
-  if (this == &o) return *this;
-  std::scoped_lock lock(mu_, o.mu_);
-  sources_ = o.sources_;
-  arch_ = o.arch_;
-  versions_ = o.versions_;
-  return *this;
-}
-
 std::optional<std::string> Candidates::candidate_of(std::string_view name) const {
   std::optional<std::string> best;
   int best_priority = 0;
@@ -67,7 +53,6 @@ std::optional<std::string> Candidates::candidate_of(std::string_view name) const
 }
 
 const std::string* Candidates::version(std::string_view package) const {
-  std::lock_guard lock(mu_);
   auto it = versions_.find(package);
   if (it == versions_.end()) it = versions_.emplace(std::string(package), candidate_of(package)).first;
   return it->second ? &*it->second : nullptr;

@@ -3,12 +3,12 @@
 // architecture and "all") and the real packages that provide each virtual
 // name. Read from a loaded archive's by-name indexes (layer/apt/name_index),
 // the same sources `strata resolve` and `strata build` read, decoding only
-// the packages the router asks about; each answer is kept. Thread-safe.
+// the packages the router asks about; each answer is kept (so reads are not
+// thread-safe: one plan, one thread).
 #pragma once
 
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -24,8 +24,6 @@ class Candidates {
   Candidates(const layer::LoadedArchive& archive, const std::string& native_arch);
   // For tests: name → version, and virtual name → providers.
   Candidates(std::map<std::string, std::string> versions, std::map<std::string, std::vector<std::string>> provides);
-  Candidates(const Candidates& o);
-  Candidates& operator=(const Candidates& o);
 
   // The candidate version of a real package, or nullptr.
   const std::string* version(std::string_view package) const;
@@ -45,7 +43,6 @@ class Candidates {
 
   std::vector<Source> sources_;
   std::string arch_;
-  mutable std::mutex mu_;
   mutable std::map<std::string, std::optional<std::string>, std::less<>> versions_;  // asked so far
 };
 
