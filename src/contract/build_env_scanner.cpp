@@ -165,8 +165,48 @@ class BuildEnvScanner {
   // stage are run-time needs, except -dev packages and build tools; earlier
   // stages are build needs. Alpine names go through `alpine_packages`.
   void installs(const std::string& rel, std::size_t line, const std::string& run, bool final_stage) {
-    for (const auto& [name, apk] : installed_packages(run))
+    for (const auto& [name, apk] : installed_packages(run)) {
+      if (const std::string* tool = kb_.runtime_install(name))
+        ctx_.needs_tool(*tool, Evidence{rel, "RUN", run.substr(0, 160)},
+                        "line " + std::to_string(line) + " installs " + name + " (the distribution's " + *tool +
+                            "; its version is not read)");
       declared_package("dockerfile:" + rel, rel, line, run, name, apk, final_stage);
+    }
+    package_manager_commands(Evidence{rel, "RUN", run.substr(0, 160)}, "line " + std::to_string(line));
+  }
+
+  // `npm install -g less`, `pip install apprise`, `python3 -m pip install …`,
+  // `(cd ui && yarn)` in a Dockerfile RUN line or a workflow's run step
+  // (`at` is the shell text and where it is; `where` says which line): the
+  // tool the command runs on, and — when no manifest of its ecosystem is in
+  // the tree, so no scanner has decided its registry — the registry it
+  // fetches from.
+  void package_manager_commands(const Evidence& at, const std::string& where) {
+    auto words = str::split_ws(at.value);
+    auto separator = [](std::string_view w) { return w == "&&" || w == "||" || w == ";" || w == "|" || w == ")"; };
+    for (std::size_t i = 0; i < words.size(); ++i) {
+      std::string_view cmd = words[i];
+      if (cmd == "-m" && i + 1 < words.size()) cmd = words[++i];  // python3 -m pip
+      if (auto slash = cmd.rfind('/'); slash != std::string_view::npos) cmd.remove_prefix(slash + 1);
+      bool ends = false;  // "yarn)" or "yarn;": the command has no arguments
+      while (!cmd.empty() && (cmd.back() == ')' || cmd.back() == ';')) {
+        cmd.remove_suffix(1);
+        ends = true;
+      }
+      const KbInstallCommand* ic = kb_.install_command(cmd);
+      if (!ic) continue;
+      std::size_t j = i + 1;
+      while (!ends && j < words.size() && words[j].starts_with('-')) ++j;
+      std::string sub = ends || j >= words.size() || separator(words[j]) ? "" : std::string(words[j]);
+      if (std::find(ic->subcommands.begin(), ic->subcommands.end(), sub) == ic->subcommands.end()) continue;
+      std::string shown = sub.empty() ? std::string(cmd) : std::string(cmd) + " " + sub;
+      for (const auto& tool : ic->tools) ctx_.needs_tool(tool, at, where + " runs " + shown);
+      Evidence ev = at;
+      ev.field = where;
+      if (!ctx_.has_ecosystem(ic->ecosystem))
+        for (const auto& h : ic->hosts) ctx_.egress(h, EgressOrigin::kInstallTime, ic->reason, ev);
+      i = ends ? i : j;
+    }
   }
 
   // The package names of every install command in a shell line: (name, apk).
@@ -378,6 +418,12 @@ class BuildEnvScanner {
         std::size_t i = 0;
         for (const auto& step : j["steps"]) {
           std::string base = "jobs." + job + ".steps[" + std::to_string(i++) + "]";
+          if (step.IsMap() && step["run"] && step["run"].IsScalar()) {
+            const std::string script = step["run"].as<std::string>();
+            for (const auto& line : str::split(script, '\n'))
+              if (auto t = str::trim(line); !t.empty())
+                package_manager_commands(Evidence{rel, base + ".run", std::string(t.substr(0, 160))}, base + ".run");
+          }
           if (!step.IsMap() || !step["uses"] || !step["uses"].IsScalar()) continue;
           std::string uses = step["uses"].as<std::string>();
           for (const auto& [prefix, input, tool] : kActions) {

@@ -19,6 +19,7 @@ class GoScanner {
     auto works = ctx_.fs().files_named("go.work");
     if (mods.empty() && works.empty()) return;
     ctx_.ecosystem("go");
+    ctx_.needs_tool("go", mods.empty() ? works : mods, "a Go module");
     for (const auto& f : mods) directives(f);
     for (const auto& f : works) directives(f);
     sources();

@@ -53,6 +53,15 @@ class KnowledgeLoader {
                                                        string_or(kv.second["reason"])};
       if (doc["images"])
         for (const auto& kv : doc["images"]) kb_.images_[kv.first.as<std::string>()] = kv.second.as<std::string>();
+      if (doc["runtime_installs"])
+        for (const auto& kv : doc["runtime_installs"])
+          kb_.runtime_installs_[kv.first.as<std::string>()] = kv.second.as<std::string>();
+      if (doc["install_commands"])
+        for (const auto& kv : doc["install_commands"])
+          kb_.install_commands_[kv.first.as<std::string>()] = {kv.second["ecosystem"].as<std::string>(),
+                                                              strings(kv.second["tools"]),
+                                                              strings(kv.second["subcommands"]),
+                                                              strings(kv.second["hosts"]), string_or(kv.second["reason"])};
       if (doc["node"]) node(doc["node"]);
       if (doc["rust"]) rust(doc["rust"]);
       if (doc["lockfile_floors"]) lock_floors(doc["lockfile_floors"]);
@@ -87,6 +96,15 @@ class KnowledgeLoader {
       pkg.run_deps_when_compiled = strings(kv.second["run_deps_when_compiled"]);
       pkg.egress = strings(kv.second["egress"]);
       for (const auto& x : kv.second["extras"]) pkg.extras[x.first.as<std::string>()] = strings(x.second);
+      for (const auto& x : kv.second["pulls"]) {
+        KbPull pull{string_or(x["feature"], "*"), std::nullopt, strings(x["crates"])};
+        if (x["when"]) {
+          auto range = parse_npm_range(x["when"].as<std::string>());
+          if (!range) return fail(range.error().context(file + ": " + eco + "/" + name + " pulls"));
+          pull.when = *range;
+        }
+        pkg.pulls.push_back(std::move(pull));
+      }
       for (const auto& f : kv.second["features"]) {
         KbFeature feat;
         feat.enabled_by = strings(f.second["enabled_by"]);
@@ -240,6 +258,14 @@ const std::vector<std::string>* KnowledgeBase::alpine_package(std::string_view n
 
 const KbCorepack* KnowledgeBase::corepack(std::string_view manager) const {
   return find_in(corepack_, manager);
+}
+
+const std::string* KnowledgeBase::runtime_install(std::string_view package) const {
+  return find_in(runtime_installs_, package);
+}
+
+const KbInstallCommand* KnowledgeBase::install_command(std::string_view command) const {
+  return find_in(install_commands_, command);
 }
 
 const std::string* KnowledgeBase::image_tool(std::string_view image) const {

@@ -39,10 +39,19 @@ struct KbFeature {
   std::vector<std::string> run_deps;
 };
 
+// Crates a crate pulls in (diesel's `postgres` feature → pq-sys; reqwest's
+// default TLS → openssl-sys before 0.13, aws-lc-sys since).
+struct KbPull {
+  std::string feature;        // "*": whatever the features; "default": unless default-features = false
+  std::optional<Range> when;  // nullopt: any version; else only a known version inside it
+  std::vector<std::string> crates;
+};
+
 struct KbPackage {
   std::vector<KbRule> rules;
   std::map<std::string, std::vector<std::string>> extras;  // Python extra → packages it installs
   std::map<std::string, KbFeature> features;                // Cargo feature → effect
+  std::vector<KbPull> pulls;                                // crates only
   std::vector<std::string> build_deps;
   std::vector<std::string> run_deps;
   std::vector<std::string> run_deps_when_compiled;
@@ -69,6 +78,15 @@ struct KbScriptPattern {
 struct KbCorepack {
   std::vector<std::string> hosts;
   std::string mirror_env;
+  std::string reason;
+};
+
+// A package-manager command a Dockerfile runs (`npm install -g less`).
+struct KbInstallCommand {
+  std::string ecosystem;                 // whose scanner decides the registry when a manifest is present
+  std::vector<std::string> tools;        // what it needs: node, and yarn for yarn
+  std::vector<std::string> subcommands;  // "install", "i", …
+  std::vector<std::string> hosts;        // its default registry
   std::string reason;
 };
 
@@ -107,6 +125,9 @@ class KnowledgeBase {
   const std::vector<std::string>* alpine_package(std::string_view name) const;
   // "yarn-berry", "yarn-classic", "pnpm", "npm".
   const KbCorepack* corepack(std::string_view manager) const;
+  // The tool a package installs ("nodejs" → node, "golang-go" → go).
+  const std::string* runtime_install(std::string_view package) const;
+  const KbInstallCommand* install_command(std::string_view command) const;
   // Container images whose tag names a tool version ("node" → node).
   const std::string* image_tool(std::string_view image) const;
 
@@ -127,7 +148,8 @@ class KnowledgeBase {
   std::vector<KbScriptPattern> scripts_;
   std::map<std::string, std::vector<std::string>, std::less<>> cmake_, pkgconfig_, runtime_, programs_, alpine_;
   std::map<std::string, KbCorepack, std::less<>> corepack_;
-  std::map<std::string, std::string, std::less<>> images_;
+  std::map<std::string, std::string, std::less<>> images_, runtime_installs_;
+  std::map<std::string, KbInstallCommand, std::less<>> install_commands_;
   std::map<std::string, KbLockFloor, std::less<>> lock_floors_;
   std::map<std::string, int, std::less<>> lts_;
   std::vector<std::string> latest_aliases_, unknown_aliases_, floating_channels_;

@@ -67,6 +67,7 @@ class NodeScanner {
       for (auto& f : ctx_.fs().files_named(n)) lockfiles.push_back(f);
     if (manifests.empty() && lockfiles.empty()) return;
     ctx_.ecosystem("node");
+    ctx_.needs_tool("node", manifests.empty() ? lockfiles : manifests, "a Node project");
 
     for (const auto& f : ctx_.fs().files_named("pnpm-workspace.yaml")) pnpm_workspace(f);
     for (const auto& rel : manifests) manifest(rel);

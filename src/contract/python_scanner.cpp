@@ -85,6 +85,10 @@ class PythonScanner {
         poetrylocks.empty() && pyversions.empty())
       return;
     ctx_.ecosystem("python");
+    std::vector<std::string> projects = pyprojects;
+    for (const auto* files : {&reqs, &pipfiles, &setups, &uvlocks, &poetrylocks})
+      projects.insert(projects.end(), files->begin(), files->end());
+    ctx_.needs_tool("python", projects, "a Python project");
     for (const auto& f : pyprojects) pyproject(f);
     for (const auto& f : reqs) requirements(f);
     for (const auto& f : pipfiles) pipfile(f);

@@ -104,7 +104,15 @@ class CfgEval {
 struct WorkspaceDep {
   std::string spec;
   std::vector<std::string> features;
+  bool no_default = false;  // default-features = false
 };
+
+// `default-features = false` (or the older `default_features`) at a dependency's path.
+bool no_default_features(const TomlFile& t, const std::string& path) {
+  for (const char* k : {".default-features", ".default_features"})
+    if (t.boolean(path + k) == false) return true;
+  return false;
+}
 
 class RustScanner {
  public:
@@ -118,6 +126,14 @@ class RustScanner {
     auto legacy = fs.files_named("rust-toolchain");
     if (manifests.empty() && locks.empty() && toolchains.empty() && legacy.empty()) return;
     ctx_.ecosystem("rust");
+    if (!manifests.empty()) {
+      ctx_.needs_tool("rust", manifests, "a Rust crate");
+      // rustc's linux-gnu targets link every binary, build script and
+      // proc-macro with `cc`: a Rust build needs the C toolchain's linker
+      // and C library even when no crate compiles C.
+      ctx_.command("cc", "rustc links with cc (x86_64-unknown-linux-gnu)");
+      ctx_.build_lib("build-essential", "rust:linker");
+    }
     for (const auto& f : fs.files_named("config.toml"))
       if (f == ".cargo/config.toml" || f.ends_with("/.cargo/config.toml")) cargo_config(f);
     std::vector<std::pair<std::string, TomlFile>> parsed;
@@ -126,7 +142,8 @@ class RustScanner {
       if (!t.ok()) continue;
       for (const auto& dep : t.keys("workspace.dependencies")) {
         std::string path = "workspace.dependencies." + dep;
-        workspace_deps_[dir_of(f)][dep] = {t.version_like(path).value_or(""), t.strings(path + ".features")};
+        workspace_deps_[dir_of(f)][dep] = {t.version_like(path).value_or(""), t.strings(path + ".features"),
+                                           no_default_features(t, path)};
       }
       parsed.emplace_back(f, std::move(t));
     }
@@ -172,11 +189,15 @@ class RustScanner {
       std::string name = t.string(path + ".package").value_or(dep);  // renamed dependency
       std::string spec = t.version_like(path).value_or("");
       std::vector<std::string> features = t.strings(path + ".features");
+      bool no_default = no_default_features(t, path);
       std::string shown = spec;
       if (t.has(path + ".workspace")) {
         if (const WorkspaceDep* w = inherited(dir, dep)) {
           spec = w->spec;
           features.insert(features.end(), w->features.begin(), w->features.end());
+          // The workspace entry decides; a member can only turn its defaults
+          // back on (Cargo ignores a member's false while the workspace keeps them).
+          no_default = w->no_default && t.boolean(path + ".default-features") != true;
           shown = "workspace = true → " + (spec.empty() ? std::string("*") : spec);
         } else {
           shown = "workspace = true (no [workspace.dependencies] entry found)";
@@ -189,37 +210,55 @@ class RustScanner {
       if (!applies) continue;
       PackageSignals& s = ctx_.package("crates", name);
       s.direct = true;
-      s.evidence.push_back({rel, path, shown.empty() ? "*" : shown});
+      Evidence ev{rel, path, shown.empty() ? "*" : shown};
+      s.evidence.push_back(ev);
+      std::optional<Version> declared;
       if (auto r = parse_npm_range(spec); r && !spec.empty())  // Cargo's default is a caret
-        if (auto f = r->floor(); f && (!s.declared || *f < *s.declared)) s.declared = f;
+        declared = r->floor();
+      if (declared && (!s.declared || *declared < *s.declared)) s.declared = declared;
+      Declaration d{name, declared, {}, !no_default, std::move(ev)};
+      for (const auto& f : features) d.features.emplace(f, Evidence{rel, path + ".features", f});
+      declarations_.push_back(std::move(d));
     }
   }
 
  private:
   // Without a Cargo.lock the resolved graph is unknown, but a direct
-  // dependency whose knowledge-base entry lists the crates it pulls
-  // (`extras`: a Cargo feature → the optional crates it turns on; `*`: pulled
-  // whatever the features) still shows them: diesel with feature postgres
-  // builds pq-sys, mimalloc always builds libmimalloc-sys. With a lock, the
-  // lock says what is built and this is not used.
+  // dependency whose knowledge-base entry lists the crates it pulls (`pulls`:
+  // a Cargo feature, `default` unless default-features = false, `*` whatever
+  // the features; a `when` range only for a declared version inside it)
+  // still shows them: diesel with feature postgres builds pq-sys, reqwest
+  // 0.12 with its default TLS builds openssl-sys. With a lock, the lock says
+  // what is built and this is not used.
+  //
+  // Each declaration is read on its own (its version, its features, its
+  // defaults): reqwest 0.11 with defaults in one crate and reqwest 0.13
+  // without them in another are two packages to Cargo. A feature a crate's
+  // own default features turn on (`default = ["reqwest/native-tls"]`) counts too.
   void pulled_crates() {
     std::vector<std::tuple<std::string, std::string, Evidence>> pulls;  // crate, pulled by, evidence
-    for (const auto& [key, s] : ctx_.packages()) {
-      if (key.first != "crates" || !s.direct || !applicable_.count(key.second)) continue;
-      const KbPackage* pkg = ctx_.kb().package("crates", key.second);
-      if (!pkg || s.evidence.empty()) continue;
-      if (auto all = pkg->extras.find("*"); all != pkg->extras.end())
-        for (const auto& c : all->second) pulls.emplace_back(c, key.second, s.evidence.front());
-      for (const auto& [feature, crates] : pkg->extras) {
-        auto on = ctx_.crate_features.find(key.second + "/" + feature);
-        if (feature == "*" || on == ctx_.crate_features.end()) continue;
-        for (const auto& c : crates) pulls.emplace_back(c, key.second + "/" + feature, on->second);
+    for (const Declaration& d : declarations_) {
+      const KbPackage* pkg = ctx_.kb().package("crates", d.name);
+      if (!pkg) continue;
+      for (const auto& pull : pkg->pulls) {
+        if (pull.when && !(d.declared && pull.when->contains(*d.declared))) continue;
+        const Evidence* on = nullptr;
+        if (pull.feature == "*" || (pull.feature == "default" && d.defaults)) {
+          on = &d.evidence;
+        } else if (auto f = d.features.find(pull.feature); f != d.features.end()) {
+          on = &f->second;
+        } else if (auto g = default_features_.find(d.name + "/" + pull.feature); g != default_features_.end()) {
+          on = &g->second;
+        }
+        if (!on) continue;
+        std::string by = pull.feature == "*" ? d.name : d.name + "/" + pull.feature;
+        for (const auto& c : pull.crates) pulls.emplace_back(c, by, *on);
       }
     }
     for (auto& [crate, by, ev] : pulls) {
       PackageSignals& p = ctx_.package("crates", crate);
       p.evidence.push_back(std::move(ev));
-      p.evidence.push_back({"knowledge-base:native_packages.yaml", "crates/" + by.substr(0, by.find('/')) + " extras",
+      p.evidence.push_back({"knowledge-base:native_packages.yaml", "crates/" + by.substr(0, by.find('/')) + " pulls",
                             by + " pulls " + crate + " (no Cargo.lock: from the manifest)"});
       applicable_.insert(crate);
     }
@@ -265,7 +304,10 @@ class RustScanner {
     }
     // Features the crate turns on by default: default = ["openssl/vendored"].
     for (const auto& f : t.strings("features.default"))
-      if (f.find('/') != std::string::npos) feature_on(f, {rel, "features.default", f});
+      if (f.find('/') != std::string::npos) {
+        feature_on(f, {rel, "features.default", f});
+        default_features_.try_emplace(f, Evidence{rel, "features.default", f});
+      }
     for (const auto& m : t.strings("workspace.members")) {
       if (m.find('*') != std::string::npos) {
         for (const auto& other : ctx_.fs().files_named("Cargo.toml")) {
@@ -386,6 +428,17 @@ class RustScanner {
   }
 
   ScanContext& ctx_;
+  // A Linux-applicable dependency declaration of a crate the knowledge base
+  // knows, as pulled_crates() reads it.
+  struct Declaration {
+    std::string name;
+    std::optional<Version> declared;           // lowest version of its requirement
+    std::map<std::string, Evidence> features;  // feature → where it is turned on
+    bool defaults = true;                      // default features on
+    Evidence evidence;                         // the declaration itself
+  };
+  std::vector<Declaration> declarations_;
+  std::map<std::string, Evidence> default_features_;  // "crate/feature" a [features] default turns on
   bool replaced_ = false;
   std::map<std::string, std::map<std::string, WorkspaceDep>> workspace_deps_;  // workspace dir → dep
   std::map<std::string, std::string> gated_;  // crate → the non-Linux target that declares it

@@ -61,6 +61,20 @@ void ScanContext::constraint(const std::string& tool, Evidence ev, const Result<
   tc.constraints.push_back(std::move(c));
 }
 
+void ScanContext::needs_tool(const std::string& tool, Evidence ev, std::string note) {
+  constexpr std::size_t kMaxPresenceEvidence = 4;
+  auto& v = needed_tools_[tool];
+  if (v.size() < kMaxPresenceEvidence) v.push_back({std::move(ev), "", "", std::move(note)});
+}
+
+void ScanContext::needs_tool(const std::string& tool, const std::vector<std::string>& manifests, std::string note) {
+  auto depth = [](const std::string& f) { return std::count(f.begin(), f.end(), '/'); };
+  auto at = std::min_element(manifests.begin(), manifests.end(), [&](const std::string& a, const std::string& b) {
+    return std::make_tuple(depth(a), a) < std::make_tuple(depth(b), b);
+  });
+  if (at != manifests.end()) needs_tool(tool, Evidence{*at, "file", "present"}, std::move(note));
+}
+
 PackageSignals& ScanContext::package(const std::string& ecosystem, const std::string& name) {
   auto& p = packages_[{ecosystem, name}];
   if (p.name.empty()) {
@@ -179,6 +193,8 @@ Contract ScanContext::finish(std::string root, std::vector<NativePackage> native
     }
     c.runtime_floors[tool] = std::move(rf);
   }
+  for (auto& [tool, evidence] : needed_tools_)
+    if (!tools_.count(tool)) c.runtime_floors[tool].constraints = std::move(evidence);
   std::sort(natives.begin(), natives.end(), [](const NativePackage& a, const NativePackage& b) {
     return std::tie(a.ecosystem, a.name) < std::tie(b.ecosystem, b.name);
   });

@@ -68,6 +68,14 @@ class ScanContext {
   // kept (verbatim, with a warning) so nothing declared is dropped.
   void constraint(const std::string& tool, Evidence ev, const Result<Range>& range,
                   std::string note = {});
+  // A tool the repository needs without saying which version: the project's
+  // manifest (a package.json without engines), a Dockerfile that installs it.
+  // Such evidence becomes the tool's entry only when nothing declares a
+  // version (an entry with no floor: any version); with a declared version
+  // the constraints already say the tool is needed.
+  void needs_tool(const std::string& tool, Evidence ev, std::string note);
+  // The same for an ecosystem's manifests: the shallowest one is the evidence.
+  void needs_tool(const std::string& tool, const std::vector<std::string>& manifests, std::string note);
 
   PackageSignals& package(const std::string& ecosystem, const std::string& name);
 
@@ -123,6 +131,7 @@ class ScanContext {
   const KnowledgeBase& kb_;
   std::set<std::string> ecosystems_;
   std::map<std::string, ToolConstraints> tools_;
+  std::map<std::string, std::vector<Constraint>> needed_tools_;
   std::map<std::pair<std::string, std::string>, PackageSignals> packages_;
   std::map<std::string, std::set<std::string>> build_libs_, run_libs_;
   std::map<std::string, std::vector<Evidence>> build_lib_evidence_, run_lib_evidence_;

@@ -55,6 +55,13 @@ std::optional<std::string> TomlFile::string(std::string_view dotted) const {
   return std::nullopt;
 }
 
+std::optional<bool> TomlFile::boolean(std::string_view dotted) const {
+  const toml::node* n = at(dotted);
+  if (!n) return std::nullopt;
+  if (auto b = n->value<bool>()) return *b;
+  return std::nullopt;
+}
+
 std::optional<std::string> TomlFile::version_like(std::string_view dotted) const {
   const toml::node* n = at(dotted);
   if (!n) return std::nullopt;

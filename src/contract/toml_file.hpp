@@ -34,6 +34,8 @@ class TomlFile {
   // The string at a dotted path ("project.requires-python"); nullopt when
   // absent or not a string.
   std::optional<std::string> string(std::string_view dotted) const;
+  // The boolean at a dotted path; nullopt when absent or not a boolean.
+  std::optional<bool> boolean(std::string_view dotted) const;
   // Keys of the table at a dotted path ("" = root).
   std::vector<std::string> keys(std::string_view dotted) const;
   // Strings of an array at a dotted path.

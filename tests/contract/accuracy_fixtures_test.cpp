@@ -401,6 +401,122 @@ TEST(DeclaredPackages, InstallDocumentationBuildDependencies) {
   EXPECT_EQ(lib(c.build_libs, "libjpeg-dev"), nullptr);
 }
 
+// ---- tools needed without a version -------------------------------------------------
+
+// A package.json without engines and a requirements.txt without
+// requires-python still say node and python are needed: an entry with no
+// floor (any version), its evidence the shallowest manifest.
+TEST(ToolsNeeded, AManifestWithoutAVersionStillNeedsItsTool) {
+  Contract c = scan_fixture("runtime-presence");
+  const RuntimeFloor* node = floors(c, "node");
+  ASSERT_NE(node, nullptr);
+  EXPECT_TRUE(node->floor.empty());
+  EXPECT_TRUE(node->satisfying.empty());
+  ASSERT_EQ(node->constraints.size(), 1u);
+  EXPECT_EQ(node->constraints[0].source.file, "package.json");
+  EXPECT_TRUE(node->constraints[0].range.empty());
+  EXPECT_TRUE(has_constraint(c, "python", "api/requirements.txt", "file"));
+  EXPECT_TRUE(floors(c, "python")->floor.empty());
+  EXPECT_TRUE(c.warnings.empty());  // no version is not an unreadable version
+  // With a declared version, the manifest adds nothing: the constraints say it.
+  Contract plain = scan_fixture("node-plain");
+  ASSERT_NE(floors(plain, "node"), nullptr);
+  EXPECT_FALSE(has_constraint(plain, "node", "package.json", "file"));
+  EXPECT_EQ(floor_of(plain, "node"), "18.0.0");
+}
+
+// A Go service whose Dockerfile installs nodejs and runs `npm install -g
+// less` and `python3 -m pip install mkdocs`: node and python are needed,
+// from those lines, and their registries are reached although no
+// package.json or requirements file is in the tree.
+TEST(ToolsNeeded, ADockerfileThatInstallsARuntimeOrRunsItsPackageManager) {
+  Contract c = scan_fixture("docker-runtime-installs");
+  EXPECT_TRUE(has_constraint(c, "node", "Dockerfile", "RUN"));
+  EXPECT_TRUE(floors(c, "node")->floor.empty());
+  EXPECT_TRUE(has_constraint(c, "python", "Dockerfile", "RUN"));
+  EXPECT_EQ(floor_of(c, "go"), "1.21.0");
+  EXPECT_FALSE(has_constraint(c, "go", "Dockerfile", "RUN"));
+  const EgressHost* npm = egress(c, "registry.npmjs.org");
+  ASSERT_NE(npm, nullptr);
+  EXPECT_EQ(origin_of(c, "registry.npmjs.org"), "install-time");
+  ASSERT_FALSE(npm->evidence.empty());
+  EXPECT_EQ(npm->evidence.front().field, "line 4");
+  EXPECT_EQ(origin_of(c, "pypi.org"), "install-time");
+  EXPECT_EQ(origin_of(c, "files.pythonhosted.org"), "install-time");
+  EXPECT_EQ(lib(c.run_libs, "nodejs"), nullptr);  // Alpine's nodejs maps to no Debian package
+  // A Node project whose .npmrc names its registry: `npm ci` in its
+  // Dockerfile uses that registry, so the public one is not added.
+  Contract conf = scan_fixture("docker-npm-configured");
+  EXPECT_EQ(egress(conf, "registry.npmjs.org"), nullptr);
+  EXPECT_EQ(origin_of(conf, "npm.internal.example"), "config");
+}
+
+// A workflow's run steps: `(cd ui && yarn)` needs node and yarn, `pnpm
+// install` node and pnpm; with no package.json in the tree their registries
+// come from the commands, each step as evidence.
+TEST(ToolsNeeded, AWorkflowRunStepThatRunsAPackageManager) {
+  Contract c = scan_fixture("ci-run-steps");
+  EXPECT_TRUE(has_constraint(c, "yarn", ".github/workflows/build.yml", "jobs.build.steps[1].run"));
+  EXPECT_TRUE(has_constraint(c, "node", ".github/workflows/build.yml", "jobs.build.steps[1].run"));
+  EXPECT_TRUE(has_constraint(c, "pnpm", ".github/workflows/build.yml", "jobs.build.steps[2].run"));
+  const EgressHost* yarn = egress(c, "registry.yarnpkg.com");
+  ASSERT_NE(yarn, nullptr);
+  EXPECT_EQ(origin_of(c, "registry.yarnpkg.com"), "install-time");
+  EXPECT_EQ(yarn->evidence.front().value, "(cd ui && yarn)");
+  EXPECT_EQ(origin_of(c, "registry.npmjs.org"), "install-time");
+  EXPECT_EQ(floors(c, "make"), nullptr);  // `make build` is not a package manager
+}
+
+// pycurl had no Linux wheels before 7.45.3: an older pin compiles against
+// libcurl and OpenSSL; a newer one installs a wheel.
+TEST(MissedBuilds, PycurlCompilesOnlyBeforeItsLinuxWheels) {
+  Contract old = scan_fixture("python-pycurl-sdist");
+  EXPECT_EQ(build_of(old, "pypi", "pycurl"), "compile");
+  EXPECT_TRUE(old.native_build_required);
+  EXPECT_TRUE(required_by(old.build_libs, "libcurl4-openssl-dev", "pypi:pycurl"));
+  EXPECT_TRUE(required_by(old.build_libs, "libssl-dev", "pypi:pycurl"));
+  EXPECT_TRUE(required_by(old.run_libs, "libcurl4", "pypi:pycurl"));
+  Contract wheels = scan_fixture("python-pycurl-wheels");
+  EXPECT_EQ(build_of(wheels, "pypi", "pycurl"), "prebuilt");
+  EXPECT_FALSE(wheels.native_build_required);
+  EXPECT_EQ(lib(wheels.build_libs, "libcurl4-openssl-dev"), nullptr);
+}
+
+// ---- crates a TLS stack pulls, without a Cargo.lock -------------------------------------
+
+TEST(MissedBuilds, TheTlsStackADependencyPullsPerDeclaration) {
+  Contract c = scan_fixture("rust-tls-pulls");
+  // legacy: reqwest 0.11 with its defaults is native-tls, so OpenSSL.
+  const NativePackage* tls = native(c, "crates", "native-tls");
+  ASSERT_NE(tls, nullptr);
+  EXPECT_EQ(tls->evidence.front().file, "legacy/Cargo.toml");
+  EXPECT_EQ(build_of(c, "crates", "openssl-sys"), "compile");
+  EXPECT_TRUE(required_by(c.build_libs, "libssl-dev", "crates:openssl-sys"));
+  EXPECT_TRUE(required_by(c.run_libs, "libssl3", "crates:openssl-sys"));
+  EXPECT_TRUE(required_by(c.run_libs, "ca-certificates", "crates:native-tls"));
+  // api: reqwest 0.12 from [workspace.dependencies], defaults off, rustls-tls: ring.
+  const NativePackage* ring = native(c, "crates", "ring");
+  ASSERT_NE(ring, nullptr);
+  EXPECT_EQ(ring->evidence.front().file, "api/Cargo.toml");
+  EXPECT_EQ(ring->evidence.front().value, "rustls-tls");
+  // fetch13: reqwest 0.13 with rustls is aws-lc and the platform verifier,
+  // although legacy's reqwest 0.11 keeps its defaults: another package to Cargo.
+  EXPECT_EQ(build_of(c, "crates", "aws-lc-sys"), "compile");
+  EXPECT_EQ(native(c, "crates", "aws-lc-sys")->evidence.front().file, "fetch13/Cargo.toml");
+  EXPECT_TRUE(required_by(c.run_libs, "ca-certificates", "crates:rustls-platform-verifier"));
+  // mailer: lettre without its defaults, on rustls: no native-tls from it.
+  for (const auto& e : tls->evidence) EXPECT_NE(e.file, "mailer/Cargo.toml");
+  EXPECT_TRUE(c.native_build_required);
+}
+
+// Every Rust build links with cc, C or no C: the linker and C library are
+// needed, and that alone is not a native build.
+TEST(MissedBuilds, RustLinksWithTheSystemCompilerDriver) {
+  Contract c = scan_fixture("rust-legacy-toolchain");
+  EXPECT_TRUE(required_by(c.build_libs, "build-essential", "rust:linker"));
+  EXPECT_TRUE(has_command(c, "cc"));
+}
+
 // ---- scoping ----------------------------------------------------------------------
 
 TEST(Scoping, PnpmVersionAppliesToItsOwnProject) {

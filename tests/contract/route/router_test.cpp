@@ -122,8 +122,10 @@ TEST(Router, PythonAtTheArchivesVersionComesFromTheVersionedPackage) {
 }
 
 TEST(Router, ADownloadOrCompilePackageIsRoutedByWhetherItsHostsAreDeclared) {
+  // No engines: node at any version, which the bare base lacks.
   Plan undeclared = plan("node-sharp-old", bare_base());
   EXPECT_EQ(rows(undeclared), (std::vector<std::string>{
+                                  "runtime | node | any | overlay | nodejs",
                                   "runtime | npm | >=7.0.0 | project-bootstrap",
                                   "toolchain | native build | cc make | overlay | build-essential",
                                   "build-lib | libvips-dev | installed | overlay | libvips-dev",
@@ -142,8 +144,11 @@ TEST(Router, ADownloadOrCompilePackageIsRoutedByWhetherItsHostsAreDeclared) {
             "github.com, objects.githubusercontent.com not declared in .mac/project.yaml: the install falls back to "
             "compiling, so its toolchain and build libraries (build-essential, python3, libvips-dev) go to the overlay");
 
-  Plan declared = plan("node-sharp-old-declared", bare_base());
+  image::ImageFacts with_node = bare_base();
+  with_node.runtimes = {{"node", "22.11.0", "env", "ENV NODE_VERSION=22.11.0"}};
+  Plan declared = plan("node-sharp-old-declared", with_node);
   EXPECT_EQ(rows(declared), (std::vector<std::string>{
+                                "runtime | node | any | base",
                                 "runtime | npm | >=7.0.0 | project-bootstrap",
                                 "egress | github.com | read-only | egress",
                                 "egress | objects.githubusercontent.com | read-only | egress",

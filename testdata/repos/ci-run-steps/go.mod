@@ -1,0 +1,3 @@
+module example.com/pushd
+
+go 1.22
