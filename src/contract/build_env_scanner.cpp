@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "contract/node_scanner.hpp"
+#include "contract/python_scanner.hpp"
 #include "util/strings.hpp"
 
 namespace strata::contract {
@@ -205,8 +206,37 @@ class BuildEnvScanner {
       ev.field = where;
       if (!ctx_.has_ecosystem(ic->ecosystem))
         for (const auto& h : ic->hosts) ctx_.egress(h, EgressOrigin::kInstallTime, ic->reason, ev);
+      if (ic->ecosystem == "python" && !ends) j = pip_requirements(at.file, where, words, j + 1);
       i = ends ? i : j;
     }
+  }
+
+  // The packages a `pip install|wheel|download` names after its subcommand,
+  // up to the end of the command: each is a direct dependency (a
+  // `pip wheel … mysqlclient` compiles like a requirements file's). Options
+  // that take a value (`-r requirements.txt`, `--wheel-dir /wheels`) are
+  // skipped with it; the files they name are read as files, not here.
+  std::size_t pip_requirements(const std::string& file, const std::string& where,
+                               const std::vector<std::string_view>& words, std::size_t j) {
+    static constexpr std::array<std::string_view, 16> kTakesValue = {
+        "-r", "--requirement", "-c", "--constraint", "-e", "--editable", "-w", "--wheel-dir", "-d", "--dest",
+        "-i", "--index-url", "--extra-index-url", "-f", "--find-links", "--target"};
+    for (; j < words.size(); ++j) {
+      std::string_view w = words[j];
+      if (w == "&&" || w == "||" || w == ";" || w == "|" || w == ")") break;
+      bool last = w.ends_with(';') || w.ends_with(')');
+      while (w.ends_with(';') || w.ends_with(')')) w.remove_suffix(1);
+      if (w.starts_with('-')) {
+        if (std::find(kTakesValue.begin(), kTakesValue.end(), w) != kTakesValue.end()) ++j;
+      } else {
+        if (w.size() >= 2 && (w.front() == '"' || w.front() == '\'') && w.back() == w.front()) w = w.substr(1, w.size() - 2);
+        // A path, a URL or a local archive is not a requirement by name.
+        if (!w.empty() && w.find('/') == std::string_view::npos && w != ".")
+          python_requirement(ctx_, file, where, w);
+      }
+      if (last) break;
+    }
+    return j;
   }
 
   // The package names of every install command in a shell line: (name, apk).

@@ -64,6 +64,10 @@ class PythonScanner {
  public:
   explicit PythonScanner(ScanContext& ctx) : ctx_(ctx) {}
 
+  void requirement(const std::string& file, const std::string& field, std::string_view text) {
+    if (auto r = parse_requirement(text)) dependency(file, field, *r);
+  }
+
   void run() {
     auto& fs = ctx_.fs();
     for (const char* bad : {".python-version.txt", "python-version"})
@@ -389,5 +393,9 @@ std::string pep503(std::string_view name) {
 }
 
 void scan_python(ScanContext& ctx) { PythonScanner(ctx).run(); }
+
+void python_requirement(ScanContext& ctx, const std::string& file, const std::string& field, std::string_view text) {
+  PythonScanner(ctx).requirement(file, field, text);
+}
 
 }  // namespace strata::contract

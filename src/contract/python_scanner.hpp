@@ -14,6 +14,11 @@ namespace strata::contract {
 
 void scan_python(ScanContext& ctx);
 
+// One requirement ("mysqlclient==2.2.4") installed outside the manifests, as
+// a Dockerfile's `pip install` names it: a direct dependency like a
+// requirements file's, `file`/`field` its evidence.
+void python_requirement(ScanContext& ctx, const std::string& file, const std::string& field, std::string_view text);
+
 // PEP 503 normalisation: lowercase, runs of "-_." become "-".
 std::string pep503(std::string_view name);
 

@@ -444,6 +444,18 @@ TEST(ToolsNeeded, ADockerfileThatInstallsARuntimeOrRunsItsPackageManager) {
   EXPECT_EQ(origin_of(c, "pypi.org"), "install-time");
   EXPECT_EQ(origin_of(c, "files.pythonhosted.org"), "install-time");
   EXPECT_EQ(lib(c.run_libs, "nodejs"), nullptr);  // Alpine's nodejs maps to no Debian package
+  // `pip wheel … mysqlclient==2.2.4` builds mysqlclient like a requirements
+  // file would; `-r docs/requirements.txt` names a file, not a package.
+  const NativePackage* mysql = native(c, "pypi", "mysqlclient");
+  ASSERT_NE(mysql, nullptr);
+  EXPECT_EQ(build_kind_name(mysql->build), std::string("compile"));
+  EXPECT_EQ(mysql->evidence.front().file, "Dockerfile");
+  EXPECT_EQ(mysql->evidence.front().field, "line 6");
+  EXPECT_EQ(mysql->version, "2.2.4");
+  EXPECT_TRUE(required_by(c.build_libs, "default-libmysqlclient-dev", "pypi:mysqlclient"));
+  EXPECT_TRUE(required_by(c.run_libs, "libmariadb3", "pypi:mysqlclient"));
+  EXPECT_EQ(native(c, "pypi", "docs-requirements-txt"), nullptr);
+  EXPECT_TRUE(c.native_build_required);
   // A Node project whose .npmrc names its registry: `npm ci` in its
   // Dockerfile uses that registry, so the public one is not added.
   Contract conf = scan_fixture("docker-npm-configured");
