@@ -153,6 +153,9 @@ TEST(RealisticFixtures, MediaServiceBetterSqlite3AndSharp) {
   EXPECT_FALSE(c.native_build_required);
   EXPECT_EQ(origin_of(c, "github.com"), "install-time");
   EXPECT_EQ(origin_of(c, "objects.githubusercontent.com"), "install-time");
+  // Where GitHub release downloads redirect since 2025: a policy without it
+  // lets the download start at github.com and die at the redirect.
+  EXPECT_EQ(origin_of(c, "release-assets.githubusercontent.com"), "install-time");
   EXPECT_EQ(origin_of(c, "registry.npmjs.org"), "lockfile");
   EXPECT_EQ(floor_of(c, "node"), "18.17.0");
 }

@@ -17,7 +17,7 @@ const std::vector<ToolInfo>& tools() {
       {"bun", {}, "bun", "`npm install -g bun@{version}`", "", {}},
       {"python", {"python3.{minor}", "python3"}, "python3", "",
        "https://github.com/astral-sh/python-build-standalone/releases (uv python install {version})",
-       {"github.com", "objects.githubusercontent.com"}},
+       {"github.com", "release-assets.githubusercontent.com", "objects.githubusercontent.com"}},
       {"uv", {}, "uv", "`pip install uv=={version}` into the project's venv", "", {}},
       {"poetry", {}, "poetry", "`pip install poetry=={version}` into a venv", "", {}},
       {"pip", {"python3-pip"}, "pip", "the venv's own pip (`python3 -m venv`, `pip install -U pip`)", "", {}},

@@ -136,12 +136,14 @@ TEST(Router, ADownloadOrCompilePackageIsRoutedByWhetherItsHostsAreDeclared) {
                                   "egress | nodejs.org | read-only | egress",
                                   "egress | objects.githubusercontent.com | read-only | egress | not needed",
                                   "egress | registry.npmjs.org | read-only | egress",
+                                  "egress | release-assets.githubusercontent.com | read-only | egress | not needed",
                               }));
   ASSERT_EQ(undeclared.decisions.size(), 1u);
   EXPECT_EQ(undeclared.decisions[0].package, "npm:sharp");
   EXPECT_EQ(undeclared.decisions[0].choice, "compile");
   EXPECT_EQ(undeclared.decisions[0].why,
-            "github.com, objects.githubusercontent.com not declared in .mac/project.yaml: the install falls back to "
+            "github.com, objects.githubusercontent.com, release-assets.githubusercontent.com not declared in "
+            ".mac/project.yaml: the install falls back to "
             "compiling, so its toolchain and build libraries (build-essential, python3, libvips-dev) go to the overlay");
 
   image::ImageFacts with_node = bare_base();
@@ -153,6 +155,7 @@ TEST(Router, ADownloadOrCompilePackageIsRoutedByWhetherItsHostsAreDeclared) {
                                 "egress | github.com | read-only | egress",
                                 "egress | objects.githubusercontent.com | read-only | egress",
                                 "egress | registry.npmjs.org | read-only | egress",
+                                "egress | release-assets.githubusercontent.com | read-only | egress",
                             }));
   ASSERT_EQ(declared.decisions.size(), 1u);
   EXPECT_EQ(declared.decisions[0].choice, "download");
