@@ -18,8 +18,11 @@ namespace strata::contract {
 namespace {
 
 bool dockerfile_name(std::string_view n) {
-  return n == "Dockerfile" || n == "Containerfile" || n.starts_with("Dockerfile.") || n.ends_with(".Dockerfile") ||
-         n.ends_with(".dockerfile");
+  for (std::string_view stem : {"Dockerfile", "Containerfile"})
+    if (n == stem || (n.starts_with(stem) && n.size() > stem.size() && std::string_view(".-_").find(n[stem.size()]) !=
+                                                                          std::string_view::npos))
+      return true;  // Dockerfile.dev, Dockerfile-alpine, Dockerfile_prod
+  return n.ends_with(".Dockerfile") || n.ends_with(".dockerfile");
 }
 
 std::string base_name(const std::string& rel) {
@@ -137,6 +140,11 @@ class BuildEnvScanner {
         parent.push_back(base == stage_names.end() ? -1 : base->second);
         if (i + 2 < f.size() && str::lower(f[i + 1]) == "as") stage_names[str::lower(f[i + 2])] = stage;
         if (base == stage_names.end() && !from.empty()) image(rel, "FROM", from);
+      } else if (kw == "add" && f.size() >= 3) {
+        for (std::size_t i = 1; i + 1 < f.size(); ++i)
+          if (f[i].starts_with("http://") || f[i].starts_with("https://"))
+            downloaded(Evidence{rel, "line " + std::to_string(n + 1), std::string(str::trim(lines[n])).substr(0, 160)},
+                       substitute(std::string(f[i]), args));
       } else if (kw == "run") {
         // One instruction over its continuation lines; comment lines inside
         // a continuation are dropped, as Docker does.
@@ -173,18 +181,55 @@ class BuildEnvScanner {
                             "; its version is not read)");
       declared_package("dockerfile:" + rel, rel, line, run, name, apk, final_stage);
     }
-    package_manager_commands(Evidence{rel, "RUN", run.substr(0, 160)}, "line " + std::to_string(line));
+    package_manager_commands(run, rel, "RUN", "line " + std::to_string(line));
+    // `curl -LsSf https://astral.sh/uv/install.sh | sh`, `wget https://www.sqlite.org/…`,
+    // `git clone https://github.com/…`: the image's build reads those hosts.
+    std::string text = run;
+    for (std::string_view sep : {"&&", "||", ";", "|"})
+      for (auto p = text.find(sep); p != std::string::npos; p = text.find(sep, p + 1)) text.replace(p, sep.size(), std::string(sep.size(), '\n'));
+    for (auto cmd : str::split(text, '\n')) {
+      auto words = str::split_ws(cmd);
+      if (words.empty()) continue;
+      std::string_view prog = words[0];
+      if (auto slash = prog.rfind('/'); slash != std::string_view::npos) prog.remove_prefix(slash + 1);
+      bool fetches = prog == "curl" || prog == "wget" || (prog == "git" && words.size() > 1 && words[1] == "clone");
+      if (!fetches) continue;
+      Evidence at{rel, "line " + std::to_string(line), std::string(str::trim(cmd).substr(0, 160))};
+      for (auto w : words) {
+        if (w.size() >= 2 && (w.front() == '"' || w.front() == '\'')) w = w.substr(1, w.size() - 2);
+        if (w.starts_with("http://") || w.starts_with("https://")) downloaded(at, std::string(w));
+      }
+    }
+  }
+
+  // A URL the image's build downloads (RUN curl/wget/git clone, ADD <url>):
+  // its host is reached at build time. A host built from a variable is not
+  // a host strata can name.
+  void downloaded(const Evidence& at, const std::string& url) {
+    std::string host = url_host(url);  // "host" or "host:port"
+    if (host.empty()) return;
+    ctx_.egress(host, EgressOrigin::kInstallTime, "the image's build downloads " + url.substr(0, 100), at, {},
+                url.starts_with("http://") ? 80 : 443);
   }
 
   // `npm install -g less`, `pip install apprise`, `python3 -m pip install …`,
   // `(cd ui && yarn)` in a Dockerfile RUN line or a workflow's run step
-  // (`at` is the shell text and where it is; `where` says which line): the
-  // tool the command runs on, and — when no manifest of its ecosystem is in
-  // the tree, so no scanner has decided its registry — the registry it
-  // fetches from.
-  void package_manager_commands(const Evidence& at, const std::string& where) {
-    auto words = str::split_ws(at.value);
+  // (`shell` the whole text; `field` names the tool constraint's place, `RUN`
+  // or the step; `where` which line): the tool the command runs on, and —
+  // when no manifest of its ecosystem is in the tree, so no scanner has
+  // decided its registry — the registry it fetches from. The evidence is the
+  // line, or the command itself when the line is too long to show.
+  void package_manager_commands(std::string_view shell, const std::string& rel, const std::string& field,
+                                const std::string& where) {
+    auto words = str::split_ws(shell);
     auto separator = [](std::string_view w) { return w == "&&" || w == "||" || w == ";" || w == "|" || w == ")"; };
+    auto command_text = [&](std::size_t from) {
+      if (shell.size() <= 160) return std::string(str::trim(shell));
+      std::string out;
+      for (std::size_t k = from; k < words.size() && !separator(words[k]) && out.size() < 160; ++k)
+        out += (out.empty() ? "" : " ") + std::string(words[k]);
+      return out.substr(0, 160);
+    };
     for (std::size_t i = 0; i < words.size(); ++i) {
       std::string_view cmd = words[i];
       if (cmd == "-m" && i + 1 < words.size()) cmd = words[++i];  // python3 -m pip
@@ -201,12 +246,30 @@ class BuildEnvScanner {
       std::string sub = ends || j >= words.size() || separator(words[j]) ? "" : std::string(words[j]);
       if (std::find(ic->subcommands.begin(), ic->subcommands.end(), sub) == ic->subcommands.end()) continue;
       std::string shown = sub.empty() ? std::string(cmd) : std::string(cmd) + " " + sub;
-      for (const auto& tool : ic->tools) ctx_.needs_tool(tool, at, where + " runs " + shown);
-      Evidence ev = at;
-      ev.field = where;
-      if (!ctx_.has_ecosystem(ic->ecosystem))
+      std::string text = command_text(i);
+      for (const auto& tool : ic->tools) ctx_.needs_tool(tool, Evidence{rel, field, text}, where + " runs " + shown);
+      Evidence ev{rel, where, text};
+      // `pip install -i https://pypi.internal/simple`, `--extra-index-url …`,
+      // `npm install --registry …`: indexes the command names; the first and
+      // last replace the default one.
+      bool own_index = false;
+      for (std::size_t k = j; k < words.size() && !separator(words[k]); ++k) {
+        std::string_view w = words[k];
+        std::string_view opt = w.substr(0, w.find('='));
+        bool replaces = opt == "-i" || opt == "--index-url" || opt == "--registry";
+        if (!replaces && opt != "--extra-index-url" && opt != "-f" && opt != "--find-links") continue;
+        std::string_view value = opt.size() < w.size() ? w.substr(opt.size() + 1)
+                                 : k + 1 < words.size() ? words[k + 1]
+                                                        : std::string_view{};
+        std::string host = value.find("://") != std::string_view::npos ? url_host(value) : std::string{};
+        if (host.empty()) continue;
+        own_index = own_index || replaces;
+        ctx_.egress(host, EgressOrigin::kConfig, "an index the command names (" + std::string(opt) + ")",
+                    Evidence{rel, where, std::string(value.substr(0, 160))});
+      }
+      if (!ctx_.has_ecosystem(ic->ecosystem) && !own_index)
         for (const auto& h : ic->hosts) ctx_.egress(h, EgressOrigin::kInstallTime, ic->reason, ev);
-      if (ic->ecosystem == "python" && !ends) j = pip_requirements(at.file, where, words, j + 1);
+      if (ic->ecosystem == "python" && !ends) j = pip_requirements(rel, where, words, j + 1);
       i = ends ? i : j;
     }
   }
@@ -227,7 +290,9 @@ class BuildEnvScanner {
       bool last = w.ends_with(';') || w.ends_with(')');
       while (w.ends_with(';') || w.ends_with(')')) w.remove_suffix(1);
       if (w.starts_with('-')) {
-        if (std::find(kTakesValue.begin(), kTakesValue.end(), w) != kTakesValue.end()) ++j;
+        if (w.find('=') == std::string_view::npos &&
+            std::find(kTakesValue.begin(), kTakesValue.end(), w) != kTakesValue.end())
+          ++j;
       } else {
         if (w.size() >= 2 && (w.front() == '"' || w.front() == '\'') && w.back() == w.front()) w = w.substr(1, w.size() - 2);
         // A path, a URL or a local archive is not a requirement by name.
@@ -452,7 +517,7 @@ class BuildEnvScanner {
             const std::string script = step["run"].as<std::string>();
             for (const auto& line : str::split(script, '\n'))
               if (auto t = str::trim(line); !t.empty())
-                package_manager_commands(Evidence{rel, base + ".run", std::string(t.substr(0, 160))}, base + ".run");
+                package_manager_commands(t, rel, base + ".run", base + ".run");
           }
           if (!step.IsMap() || !step["uses"] || !step["uses"].IsScalar()) continue;
           std::string uses = step["uses"].as<std::string>();

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <tuple>
 
 #include "util/strings.hpp"
 
@@ -275,6 +276,33 @@ std::vector<std::string> shell_commands(std::string_view line) {
   return out;
 }
 
+// A JavaScript/TypeScript helper of the repository's own that runs shell
+// commands: a file that imports child_process and defines a function or
+// method named like the API (`static async exec(cmd) { … childProcess.exec(cmd …`).
+// Its names, so `Util.exec('wg-quick up wg0')` in a file that requires it reads
+// like a child_process call.
+std::vector<std::string> wrapper_names(std::string_view text) {
+  static constexpr std::array<std::string_view, 6> kNames = {"exec", "execSync", "spawn", "run", "sh", "shell"};
+  std::vector<std::string> out;
+  for (auto raw : str::split(text, '\n')) {
+    std::string_view line = str::trim(raw);
+    for (std::string_view kw : {"export ", "static ", "async ", "function ", "public ", "private "})
+      while (line.starts_with(kw)) line = str::trim(line.substr(kw.size()));
+    for (std::string_view prefix : {"module.exports.", "exports."})
+      if (line.starts_with(prefix)) line = line.substr(prefix.size());
+    for (std::string_view n : kNames) {
+      if (!line.starts_with(n)) continue;
+      std::string_view rest = str::trim(line.substr(n.size()));
+      // `exec(cmd, …) {`, `exec = (cmd) =>`, `exec = async (cmd) =>`, `exec = function (cmd)`.
+      bool defines = rest.starts_with('(') ? line.find('{') != std::string_view::npos && !line.ends_with(";")
+                                           : rest.starts_with('=') && (rest.find("=>") != std::string_view::npos ||
+                                                                      rest.find("function") != std::string_view::npos);
+      if (defines && std::find(out.begin(), out.end(), n) == out.end()) out.emplace_back(n);
+    }
+  }
+  return out;
+}
+
 // All source read for programs, whatever the file count: a monorepo's
 // generated or bundled code must not make the scan slow.
 constexpr std::uint64_t kMaxSourceTotalBytes = 128ull << 20;
@@ -293,6 +321,7 @@ class ProgramScanner {
       if (base_name_of(f).find("entrypoint") != std::string::npos) files.push_back(f);
     std::sort(files.begin(), files.end());
     files.erase(std::unique(files.begin(), files.end()), files.end());
+    find_wrappers(files);
     std::size_t read = 0;
     std::uint64_t total = 0;
     for (const auto& f : files) {
@@ -329,6 +358,49 @@ class ProgramScanner {
   }
 
  private:
+  // The repository's own command helpers (wrapper_names), by module name
+  // ("Util" for src/lib/Util.js), read before the files that call them.
+  void find_wrappers(const std::vector<std::string>& files) {
+    std::size_t read = 0;
+    for (const auto& f : files) {
+      auto lang = lang_of(base_name_of(f));
+      if (lang != Lang::kNode || skipped_source(f) || ++read > ctx_.fs().limits().max_source_files) continue;
+      auto text = ctx_.fs().read_text(f, ctx_.fs().limits().max_source_bytes);
+      if (!text || !uses_api(Lang::kNode, *text, "exec(")) continue;
+      std::string module = base_name_of(f);
+      module = module.substr(0, module.rfind('.'));
+      for (auto& n : wrapper_names(*text)) wrappers_.emplace_back(module, f, std::move(n));
+    }
+  }
+
+  // Calls of a wrapper from a file that imports its module (`require('./Util')`,
+  // `from "../lib/util.js"`): `Util.exec('wg genkey')` runs wg.
+  void wrapper_calls(const std::string& rel, std::string_view text, std::vector<std::size_t>& line_starts) {
+    for (const auto& [module, file, name] : wrappers_) {
+      if (file == rel) continue;
+      bool imports = false;
+      for (std::string_view tail : {"'", "\"", "`", ".js'", ".js\"", ".ts'", ".ts\""})
+        imports = imports || text.find("/" + module + std::string(tail)) != std::string_view::npos;
+      if (!imports) continue;
+      std::string call = "." + name + "(";
+      for (std::size_t at = text.find(call); at != std::string_view::npos; at = text.find(call, at + 1)) {
+        std::size_t p = at + call.size();
+        skip_space(text, p);
+        auto value = literal_at(text, p);
+        if (!value) continue;
+        std::string_view cmd = *value;
+        if (auto t = cmd.find("${"); t != std::string_view::npos) cmd = cmd.substr(0, t);
+        std::size_t line_no = std::upper_bound(line_starts.begin(), line_starts.end(), at) - line_starts.begin();
+        std::size_t ls = line_starts[line_no - 1];
+        std::size_t le = text.find('\n', ls);
+        std::string_view line = str::trim(text.substr(ls, le == std::string_view::npos ? std::string_view::npos : le - ls));
+        if (line.starts_with("//") || line.starts_with("*") || line.starts_with("/*")) continue;
+        for (const auto& prog : shell_commands(cmd))
+          record(rel, line_no, prog, std::string(line.substr(0, 160)), /*note_unknown=*/false);
+      }
+    }
+  }
+
   void shell_file(const std::string& rel, std::string_view text) {
     std::size_t line_no = 0;
     for (auto raw : str::split(text, '\n')) {
@@ -346,6 +418,7 @@ class ProgramScanner {
     std::vector<std::size_t> line_starts{0};
     for (std::size_t i = 0; i < text.size(); ++i)
       if (text[i] == '\n') line_starts.push_back(i + 1);
+    if (lang == Lang::kNode && !wrappers_.empty()) wrapper_calls(rel, text, line_starts);
     std::optional<std::map<std::string, std::string>> consts;
     for (const auto& pat : patterns(lang)) {
       if (!uses_api(lang, text, pat.text)) continue;
@@ -419,6 +492,7 @@ class ProgramScanner {
 
   ScanContext& ctx_;
   std::map<std::string, std::string> unknown_;  // program → first file:line
+  std::vector<std::tuple<std::string, std::string, std::string>> wrappers_;  // module, file, function name
 };
 
 }  // namespace

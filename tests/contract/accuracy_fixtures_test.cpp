@@ -494,6 +494,39 @@ TEST(MissedBuilds, PycurlCompilesOnlyBeforeItsLinuxWheels) {
   EXPECT_EQ(lib(wheels.build_libs, "libcurl4-openssl-dev"), nullptr);
 }
 
+// Dockerfile-alpine is a Dockerfile; what its build downloads (ADD <url>,
+// curl, wget, git clone) and the index a pip command names are egress; a
+// host spelled with a variable is not guessed. Alpine's wireguard-tools,
+// dumb-init and ip6tables have Debian names.
+TEST(DeclaredPackages, WhatADockerfileDownloadsAndItsVariantNames) {
+  Contract c = scan_fixture("docker-downloads");
+  EXPECT_EQ(origin_of(c, "www.sqlite.org"), "install-time");
+  EXPECT_EQ(egress(c, "www.sqlite.org")->evidence.front().field, "line 3");
+  EXPECT_EQ(origin_of(c, "astral.sh"), "install-time");
+  EXPECT_EQ(egress(c, "astral.sh")->evidence.front().value, "curl -LsSf https://astral.sh/uv/install.sh");
+  EXPECT_EQ(origin_of(c, "github.com"), "install-time");
+  EXPECT_EQ(origin_of(c, "wheels.example.org"), "config");
+  EXPECT_EQ(origin_of(c, "pypi.org"), "install-time");  // --extra-index-url adds to PyPI
+  for (const auto& h : c.egress_hosts) EXPECT_EQ(h.host.find('$'), std::string::npos) << h.host;
+  for (const char* pkg : {"wireguard-tools", "dumb-init", "iptables"})
+    EXPECT_TRUE(required_by(c.run_libs, pkg, "dockerfile:Dockerfile-alpine")) << pkg;
+  EXPECT_TRUE(required_by(c.build_libs, "curl", "dockerfile:Dockerfile-alpine"));
+  EXPECT_TRUE(c.notes.empty()) << c.notes.front().message;
+}
+
+// A helper of the repository's own that wraps child_process.exec: its calls
+// from a file that requires it run programs; a RegExp's exec does not.
+TEST(RuntimeLibraries, ProgramsRunThroughTheRepositorysOwnExecHelper) {
+  Contract c = scan_fixture("node-exec-wrapper");
+  EXPECT_TRUE(required_by(c.run_libs, "wireguard-tools", "exec:wg"));
+  EXPECT_TRUE(required_by(c.run_libs, "wireguard-tools", "exec:wg-quick"));
+  const SystemLib* wg = lib(c.run_libs, "wireguard-tools");
+  ASSERT_NE(wg, nullptr);
+  EXPECT_EQ(wg->evidence.front().file, "src/lib/Tunnel.js");
+  EXPECT_EQ(lib(c.run_libs, "ffmpeg"), nullptr);  // commented out
+  EXPECT_EQ(lib(c.run_libs, "git"), nullptr);     // pattern.exec('git 2.39') is a RegExp
+}
+
 // ---- crates a TLS stack pulls, without a Cargo.lock -------------------------------------
 
 TEST(MissedBuilds, TheTlsStackADependencyPullsPerDeclaration) {
