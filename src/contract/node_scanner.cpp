@@ -191,8 +191,44 @@ class NodeScanner {
     }
   }
 
+  // A dependency fetched from a git host or a URL instead of the registry
+  // (`github:owner/repo`, `owner/repo`, `git+https://…`, `https://…/x.tgz`):
+  // the install reaches that host. npm reads a GitHub repository through
+  // github.com and its tarball through codeload.github.com. Over SSH
+  // (`git+ssh://`, `git@host:`) no read-only HTTP policy can grant it: a note.
+  void source_dependency(const std::string& rel, const std::string& field, const std::string& dep,
+                         const std::string& spec) {
+    Evidence ev{rel, field + "." + dep, spec};
+    auto hosted = [&](std::vector<std::string> hosts) {
+      for (const auto& h : hosts)
+        ctx_.egress(h, EgressOrigin::kInstallTime, dep + " is installed from " + spec.substr(0, 80), ev);
+    };
+    if (spec.starts_with("github:") || spec.starts_with("gist:")) return hosted({"github.com", "codeload.github.com"});
+    if (spec.starts_with("gitlab:")) return hosted({"gitlab.com"});
+    if (spec.starts_with("bitbucket:")) return hosted({"bitbucket.org"});
+    if (spec.starts_with("git+ssh:") || spec.starts_with("ssh:") || spec.starts_with("git@")) {
+      ctx_.note(rel, field + "." + dep + ": installed over SSH (" + spec.substr(0, 80) +
+                         "), which a read-only HTTP egress policy cannot grant");
+      return;
+    }
+    for (std::string_view scheme : {"git+https://", "git+http://", "git://", "https://", "http://"})
+      if (spec.starts_with(scheme)) {
+        std::string host = url_host(spec);
+        if (host == "github.com") return hosted({"github.com", "codeload.github.com"});
+        if (!host.empty()) hosted({host});
+        return;
+      }
+    // GitHub's shorthand: "owner/repo" or "owner/repo#ref", nothing else.
+    auto slash = spec.find('/');
+    bool shorthand = slash != std::string::npos && slash > 0 && spec.find('/', slash + 1) == std::string::npos &&
+                     !spec.starts_with('@') && !spec.starts_with('.') && !spec.starts_with('~') &&
+                     spec.find(':') == std::string::npos && spec.find(' ') == std::string::npos;
+    if (shorthand) hosted({"github.com", "codeload.github.com"});
+  }
+
   void declared_dependency(const std::string& rel, const std::string& field, const std::string& dep,
                            const std::string& spec) {
+    source_dependency(rel, field, dep, spec);
     bool known = kb_.package("npm", dep) != nullptr;
     if (!known) return;  // unknown names only matter with a build signal (lockfiles, node_modules)
     PackageSignals& s = ctx_.package("npm", dep);

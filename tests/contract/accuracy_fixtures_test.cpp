@@ -527,6 +527,24 @@ TEST(RuntimeLibraries, ProgramsRunThroughTheRepositorysOwnExecHelper) {
   EXPECT_EQ(lib(c.run_libs, "git"), nullptr);     // pattern.exec('git 2.39') is a RegExp
 }
 
+// Dependencies installed from a git host or a URL reach that host, not the
+// registry; one over SSH is a note, since a read-only HTTP policy cannot
+// grant it; file:, npm: aliases and ranges reach nothing new.
+TEST(FloorsAndHosts, DependenciesFromGitHostsAndUrls) {
+  Contract c = scan_fixture("node-git-dependencies");
+  EXPECT_EQ(origin_of(c, "github.com"), "install-time");
+  EXPECT_EQ(origin_of(c, "codeload.github.com"), "install-time");
+  const EgressHost* gh = egress(c, "github.com");
+  ASSERT_NE(gh, nullptr);
+  EXPECT_EQ(gh->evidence.front().field, "dependencies.@webcoder49/code-input");
+  EXPECT_EQ(origin_of(c, "gitlab.example.org"), "install-time");
+  EXPECT_EQ(origin_of(c, "cdn.example.net"), "install-time");
+  EXPECT_EQ(egress(c, "git.example.com"), nullptr);
+  EXPECT_TRUE(noted(c, "package.json", "installed over SSH"));
+  EXPECT_EQ(origin_of(c, "registry.npmjs.org"), "default");
+  EXPECT_EQ(c.egress_hosts.size(), 5u);  // the four above and the registry
+}
+
 // ---- crates a TLS stack pulls, without a Cargo.lock -------------------------------------
 
 TEST(MissedBuilds, TheTlsStackADependencyPullsPerDeclaration) {
