@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "layer/apt/candidate_policy.hpp"
 #include "layer/debian/version.hpp"
 
 namespace strata::contract::route {
@@ -34,22 +35,21 @@ Candidates::Candidates(std::map<std::string, std::string> versions,
 }
 
 std::optional<std::string> Candidates::candidate_of(std::string_view name) const {
-  std::optional<std::string> best;
-  int best_priority = 0;
+  std::vector<std::pair<std::string, int>> versions;  // every version of the name, with its source's priority
   for (const auto& s : sources_) {
     auto records = s.index->named(name);
     for (std::uint32_t i = 0; i < records.size(); ++i) {
       // A record that does not decode is left to the resolver, which names it.
       auto p = s.index->package(records[i]);
       if (!p || (p->architecture != arch_ && p->architecture != "all")) continue;
-      if (!best || s.priority > best_priority ||
-          (s.priority == best_priority && layer::compare_versions(p->version, *best) > 0)) {
-        best = p->version;
-        best_priority = s.priority;
-      }
+      versions.emplace_back(p->version, s.priority);
     }
   }
-  return best;
+  int best = layer::apt_candidate(
+      versions.size(), [&](int i) -> const std::string& { return versions[i].first; },
+      [&](int i) { return versions[i].second; });
+  if (best < 0) return std::nullopt;
+  return versions[static_cast<std::size_t>(best)].first;
 }
 
 const std::string* Candidates::version(std::string_view package) const {

@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "layer/apt/candidate_policy.hpp"
 #include "layer/debian/version.hpp"
 #include "util/strings.hpp"
 
@@ -231,28 +232,10 @@ struct Resolver::Impl {
     return static_cast<int>(versions.size() - 1);
   }
 
-  // apt's pkgPolicy::GetCandidateVer: highest priority, then highest version;
-  // never a downgrade below priority 1000.
   void compute_candidate(Entry& e) const {
-    std::vector<int> order(e.versions.size());
-    for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-      return compare_versions(e.versions[a].pkg->version, e.versions[b].pkg->version) > 0;
-    });
-    int best = -1;
-    int max = 0;
-    for (int i : order) {
-      const Version& v = e.versions[i];
-      if (v.priority <= 0) continue;
-      if (e.installed >= 0 && i != e.installed && v.priority < 1000 &&
-          compare_versions(e.versions[e.installed].pkg->version, v.pkg->version) > 0)
-        continue;
-      if (v.priority > max) {
-        max = v.priority;
-        best = i;
-      }
-    }
-    e.candidate = best;
+    e.candidate = apt_candidate(
+        e.versions.size(), [&](int i) -> const std::string& { return e.versions[i].pkg->version; },
+        [&](int i) { return e.versions[i].priority; }, e.installed);
   }
 
   // The provides and Conflicts/Breaks of an entry's installed and candidate

@@ -52,6 +52,20 @@ TEST(Candidates, ApplyAptsCandidateRulesAcrossTheIndexes) {
   EXPECT_EQ(c.with_prefix("python3."), (std::vector<std::string>{"python3.11", "python3.12"}));
   EXPECT_EQ(c.with_prefix("g"), std::vector<std::string>{});
 
+  // A source pinned to -1 (apt_preferences "never install from here") gives
+  // no candidate, whatever its versions, the same rule the resolver applies.
+  layer::LoadedArchive never = archive;
+  never.sources.resize(3);
+  never.sources[2].priority = -1;
+  layer::LoadedIndex backports;
+  backports.source = 2;
+  backports.index = layer::NameIndex::of({pkg("tzdata", "2099a", "all"), pkg("nodejs", "22.1.0", "amd64")});
+  never.indexes.push_back(backports);
+  Candidates n(never, "amd64");
+  ASSERT_NE(n.version("tzdata"), nullptr);
+  EXPECT_EQ(*n.version("tzdata"), "2025a");
+  EXPECT_EQ(n.version("nodejs"), nullptr);
+
   Candidates copy = c;
   ASSERT_NE(copy.version("python3.12"), nullptr);
   EXPECT_EQ(*copy.version("python3.12"), "3.12.0-1");
