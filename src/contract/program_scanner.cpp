@@ -360,16 +360,24 @@ class ProgramScanner {
  private:
   // The repository's own command helpers (wrapper_names), by module name
   // ("Util" for src/lib/Util.js), read before the files that call them.
+  // Bounded like the main pass (the same file and byte limits), and to
+  // kMaxWrappers helpers: each is looked for in every file.
+  static constexpr std::size_t kMaxWrappers = 32;
   void find_wrappers(const std::vector<std::string>& files) {
     std::size_t read = 0;
+    std::uint64_t total = 0;
     for (const auto& f : files) {
       auto lang = lang_of(base_name_of(f));
-      if (lang != Lang::kNode || skipped_source(f) || ++read > ctx_.fs().limits().max_source_files) continue;
+      if (lang != Lang::kNode || skipped_source(f)) continue;
+      if (++read > ctx_.fs().limits().max_source_files || total > kMaxSourceTotalBytes) break;
       auto text = ctx_.fs().read_text(f, ctx_.fs().limits().max_source_bytes);
-      if (!text || !uses_api(Lang::kNode, *text, "exec(")) continue;
+      if (!text) continue;
+      total += text->size();
+      if (!uses_api(Lang::kNode, *text, "exec(")) continue;
       std::string module = base_name_of(f);
       module = module.substr(0, module.rfind('.'));
-      for (auto& n : wrapper_names(*text)) wrappers_.emplace_back(module, f, std::move(n));
+      for (auto& n : wrapper_names(*text))
+        if (wrappers_.size() < kMaxWrappers) wrappers_.emplace_back(module, f, std::move(n));
     }
   }
 
