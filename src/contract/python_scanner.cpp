@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <fstream>
+#include <utility>
 
 #include "contract/node_scanner.hpp"
 #include "contract/toml_file.hpp"
@@ -253,6 +254,7 @@ class PythonScanner {
       s.evidence.push_back({rel, "setup()", marker});
       break;
     }
+    setup_requirements(rel, *text);
     // python_requires is only a hint (setup.py is code), so it is read by
     // pattern and labelled as such.
     if (auto p = text->find("python_requires"); p != std::string::npos) {
@@ -263,6 +265,43 @@ class PythonScanner {
           std::string v = text->substr(q1 + 1, q2 - q1 - 1);
           ctx_.constraint("python", {rel, "python_requires", v}, parse_pep440(v), "read by pattern from setup.py");
         }
+      }
+    }
+  }
+
+  // setup.py is code, so its dependencies are read by pattern: the string
+  // literals of an `install_requires=[…]` list, and of the lists of an
+  // `extras_require={…}` mapping (every extra, as `optional-dependencies` in
+  // pyproject.toml are; the mapping's keys are skipped). A list built at run
+  // time (install_requires=REQUIREMENTS) is not followed.
+  void setup_requirements(const std::string& rel, std::string_view text) {
+    for (auto [key, open] : {std::pair{"install_requires", '['}, std::pair{"extras_require", '{'}}) {
+      auto at = text.find(key);
+      if (at == std::string_view::npos) continue;
+      std::size_t p = at + std::string_view(key).size();
+      while (p < text.size() && (text[p] == ' ' || text[p] == '=')) ++p;
+      if (p >= text.size() || text[p] != open) continue;
+      int depth = 0;
+      for (std::size_t end = std::min(text.size(), p + (256u << 10)); p < end; ++p) {
+        char c = text[p];
+        if (c == '#') {  // a comment runs to the end of the line
+          while (p < end && text[p] != '\n') ++p;
+          continue;
+        }
+        if (c == '[' || c == '{' || c == '(') ++depth;
+        if (c == ']' || c == '}' || c == ')') {
+          if (--depth == 0) break;
+          continue;
+        }
+        if (c != '"' && c != '\'') continue;
+        auto q = text.find(c, p + 1);
+        if (q == std::string_view::npos || text.substr(p + 1, q - p - 1).find('\n') != std::string_view::npos) break;
+        std::string_view lit = text.substr(p + 1, q - p - 1);
+        p = q;
+        std::size_t after = q + 1;
+        while (after < end && (text[after] == ' ' || text[after] == '\t')) ++after;
+        if (after < end && text[after] == ':') continue;  // an extra's name
+        if (auto r = parse_requirement(lit)) dependency(rel, key, *r);
       }
     }
   }

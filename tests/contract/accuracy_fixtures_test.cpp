@@ -545,6 +545,24 @@ TEST(FloorsAndHosts, DependenciesFromGitHostsAndUrls) {
   EXPECT_EQ(c.egress_hosts.size(), 5u);  // the four above and the registry
 }
 
+// setup.py's install_requires and extras_require are dependencies like
+// pyproject's dependencies and optional-dependencies; the extras' names and a
+// comment are not packages.
+TEST(MissedBuilds, SetupPyDependenciesAndExtras) {
+  Contract c = scan_fixture("python-setup-py-deps");
+  EXPECT_EQ(build_of(c, "pypi", "psycopg2"), "compile");
+  EXPECT_EQ(native(c, "pypi", "psycopg2")->evidence.front().field, "install_requires");
+  EXPECT_EQ(build_of(c, "pypi", "pillow"), "prebuilt");
+  EXPECT_EQ(build_of(c, "pypi", "pylibmc"), "compile");
+  EXPECT_EQ(native(c, "pypi", "pylibmc")->evidence.front().field, "extras_require");
+  EXPECT_TRUE(required_by(c.build_libs, "libmemcached-dev", "pypi:pylibmc"));
+  EXPECT_TRUE(required_by(c.run_libs, "libmemcached11", "pypi:pylibmc"));
+  EXPECT_EQ(build_of(c, "pypi", "mysqlclient"), "compile");
+  EXPECT_EQ(native(c, "pypi", "memcached"), nullptr);
+  EXPECT_EQ(floor_of(c, "python"), "3.9.0");
+  EXPECT_TRUE(c.warnings.empty());
+}
+
 // ---- crates a TLS stack pulls, without a Cargo.lock -------------------------------------
 
 TEST(MissedBuilds, TheTlsStackADependencyPullsPerDeclaration) {
