@@ -12,12 +12,17 @@
 
 #include "contract/node_scanner.hpp"
 #include "contract/python_scanner.hpp"
+#include "contract/shell_words.hpp"
 #include "util/strings.hpp"
 
 namespace strata::contract {
 namespace {
 
 bool dockerfile_name(std::string_view n) {
+  // Dockerfile.dockerignore, Dockerfile.md, Dockerfile.j2: beside a Dockerfile, not one.
+  for (std::string_view ext : {".dockerignore", ".md", ".txt", ".rst", ".j2", ".tpl", ".tmpl", ".template", ".orig",
+                               ".bak", ".swp", ".yml", ".yaml", ".json", ".sh"})
+    if (n.ends_with(ext)) return false;
   for (std::string_view stem : {"Dockerfile", "Containerfile"})
     if (n == stem || (n.starts_with(stem) && n.size() > stem.size() && std::string_view(".-_").find(n[stem.size()]) !=
                                                                           std::string_view::npos))
@@ -159,6 +164,24 @@ class BuildEnvScanner {
           r.text += ' ';
           r.text += next;
         }
+        // A here-document (`RUN <<EOF` … `EOF`, BuildKit's Dockerfile 1.4):
+        // its lines are the script.
+        if (auto h = r.text.find("<<"); h != std::string::npos) {
+          std::string_view rest = std::string_view(r.text).substr(h + 2);
+          if (rest.starts_with('-')) rest.remove_prefix(1);
+          std::string delim;
+          for (char ch : rest) {
+            if (ch == '"' || ch == '\'') continue;
+            if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '_')) break;
+            delim += ch;
+          }
+          if (!delim.empty()) {
+            std::string script;
+            while (n + 1 < lines.size() && str::trim(lines[n + 1]) != delim) script += std::string(lines[++n]) + "\n";
+            if (n + 1 < lines.size()) ++n;  // the delimiter line
+            r.text = "RUN " + script;
+          }
+        }
         runs.push_back(std::move(r));
       }
     }
@@ -172,34 +195,96 @@ class BuildEnvScanner {
   // `apt-get install` / `apt install` / `apk add` in a RUN instruction: the
   // repository's own statement of what its image needs. Packages of the final
   // stage are run-time needs, except -dev packages and build tools; earlier
-  // stages are build needs. Alpine names go through `alpine_packages`.
+  // stages are build needs. Alpine names go through `alpine_packages`. The
+  // same line's package-manager commands and downloads are read too.
   void installs(const std::string& rel, std::size_t line, const std::string& run, bool final_stage) {
-    for (const auto& [name, apk] : installed_packages(run)) {
+    auto commands = shell_commands_of(run_body(run));
+    for (const auto& [name, apk] : installed_packages(commands)) {
       if (const std::string* tool = kb_.runtime_install(name))
         ctx_.needs_tool(*tool, Evidence{rel, "RUN", run.substr(0, 160)},
                         "line " + std::to_string(line) + " installs " + name + " (the distribution's " + *tool +
                             "; its version is not read)");
       declared_package("dockerfile:" + rel, rel, line, run, name, apk, final_stage);
     }
-    package_manager_commands(run, rel, "RUN", "line " + std::to_string(line));
-    // `curl -LsSf https://astral.sh/uv/install.sh | sh`, `wget https://www.sqlite.org/…`,
-    // `git clone https://github.com/…`: the image's build reads those hosts.
-    std::string text = run;
-    for (std::string_view sep : {"&&", "||", ";", "|"})
-      for (auto p = text.find(sep); p != std::string::npos; p = text.find(sep, p + 1)) text.replace(p, sep.size(), std::string(sep.size(), '\n'));
-    for (auto cmd : str::split(text, '\n')) {
-      auto words = str::split_ws(cmd);
-      if (words.empty()) continue;
-      std::string_view prog = words[0];
-      if (auto slash = prog.rfind('/'); slash != std::string_view::npos) prog.remove_prefix(slash + 1);
-      bool fetches = prog == "curl" || prog == "wget" || (prog == "git" && words.size() > 1 && words[1] == "clone");
-      if (!fetches) continue;
-      Evidence at{rel, "line " + std::to_string(line), std::string(str::trim(cmd).substr(0, 160))};
-      for (auto w : words) {
-        if (w.size() >= 2 && (w.front() == '"' || w.front() == '\'')) w = w.substr(1, w.size() - 2);
-        if (w.starts_with("http://") || w.starts_with("https://")) downloaded(at, std::string(w));
-      }
+    package_manager_commands(commands, rel, "RUN", "line " + std::to_string(line));
+    downloads(commands, rel, line);
+  }
+
+  // The shell text of a RUN instruction: after `RUN` and its `--mount=…`
+  // flags; the exec form (`RUN ["apt-get", "install", "vim"]`) as one command,
+  // or the script of `["sh", "-c", "…"]`.
+  static std::string run_body(std::string_view run) {
+    auto words = str::split_ws(run);
+    std::size_t skip = 0;
+    std::string_view rest = str::trim(run);
+    if (!words.empty() && str::lower(words[0]) == "run") {
+      rest = str::trim(rest.substr(words[0].size()));
+      for (skip = 1; skip < words.size() && words[skip].starts_with("--"); ++skip)
+        rest = str::trim(rest.substr(words[skip].size()));
     }
+    if (!rest.starts_with('[')) return std::string(rest);
+    try {
+      auto argv = nlohmann::json::parse(rest);
+      if (!argv.is_array()) return std::string(rest);
+      std::vector<std::string> args;
+      for (const auto& a : argv)
+        if (a.is_string()) args.push_back(a.get<std::string>());
+      if (args.size() >= 3 && (program_base(args[0]) == "sh" || program_base(args[0]) == "bash") && args[1] == "-c")
+        return args[2];
+      std::string quoted;
+      for (const auto& a : args) {
+        std::string q;
+        for (char c : a) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+        quoted += (quoted.empty() ? "'" : " '") + q + "'";
+      }
+      return quoted;
+    } catch (const nlohmann::json::exception&) {
+      return std::string(rest);
+    }
+  }
+
+  // Options of a command that take the next word as their value (unless
+  // written `--opt=value`); the value is neither a package nor a URL to fetch.
+  static bool takes_value(std::string_view program, std::string_view opt) {
+    static const std::vector<std::string_view> kApt = {"-o", "-c", "-t", "--option", "--config-file",
+                                                       "--target-release", "--default-release"};
+    static const std::vector<std::string_view> kApk = {"-t", "--virtual", "-X", "--repository", "--repositories-file",
+                                                       "-p", "--root", "--arch", "--cache-dir", "--keys-dir"};
+    static const std::vector<std::string_view> kPip = {
+        "-r", "--requirement", "-c", "--constraint", "-e", "--editable", "-w", "--wheel-dir", "-d", "--dest", "-i",
+        "--index-url", "--extra-index-url", "-f", "--find-links", "-t", "--target", "--prefix", "--root", "--src",
+        "--python-version", "--abi", "--implementation", "--platform", "--trusted-host", "--cache-dir", "--log",
+        "--log-file", "--proxy", "--cert", "--client-cert", "--global-option", "--build-option", "--install-option",
+        "-C", "--config-settings", "--report", "--upgrade-strategy", "--exists-action", "--retries", "--timeout",
+        "--progress-bar", "--python", "--keyring-provider", "--use-feature", "--hash", "--no-binary",
+        "--only-binary", "--root-user-action"};
+    static const std::vector<std::string_view> kNpm = {"--registry", "--prefix", "-C", "--cache", "--userconfig",
+                                                       "--omit", "--include", "--workspace", "-w", "--tag"};
+    static const std::vector<std::string_view> kCurl = {
+        "-H", "--header", "-e", "--referer", "-A", "--user-agent", "-d", "--data", "--data-raw", "--data-binary",
+        "--data-urlencode", "-u", "--user", "-x", "--proxy", "-o", "--output", "-b", "--cookie", "-c", "--cookie-jar",
+        "-F", "--form", "-T", "--upload-file", "-w", "--write-out", "-K", "--config", "--cacert", "--cert", "--key",
+        "-m", "--max-time", "--connect-timeout", "--retry", "-r", "--range", "-X", "--request", "-U", "--proxy-user",
+        "-P", "--ftp-port", "-E", "-y", "-Y", "-z", "-C", "--continue-at"};
+    static const std::vector<std::string_view> kWget = {
+        "-O", "--output-document", "-o", "--output-file", "-a", "--append-output", "-P", "--directory-prefix", "-e",
+        "--execute", "-U", "--user-agent", "--header", "--referer", "--post-data", "--post-file", "--user",
+        "--password", "-t", "--tries", "-T", "--timeout", "-w", "--wait", "-Q", "--quota", "-A", "--accept", "-R",
+        "--reject", "-l", "--level", "-i", "--input-file", "-B", "--base", "--bind-address", "--ca-certificate"};
+    static const std::vector<std::string_view> kGit = {"-b", "--branch", "--depth", "-o", "--origin", "-c",
+                                                       "--config", "--reference", "--separate-git-dir", "--filter",
+                                                       "-j", "--jobs", "--shallow-since", "--shallow-exclude",
+                                                       "-u", "--upload-pack", "--template"};
+    const std::vector<std::string_view>* table = nullptr;
+    if (program == "apt-get" || program == "apt" || program == "xx-apt-get" || program == "xx-apt") table = &kApt;
+    else if (program == "apk" || program == "xx-apk") table = &kApk;
+    else if (program == "pip" || program == "pip3") table = &kPip;
+    else if (program == "npm" || program == "pnpm" || program == "yarn") table = &kNpm;
+    else if (program == "curl") table = &kCurl;
+    else if (program == "wget") table = &kWget;
+    else if (program == "git") table = &kGit;
+    if (!table || opt.find('=') != std::string_view::npos) return false;
+    return std::find(table->begin(), table->end(), opt) != table->end();
   }
 
   // A URL the image's build downloads (RUN curl/wget/git clone, ADD <url>):
@@ -212,55 +297,79 @@ class BuildEnvScanner {
                 url.starts_with("http://") ? 80 : 443);
   }
 
+  static std::string command_text(const ShellCommand& c) {
+    std::string out;
+    for (std::size_t k = c.start; k < c.words.size() && out.size() < 160; ++k) out += (out.empty() ? "" : " ") + c.words[k];
+    return out.substr(0, 160);
+  }
+
+  // `curl -LsSf https://astral.sh/uv/install.sh | sh`, `wget https://www.sqlite.org/…`,
+  // `git clone https://github.com/…`: the image's build reads those hosts.
+  // A clone over SSH (`git@host:repo`) cannot go through a read-only HTTP
+  // policy: a note.
+  void downloads(const std::vector<ShellCommand>& commands, const std::string& rel, std::size_t line) {
+    for (const auto& c : commands) {
+      if (!c.program()) continue;
+      std::string_view prog = program_base(*c.program());
+      std::size_t from = c.start + 1;
+      if (prog == "git") {
+        if (from >= c.words.size() || c.words[from] != "clone") continue;
+        ++from;
+      } else if (prog != "curl" && prog != "wget") {
+        continue;
+      }
+      Evidence at{rel, "line " + std::to_string(line), command_text(c)};
+      for (std::size_t k = from; k < c.words.size(); ++k) {
+        const std::string& w = c.words[k];
+        if (w.starts_with('-')) {
+          if (takes_value(prog, w)) ++k;
+          continue;
+        }
+        if (w.starts_with("http://") || w.starts_with("https://")) downloaded(at, w);
+        else if (prog == "git" && (w.starts_with("git@") || w.starts_with("ssh://")))
+          ctx_.note(rel, "line " + std::to_string(line) + ": git clone " + w.substr(0, 80) +
+                             " is over SSH, which a read-only HTTP egress policy cannot grant");
+      }
+    }
+  }
+
   // `npm install -g less`, `pip install apprise`, `python3 -m pip install …`,
   // `(cd ui && yarn)` in a Dockerfile RUN line or a workflow's run step
-  // (`shell` the whole text; `field` names the tool constraint's place, `RUN`
-  // or the step; `where` which line): the tool the command runs on, and —
-  // when no manifest of its ecosystem is in the tree, so no scanner has
-  // decided its registry — the registry it fetches from. The evidence is the
-  // line, or the command itself when the line is too long to show.
-  void package_manager_commands(std::string_view shell, const std::string& rel, const std::string& field,
-                                const std::string& where) {
-    auto words = str::split_ws(shell);
-    auto separator = [](std::string_view w) { return w == "&&" || w == "||" || w == ";" || w == "|" || w == ")"; };
-    auto command_text = [&](std::size_t from) {
-      if (shell.size() <= 160) return std::string(str::trim(shell));
-      std::string out;
-      for (std::size_t k = from; k < words.size() && !separator(words[k]) && out.size() < 160; ++k)
-        out += (out.empty() ? "" : " ") + std::string(words[k]);
-      return out.substr(0, 160);
-    };
-    for (std::size_t i = 0; i < words.size(); ++i) {
-      std::string_view cmd = words[i];
-      if (cmd == "-m" && i + 1 < words.size()) cmd = words[++i];  // python3 -m pip
-      if (auto slash = cmd.rfind('/'); slash != std::string_view::npos) cmd.remove_prefix(slash + 1);
-      bool ends = false;  // "yarn)" or "yarn;": the command has no arguments
-      while (!cmd.empty() && (cmd.back() == ')' || cmd.back() == ';')) {
-        cmd.remove_suffix(1);
-        ends = true;
-      }
-      const KbInstallCommand* ic = kb_.install_command(cmd);
+  // (`field` names the tool constraint's place, `RUN` or the step; `where`
+  // which line): the tool the command runs on, and — when no manifest of its
+  // ecosystem is in the tree, so no scanner has decided its registry — the
+  // registry it fetches from. Only a command's program counts: `echo "npm
+  // install"` installs nothing. The evidence is the command.
+  void package_manager_commands(const std::vector<ShellCommand>& commands, const std::string& rel,
+                                const std::string& field, const std::string& where) {
+    for (const auto& c : commands) {
+      if (!c.program()) continue;
+      std::size_t idx = c.start;
+      std::string_view prog = program_base(c.words[idx]);
+      if (prog.starts_with("python") && idx + 2 < c.words.size() && c.words[idx + 1] == "-m")
+        prog = c.words[idx += 2];  // python3 -m pip
+      const KbInstallCommand* ic = kb_.install_command(prog);
       if (!ic) continue;
-      std::size_t j = i + 1;
-      while (!ends && j < words.size() && words[j].starts_with('-')) ++j;
-      std::string sub = ends || j >= words.size() || separator(words[j]) ? "" : std::string(words[j]);
+      std::size_t j = idx + 1;
+      while (j < c.words.size() && c.words[j].starts_with('-')) ++j;
+      std::string sub = j < c.words.size() ? c.words[j] : "";
       if (std::find(ic->subcommands.begin(), ic->subcommands.end(), sub) == ic->subcommands.end()) continue;
-      std::string shown = sub.empty() ? std::string(cmd) : std::string(cmd) + " " + sub;
-      std::string text = command_text(i);
+      std::string text = command_text(c);
+      std::string shown = sub.empty() ? std::string(prog) : std::string(prog) + " " + sub;
       for (const auto& tool : ic->tools) ctx_.needs_tool(tool, Evidence{rel, field, text}, where + " runs " + shown);
       Evidence ev{rel, where, text};
       // `pip install -i https://pypi.internal/simple`, `--extra-index-url …`,
       // `npm install --registry …`: indexes the command names; the first and
       // last replace the default one.
       bool own_index = false;
-      for (std::size_t k = j; k < words.size() && !separator(words[k]); ++k) {
-        std::string_view w = words[k];
+      for (std::size_t k = j; k < c.words.size(); ++k) {
+        std::string_view w = c.words[k];
         std::string_view opt = w.substr(0, w.find('='));
         bool replaces = opt == "-i" || opt == "--index-url" || opt == "--registry";
         if (!replaces && opt != "--extra-index-url" && opt != "-f" && opt != "--find-links") continue;
         std::string_view value = opt.size() < w.size() ? w.substr(opt.size() + 1)
-                                 : k + 1 < words.size() ? words[k + 1]
-                                                        : std::string_view{};
+                                 : k + 1 < c.words.size() ? std::string_view(c.words[k + 1])
+                                                          : std::string_view{};
         std::string host = value.find("://") != std::string_view::npos ? url_host(value) : std::string{};
         if (host.empty()) continue;
         own_index = own_index || replaces;
@@ -269,77 +378,66 @@ class BuildEnvScanner {
       }
       if (!ctx_.has_ecosystem(ic->ecosystem) && !own_index)
         for (const auto& h : ic->hosts) ctx_.egress(h, EgressOrigin::kInstallTime, ic->reason, ev);
-      if (ic->ecosystem == "python" && !ends) j = pip_requirements(rel, where, words, j + 1);
-      i = ends ? i : j;
+      if (ic->ecosystem == "python" && !sub.empty()) pip_requirements(rel, where, ev, c.words, j + 1);
     }
   }
 
-  // The packages a `pip install|wheel|download` names after its subcommand,
-  // up to the end of the command: each is a direct dependency (a
-  // `pip wheel … mysqlclient` compiles like a requirements file's). Options
-  // that take a value (`-r requirements.txt`, `--wheel-dir /wheels`) are
-  // skipped with it; the files they name are read as files, not here.
-  std::size_t pip_requirements(const std::string& file, const std::string& where,
-                               const std::vector<std::string_view>& words, std::size_t j) {
-    static constexpr std::array<std::string_view, 16> kTakesValue = {
-        "-r", "--requirement", "-c", "--constraint", "-e", "--editable", "-w", "--wheel-dir", "-d", "--dest",
-        "-i", "--index-url", "--extra-index-url", "-f", "--find-links", "--target"};
+  // The packages a `pip install|wheel|download` names after its subcommand:
+  // each is a direct dependency (a `pip wheel … mysqlclient` compiles like a
+  // requirements file's). An option's value (`-r requirements.txt`, `-t DIR`)
+  // and a path are not packages; a URL or VCS requirement
+  // (`git+https://git.example.com/r.git`) is a host the install reaches.
+  void pip_requirements(const std::string& file, const std::string& where, const Evidence& ev,
+                        const std::vector<std::string>& words, std::size_t j) {
     for (; j < words.size(); ++j) {
-      std::string_view w = words[j];
-      if (w == "&&" || w == "||" || w == ";" || w == "|" || w == ")") break;
-      bool last = w.ends_with(';') || w.ends_with(')');
-      while (w.ends_with(';') || w.ends_with(')')) w.remove_suffix(1);
+      const std::string& w = words[j];
       if (w.starts_with('-')) {
-        if (w.find('=') == std::string_view::npos &&
-            std::find(kTakesValue.begin(), kTakesValue.end(), w) != kTakesValue.end())
-          ++j;
-      } else {
-        if (w.size() >= 2 && (w.front() == '"' || w.front() == '\'') && w.back() == w.front()) w = w.substr(1, w.size() - 2);
-        // A path, a URL or a local archive is not a requirement by name.
-        if (!w.empty() && w.find('/') == std::string_view::npos && w != ".")
-          python_requirement(ctx_, file, where, w);
-      }
-      if (last) break;
-    }
-    return j;
-  }
-
-  // The package names of every install command in a shell line: (name, apk).
-  static std::vector<std::pair<std::string, bool>> installed_packages(const std::string& run) {
-    std::vector<std::pair<std::string, bool>> out;
-    auto words = str::split_ws(run);
-    for (std::size_t i = 0; i < words.size(); ++i) {
-      bool apk = false;
-      // xx-apt-get / xx-apk: the cross-compilation wrappers (tonistiigi/xx) take the same arguments.
-      if (words[i] == "apt-get" || words[i] == "apt" || words[i] == "xx-apt-get" || words[i] == "xx-apt") {
-        std::size_t j = i + 1;
-        while (j < words.size() && words[j].starts_with('-')) ++j;
-        if (j >= words.size() || words[j] != "install") continue;
-        i = j;
-      } else if (words[i] == "apk" || words[i] == "xx-apk") {
-        std::size_t j = i + 1;
-        while (j < words.size() && words[j].starts_with('-')) ++j;
-        if (j >= words.size() || words[j] != "add") continue;
-        i = j;
-        apk = true;
-      } else {
+        if (takes_value("pip", w)) ++j;
         continue;
       }
-      for (++i; i < words.size(); ++i) {
-        std::string_view w = words[i];
-        if (w == "&&" || w == "||" || w == ";" || w == "|" || w == ")") break;
-        bool last = w.ends_with(';');
-        if (last) w.remove_suffix(1);
-        if (w.size() >= 2 && (w.front() == '"' || w.front() == '\'')) w = w.substr(1, w.size() - 2);
-        if (auto eq = w.find('='); eq != std::string_view::npos) w = w.substr(0, eq);
-        bool name = !w.empty() && !w.starts_with('-') &&
+      if (w.find("://") != std::string::npos) {
+        if (std::string host = url_host(w); !host.empty())
+          ctx_.egress(host, EgressOrigin::kInstallTime, "pip installs " + w.substr(0, 100), ev);
+        continue;
+      }
+      if (w.find('/') != std::string::npos || w.starts_with('.')) continue;  // a local path or archive
+      python_requirement(ctx_, file, where, w);
+    }
+  }
+
+  // The package names of every install command of a shell line: (name, apk).
+  static std::vector<std::pair<std::string, bool>> installed_packages(const std::vector<ShellCommand>& commands) {
+    std::vector<std::pair<std::string, bool>> out;
+    for (const auto& c : commands) {
+      if (!c.program()) continue;
+      std::string_view prog = program_base(*c.program());
+      // xx-apt-get / xx-apk: the cross-compilation wrappers (tonistiigi/xx) take the same arguments.
+      bool apt = prog == "apt-get" || prog == "apt" || prog == "xx-apt-get" || prog == "xx-apt";
+      bool apk = prog == "apk" || prog == "xx-apk";
+      if (!apt && !apk) continue;
+      std::size_t j = c.start + 1;
+      for (; j < c.words.size() && c.words[j].starts_with('-'); ++j)
+        if (takes_value(prog, c.words[j])) ++j;
+      if (j >= c.words.size() || c.words[j] != (apt ? "install" : "add")) continue;
+      for (++j; j < c.words.size(); ++j) {
+        std::string_view w = c.words[j];
+        if (w.starts_with('-')) {
+          if (takes_value(prog, w)) ++j;
+          continue;
+        }
+        if (apt) {
+          if (w.ends_with('-')) continue;  // apt's "remove this one"
+          w = w.substr(0, w.find_first_of("=:/"));  // =version, :arch, /release
+        } else {
+          w = w.substr(0, w.find_first_of("=~<>@"));  // apk version constraints and repository tags
+        }
+        bool name = !w.empty() &&
                     (std::islower(static_cast<unsigned char>(w[0])) || std::isdigit(static_cast<unsigned char>(w[0])));
-        for (char c : w)
-          if (!std::islower(static_cast<unsigned char>(c)) && !std::isdigit(static_cast<unsigned char>(c)) && c != '-' &&
-              c != '+' && c != '.')
+        for (char ch : w)
+          if (!std::islower(static_cast<unsigned char>(ch)) && !std::isdigit(static_cast<unsigned char>(ch)) &&
+              ch != '-' && ch != '+' && ch != '.')
             name = false;
         if (name) out.emplace_back(std::string(w), apk);
-        if (last) break;
       }
     }
     return out;
@@ -376,7 +474,7 @@ class BuildEnvScanner {
       for (std::string_view prompt : {"$ ", "# ", "> ", "sudo "})
         if (line.starts_with(prompt)) line = std::string(str::trim(std::string_view(line).substr(prompt.size())));
       if (!line.starts_with("apt") && !line.starts_with("sudo ")) continue;
-      auto pkgs = installed_packages(line);
+      auto pkgs = installed_packages(shell_commands_of(line));
       bool for_building = std::any_of(pkgs.begin(), pkgs.end(), [](const auto& p) { return !p.second && build_tool(p.first); });
       if (!for_building) continue;
       for (const auto& [name, apk] : pkgs)
@@ -517,7 +615,7 @@ class BuildEnvScanner {
             const std::string script = step["run"].as<std::string>();
             for (const auto& line : str::split(script, '\n'))
               if (auto t = str::trim(line); !t.empty())
-                package_manager_commands(t, rel, base + ".run", base + ".run");
+                package_manager_commands(shell_commands_of(t), rel, base + ".run", base + ".run");
           }
           if (!step.IsMap() || !step["uses"] || !step["uses"].IsScalar()) continue;
           std::string uses = step["uses"].as<std::string>();

@@ -199,23 +199,26 @@ class NodeScanner {
   void source_dependency(const std::string& rel, const std::string& field, const std::string& dep,
                          const std::string& spec) {
     Evidence ev{rel, field + "." + dep, spec};
-    auto hosted = [&](std::vector<std::string> hosts) {
+    auto hosted = [&](std::vector<std::string> hosts, int port = 443) {
       for (const auto& h : hosts)
-        ctx_.egress(h, EgressOrigin::kInstallTime, dep + " is installed from " + spec.substr(0, 80), ev);
+        ctx_.egress(h, EgressOrigin::kInstallTime, dep + " is installed from " + spec.substr(0, 80), ev, {}, port);
     };
-    if (spec.starts_with("github:") || spec.starts_with("gist:")) return hosted({"github.com", "codeload.github.com"});
+    if (spec.starts_with("github:")) return hosted({"github.com", "codeload.github.com"});
+    if (spec.starts_with("gist:")) return hosted({"gist.github.com", "codeload.github.com"});
     if (spec.starts_with("gitlab:")) return hosted({"gitlab.com"});
     if (spec.starts_with("bitbucket:")) return hosted({"bitbucket.org"});
-    if (spec.starts_with("git+ssh:") || spec.starts_with("ssh:") || spec.starts_with("git@")) {
-      ctx_.note(rel, field + "." + dep + ": installed over SSH (" + spec.substr(0, 80) +
-                         "), which a read-only HTTP egress policy cannot grant");
+    if (spec.starts_with("git+ssh:") || spec.starts_with("ssh:") || spec.starts_with("git@") ||
+        spec.starts_with("git://")) {
+      ctx_.note(rel, field + "." + dep + ": installed over " + (spec.starts_with("git://") ? "the git protocol" : "SSH") +
+                         " (" + spec.substr(0, 80) + "), which a read-only HTTP egress policy cannot grant");
       return;
     }
-    for (std::string_view scheme : {"git+https://", "git+http://", "git://", "https://", "http://"})
+    for (std::string_view scheme : {"git+https://", "git+http://", "https://", "http://"})
       if (spec.starts_with(scheme)) {
         std::string host = url_host(spec);
+        int port = scheme.ends_with("http://") ? 80 : 443;
         if (host == "github.com") return hosted({"github.com", "codeload.github.com"});
-        if (!host.empty()) hosted({host});
+        if (!host.empty()) hosted({host}, port);
         return;
       }
     // GitHub's shorthand: "owner/repo" or "owner/repo#ref", nothing else.

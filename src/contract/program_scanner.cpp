@@ -303,6 +303,65 @@ std::vector<std::string> wrapper_names(std::string_view text) {
   return out;
 }
 
+// A module a JavaScript/TypeScript file imports at the start of a line
+// (`const Util = require('./Util')`, `import cp from "node:child_process"`,
+// `import * as cp from …`, `const { exec } = require(…)`), not one named in a
+// comment or a string.
+struct JsImport {
+  std::string module;   // as written: "./Util", "child_process"
+  std::string binding;  // "Util", "cp"; "" when destructured
+};
+
+std::vector<JsImport> js_imports(std::string_view text) {
+  std::vector<JsImport> out;
+  for (auto raw : str::split(text, '\n')) {
+    std::string_view line = str::trim(raw);
+    bool starts = false;
+    for (std::string_view kw : {"const ", "let ", "var ", "import "})
+      if (line.starts_with(kw)) {
+        line = str::trim(line.substr(kw.size()));
+        starts = true;
+        break;
+      }
+    if (!starts) continue;
+    std::string binding;
+    if (line.starts_with("* as ")) line = str::trim(line.substr(5));
+    std::size_t i = 0;
+    while (i < line.size() && (ident_char(line[i]) || line[i] == '$')) ++i;
+    if (i > 0 && !line.starts_with('{')) binding = std::string(line.substr(0, i));
+    std::size_t q = std::string_view::npos;
+    if (auto r = line.find("require("); r != std::string_view::npos) q = r + 8;
+    else if (auto f = line.find(" from "); f != std::string_view::npos) q = f + 6;
+    if (q == std::string_view::npos) continue;
+    skip_space(line, q);
+    auto module = literal_at(line, q);
+    if (module) out.push_back({std::move(*module), std::move(binding)});
+  }
+  return out;
+}
+
+// "src/lib" + "./Util" → "src/lib/Util"; "" when the module is not relative.
+std::string resolve_relative(std::string_view dir, std::string_view module) {
+  if (!module.starts_with("./") && !module.starts_with("../")) return {};
+  std::vector<std::string> parts;
+  for (auto p : str::split(dir, '/'))
+    if (!p.empty() && p != ".") parts.emplace_back(p);
+  for (auto p : str::split(module, '/')) {
+    if (p == "." || p.empty()) continue;
+    if (p == "..") {
+      if (parts.empty()) return {};
+      parts.pop_back();
+    } else {
+      parts.emplace_back(p);
+    }
+  }
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : "/") + p;
+  for (std::string_view ext : {".js", ".mjs", ".cjs", ".ts", ".mts", ".cts"})
+    if (out.ends_with(ext)) out.erase(out.size() - ext.size());
+  return out;
+}
+
 // All source read for programs, whatever the file count: a monorepo's
 // generated or bundled code must not make the scan slow.
 constexpr std::uint64_t kMaxSourceTotalBytes = 128ull << 20;
@@ -374,24 +433,30 @@ class ProgramScanner {
       if (!text) continue;
       total += text->size();
       if (!uses_api(Lang::kNode, *text, "exec(")) continue;
-      std::string module = base_name_of(f);
-      module = module.substr(0, module.rfind('.'));
+      std::string module = f.substr(0, f.rfind('.'));  // "src/lib/Util"
       for (auto& n : wrapper_names(*text))
         if (wrappers_.size() < kMaxWrappers) wrappers_.emplace_back(module, f, std::move(n));
     }
   }
 
-  // Calls of a wrapper from a file that imports its module (`require('./Util')`,
-  // `from "../lib/util.js"`): `Util.exec('wg genkey')` runs wg.
+  // Calls of a wrapper through the name a file imports it under, the
+  // import resolved against the file's directory (`const Util =
+  // require('./Util')` in src/lib/Tunnel.js is src/lib/Util.js):
+  // `Util.exec('wg genkey')` runs wg.
   void wrapper_calls(const std::string& rel, std::string_view text, std::vector<std::size_t>& line_starts) {
+    auto imports = js_imports(text);
+    std::string dir = rel.find('/') == std::string::npos ? "" : rel.substr(0, rel.rfind('/'));
     for (const auto& [module, file, name] : wrappers_) {
       if (file == rel) continue;
-      bool imports = false;
-      for (std::string_view tail : {"'", "\"", "`", ".js'", ".js\"", ".ts'", ".ts\""})
-        imports = imports || text.find("/" + module + std::string(tail)) != std::string_view::npos;
-      if (!imports) continue;
-      std::string call = "." + name + "(";
+      std::string binding;
+      for (const auto& imp : imports) {
+        std::string target = resolve_relative(dir, imp.module);
+        if (!imp.binding.empty() && (target == module || target + "/index" == module)) binding = imp.binding;
+      }
+      if (binding.empty()) continue;
+      std::string call = binding + "." + name + "(";
       for (std::size_t at = text.find(call); at != std::string_view::npos; at = text.find(call, at + 1)) {
+        if (at > 0 && (ident_char(text[at - 1]) || text[at - 1] == '.' || text[at - 1] == '$')) continue;
         std::size_t p = at + call.size();
         skip_space(text, p);
         auto value = literal_at(text, p);
@@ -427,11 +492,29 @@ class ProgramScanner {
     for (std::size_t i = 0; i < text.size(); ++i)
       if (text[i] == '\n') line_starts.push_back(i + 1);
     if (lang == Lang::kNode && !wrappers_.empty()) wrapper_calls(rel, text, line_starts);
+    // `cp.exec(…)` counts when cp is child_process; `re.exec('…')` (a RegExp)
+    // and `/x/.exec('…')` do not.
+    std::vector<std::string> cp_bindings;
+    if (lang == Lang::kNode)
+      for (const auto& imp : js_imports(text))
+        if (!imp.binding.empty() && (imp.module == "child_process" || imp.module == "node:child_process" ||
+                                     imp.module == "promisify-child-process"))
+          cp_bindings.push_back(imp.binding);
     std::optional<std::map<std::string, std::string>> consts;
     for (const auto& pat : patterns(lang)) {
       if (!uses_api(lang, text, pat.text)) continue;
       for (std::size_t at = text.find(pat.text); at != std::string_view::npos; at = text.find(pat.text, at + 1)) {
         if (at > 0 && ident_char(text[at - 1])) continue;
+        if (lang == Lang::kNode && at > 0 && text[at - 1] == '.') {
+          std::size_t b = at - 1;
+          while (b > 0 && (ident_char(text[b - 1]) || text[b - 1] == '$')) --b;
+          std::string_view receiver = text.substr(b, at - 1 - b);
+          bool required_inline = text.substr(0, at - 1).ends_with("child_process')") ||
+                                 text.substr(0, at - 1).ends_with("child_process\")");
+          if (!required_inline &&
+              std::find(cp_bindings.begin(), cp_bindings.end(), receiver) == cp_bindings.end())
+            continue;
+        }
         std::size_t line_no = std::upper_bound(line_starts.begin(), line_starts.end(), at) - line_starts.begin();
         std::size_t ls = line_starts[line_no - 1];
         std::size_t le = text.find('\n', ls);

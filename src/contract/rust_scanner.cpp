@@ -152,10 +152,12 @@ class RustScanner {
     for (const auto& f : toolchains) toolchain_toml(f);
     for (const auto& f : legacy) toolchain_legacy(f);
     for (const auto& f : locks) lock(f);
-    for (const auto& [name, where] : gated_) {
-      if (applicable_.count(name) || !ctx_.packages().count({"crates", name})) continue;
-      ctx_.package("crates", name).not_applicable = "is a dependency only under [target." + where +
-                                                     "] (Cargo.toml); it is not built for a Linux image";
+    for (const auto& [name, gated] : gated_) {
+      if (applicable_.count(name)) continue;
+      if (!ctx_.kb().package("crates", name) && !name.ends_with("-sys")) continue;
+      PackageSignals& s = ctx_.package("crates", name);
+      if (s.evidence.empty()) s.evidence.push_back(gated.second);
+      s.not_applicable = "is a dependency only under [target." + gated.first + "] (Cargo.toml); it is not built for a Linux image";
     }
     if (!replaced_) {
       ctx_.egress("index.crates.io", EgressOrigin::kDefault, "crates.io sparse index");
@@ -188,6 +190,13 @@ class RustScanner {
       std::string path = table + "." + dep;
       std::string name = t.string(path + ".package").value_or(dep);  // renamed dependency
       std::string spec = t.version_like(path).value_or("");
+      // Cargo writes an intersection with commas (">=0.11, <0.13"); npm ranges with spaces.
+      for (auto c = spec.find(','); c != std::string::npos; c = spec.find(',', c)) spec[c] = ' ';
+      // A dependency from git is fetched from its host, not crates.io.
+      if (auto git = t.string(path + ".git"); git && applies)
+        if (std::string host = url_host(*git); !host.empty())
+          ctx_.egress(host, EgressOrigin::kInstallTime, name + " is fetched from " + git->substr(0, 100),
+                      Evidence{rel, path + ".git", *git});
       std::vector<std::string> features = t.strings(path + ".features");
       bool no_default = no_default_features(t, path);
       std::string shown = spec;
@@ -205,7 +214,7 @@ class RustScanner {
       }
       for (const auto& f : features) feature_on(name + "/" + f, {rel, path + ".features", f});
       if (applies) applicable_.insert(name);
-      else gated_.try_emplace(name, target);
+      else gated_.try_emplace(name, target, Evidence{rel, path, spec.empty() ? "*" : spec});
       if (!ctx_.kb().package("crates", name) && !name.ends_with("-sys")) continue;
       if (!applies) continue;
       PackageSignals& s = ctx_.package("crates", name);
@@ -441,7 +450,7 @@ class RustScanner {
   std::map<std::string, Evidence> default_features_;  // "crate/feature" a [features] default turns on
   bool replaced_ = false;
   std::map<std::string, std::map<std::string, WorkspaceDep>> workspace_deps_;  // workspace dir → dep
-  std::map<std::string, std::string> gated_;  // crate → the non-Linux target that declares it
+  std::map<std::string, std::pair<std::string, Evidence>> gated_;  // crate → the non-Linux target declaring it, where
   std::set<std::string> applicable_;          // crates some Linux-applicable table declares
 };
 

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <tuple>
 
+#include "contract/host_name.hpp"
 #include "util/strings.hpp"
 
 namespace strata::contract {
@@ -124,6 +125,15 @@ void ScanContext::egress(const std::string& host_in, EgressOrigin origin, const 
     }
   }
   if (host.empty()) return;
+  // An inferred host must be one a policy can grant (a DNS name, no IP
+  // literal, no stray port); `https://[::1]:8080/x` or `host:abc` is a note.
+  if (origin != EgressOrigin::kDeclared) {
+    if (auto problem = host_name_problem(host, false)) {
+      note(ev ? ev->file : ".", (ev ? ev->field + ": " : std::string()) + "host " + str::quote(host, 60) +
+                                    " is not an egress host (" + *problem + "); left out");
+      return;
+    }
+  }
   auto [it, fresh] = egress_.try_emplace({host, port});
   EgressHost& h = it->second;
   if (fresh || origin_rank(origin) < origin_rank(h.origin)) {
@@ -225,7 +235,53 @@ Contract ScanContext::finish(std::string root, std::vector<NativePackage> native
   for (const auto& [file, date] : kb_.dates()) c.knowledge[file] = date;
   c.warnings = fs_.take_warnings();
   c.notes = fs_.take_notes();
+  scrub_credentials(c);
   return c;
+}
+
+std::string without_credentials(std::string_view text) {
+  std::string out(text);
+  for (auto at = out.find("://"); at != std::string::npos; at = out.find("://", at + 3)) {
+    std::size_t start = at + 3;
+    std::size_t end = out.find_first_of("/?# \t\"'`", start);
+    if (end == std::string::npos) end = out.size();
+    std::size_t user_end = out.rfind('@', end == 0 ? 0 : end - 1);
+    if (user_end == std::string::npos || user_end < start) continue;
+    if (out.compare(start, user_end - start, "git") == 0) continue;  // ssh://git@host: a user name, not a secret
+    static constexpr std::string_view kHidden = "(credential, not shown)";
+    out.replace(start, user_end - start, kHidden);
+  }
+  return out;
+}
+
+// Everything a contract quotes from the repository (evidence, reasons,
+// messages) without the user and password of a URL: `https://__token__:…@gitlab…`
+// in a Dockerfile's pip line stays in the Dockerfile, not in the contract or the
+// policies rendered from it.
+void scrub_credentials(Contract& c) {
+  auto scrub = [](std::string& s) {
+    if (s.find('@') != std::string::npos) s = without_credentials(s);
+  };
+  auto scrub_all = [&](std::vector<Evidence>& evs) {
+    for (auto& e : evs) scrub(e.value);
+  };
+  for (auto& [tool, rf] : c.runtime_floors)
+    for (auto& k : rf.constraints) {
+      scrub(k.source.value);
+      scrub(k.note);
+    }
+  for (auto& n : c.native_packages) {
+    scrub(n.reason);
+    scrub_all(n.evidence);
+  }
+  for (auto* libs : {&c.build_libs, &c.run_libs})
+    for (auto& l : *libs) scrub_all(l.evidence);
+  for (auto& h : c.egress_hosts) {
+    scrub(h.reason);
+    scrub_all(h.evidence);
+  }
+  for (auto* diags : {&c.warnings, &c.notes})
+    for (auto& d : *diags) scrub(d.message);
 }
 
 const char* build_kind_name(BuildKind k) {

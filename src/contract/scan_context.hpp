@@ -144,4 +144,12 @@ class ScanContext {
 // "https://user@host:8080/x" → "host:8080"; "" when the text has no host.
 std::string url_host(std::string_view url);
 
+// The text with the user information of every URL in it replaced
+// ("https://__token__:s3cret@host/…" → "https://(credential, not shown)@host/…");
+// "git@" (an SSH user name) is kept.
+std::string without_credentials(std::string_view text);
+
+// The same over everything a contract quotes: evidence values, reasons, notes.
+void scrub_credentials(Contract& c);
+
 }  // namespace strata::contract

@@ -39,6 +39,18 @@ ordered_json diagnostics(const std::vector<Diagnostic>& v) {
   return a;
 }
 
+void replace_unsafe(ordered_json& j) {
+  if (j.is_string()) {
+    std::string& s = j.get_ref<std::string&>();
+    static constexpr std::string_view kFffd = "\xEF\xBF\xBD";
+    for (std::string_view bad : {"\x7F", "\xC2\x85", "\xE2\x80\xA8", "\xE2\x80\xA9"})
+      for (auto p = s.find(bad); p != std::string::npos; p = s.find(bad, p + kFffd.size())) s.replace(p, bad.size(), kFffd);
+    return;
+  }
+  if (j.is_structured())
+    for (auto& v : j) replace_unsafe(v);
+}
+
 void emit(YAML::Emitter& out, const ordered_json& j) {
   switch (j.type()) {
     case ordered_json::value_t::object:
@@ -169,7 +181,12 @@ ordered_json contract_to_tree(const Contract& c) {
   // here, bytes that are not UTF-8 becoming U+FFFD, so the JSON and the YAML
   // say the same and neither carries invalid text.
   // (The replacement oci::dump_json makes for manifests.)
-  return ordered_json::parse(t.dump(-1, ' ', false, ordered_json::error_handler_t::replace));
+  // DEL and the Unicode line and paragraph separators (U+0085, U+2028,
+  // U+2029) become U+FFFD too: YAML forbids the first unescaped and folds the
+  // others, so the two forms would otherwise read differently.
+  ordered_json valid = ordered_json::parse(t.dump(-1, ' ', false, ordered_json::error_handler_t::replace));
+  replace_unsafe(valid);
+  return valid;
 }
 
 std::string to_json(const Contract& c) { return contract_to_tree(c).dump(2) + "\n"; }

@@ -474,7 +474,7 @@ TEST(ToolsNeeded, AWorkflowRunStepThatRunsAPackageManager) {
   const EgressHost* yarn = egress(c, "registry.yarnpkg.com");
   ASSERT_NE(yarn, nullptr);
   EXPECT_EQ(origin_of(c, "registry.yarnpkg.com"), "install-time");
-  EXPECT_EQ(yarn->evidence.front().value, "(cd ui && yarn)");
+  EXPECT_EQ(yarn->evidence.front().value, "yarn");  // the command, out of its subshell
   EXPECT_EQ(origin_of(c, "registry.npmjs.org"), "install-time");
   EXPECT_EQ(floors(c, "make"), nullptr);  // `make build` is not a package manager
 }
@@ -541,8 +541,18 @@ TEST(FloorsAndHosts, DependenciesFromGitHostsAndUrls) {
   EXPECT_EQ(origin_of(c, "cdn.example.net"), "install-time");
   EXPECT_EQ(egress(c, "git.example.com"), nullptr);
   EXPECT_TRUE(noted(c, "package.json", "installed over SSH"));
+  EXPECT_TRUE(noted(c, "package.json", "installed over the git protocol"));  // git:// is not HTTP
+  EXPECT_EQ(egress(c, "gitproto.example.com"), nullptr);
+  ASSERT_NE(egress(c, "plainhttp.example.com"), nullptr);
+  EXPECT_EQ(egress(c, "plainhttp.example.com")->port, 80);
+  EXPECT_TRUE(noted(c, "package.json", "is not an egress host"));  // https://[::1]:8080: an IP literal
+  const EgressHost* creds = egress(c, "creds.example.com");
+  ASSERT_NE(creds, nullptr);
+  EXPECT_EQ(creds->port, 8081);
+  EXPECT_EQ(creds->reason.find("Pass"), std::string::npos) << creds->reason;
+  EXPECT_EQ(creds->evidence.front().value, "http://(credential, not shown)@creds.example.com:8081/creds-1.0.0.tgz");
   EXPECT_EQ(origin_of(c, "registry.npmjs.org"), "default");
-  EXPECT_EQ(c.egress_hosts.size(), 5u);  // the four above and the registry
+  EXPECT_EQ(c.egress_hosts.size(), 7u);  // the six above and the registry
 }
 
 // setup.py's install_requires and extras_require are dependencies like
@@ -561,6 +571,34 @@ TEST(MissedBuilds, SetupPyDependenciesAndExtras) {
   EXPECT_EQ(native(c, "pypi", "memcached"), nullptr);
   EXPECT_EQ(floor_of(c, "python"), "3.9.0");
   EXPECT_TRUE(c.warnings.empty());
+}
+
+// The shell of a RUN line as the shell reads it: comments, echo's
+// arguments and option values are not commands, packages or hosts; the
+// first command of a line, a here-document and the exec form are read; a
+// URL's credentials are not copied into the contract.
+TEST(DeclaredPackages, RunLinesReadAsTheShellReadsThem) {
+  Contract c = scan_fixture("docker-shell-lines");
+  for (const char* host : {"plain.example.com", "real.example.com", "git.example.com", "heredoc.example.com"})
+    EXPECT_EQ(origin_of(c, host), "install-time") << host;
+  EXPECT_EQ(egress(c, "referer.example.com"), nullptr);  // the value of -H
+  EXPECT_EQ(origin_of(c, "gitlab.example.com"), "config");
+  for (const char* pkg : {"vimy", "golang-go", "vimh", "libpq5", "jq"})
+    EXPECT_TRUE(required_by(c.build_libs, pkg, "dockerfile:Dockerfile")) << pkg;
+  for (const char* not_pkg : {"vimz", "trailing", "comment", "vims", "bookworm-backports", "vimk", "vimk-"}) {
+    EXPECT_EQ(lib(c.build_libs, not_pkg), nullptr) << not_pkg;
+    EXPECT_EQ(lib(c.run_libs, not_pkg), nullptr) << not_pkg;
+  }
+  EXPECT_TRUE(required_by(c.run_libs, "ca-certificates", "dockerfile:Dockerfile"));
+  EXPECT_EQ(native(c, "pypi", "mysqlclient"), nullptr);  // in a comment
+  EXPECT_EQ(native(c, "pypi", "psycopg2"), nullptr);     // a comment in the workflow
+  EXPECT_EQ(floors(c, "node"), nullptr);                 // echo's words and a comment
+  EXPECT_FALSE(c.native_build_required);
+  std::string all;
+  for (const auto& h : c.egress_hosts)
+    for (const auto& e : h.evidence) all += e.value + h.reason;
+  EXPECT_EQ(all.find("SECRET"), std::string::npos);
+  EXPECT_NE(all.find("(credential, not shown)@gitlab.example.com"), std::string::npos);
 }
 
 // ---- crates a TLS stack pulls, without a Cargo.lock -------------------------------------

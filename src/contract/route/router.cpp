@@ -145,6 +145,11 @@ class Router {
         row.packages = {pkg->first};
         row.why = "archive candidate " + pkg->first + " " + pkg->second + " satisfies " + w.text;
         overlay_.insert(pkg->first);
+      } else if (info && !info->url.empty() && !w.floor) {
+        // A release download needs a release number; "any" names none.
+        row.layer = Layer::kUnrouted;
+        row.why = "no " + tool + " version is declared and " + archive_note(tool, info) +
+                  ": declare one (" + version_hint(tool) + ") to install a task toolchain";
       } else if (info && !info->url.empty()) {
         row.layer = Layer::kTaskToolchain;
         TaskToolchain t{tool, w.floor ? w.floor->str() : "latest", rf.satisfying, std::string(info->url), {}};
@@ -185,6 +190,14 @@ class Router {
       if (v && image::runtime_of_package(n) == tool && w.admits(image::upstream_version(*v))) return {{n, *v}};
     }
     return std::nullopt;
+  }
+
+  static std::string version_hint(const std::string& tool) {
+    if (tool == "node") return "engines.node in package.json, or .nvmrc";
+    if (tool == "python") return "requires-python in pyproject.toml, or .python-version";
+    if (tool == "go") return "the go line of go.mod";
+    if (tool == "rust") return "rust-version in Cargo.toml, or rust-toolchain.toml";
+    return ".tool-versions";
   }
 
   std::string archive_note(const std::string& tool, const ToolInfo* info) const {

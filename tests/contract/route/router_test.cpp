@@ -121,6 +121,24 @@ TEST(Router, PythonAtTheArchivesVersionComesFromTheVersionedPackage) {
             "shadows what this row installs (a login shell that resets PATH runs it)");
 }
 
+// A tool needed at no stated version: the archive's package when it has one;
+// a release download needs a release number, so without a package the row
+// says which declaration would give one instead of inventing a URL.
+TEST(Router, AToolNeededAtNoVersionTakesTheArchivesPackageOrAsksForAVersion) {
+  Contract c;
+  c.root = "any";
+  c.runtime_floors["go"] = RuntimeFloor{};
+  c.runtime_floors["rust"] = RuntimeFloor{};
+  Candidates archive(std::map<std::string, std::string>{{"golang-go", "2:1.19~1"}}, {});
+  Plan p = route({c, bare_base(), archive, "b"});
+  EXPECT_EQ(rows(p), (std::vector<std::string>{"runtime | go | any | overlay | golang-go",
+                                               "runtime | rust | any | unrouted"}));
+  EXPECT_EQ(p.rows[1].why,
+            "no rust version is declared and the archive has no rustc: declare one (rust-version in Cargo.toml, or "
+            "rust-toolchain.toml) to install a task toolchain");
+  EXPECT_FALSE(p.rows[1].toolchain.has_value());
+}
+
 TEST(Router, ADownloadOrCompilePackageIsRoutedByWhetherItsHostsAreDeclared) {
   // No engines: node at any version, which the bare base lacks.
   Plan undeclared = plan("node-sharp-old", bare_base());

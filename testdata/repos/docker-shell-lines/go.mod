@@ -1,0 +1,3 @@
+module example.com/shell
+
+go 1.22
