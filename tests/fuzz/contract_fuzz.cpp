@@ -1,5 +1,7 @@
 // Fuzz target: the repository files contract scan reads (package.json,
-// lockfiles, TOML manifests, go.mod, version files). The first byte picks
+// lockfiles, TOML manifests, go.mod, version files, and the build files and
+// sources read for commands: a Dockerfile, a workflow, setup.py, a Node
+// helper and its caller, an entry script). The first byte picks
 // the file name, the rest is its content; the file is scanned in a
 // repository of its own, and the contract must come out as JSON that parses
 // and as YAML, whatever bytes (UTF-8 or not) went in.
@@ -18,10 +20,12 @@
 
 namespace {
 
-constexpr std::array<const char*, 16> kFiles = {
+// New names go at the end: a seed's first byte keeps naming the same file.
+constexpr std::array<const char*, 21> kFiles = {
     "package.json", "package-lock.json", "pnpm-lock.yaml", "yarn.lock",      "bun.lock",     "pyproject.toml",
     "Cargo.toml",   "Cargo.lock",        "go.mod",         "go.work",        "mise.toml",    ".tool-versions",
-    ".nvmrc",       "uv.lock",           "poetry.lock",    "requirements.txt"};
+    ".nvmrc",       "uv.lock",           "poetry.lock",    "requirements.txt", "Dockerfile",
+    ".github/workflows/ci.yml", "setup.py", "src/lib/Util.js", "docker-entrypoint.sh"};
 
 const std::filesystem::path& repo_dir() {
   static const std::filesystem::path dir = [] {
@@ -40,7 +44,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto& dir = repo_dir();
   for (const auto* name : kFiles) std::filesystem::remove(dir / name);
   {
-    std::ofstream out(dir / kFiles[data[0] % kFiles.size()], std::ios::binary);
+    const auto file = dir / kFiles[data[0] % kFiles.size()];
+    std::filesystem::create_directories(file.parent_path());
+    std::ofstream out(file, std::ios::binary);
     out.write(reinterpret_cast<const char*>(data + 1), static_cast<std::streamsize>(size - 1));
   }
   auto contract = strata::contract::scan_repository(dir);
