@@ -164,22 +164,27 @@ class BuildEnvScanner {
           r.text += ' ';
           r.text += next;
         }
-        // A here-document (`RUN <<EOF` … `EOF`, BuildKit's Dockerfile 1.4):
-        // its lines are the script.
+        // A here-document (BuildKit's Dockerfile 1.4): its lines belong to
+        // the instruction, up to the delimiter. `RUN <<EOF` makes them the
+        // script; in `RUN cat <<EOF > /etc/app.conf` they are a file's
+        // content, not commands. The delimiter is a word (`$((1<<2))` is not one),
+        // and without its closing line nothing is taken.
         if (auto h = r.text.find("<<"); h != std::string::npos) {
           std::string_view rest = std::string_view(r.text).substr(h + 2);
           if (rest.starts_with('-')) rest.remove_prefix(1);
+          if (!rest.empty() && (rest.front() == '"' || rest.front() == '\'')) rest.remove_prefix(1);
           std::string delim;
           for (char ch : rest) {
-            if (ch == '"' || ch == '\'') continue;
             if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '_')) break;
             delim += ch;
           }
-          if (!delim.empty()) {
+          std::size_t close = n + 1;
+          while (close < lines.size() && str::trim(lines[close]) != delim) ++close;
+          if (!delim.empty() && !std::isdigit(static_cast<unsigned char>(delim[0])) && close < lines.size()) {
             std::string script;
-            while (n + 1 < lines.size() && str::trim(lines[n + 1]) != delim) script += std::string(lines[++n]) + "\n";
-            if (n + 1 < lines.size()) ++n;  // the delimiter line
-            r.text = "RUN " + script;
+            for (std::size_t k = n + 1; k < close; ++k) script += std::string(lines[k]) + "\n";
+            if (run_body(r.text).starts_with("<<")) r.text = "RUN " + script;
+            n = close;  // past the delimiter line
           }
         }
         runs.push_back(std::move(r));

@@ -583,7 +583,10 @@ TEST(DeclaredPackages, RunLinesReadAsTheShellReadsThem) {
     EXPECT_EQ(origin_of(c, host), "install-time") << host;
   EXPECT_EQ(egress(c, "referer.example.com"), nullptr);  // the value of -H
   EXPECT_EQ(origin_of(c, "gitlab.example.com"), "config");
-  for (const char* pkg : {"vimy", "golang-go", "vimh", "libpq5", "jq"})
+  // A here-document fed to cat is a file's content, not commands; `1<<2` is a shift.
+  EXPECT_EQ(lib(c.build_libs, "notapackage"), nullptr);
+  EXPECT_EQ(egress(c, "in-a-config-file.example.com"), nullptr);
+  for (const char* pkg : {"vimy", "golang-go", "vimh", "libpq5", "jq", "after-shift"})
     EXPECT_TRUE(required_by(c.build_libs, pkg, "dockerfile:Dockerfile")) << pkg;
   for (const char* not_pkg : {"vimz", "trailing", "comment", "vims", "bookworm-backports", "vimk", "vimk-"}) {
     EXPECT_EQ(lib(c.build_libs, not_pkg), nullptr) << not_pkg;
