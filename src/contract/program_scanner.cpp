@@ -6,8 +6,10 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <filesystem>
 #include <tuple>
 
+#include "contract/node_scanner.hpp"
 #include "util/strings.hpp"
 
 namespace strata::contract {
@@ -343,20 +345,8 @@ std::vector<JsImport> js_imports(std::string_view text) {
 // "src/lib" + "./Util" → "src/lib/Util"; "" when the module is not relative.
 std::string resolve_relative(std::string_view dir, std::string_view module) {
   if (!module.starts_with("./") && !module.starts_with("../")) return {};
-  std::vector<std::string> parts;
-  for (auto p : str::split(dir, '/'))
-    if (!p.empty() && p != ".") parts.emplace_back(p);
-  for (auto p : str::split(module, '/')) {
-    if (p == "." || p.empty()) continue;
-    if (p == "..") {
-      if (parts.empty()) return {};
-      parts.pop_back();
-    } else {
-      parts.emplace_back(p);
-    }
-  }
-  std::string out;
-  for (const auto& p : parts) out += (out.empty() ? "" : "/") + p;
+  std::string out = (std::filesystem::path(dir) / module).lexically_normal().generic_string();
+  if (out.starts_with("..")) return {};  // above the repository
   for (std::string_view ext : {".js", ".mjs", ".cjs", ".ts", ".mts", ".cts"})
     if (out.ends_with(ext)) out.erase(out.size() - ext.size());
   return out;
@@ -445,7 +435,7 @@ class ProgramScanner {
   // `Util.exec('wg genkey')` runs wg.
   void wrapper_calls(const std::string& rel, std::string_view text, std::vector<std::size_t>& line_starts) {
     auto imports = js_imports(text);
-    std::string dir = rel.find('/') == std::string::npos ? "" : rel.substr(0, rel.rfind('/'));
+    std::string dir = dir_of(rel);
     for (const auto& [module, file, name] : wrappers_) {
       if (file == rel) continue;
       std::string binding;

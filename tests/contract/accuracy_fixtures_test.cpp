@@ -445,7 +445,7 @@ TEST(ToolsNeeded, ADockerfileThatInstallsARuntimeOrRunsItsPackageManager) {
   EXPECT_EQ(origin_of(c, "files.pythonhosted.org"), "install-time");
   EXPECT_EQ(lib(c.run_libs, "nodejs"), nullptr);  // Alpine's nodejs maps to no Debian package
   // `pip wheel … mysqlclient==2.2.4` builds mysqlclient like a requirements
-  // file would; `-r docs/requirements.txt` names a file, not a package.
+  // file would.
   const NativePackage* mysql = native(c, "pypi", "mysqlclient");
   ASSERT_NE(mysql, nullptr);
   EXPECT_EQ(build_kind_name(mysql->build), std::string("compile"));
@@ -454,7 +454,6 @@ TEST(ToolsNeeded, ADockerfileThatInstallsARuntimeOrRunsItsPackageManager) {
   EXPECT_EQ(mysql->version, "2.2.4");
   EXPECT_TRUE(required_by(c.build_libs, "default-libmysqlclient-dev", "pypi:mysqlclient"));
   EXPECT_TRUE(required_by(c.run_libs, "libmariadb3", "pypi:mysqlclient"));
-  EXPECT_EQ(native(c, "pypi", "docs-requirements-txt"), nullptr);
   EXPECT_TRUE(c.native_build_required);
   // A Node project whose .npmrc names its registry: `npm ci` in its
   // Dockerfile uses that registry, so the public one is not added.
@@ -476,7 +475,6 @@ TEST(ToolsNeeded, AWorkflowRunStepThatRunsAPackageManager) {
   EXPECT_EQ(origin_of(c, "registry.yarnpkg.com"), "install-time");
   EXPECT_EQ(yarn->evidence.front().value, "yarn");  // the command, out of its subshell
   EXPECT_EQ(origin_of(c, "registry.npmjs.org"), "install-time");
-  EXPECT_EQ(floors(c, "make"), nullptr);  // `make build` is not a package manager
 }
 
 // pycurl had no Linux wheels before 7.45.3: an older pin compiles against
@@ -594,6 +592,7 @@ TEST(DeclaredPackages, RunLinesReadAsTheShellReadsThem) {
   }
   EXPECT_TRUE(required_by(c.run_libs, "ca-certificates", "dockerfile:Dockerfile"));
   EXPECT_EQ(native(c, "pypi", "mysqlclient"), nullptr);  // in a comment
+  EXPECT_EQ(native(c, "pypi", "pylibmc"), nullptr);      // the value of --no-binary, not a requirement
   EXPECT_EQ(native(c, "pypi", "psycopg2"), nullptr);     // a comment in the workflow
   EXPECT_EQ(floors(c, "node"), nullptr);                 // echo's words and a comment
   EXPECT_FALSE(c.native_build_required);
