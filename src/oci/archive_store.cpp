@@ -269,6 +269,7 @@ class NamedBlobWriter final : public BlobWriter {
   Result<void> write(std::span<const std::byte> data) override { return store_.named(inner_->write(data)); }
   Result<void> restart() override { return store_.named(inner_->restart()); }
   std::uint64_t offset() const override { return inner_->offset(); }
+  bool present() const override { return inner_->present(); }
   Result<void> commit() override { return store_.named(inner_->commit()); }
   void abort() override { inner_->abort(); }
 

@@ -38,6 +38,10 @@ class BlobWriter : public ByteSink {
   // Bytes already present from an interrupted earlier attempt; the caller
   // sends the blob from this offset on. 0 for stores that cannot resume.
   virtual std::uint64_t offset() const = 0;
+  // The blob was committed by another writer while this one was being
+  // opened (it waited for that writer): nothing needs sending. Bytes sent
+  // anyway are verified and dropped, and commit() succeeds if they match.
+  virtual bool present() const { return false; }
   virtual Result<void> commit() = 0;
   virtual void abort() = 0;
 };

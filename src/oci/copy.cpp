@@ -253,6 +253,7 @@ Result<BlobOutcome> CopySession::transfer_blob(Store& src, Store& dst, const Des
     auto writer = dst.blob_writer(desc);
     listening.reset();
     if (!writer) return fail(writer.error());
+    if ((*writer)->present()) return BlobOutcome::kSkipped;  // another process committed it meanwhile
     std::uint64_t offset = (*writer)->offset();
     CountingSink counting(**writer, [&](std::uint64_t n) {
       bytes += n;

@@ -51,24 +51,65 @@ bool left_by_a_creation(const stdfs::directory_entry& e) {
 bool is_digest_ref(std::string_view ref) { return ref.find(':') != std::string_view::npos && Digest::parse(ref).has_value(); }
 
 // Writes a blob into .strata/ingest/<alg>-<hex>, resuming what an interrupted
-// earlier attempt left, and renames it into blobs/ on a verified commit. The
-// ingest file is flocked so two processes never write the same one.
+// earlier attempt left, and commits it into blobs/ on a verified commit.
+//
+// The ingest protocol (the same for every writer of this layout, in any
+// process): the ingest file is flocked, and it is this writer's own only if,
+// once the lock is held, its name still refers to the locked file and the
+// file has no other name. A writer that waited for the lock while the holder
+// committed finds the name gone or replaced and starts again; finding the
+// blob committed meanwhile, it writes nothing (the loser of a race uses the
+// winner's blob). Commit is fs::publish_file: link(2) into blobs/, which
+// never replaces a committed blob, then the ingest name goes, before the lock
+// is released. A holder killed between the two leaves a file with two names:
+// the next writer sees that and only drops the ingest name.
 class LayoutBlobWriter final : public BlobWriter {
  public:
   static Result<std::unique_ptr<LayoutBlobWriter>> open(LayoutStore& store, const Descriptor& desc) {
     auto ingest_dir = store.dir() / ".strata" / "ingest";
     STRATA_TRY_VOID(fs::make_dirs(ingest_dir));
     auto path = ingest_dir / (std::string(desc.digest.algorithm()) + "-" + std::string(desc.digest.hex()));
-    STRATA_TRY(int fd, fs::open_for_write(path, O_RDWR | O_CREAT));
-    // Another process writing the same blob holds this lock; its listener
-    // (a copy's progress) hears of the wait.
-    if (auto locked = fs::lock_exclusive(fd, path); !locked) {
-      (void)fs::close_file(fd, path);
-      return fail(locked.error());
+    auto final_path = store.blob_path(desc.digest);
+    for (int round = 0;; ++round) {
+      // Bounded: each round means another writer committed or dropped the
+      // file while this one waited, which cannot go on without end.
+      if (round == 64) {
+        return fail(ErrorCode::kUnavailable, store.describe() + ": blob " + desc.digest.str() +
+                                                 ": its ingest file kept changing under other writers; try again");
+      }
+      STRATA_TRY(int fd, fs::open_for_write(path, O_RDWR | O_CREAT | O_NOFOLLOW));
+      // Another process writing the same blob holds this lock; its listener
+      // (a copy's progress) hears of the wait.
+      if (auto locked = fs::lock_exclusive(fd, path); !locked) {
+        (void)fs::close_file(fd, path);
+        return fail(locked.error());
+      }
+      struct stat held{}, named{};
+      if (::fstat(fd, &held) != 0) {
+        int err = errno;
+        (void)fs::close_file(fd, path);
+        return fail(fs::io_error("cannot stat", path, err));
+      }
+      bool same = ::lstat(path.c_str(), &named) == 0 && named.st_dev == held.st_dev && named.st_ino == held.st_ino;
+      if (same && !S_ISREG(held.st_mode)) {
+        (void)fs::close_file(fd, path);
+        return fail(ErrorCode::kCorruption, path.string() + " is not a regular file; remove it and run again");
+      }
+      if (same && held.st_nlink > 1) {
+        // Committed by a writer killed before it dropped this name.
+        (void)fs::remove_file(path);
+        same = false;
+      }
+      if (!same) {
+        (void)fs::close_file(fd, path);
+        STRATA_TRY(bool present, store.has_blob(desc));
+        if (present) return std::unique_ptr<LayoutBlobWriter>(new LayoutBlobWriter(store, desc, path, -1, true));
+        continue;
+      }
+      auto w = std::unique_ptr<LayoutBlobWriter>(new LayoutBlobWriter(store, desc, path, fd, false));
+      STRATA_TRY_VOID(w->recover());
+      return w;
     }
-    auto w = std::unique_ptr<LayoutBlobWriter>(new LayoutBlobWriter(store, desc, path, fd));
-    STRATA_TRY_VOID(w->recover());
-    return w;
   }
 
   ~LayoutBlobWriter() override {
@@ -77,7 +118,10 @@ class LayoutBlobWriter final : public BlobWriter {
 
   std::uint64_t offset() const override { return verifier_.bytes(); }
 
+  bool present() const override { return present_; }
+
   Result<void> write(std::span<const std::byte> data) override {
+    if (present_) return verifier_.update(data);  // committed by another writer: checked, not stored
     if (fd_ < 0) return fail(ErrorCode::kFailedPrecondition, "write to a closed blob writer");
     std::uint64_t before = verifier_.bytes();
     STRATA_TRY_VOID(verifier_.update(data));
@@ -91,6 +135,10 @@ class LayoutBlobWriter final : public BlobWriter {
 
   // Drops the ingest file's bytes (this attempt's and an earlier one's).
   Result<void> restart() override {
+    if (present_) {
+      verifier_ = DigestVerifier(desc_.digest, desc_.size);
+      return {};
+    }
     if (fd_ < 0) return fail(ErrorCode::kFailedPrecondition, "restart of a closed blob writer");
     STRATA_TRY_VOID(fs::truncate_file(fd_, 0, path_));
     if (::lseek(fd_, 0, SEEK_SET) < 0) return fail(fs::io_error("cannot seek", path_, errno));
@@ -99,26 +147,29 @@ class LayoutBlobWriter final : public BlobWriter {
   }
 
   Result<void> commit() override {
+    // Committed by another writer: what this one was given must still be the blob.
+    if (present_) return verifier_.bytes() == 0 ? Result<void>() : verifier_.verify(store_.describe() + ": blob " + desc_.digest.str());
     if (fd_ < 0) return fail(ErrorCode::kFailedPrecondition, "commit of a closed blob writer");
     auto verified = verifier_.verify(store_.describe() + ": blob " + desc_.digest.str());
     if (!verified) {
       // Bad bytes must not be resumed from: drop them.
       (void)fs::truncate_file(fd_, 0, path_);
-      (void)fs::close_file(std::exchange(fd_, -1), path_);
       (void)fs::remove_file(path_);
+      (void)fs::close_file(std::exchange(fd_, -1), path_);
       return verified;
     }
-    // A failure before the rename keeps the verified ingest file: a rerun
+    // A failure before the link keeps the verified ingest file: a rerun
     // re-hashes it and commits without downloading again.
     auto what = store_.describe() + ": committing blob " + desc_.digest.str();
     STRATA_TRY_VOID(with_context(fs::sync_file(fd_, path_), what));
     auto final_path = store_.blob_path(desc_.digest);
     STRATA_TRY_VOID(with_context(fs::make_dirs(final_path.parent_path()), what));
-    STRATA_TRY_VOID(with_context(fs::rename_file(path_, final_path), what));
-    // Renamed: the descriptor's lock no longer guards a name, so close it
-    // whatever close says (the bytes are fsynced).
-    (void)fs::close_file(std::exchange(fd_, -1), final_path);
-    return with_context(fs::sync_dir(final_path.parent_path()), what);
+    // The ingest name goes before the lock is released (close): a waiter
+    // then finds it gone, never this file under it.
+    auto published = with_context(fs::publish_file(path_, final_path), what);
+    (void)fs::close_file(std::exchange(fd_, -1), final_path);  // fsynced: the bytes are safe whatever close says
+    if (!published) return fail(published.error());
+    return {};
   }
 
   void abort() override {
@@ -126,8 +177,13 @@ class LayoutBlobWriter final : public BlobWriter {
   }
 
  private:
-  LayoutBlobWriter(LayoutStore& store, Descriptor desc, stdfs::path path, int fd)
-      : store_(store), desc_(std::move(desc)), path_(std::move(path)), fd_(fd), verifier_(desc_.digest, desc_.size) {}
+  LayoutBlobWriter(LayoutStore& store, Descriptor desc, stdfs::path path, int fd, bool present)
+      : store_(store),
+        desc_(std::move(desc)),
+        path_(std::move(path)),
+        fd_(fd),
+        present_(present),
+        verifier_(desc_.digest, desc_.size) {}
 
   // Re-hashes the bytes an earlier attempt left so the caller resumes after
   // them. More bytes than the blob's size means they cannot be trusted.
@@ -158,6 +214,7 @@ class LayoutBlobWriter final : public BlobWriter {
   Descriptor desc_;
   stdfs::path path_;
   int fd_;
+  bool present_;  // committed by another writer before this one got the ingest file
   DigestVerifier verifier_;
 };
 

@@ -165,6 +165,25 @@ Result<void> rename_file(const stdfs::path& from, const stdfs::path& to) {
   return {};
 }
 
+Result<bool> publish_file(const stdfs::path& temp, const stdfs::path& final_path) {
+  int err = env().link(temp, final_path);
+  if (err == EPERM || err == EOPNOTSUPP) {
+    // A filesystem without hard links: rename, unless the name is taken (the
+    // check and the rename are not one step there; every other filesystem
+    // strata writes to links).
+    std::error_code ec;
+    if (stdfs::exists(stdfs::symlink_status(final_path, ec))) err = EEXIST;
+    else if ((err = env().rename(temp, final_path)) == 0) {
+      STRATA_TRY_VOID(sync_dir(final_path.parent_path()));
+      return true;
+    }
+  }
+  if (err != 0 && err != EEXIST) return fail(io_error("cannot link " + temp.string() + " as", final_path, err));
+  STRATA_TRY_VOID(remove_file(temp));
+  STRATA_TRY_VOID(sync_dir(final_path.parent_path()));
+  return err == 0;
+}
+
 Result<void> remove_file(const stdfs::path& path) {
   int err = env().remove(path);
   if (err != 0 && err != ENOENT) return fail(io_error("cannot remove", path, err));

@@ -47,6 +47,14 @@ Result<void> close_file(int fd, const stdfs::path& path);
 Result<void> truncate_file(int fd, std::uint64_t size, const stdfs::path& path);
 // rename(2) `from` over `to`; the error names both.
 Result<void> rename_file(const stdfs::path& from, const stdfs::path& to);
+// The one way a content-addressed store commits a file (a layout's blobs, the
+// .deb cache): the complete, fsynced file at `temp` gets the name `final`
+// with link(2), which never replaces a name, then `temp`'s name goes and the
+// directory is fsynced. True when this file became `final`; false when
+// `final` was there already (another writer's commit of the same content:
+// it stays, and this copy is dropped). A committed file is never overwritten
+// or truncated by a later writer, whatever the timing.
+Result<bool> publish_file(const stdfs::path& temp, const stdfs::path& final_path);
 // Removes a file or an empty directory; a missing one is not an error.
 Result<void> remove_file(const stdfs::path& path);
 // Removes `path` and everything below it (never following a symlink); a

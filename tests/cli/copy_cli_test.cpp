@@ -13,6 +13,7 @@
 #include "support/fault_proxy.hpp"
 #include "support/random_image.hpp"
 #include "support/cli_test.hpp"
+#include "support/layout_check.hpp"
 #include "oci/layout_store.hpp"
 
 namespace strata::testing {
@@ -182,6 +183,43 @@ TEST_F(CopyCli, WaitingForAnotherProcessesIngestLockIsReported) {
   EXPECT_NE(slurp(log).find("ingest"), std::string::npos) << slurp(log);
   auto back = strata({"inspect", "--raw", "oci:" + dst.string() + ":h"});
   EXPECT_EQ(back.code, 0) << back.err;
+}
+
+// Hostile round 2, defect 1: twelve processes copying one image (an 8 MiB
+// layer) into one layout at once, several times. Before, 7-10 of 12 failed
+// ("cannot rename …/ingest…: No such file or directory") and a committed
+// blob could be overwritten by a waiter's bytes; now every copy exits 0 and
+// every blob hashes to its name.
+TEST_F(CopyCli, TwelveConcurrentCopiesIntoOneLayoutAllSucceedAndCorruptNothing) {
+  auto src = dir_ / "src";
+  {
+    auto store = oci::LayoutStore::open(src, oci::LayoutMode::kCreate);
+    ASSERT_TRUE(store);
+    push_image(**store, "big", {8 << 20, 64 << 10, 1 << 20}, 31);
+  }
+  for (int round = 0; round < 4; ++round) {
+    auto dst = dir_ / ("dst" + std::to_string(round));
+    std::vector<pid_t> pids;
+    std::vector<std::filesystem::path> logs;
+    for (int i = 0; i < 12; ++i) {
+      logs.push_back(dir_ / ("copy-" + std::to_string(round) + "-" + std::to_string(i) + ".log"));
+      auto pid = spawn_process({strata_binary(), "--home", (dir_ / "home").string(), "copy",
+                                "oci:" + src.string() + ":big", "oci:" + dst.string() + ":t" + std::to_string(i)},
+                               logs.back());
+      ASSERT_TRUE(pid) << pid.error().message();
+      pids.push_back(*pid);
+    }
+    for (std::size_t i = 0; i < pids.size(); ++i) {
+      int status = 0;
+      ASSERT_EQ(::waitpid(pids[i], &status, 0), pids[i]);
+      ASSERT_TRUE(WIFEXITED(status)) << slurp(logs[i]);
+      EXPECT_EQ(WEXITSTATUS(status), 0) << "round " << round << ": " << slurp(logs[i]);
+    }
+    auto check = check_layout(dst);
+    EXPECT_TRUE(check.problems.empty()) << "round " << round << ": " << check.problems.front();
+    EXPECT_TRUE(check.unreferenced().empty()) << "round " << round;
+    EXPECT_EQ(check.reachable.size(), 5u);  // manifest, config, three layers
+  }
 }
 
 // Reading the local store takes no writer's lease: a gc holding it does not

@@ -4,7 +4,10 @@
 
 #include <sys/stat.h>
 
+#include <atomic>
 #include <fstream>
+#include <future>
+#include <thread>
 
 #include "oci/archive_store.hpp"
 #include "oci/copy.hpp"
@@ -12,6 +15,7 @@
 #include "support/random_image.hpp"
 #include "support/temp_dir.hpp"
 #include "util/fs.hpp"
+#include "util/sha.hpp"
 
 namespace strata::oci {
 namespace {
@@ -57,6 +61,125 @@ TEST(LayoutStore, ResumesAnInterruptedBlobAndVerifiesTheWhole) {
   ASSERT_TRUE((*w)->write(as_bytes(std::string_view(bytes).substr(2 << 20))));
   ASSERT_TRUE((*w)->commit());
   EXPECT_EQ(*read_blob(*s, d, 16 << 20), bytes);
+}
+
+// The ingest protocol (hostile round 2, defect 1): a writer that waited for
+// the ingest lock while another committed the blob must not write into the
+// committed file. Before, the waiter's descriptor was the committed blob
+// itself, and its restart() truncated it to 0 bytes under a success.
+TEST(LayoutStore, AWriterThatWaitedNeverWritesIntoTheCommittedBlob) {
+  testing::TempDir dir;
+  auto s = std::move(*LayoutStore::open(dir / "l", LayoutMode::kCreate));
+  std::string bytes = testing::random_bytes(8 << 20, 11);
+  auto d = descriptor_for(media::kOciLayerGzip, bytes);
+  auto first = s->blob_writer(d);
+  ASSERT_TRUE(first);
+  std::promise<void> waiting;
+  auto waiting_said = waiting.get_future();
+  std::unique_ptr<BlobWriter> second;
+  std::thread t([&] {
+    fs::LockWaitListener told([&](const std::filesystem::path&) { waiting.set_value(); });
+    auto w = s->blob_writer(d);
+    if (w) second = std::move(*w);
+  });
+  waiting_said.wait();  // the second writer is blocked on the first's lock
+  ASSERT_TRUE((*first)->write(as_bytes(bytes)));
+  ASSERT_TRUE((*first)->commit());
+  first->reset();
+  t.join();
+  ASSERT_TRUE(second);
+  EXPECT_TRUE(second->present());
+  // What a copy whose server ignored Range does, then a half write: none of
+  // it may reach the committed blob.
+  ASSERT_TRUE(second->restart());
+  ASSERT_TRUE(second->write(as_bytes(std::string_view(bytes).substr(0, 1 << 20))));
+  second->abort();
+  EXPECT_EQ(*read_blob(*s, d, 16 << 20), bytes);
+  EXPECT_FALSE(std::filesystem::exists(dir / "l/.strata/ingest" / ("sha256-" + std::string(d.digest.hex()))));
+}
+
+// Many writers of one blob, many times: each one succeeds (or finds it
+// present) and the committed blob is always the blob.
+TEST(LayoutStore, ManyConcurrentWritersOfOneBlobAllSucceedAndNeverCorruptIt) {
+  testing::TempDir dir;
+  std::string bytes = testing::random_bytes(2 << 20, 12);
+  auto d = descriptor_for(media::kOciLayerGzip, bytes);
+  for (int round = 0; round < 8; ++round) {
+    auto layout = dir / ("l" + std::to_string(round));
+    std::vector<std::thread> threads;
+    std::atomic<int> ok{0};
+    std::vector<std::string> errors(12);
+    for (int i = 0; i < 12; ++i) {
+      threads.emplace_back([&, i] {
+        // A store of its own per writer, as separate processes have.
+        auto s = LayoutStore::open(layout, LayoutMode::kCreate);
+        if (!s) return void(errors[i] = s.error().message());
+        auto w = (*s)->blob_writer(d);
+        if (!w) return void(errors[i] = w.error().message());
+        if (!(*w)->present()) {
+          for (std::size_t at = (*w)->offset(); at < bytes.size(); at += 256 << 10) {
+            if (auto r = (*w)->write(as_bytes(std::string_view(bytes).substr(at, 256 << 10))); !r)
+              return void(errors[i] = r.error().message());
+          }
+        }
+        if (auto c = (*w)->commit(); !c) return void(errors[i] = c.error().message());
+        // A late writer after the commit, reading back at once.
+        auto back = read_blob(**s, d, 4 << 20);
+        if (!back || *back != bytes) return void(errors[i] = "read back differs");
+        ++ok;
+      });
+    }
+    for (auto& t : threads) t.join();
+    for (const auto& e : errors) EXPECT_EQ(e, "") << "round " << round;
+    EXPECT_EQ(ok.load(), 12);
+    EXPECT_EQ(sha256_hex(*fs::read_file(layout / "blobs/sha256" / std::string(d.digest.hex()))), d.digest.hex());
+  }
+}
+
+// A writer killed between linking the blob into blobs/ and dropping its
+// ingest name leaves one file with two names: the next writer must not
+// resume into it (it is committed), only drop the ingest name.
+TEST(LayoutStore, AnIngestNameLeftOnACommittedBlobIsDroppedNotWrittenTo) {
+  testing::TempDir dir;
+  auto s = std::move(*LayoutStore::open(dir / "l", LayoutMode::kCreate));
+  std::string bytes = testing::random_bytes(1 << 20, 13);
+  auto d = descriptor_for(media::kOciLayerGzip, bytes);
+  auto blob = dir / "l/blobs/sha256" / std::string(d.digest.hex());
+  { std::ofstream(blob, std::ios::binary) << bytes; }
+  auto ingest = dir / "l/.strata/ingest" / ("sha256-" + std::string(d.digest.hex()));
+  std::filesystem::create_directories(ingest.parent_path());
+  std::filesystem::create_hard_link(blob, ingest);
+  auto w = s->blob_writer(d);
+  ASSERT_TRUE(w);
+  EXPECT_TRUE((*w)->present());
+  ASSERT_TRUE((*w)->restart());
+  ASSERT_TRUE((*w)->commit());
+  EXPECT_FALSE(std::filesystem::exists(ingest));
+  EXPECT_EQ(*fs::read_file(blob), bytes);
+}
+
+// Commit never replaces a committed blob: a file already under the blob's
+// name (another writer's, or a link from another layout) stays, inode and all.
+TEST(LayoutStore, CommitKeepsTheBlobAnotherWriterCommittedFirst) {
+  testing::TempDir dir;
+  auto s = std::move(*LayoutStore::open(dir / "l", LayoutMode::kCreate));
+  std::string bytes = testing::random_bytes(1 << 20, 14);
+  auto d = descriptor_for(media::kOciLayerGzip, bytes);
+  auto w = s->blob_writer(d);
+  ASSERT_TRUE(w);
+  ASSERT_FALSE((*w)->present());
+  ASSERT_TRUE((*w)->write(as_bytes(bytes)));
+  // Meanwhile the blob arrives another way (a link, an unnamed writer).
+  auto blob = dir / "l/blobs/sha256" / std::string(d.digest.hex());
+  { std::ofstream(blob, std::ios::binary) << bytes; }
+  struct stat before{};
+  ASSERT_EQ(::stat(blob.c_str(), &before), 0);
+  ASSERT_TRUE((*w)->commit());
+  struct stat after{};
+  ASSERT_EQ(::stat(blob.c_str(), &after), 0);
+  EXPECT_EQ(before.st_ino, after.st_ino);
+  EXPECT_EQ(after.st_nlink, 1u);
+  EXPECT_TRUE(std::filesystem::is_empty(dir / "l/.strata/ingest"));
 }
 
 // Store::unnamed_blob_writer: the blob is named after its bytes on commit,

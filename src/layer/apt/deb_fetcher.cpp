@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "oci/blob_io.hpp"
+#include "oci/http/url.hpp"
 #include "util/fs.hpp"
 #include "util/sha.hpp"
 #include "util/strings.hpp"
@@ -84,6 +85,65 @@ Result<void> read_local(const std::string& url, const LockPackage& p, const stdf
   STRATA_TRY(auto file, oci::FileSink::open(partial, oci::FileSink::Mode::kTruncate));
   STRATA_TRY_VOID(fs::read_chunks(path, [&](std::string_view piece) { return file.write(oci::as_bytes(piece)); }));
   return file.close();
+}
+
+// A lock names where each .deb comes from (its source's URI + the package's
+// file name), and a lock may come from elsewhere (a repository, a bundle).
+// Before anything is fetched, every URL must lie under an apt archive: a
+// file name inside its source (no "..", no query, no other scheme); an
+// http(s) source not on a link-local address (169.254.0.0/16, fe80::/10:
+// cloud instance metadata, never a mirror) nor named like a metadata
+// service; a file: source a directory with the suite's dists/ directory,
+// the file inside it once links are resolved. The error names the package,
+// the URL and the rule, and nothing was read or requested.
+Result<void> check_package_url(const Lock& lock, const LockPackage& p) {
+  if (p.source >= lock.sources.size()) {
+    return fail(ErrorCode::kInvalidArgument, "lock: " + p.name + " " + p.version + " names source " +
+                                                 std::to_string(p.source) + ", which the lock does not have");
+  }
+  const LockSource& src = lock.sources[p.source];
+  const std::string url = src.uri + "/" + p.filename;
+  auto refuse = [&](const std::string& why) -> Result<void> {
+    return fail(ErrorCode::kInvalidArgument, "lock: " + p.name + " " + p.version + " would be fetched from " + url +
+                                                 ": " + why + "; refusing the lock before anything is fetched. "
+                                                 "Resolve it again against your apt sources");
+  };
+  for (char c : p.filename) {
+    auto u = static_cast<unsigned char>(c);
+    if (u < 0x21 || u == 0x7f || c == '?' || c == '#' || c == '%' || c == '\\' || c == ':')
+      return refuse("its file name is not a plain path inside the archive");
+  }
+  for (std::string_view part : str::split(p.filename, '/')) {
+    if (part.empty() || part == "." || part == "..") return refuse("its file name is not a plain path inside the archive");
+  }
+  if (src.uri.starts_with("file:")) {
+    const stdfs::path root = src.uri.substr(src.uri.starts_with("file://") ? 7 : 5);
+    std::error_code ec;
+    const bool flat = src.suite.ends_with("/");
+    if (!stdfs::is_directory(flat ? root / src.suite : root / "dists" / src.suite, ec)) {
+      return refuse("its source " + src.uri + " is not an apt archive (no " +
+                    (flat ? src.suite : "dists/" + src.suite) + " directory in it)");
+    }
+    auto real_root = stdfs::canonical(root, ec);
+    auto real_file = ec ? stdfs::path() : stdfs::weakly_canonical(root / p.filename, ec);
+    auto rel = real_file.lexically_relative(real_root);
+    if (ec || rel.empty() || *rel.begin() == "..") return refuse("the file lies outside its source once links are resolved");
+    return {};
+  }
+  auto parsed = oci::http::parse_url(url);
+  if (!parsed) return refuse("not an http, https or file URL");
+  std::string host = parsed->host;
+  if (host.starts_with("[")) {
+    std::string lower = str::lower(host);
+    if (lower.starts_with("[fe8") || lower.starts_with("[fe9") || lower.starts_with("[fea") || lower.starts_with("[feb"))
+      return refuse("it is a link-local address (cloud instance metadata), never an apt archive");
+  } else if (host.starts_with("169.254.")) {
+    return refuse("it is a link-local address (cloud instance metadata), never an apt archive");
+  } else if (host == "metadata" || host == "metadata.google.internal" || host == "metadata.goog" ||
+             host.starts_with("instance-data")) {
+    return refuse("it names a cloud metadata service, never an apt archive");
+  }
+  return {};
 }
 
 // One attempt: resume the partial file, then verify and commit. The partial
@@ -168,8 +228,8 @@ Result<std::uint64_t> attempt(oci::http::Transport& t, const std::string& url, c
   if (!synced) return drop(synced.error());
   if (!closed_again) return drop(closed_again.error());
   if (auto made = fs::make_dirs(final_path.parent_path()); !made) return drop(made.error());
-  if (auto renamed = fs::rename_file(partial, final_path); !renamed) return drop(renamed.error());
-  STRATA_TRY_VOID(fs::sync_dir(final_path.parent_path()));
+  // Never over a .deb already cached (fs::publish_file): the same bytes, kept.
+  if (auto published = fs::publish_file(partial, final_path); !published) return drop(published.error());
   return got;
 }
 
@@ -195,6 +255,7 @@ Result<FetchReport> fetch_debs(oci::http::Transport& transport, const Lock& lock
                                           " package(s) are not in the local cache: " + str::join(missing, ", ") +
                                           "; run 'strata fetch --lock FILE' on a connected machine first");
   }
+  for (const LockPackage* p : todo) STRATA_TRY_VOID(check_package_url(lock, *p));
   stdfs::path ingest = opt.home / "debs" / "ingest";
   STRATA_TRY_VOID(fs::make_dirs(ingest));
   std::atomic<std::size_t> next{0};

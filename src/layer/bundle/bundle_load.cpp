@@ -44,7 +44,7 @@ Result<oci::Descriptor> artifact_of(oci::Store& bundle, const oci::Descriptor& e
 }
 
 // One .deb from the bundle into the cache: streamed into debs/ingest/,
-// verified, made durable, then renamed to its hash. Returns the bytes moved.
+// verified, made durable, then published under its hash. Returns the bytes moved.
 Result<std::uint64_t> seed_deb(oci::Store& bundle, const BundleDeb& d, const stdfs::path& home) {
   const std::string what = "bundle .deb " + d.package + " " + d.version + " " + d.architecture;
   STRATA_TRY(auto layer, artifact_of(bundle, d.manifest, kDebArtifactType, what));
@@ -74,9 +74,10 @@ Result<std::uint64_t> seed_deb(oci::Store& bundle, const BundleDeb& d, const std
     if (auto closed = file.close(); !closed) return drop(closed.error());
   }
   if (auto made = fs::make_dirs(final_path.parent_path()); !made) return drop(made.error());
-  if (auto renamed = fs::rename_file(ingest, final_path); !renamed) return drop(renamed.error());
-  STRATA_TRY_VOID(fs::sync_dir(final_path.parent_path()));
-  return static_cast<std::uint64_t>(layer.size);
+  // Never over a .deb already cached (fs::publish_file): the same bytes, kept.
+  auto published = fs::publish_file(ingest, final_path);
+  if (!published) return drop(published.error());
+  return *published ? static_cast<std::uint64_t>(layer.size) : std::uint64_t{0};
 }
 
 // Reads and checks one lock: it parses, and every package it names is in

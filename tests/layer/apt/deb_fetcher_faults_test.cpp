@@ -6,6 +6,8 @@
 // once the fault is gone.
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "layer/apt/deb_fetcher.hpp"
 #include "oci/registry/fake_transport.hpp"
 #include "support/fault_env.hpp"
@@ -103,6 +105,81 @@ TEST(DebFetchFaults, AnUnreachableMirrorFailsAtOnce) {
   EXPECT_NE(r.error().message().find("pool/b.deb"), std::string::npos) << r.error().message();
   EXPECT_EQ(calls, 2);
   EXPECT_EQ(clock.total_slept(), std::chrono::milliseconds(0));
+}
+
+}  // namespace
+}  // namespace strata::layer
+
+namespace strata::layer {
+namespace {
+
+// Hostile round 2: a lock (from a repository, a bundle) whose .deb URL is
+// file:///etc/passwd or the cloud metadata address was fetched before the
+// size check refused it. Now the URL must lie under an apt archive, and
+// nothing is requested or read before the lock is refused.
+TEST(DebFetch, ALockWhoseUrlsLeaveAnAptArchiveIsRefusedBeforeAnyRequest) {
+  int requests = 0;
+  oci::testing::FakeTransport mirror([&](oci::http::Request& req, const oci::testing::RecordedRequest&) {
+    ++requests;
+    return oci::testing::FakeTransport::respond(req, 200, "x", {});
+  });
+  ManualClock clock(0);
+  testing::TempDir home;
+  FetchOptions o;
+  o.home = home.path();
+  o.clock = &clock;
+  struct Case {
+    std::string uri, filename, says;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"file:///etc", "passwd", "not an apt archive"},
+           {"file:///", "etc/passwd", "not an apt archive"},
+           {"http://169.254.169.254/latest", "meta-data/iam", "link-local"},
+           {"http://[fe80::1]/debian", "pool/a.deb", "link-local"},
+           {"http://metadata.google.internal/computeMetadata", "v1/x.deb", "metadata service"},
+           {"http://deb.debian.org/debian", "pool/../../x.deb", "not a plain path"},
+           {"http://deb.debian.org/debian", "pool/a.deb?x=1", "not a plain path"},
+           {"http://deb.debian.org/debian", "pool//a.deb", "not a plain path"},
+       }) {
+    Lock lock;
+    lock.platform = "linux/amd64";
+    lock.sources.push_back({c.uri, "stable", {"main"}, std::string(64, 'a'), 0, "", std::nullopt});
+    lock.packages.push_back({"p", "1", "amd64", c.filename, 1, std::string(64, 'b'), 0});
+    auto r = fetch_debs(mirror, lock, o);
+    ASSERT_FALSE(r) << c.uri << " " << c.filename;
+    EXPECT_NE(r.error().message().find(c.says), std::string::npos) << r.error().message();
+    EXPECT_NE(r.error().message().find("before anything is fetched"), std::string::npos) << r.error().message();
+  }
+  EXPECT_EQ(requests, 0);
+  EXPECT_FALSE(stdfs::exists(home / "debs" / "ingest"));
+}
+
+// A file: source that is an archive is read as before; one whose package
+// is a link out of it is refused.
+TEST(DebFetch, AFileSourceMustBeAnArchiveAndItsFilesInsideIt) {
+  testing::TempDir dir;
+  stdfs::create_directories(dir / "archive/dists/stable");
+  stdfs::create_directories(dir / "archive/pool");
+  const std::string bytes = testing::random_bytes(1000, 7);
+  { std::ofstream(dir / "archive/pool/a.deb", std::ios::binary) << bytes; }
+  stdfs::create_symlink("/etc/passwd", dir / "archive/pool/evil.deb");
+  oci::testing::FakeTransport none([&](oci::http::Request& req, const oci::testing::RecordedRequest&) {
+    return oci::testing::FakeTransport::respond(req, 500, "", {});
+  });
+  ManualClock clock(0);
+  FetchOptions o;
+  o.home = dir / "home";
+  o.clock = &clock;
+  Lock lock;
+  lock.platform = "linux/amd64";
+  lock.sources.push_back({"file://" + (dir / "archive").string(), "stable", {"main"}, std::string(64, 'a'), 0, "",
+                          std::nullopt});
+  lock.packages.push_back({"a", "1", "amd64", "pool/a.deb", bytes.size(), sha256_hex(bytes), 0});
+  ASSERT_TRUE(fetch_debs(none, lock, o));
+  lock.packages[0] = {"evil", "1", "amd64", "pool/evil.deb", 10, std::string(64, 'c'), 0};
+  auto r = fetch_debs(none, lock, o);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message().find("outside its source"), std::string::npos) << r.error().message();
 }
 
 }  // namespace
