@@ -9,6 +9,7 @@
 #include "oci/archive_store.hpp"
 #include "oci/copy.hpp"
 #include "oci/memory_store.hpp"
+#include "support/fifo.hpp"
 #include "support/random_image.hpp"
 #include "support/temp_dir.hpp"
 #include "util/fs.hpp"
@@ -224,6 +225,42 @@ TEST(LayoutStore, WritesNoIndexJsonItCannotReadBack) {
   EXPECT_NE(refused.error().message().find("index.json"), std::string::npos) << refused.error().message();
   EXPECT_NE(refused.error().message().find("limit"), std::string::npos) << refused.error().message();
   EXPECT_TRUE(s->resolve("overlay-two-more"));
+}
+
+// A FIFO where a layout keeps a blob or its index.json, or where an archive
+// should be: copy and inspect return at once with an error naming the file
+// and saying what it is, instead of waiting for a writer forever.
+TEST(LayoutStore, AFifoInPlaceOfABlobOrIndexJsonIsRefusedNotWaitedFor) {
+  testing::TempDir dir;
+  auto src = std::move(*LayoutStore::open(dir / "src", LayoutMode::kCreate));
+  auto img = testing::make_image(*src, {3000, 5000}, 7);
+  ASSERT_TRUE(src->put_manifest(img.manifest, "v1"));
+  auto blob = dir / "src" / "blobs" / "sha256" / std::string(img.layers[1].digest.hex());
+  testing::make_fifo(blob);
+  auto dst = std::move(*LayoutStore::open(dir / "dst", LayoutMode::kCreate));
+  auto copied = testing::without_hanging(blob, [&] { return copy_image(*src, "v1", *dst, "v1", CopyOptions{}); });
+  ASSERT_FALSE(copied) << "a FIFO was copied as a blob";
+  EXPECT_NE(copied.error().message().find(blob.string() + " is not a regular file (a FIFO)"), std::string::npos)
+      << copied.error().message();
+  EXPECT_FALSE(*dst->has_blob(img.layers[1]));
+
+  auto index = dir / "src" / "index.json";
+  testing::make_fifo(index);
+  auto reopened = LayoutStore::open(dir / "src", LayoutMode::kReadOnly);
+  ASSERT_TRUE(reopened) << reopened.error().message();
+  auto resolved = testing::without_hanging(index, [&] { return (*reopened)->resolve("v1"); });
+  ASSERT_FALSE(resolved);
+  EXPECT_NE(resolved.error().message().find(index.string() + " is not a regular file (a FIFO)"), std::string::npos)
+      << resolved.error().message();
+
+  auto archive = dir / "image.tar";
+  testing::make_fifo(archive);
+  auto opened = testing::without_hanging(archive, [&] {
+    return ArchiveStore::open(archive, ArchiveFormat::kOci, ArchiveMode::kRead);
+  });
+  ASSERT_FALSE(opened);
+  EXPECT_NE(opened.error().message().find(archive.string() + " is not a regular file (a FIFO)"), std::string::npos)
+      << opened.error().message();
 }
 
 TEST(LayoutStore, UntaggedRefNeedsASingleImage) {
