@@ -398,6 +398,12 @@ Result<Descriptor> LayoutStore::resolve(std::string_view ref) {
   }
   for (const auto& m : idx.manifests)
     if (m.ref_name() == ref) return m;
+  // "TAG@DIGEST", as strata prints what it copied, built or imported (the
+  // destination given, then "@sha256:…"): the digest pins the content. A tag
+  // of that whole name came first (a bundle's images keep pinned names).
+  if (auto at = ref.rfind('@'); at != std::string_view::npos) {
+    if (auto d = Digest::parse(ref.substr(at + 1)); d && d->verifiable()) return resolve(d->str());
+  }
   return fail(ErrorCode::kNotFound, describe() + ": no image tagged " + str::quote(ref));
 }
 
