@@ -4,11 +4,14 @@
 
 #include <sys/stat.h>
 
+#include <cstdlib>
 #include <fstream>
+#include <optional>
 
 #include "oci/archive_store.hpp"
 #include "oci/copy.hpp"
 #include "oci/memory_store.hpp"
+#include "support/fault_env.hpp"
 #include "support/fifo.hpp"
 #include "support/random_image.hpp"
 #include "support/temp_dir.hpp"
@@ -332,6 +335,52 @@ TEST(ArchiveStore, OciAndDockerArchivesRoundTripBitExactly) {
     EXPECT_EQ(m->bytes, img.manifest.bytes);
     EXPECT_EQ(*read_blob(**r, img.layers[1], 1 << 20), img.layer_bytes[1]);
   }
+}
+
+// Reading an archive unpacks it into TMPDIR (what `bundle load X.tar` does
+// first): with TMPDIR full, every failure there names the directory, says it
+// is full and what to do, and never a path inside the archive.
+TEST(ArchiveStore, AFullTmpdirIsNamedWithTheNextStep) {
+  testing::TempDir dir;
+  const auto file = dir / "b.tar";
+  {
+    auto archive = ArchiveStore::open(file, ArchiveFormat::kOci, ArchiveMode::kWrite);
+    ASSERT_TRUE(archive) << archive.error().message();
+    testing::push_image(**archive, "v1", {20000, 3000}, 4);
+    ASSERT_TRUE((*archive)->close());
+  }
+  testing::TempDir tmp;
+  std::optional<std::string> old;
+  if (const char* v = std::getenv("TMPDIR")) old = v;
+  ::setenv("TMPDIR", tmp.path().c_str(), 1);
+  const testing::Fault full{"ENOSPC", {fs::Op::kOpen, fs::Op::kWrite, fs::Op::kSync, fs::Op::kMakeDir,
+                                       fs::Op::kRename, fs::Op::kLink, fs::Op::kTruncate}, ENOSPC};
+  std::size_t failed = 0;
+  for (std::size_t step = 0; step < 500; ++step) {
+    testing::FaultEnv env(full, step);
+    Result<std::unique_ptr<ArchiveStore>> r = fail(ErrorCode::kCancelled, "not run");
+    {
+      fs::ScopedEnv installed(env);
+      r = ArchiveStore::open(file, ArchiveFormat::kOci, ArchiveMode::kRead);
+    }
+    if (!env.fired()) {
+      EXPECT_TRUE(r) << r.error().message();
+      break;
+    }
+    ++failed;
+    SCOPED_TRACE(env.what_fired());
+    ASSERT_FALSE(r);
+    const std::string& m = r.error().message();
+    EXPECT_NE(m.find("unpacking oci-archive:" + file.string() + ": the temporary directory " + tmp.path().string() +
+                     " (TMPDIR) is full"),
+              std::string::npos)
+        << m;
+    EXPECT_NE(m.find("free space there or set TMPDIR to a directory with room"), std::string::npos) << m;
+    EXPECT_EQ(m.find(file.string() + "/"), std::string::npos) << "a path inside the archive: " << m;
+  }
+  if (old) ::setenv("TMPDIR", old->c_str(), 1);
+  else ::unsetenv("TMPDIR");
+  EXPECT_GT(failed, 0u);
 }
 
 TEST(ArchiveStore, RefusesEscapingMembers) {
