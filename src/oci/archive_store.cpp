@@ -19,6 +19,7 @@
 #include "oci/docker_archive.hpp"
 #include "oci/gunzip.hpp"
 #include "oci/media_types.hpp"
+#include "util/env.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
 
@@ -29,17 +30,17 @@ namespace {
 
 std::string format_name(ArchiveFormat f) { return f == ArchiveFormat::kOci ? "oci-archive" : "docker-archive"; }
 
-Result<stdfs::path> make_staging_dir(const stdfs::path& near) {
+// A new directory in the temporary directory `near` for a read archive's
+// contents; `what` names the archive.
+Result<stdfs::path> make_staging_dir(const stdfs::path& near, const std::string& what) {
   std::random_device rd;
   for (int i = 0; i < 16; ++i) {
     stdfs::path p = near / (".strata-archive-" + std::to_string(::getpid()) + "-" + std::to_string(rd() & 0xffffff));
-    std::error_code ec;
-    if (stdfs::create_directories(p, ec)) return p;
-    if (ec && ec != std::errc::file_exists) {
-      return fail(ErrorCode::kIoError, "cannot create staging directory in " + near.string() + ": " + ec.message());
-    }
+    int err = fs::env().make_dir(p, 0700);
+    if (err == 0) return p;
+    if (err != EEXIST) return fail(fs::temp_dir_error(fs::io_error("cannot create directory", p, err), near, "unpacking " + what));
   }
-  return fail(ErrorCode::kIoError, "cannot create a staging directory in " + near.string());
+  return fail(ErrorCode::kIoError, "unpacking " + what + ": cannot create a staging directory in " + near.string());
 }
 
 }  // namespace
@@ -56,16 +57,18 @@ Result<void> ArchiveStore::stage_contents() {
 Result<std::unique_ptr<ArchiveStore>> ArchiveStore::open(stdfs::path file, ArchiveFormat format, ArchiveMode mode) {
   if (mode == ArchiveMode::kWrite) return open_for_write(std::move(file), format);
   std::error_code ec;
-  if (!stdfs::is_regular_file(file, ec)) {
+  if (!stdfs::exists(file, ec)) {
     return fail(ErrorCode::kNotFound, format_name(format) + ":" + file.string() + ": no such archive file");
   }
+  // A FIFO or a directory in its place is named for what it is.
+  STRATA_TRY_VOID(with_context(fs::ReadableFile::open(file), format_name(format) + ":" + file.string()));
   STRATA_TRY(auto near, fs::temp_dir());
-  STRATA_TRY(auto staging, make_staging_dir(near));
+  STRATA_TRY(auto staging, make_staging_dir(near, format_name(format) + ":" + file.string()));
   auto store = std::unique_ptr<ArchiveStore>(new ArchiveStore(std::move(file), format, mode, staging));
   STRATA_TRY_VOID(store->stage_contents());
   if (!stdfs::exists(staging / "oci-layout")) {
     if (format == ArchiveFormat::kDocker && stdfs::exists(staging / "manifest.json")) {
-      STRATA_TRY(store->layout_, LayoutStore::open(staging / "layout", LayoutMode::kCreate));
+      STRATA_TRY(store->layout_, store->staged(LayoutStore::open(staging / "layout", LayoutMode::kCreate)));
       STRATA_TRY_VOID(import_docker_manifest_json(staging, *store->layout_, store->describe()));
       return store;
     }
@@ -193,6 +196,11 @@ ArchiveStore::~ArchiveStore() {
 
 std::string ArchiveStore::describe() const { return format_name(format_) + ":" + file_.string(); }
 
+Error ArchiveStore::staging_error(const Error& e) const {
+  if (mode_ == ArchiveMode::kWrite) return named(e);
+  return fs::temp_dir_error(e, staging_.parent_path(), "unpacking " + describe());
+}
+
 Error ArchiveStore::named(const Error& e) const {
   std::string m = e.message();
   for (const std::string& from : {"oci:" + staging_.string(), staging_.string()}) {
@@ -215,8 +223,8 @@ Result<bool> ArchiveStore::index_and_stage() {
     if (m.type != '0' && m.type != '5') return false;  // links: extraction resolves them
     if (!safe_relative(name)) return false;             // extraction refuses it, naming it
   }
-  archive_fd_ = ::open(file_.c_str(), O_RDONLY | O_CLOEXEC);
-  if (archive_fd_ < 0) return fail(fs::io_error(describe() + ": cannot open", file_, errno));
+  STRATA_TRY(auto opened, with_context(fs::ReadableFile::open(file_), describe()));
+  archive_fd_ = opened.release();
   for (const auto& [name, m] : index->members) {
     if (m.type != '0') continue;
     const bool small = m.size <= kMaxManifestBytes;
@@ -227,15 +235,23 @@ Result<bool> ArchiveStore::index_and_stage() {
     std::error_code ec;
     // Resumed staging: index.json there already holds the archive's tags and more.
     if (stdfs::exists(dest, ec) && (name == "index.json" || stdfs::file_size(dest, ec) == m.size)) continue;
-    STRATA_TRY_VOID(named(fs::make_dirs(dest.parent_path())));
-    STRATA_TRY(auto out, named(fs::AtomicFile::create(dest)));
+    STRATA_TRY_VOID(staged(fs::make_dirs(dest.parent_path())));
+    STRATA_TRY(auto out, staged(fs::AtomicFile::create(dest)));
+    // Its own errors are the staging directory's, not the archive's.
     struct ToFile final : ByteSink {
       fs::AtomicFile& f;
+      std::optional<Error> failed;
       explicit ToFile(fs::AtomicFile& file) : f(file) {}
-      Result<void> write(std::span<const std::byte> data) override { return f.write(data); }
+      Result<void> write(std::span<const std::byte> data) override {
+        auto r = f.write(data);
+        if (!r) failed = r.error();
+        return r;
+      }
     } sink(out);
-    STRATA_TRY_VOID(named(read_tar_member(archive_fd_, m, 0, sink, describe() + ": " + name)));
-    STRATA_TRY_VOID(named(out.commit()));
+    if (auto read = read_tar_member(archive_fd_, m, 0, sink, describe() + ": " + name); !read) {
+      return fail(sink.failed ? staging_error(*sink.failed) : named(read.error()));
+    }
+    STRATA_TRY_VOID(staged(out.commit()));
   }
   archived_ = std::move(*index);
   return true;
@@ -355,8 +371,8 @@ struct ArchiveInput {
 
 Result<void> ArchiveStore::extract() {
   ArchiveInput input;
-  input.fd = ::open(file_.c_str(), O_RDONLY | O_CLOEXEC);
-  if (input.fd < 0) return fail(fs::io_error(describe() + ": cannot open", file_, errno));
+  STRATA_TRY(auto opened, with_context(fs::ReadableFile::open(file_), describe()));
+  input.fd = opened.release();
   PullFn from_file = [fd = input.fd, path = file_](std::span<std::byte> buf) -> Result<std::size_t> {
     while (true) {
       ssize_t n = ::read(fd, buf.data(), buf.size());
@@ -397,7 +413,10 @@ Result<void> ArchiveStore::extract() {
     auto type = archive_entry_filetype(e);
     stdfs::path dest = staging_ / name;
     if (type == AE_IFDIR) {
-      STRATA_TRY_VOID(fs::make_dirs(dest));
+      if (auto made = fs::make_dirs(dest); !made) {
+        cleanup();
+        return fail(staging_error(made.error()));
+      }
       continue;
     }
     if (type == AE_IFLNK) {
@@ -410,8 +429,14 @@ Result<void> ArchiveStore::extract() {
       return fail(ErrorCode::kInvalidArgument, describe() + ": refusing archive entry " + str::quote(name) +
                                                    " (only files and directories belong in an image archive)");
     }
-    STRATA_TRY_VOID(fs::make_dirs(dest.parent_path()));
-    STRATA_TRY(auto out, fs::AtomicFile::create(dest));
+    auto staging_failed = [&](const Error& err) {
+      cleanup();
+      return fail(staging_error(err));
+    };
+    if (auto made = fs::make_dirs(dest.parent_path()); !made) return staging_failed(made.error());
+    auto created = fs::AtomicFile::create(dest);
+    if (!created) return staging_failed(created.error());
+    fs::AtomicFile& out = *created;
     while (true) {
       la_ssize_t n = archive_read_data(a, buf.data(), buf.size());
       if (n < 0) {
@@ -420,9 +445,10 @@ Result<void> ArchiveStore::extract() {
         return fail(ErrorCode::kInvalidArgument, describe() + ": truncated or corrupt archive at " + name + ": " + msg);
       }
       if (n == 0) break;
-      STRATA_TRY_VOID(out.write(std::as_bytes(std::span(buf.data(), static_cast<std::size_t>(n)))));
+      auto wrote = out.write(std::as_bytes(std::span(buf.data(), static_cast<std::size_t>(n))));
+      if (!wrote) return staging_failed(wrote.error());
     }
-    STRATA_TRY_VOID(out.commit());
+    if (auto committed = out.commit(); !committed) return staging_failed(committed.error());
   }
   if (rc != ARCHIVE_EOF) {
     std::string msg = input_error(archive_error_string(a) ? archive_error_string(a) : "read error");

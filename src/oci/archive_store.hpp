@@ -67,6 +67,15 @@ class ArchiveStore final : public Store {
 
   // An error of the staging layout, naming the archive instead.
   Error named(const Error& e) const;
+  // An error writing the staging directory: when reading, it is in TMPDIR
+  // and the error says so (fs::temp_dir_error); when writing, it is beside
+  // the archive and named().
+  Error staging_error(const Error& e) const;
+  template <class T>
+  Result<T> staged(Result<T> r) const {
+    if (!r) return std::unexpected(staging_error(r.error()));
+    return r;
+  }
   template <class T>
   Result<T> named(Result<T> r) const {
     if (!r) return std::unexpected(named(r.error()));

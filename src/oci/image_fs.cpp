@@ -118,7 +118,13 @@ void ImageFilesystem::erase_tree(const std::string& path, bool keep_self, const 
 }
 
 Result<void> ImageFilesystem::apply_layer(TarReader& reader, const ImageFsOptions& options) {
+  Pending pending;
+  return apply_layer(reader, options, pending);
+}
+
+Result<void> ImageFilesystem::apply_layer(TarReader& reader, const ImageFsOptions& options, Pending& pending) {
   const std::size_t layer = layers_;
+  max_capture_bytes_ = options.max_capture_bytes;
   std::set<std::string> added;                   // resolved paths this layer wrote
   std::map<std::string, std::string> resolved;   // archive path → resolved path (hardlinks)
   while (true) {
@@ -176,6 +182,14 @@ Result<void> ImageFilesystem::apply_layer(TarReader& reader, const ImageFsOption
       if (target == nodes_.end()) return refuse("hardlink target " + str::quote(e.link_target) + " is gone");
       node = target->second;
       node.layer = layer;
+      // Its bytes went past under the target's name, uncaptured: wanted
+      // here, they come from a second read of the layer.
+      const bool wants_content = !node.content && node.size <= options.max_capture_bytes && options.capture &&
+                                 options.capture(key);
+      const bool wants_summary = !wants_content && !node.content && !node.summary &&
+                                 node.size <= options.max_summarize_bytes && options.summarize &&
+                                 options.summarize_paths && options.summarize_paths(key);
+      if (node.type == TarEntryType::kRegular && (wants_content || wants_summary)) pending[r->first].push_back(key);
     }
     if (e.type == TarEntryType::kRegular && e.size <= options.max_capture_bytes && options.capture &&
         options.capture(key)) {
@@ -211,10 +225,40 @@ Result<ImageFilesystem> ImageFilesystem::load(Store& store, const ImageManifest&
                   which + " has media type " + str::quote(d.media_type) + ", which is not a tar layer");
     }
     STRATA_TRY(auto reader, TarReader::open_blob(store, d, options.limits));
-    auto r = fs.apply_layer(*reader, options);
+    Pending pending;
+    auto r = fs.apply_layer(*reader, options, pending);
     if (!r) return fail(r.error().context(which));
+    if (!pending.empty()) {
+      STRATA_TRY(auto again, TarReader::open_blob(store, d, options.limits));
+      if (auto filled = fs.fill_pending(*again, options, pending); !filled) return fail(filled.error().context(which));
+    }
   }
   return fs;
+}
+
+Result<void> ImageFilesystem::fill_pending(TarReader& reader, const ImageFsOptions& options, const Pending& pending) {
+  const std::size_t layer = layers_ - 1;  // apply_layer counted it
+  std::size_t left = pending.size();
+  while (left > 0) {
+    STRATA_TRY(auto next, reader.next());
+    if (!next) break;
+    auto it = pending.find(next->path);
+    if (it == pending.end() || next->type != TarEntryType::kRegular) continue;
+    --left;
+    const std::uint64_t bound = std::max(options.max_capture_bytes, options.max_summarize_bytes);
+    STRATA_TRY(std::string content, reader.read_data_string(bound));
+    for (const auto& key : it->second) {
+      auto n = nodes_.find(key);
+      // Replaced or removed later in the layer: no longer this link.
+      if (n == nodes_.end() || n->second.layer != layer || n->second.type != TarEntryType::kRegular) continue;
+      if (options.capture && options.capture(key) && content.size() <= options.max_capture_bytes) {
+        n->second.content = content;
+      } else if (options.summarize) {
+        n->second.summary = options.summarize(content);
+      }
+    }
+  }
+  return {};
 }
 
 Result<std::string> ImageFilesystem::resolve(std::string_view path, Follow follow) const {
@@ -238,10 +282,15 @@ Result<std::string> ImageFilesystem::read_small_file(std::string_view path) cons
                                                  std::string(tar_entry_type_name(n->type)) + ", not a file");
   }
   if (!n->content) {
+    std::string name = path.starts_with('/') ? std::string(path) : "/" + std::string(path);
+    if (n->size > max_capture_bytes_) {
+      return fail(ErrorCode::kFailedPrecondition,
+                  name + " in the image is " + str::human_bytes(n->size) + ", more than the " +
+                      str::human_bytes(max_capture_bytes_) + " strata reads of a file it needs; "
+                      "strata cannot use this image's " + name + " (check that the image is what you meant)");
+    }
     return fail(ErrorCode::kFailedPrecondition,
-                std::string(path) + " (" + std::to_string(n->size) +
-                    " bytes) was not captured; list it in ImageFsOptions::capture (and keep it under "
-                    "max_capture_bytes)");
+                name + " (" + str::human_bytes(n->size) + ") was not read from the image's layers");
   }
   return *n->content;
 }

@@ -45,12 +45,21 @@ struct FsNode {
   std::size_t layer = 0;               // index of the layer that last wrote this path
 };
 
+// The default bound of a captured file: a dpkg status of a large image (a
+// few thousand packages with long descriptions) passes 8 MiB; 64 MiB is
+// several times the largest seen and still fine to hold in memory.
+inline constexpr std::uint64_t kDefaultMaxCaptureBytes = std::uint64_t{64} << 20;
+
 struct ImageFsOptions {
   // Regular files (canonical path, e.g. "var/lib/dpkg/status") whose content
-  // to keep. Default: none.
+  // to keep. Default: none. A hardlink whose path is captured gets its
+  // target's bytes even when the target's own path is not captured (load()
+  // reads the layer a second time for them: the bytes went past before the
+  // link named them).
   std::function<bool(std::string_view path)> capture;
-  // Larger files are not captured even when `capture` says so. Default 8 MiB.
-  std::uint64_t max_capture_bytes = std::uint64_t{8} << 20;
+  // Larger files are not captured even when `capture` says so; reading one
+  // then says how large it is and this bound. Default kDefaultMaxCaptureBytes.
+  std::uint64_t max_capture_bytes = kDefaultMaxCaptureBytes;
   // Regular files (not captured) condensed into FsNode::summary: their
   // content is read, given to `summarize`, and dropped, so a base's
   // libraries cost a soname each, not their bytes. Larger files are left
@@ -77,7 +86,9 @@ class ImageFilesystem {
   // A filesystem from nodes an earlier load produced (a cache of it); the
   // root ("") is added when missing.
   static ImageFilesystem from_nodes(std::map<std::string, FsNode> nodes, std::size_t layers);
-  // Applies one more layer read from `reader`.
+  // Applies one more layer read from `reader`. A captured hardlink to a file
+  // this layer wrote earlier under a path not captured is left without
+  // content (load() reads the layer again for it).
   Result<void> apply_layer(TarReader& reader, const ImageFsOptions& options = {});
 
   // Resolves `path` ("/usr/bin/cc" or "usr/bin/cc") inside the image root:
@@ -88,7 +99,8 @@ class ImageFilesystem {
   Result<const FsNode*> lookup(std::string_view path, Follow follow = Follow::kYes) const;
   bool exists(std::string_view path) const { return lookup(path).has_value(); }
   // The captured content of a regular file (after following symlinks).
-  // kFailedPrecondition when it was not captured.
+  // kFailedPrecondition when it was not captured, saying why (larger than
+  // the capture bound, or not asked for).
   Result<std::string> read_small_file(std::string_view path) const;
   // The summary of a regular file (after following symlinks); kFailedPrecondition
   // when it was not summarized.
@@ -107,8 +119,15 @@ class ImageFilesystem {
  private:
   Result<std::string> resolve_parent_for_write(std::string_view parent, const std::string& entry);
   void erase_tree(const std::string& path, bool keep_self, const std::set<std::string>& keep);
+  // Captured (or summarized) hardlinks whose target was not: the target's
+  // archive path → the paths of the links wanting its bytes.
+  using Pending = std::map<std::string, std::vector<std::string>>;
+  Result<void> apply_layer(TarReader& reader, const ImageFsOptions& options, Pending& pending);
+  // Fills the pending links from a second read of the same layer.
+  Result<void> fill_pending(TarReader& reader, const ImageFsOptions& options, const Pending& pending);
 
   std::map<std::string, FsNode> nodes_;
+  std::uint64_t max_capture_bytes_ = kDefaultMaxCaptureBytes;  // what load() was given, for messages
   std::size_t layers_ = 0;
   std::vector<std::string> warnings_;
 };

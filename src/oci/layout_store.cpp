@@ -455,6 +455,12 @@ Result<Descriptor> LayoutStore::resolve(std::string_view ref) {
   }
   for (const auto& m : idx.manifests)
     if (m.ref_name() == ref) return m;
+  // "TAG@DIGEST", as strata prints what it copied, built or imported (the
+  // destination given, then "@sha256:…"): the digest pins the content. A tag
+  // of that whole name came first (a bundle's images keep pinned names).
+  if (auto at = ref.rfind('@'); at != std::string_view::npos) {
+    if (auto d = Digest::parse(ref.substr(at + 1)); d && d->verifiable()) return resolve(d->str());
+  }
   return fail(ErrorCode::kNotFound, describe() + ": no image tagged " + str::quote(ref));
 }
 
@@ -544,11 +550,13 @@ Result<bool> LayoutStore::link_blob(const Descriptor& desc, Store& source) {
 
 Result<void> LayoutStore::fetch_blob(const Descriptor& desc, ByteSink& sink, std::uint64_t offset) {
   auto path = blob_path(desc.digest);
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    if (errno == ENOENT) return fail(ErrorCode::kNotFound, describe() + ": blob " + desc.digest.str() + " is missing");
-    return fail(fs::io_error("cannot open", path, errno));
+  auto opened = fs::ReadableFile::open(path);
+  if (!opened) {
+    if (opened.error().is(ErrorCode::kNotFound))
+      return fail(ErrorCode::kNotFound, describe() + ": blob " + desc.digest.str() + " is missing");
+    return fail(opened.error().context(describe() + ": blob " + desc.digest.str()));
   }
+  const int fd = opened->fd();
   std::vector<std::byte> buf(kChunk);
   off_t pos = static_cast<off_t>(offset);
   Result<void> result;
@@ -564,7 +572,6 @@ Result<void> LayoutStore::fetch_blob(const Descriptor& desc, ByteSink& sink, std
     result = sink.write(std::span(buf.data(), static_cast<std::size_t>(n)));
     if (!result) break;
   }
-  ::close(fd);
   return result;
 }
 

@@ -89,7 +89,8 @@ std::string store_ref(const ImageRef& ref) {
   switch (ref.transport) {
     case Transport::kDocker: return ref.docker.tag_or_digest();
     case Transport::kLocal: return ref.docker.str();
-    case Transport::kDockerArchive: return ref.ref.empty() ? ref.ref : ref.docker.str();
+    // A digest alone ("docker-archive:FILE@sha256:…") parses to no name.
+    case Transport::kDockerArchive: return ref.ref.empty() || ref.docker.repository.empty() ? ref.ref : ref.docker.str();
     default: return ref.ref;
   }
 }

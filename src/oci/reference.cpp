@@ -176,13 +176,27 @@ Result<ImageRef> parse_image_ref(std::string_view text) {
                                                    ": missing path after " + std::string(transport_name(t)) + ":");
     }
     auto colon = body.find(':');
-    r.path = std::string(body.substr(0, colon));
-    if (colon != std::string_view::npos) r.ref = std::string(body.substr(colon + 1));
+    // "PATH@DIGEST": the image of that digest, as strata prints an image it
+    // wrote to "oci:PATH"; skopeo spells it "PATH:DIGEST", and both are read.
+    // "PATH:TAG@DIGEST" (what strata prints for "oci:PATH:TAG") keeps
+    // "TAG@DIGEST" as its ref: a layout reads a tag of that whole name (a
+    // bundle's pinned names), else the digest (LayoutStore::resolve).
+    auto pin = [](std::string_view d) {
+      auto parsed = Digest::parse(d);
+      return parsed && parsed->verifiable();  // sha256 or sha512: "a@b:c" stays a path and a tag
+    };
+    if (auto at = body.find('@'); at < colon && pin(body.substr(at + 1))) {
+      r.path = std::string(body.substr(0, at));
+      r.ref = std::string(body.substr(at + 1));
+    } else {
+      r.path = std::string(body.substr(0, colon));
+      if (colon != std::string_view::npos) r.ref = std::string(body.substr(colon + 1));
+    }
     if (r.path.empty()) return fail(ErrorCode::kInvalidArgument, "invalid image reference " + str::quote(text) + ": empty path");
     for (char c : r.path)
       if (c == '\0' || c == '\n') return fail(ErrorCode::kInvalidArgument, "invalid image reference " + str::quote(text) + ": bad path");
     if (!r.ref.empty()) {
-      if (t == Transport::kDockerArchive) {
+      if (t == Transport::kDockerArchive && !pin(r.ref)) {
         STRATA_TRY(r.docker, parse_docker_reference(r.ref));
       } else if (r.ref.find('@') != std::string::npos || r.ref.starts_with("sha256:") || r.ref.starts_with("sha512:")) {
         std::string_view d = r.ref;

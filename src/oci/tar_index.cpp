@@ -105,9 +105,9 @@ std::string clean_name(std::string name) {
 }  // namespace
 
 Result<bool> tar_is_compressed(const std::filesystem::path& file) {
+  STRATA_TRY(auto opened, fs::ReadableFile::open(file));
   Fd f;
-  f.fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
-  if (f.fd < 0) return fail(fs::io_error("cannot open", file, errno));
+  f.fd = opened.release();
   unsigned char m[6] = {};
   ssize_t n = ::pread(f.fd, m, sizeof m, 0);
   if (n < 0) return fail(fs::io_error("cannot read", file, errno));
@@ -120,12 +120,10 @@ Result<bool> tar_is_compressed(const std::filesystem::path& file) {
 }
 
 Result<TarIndex> index_tar(const std::filesystem::path& file, const std::string& what, std::size_t max_members) {
+  STRATA_TRY(auto opened, with_context(fs::ReadableFile::open(file), what));
+  const std::uint64_t total = opened.size();
   Fd f;
-  f.fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
-  if (f.fd < 0) return fail(fs::io_error(what + ": cannot open", file, errno));
-  struct stat st {};
-  if (::fstat(f.fd, &st) != 0) return fail(fs::io_error(what + ": cannot stat", file, errno));
-  const auto total = static_cast<std::uint64_t>(st.st_size);
+  f.fd = opened.release();
   TarIndex index;
   std::uint64_t at = 0;
   std::string long_name;

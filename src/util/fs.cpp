@@ -21,66 +21,92 @@ Error io_error(std::string_view what, const stdfs::path& path, int err) {
                std::string(what) + " " + path.string() + ": " + std::strerror(err));
 }
 
-Result<std::string> read_file(const stdfs::path& path, std::uint64_t limit) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+namespace {
+
+// What st_mode says a file is, for an error about it.
+std::string_view kind_of(mode_t mode) {
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a file";
+}
+
+}  // namespace
+
+Result<ReadableFile> ReadableFile::open(const stdfs::path& path) {
+  // O_NONBLOCK: opening a FIFO for reading waits for a writer, forever when
+  // there is none; O_NOCTTY: a terminal never becomes the controlling one.
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
   if (fd < 0) {
     int err = errno;
     if (err == ENOENT) return fail(ErrorCode::kNotFound, path.string() + ": no such file");
     return fail(io_error("cannot open", path, err));
   }
+  ReadableFile file(fd, 0);
   struct stat st{};
-  if (::fstat(fd, &st) != 0) {
-    int err = errno;
-    ::close(fd);
-    return fail(io_error("cannot stat", path, err));
+  if (::fstat(fd, &st) != 0) return fail(io_error("cannot stat", path, errno));
+  if (!S_ISREG(st.st_mode)) {
+    return fail(ErrorCode::kInvalidArgument, path.string() + " is not a regular file (" +
+                                                 std::string(kind_of(st.st_mode)) +
+                                                 "); strata reads only regular files here: put the file in its place");
   }
-  if (static_cast<std::uint64_t>(st.st_size) > limit) {
-    ::close(fd);
-    return fail(ErrorCode::kInvalidArgument,
-                path.string() + ": file is " + std::to_string(st.st_size) +
-                    " bytes, more than the limit of " + std::to_string(limit));
+  // Reads of a regular file never wait whatever the flag says; clear it so
+  // the descriptor behaves as a plain one wherever it goes.
+  int flags = ::fcntl(fd, F_GETFL);
+  if (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) return fail(io_error("cannot set flags of", path, errno));
+  file.size_ = static_cast<std::uint64_t>(st.st_size);
+  return file;
+}
+
+ReadableFile& ReadableFile::operator=(ReadableFile&& o) noexcept {
+  if (this != &o) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = std::exchange(o.fd_, -1);
+    size_ = o.size_;
+  }
+  return *this;
+}
+
+ReadableFile::~ReadableFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Result<std::string> read_file(const stdfs::path& path, std::uint64_t limit) {
+  STRATA_TRY(auto file, ReadableFile::open(path));
+  if (file.size() > limit) {
+    return fail(ErrorCode::kInvalidArgument, path.string() + ": file is " + std::to_string(file.size()) +
+                                                 " bytes, more than the limit of " + std::to_string(limit));
   }
   std::string out;
-  out.resize(static_cast<std::size_t>(st.st_size));
+  out.resize(static_cast<std::size_t>(file.size()));
   std::size_t got = 0;
   while (true) {
     if (got == out.size()) out.resize(out.size() + 4096);
-    ssize_t n = ::read(fd, out.data() + got, out.size() - got);
+    ssize_t n = ::read(file.fd(), out.data() + got, out.size() - got);
     if (n < 0) {
       if (errno == EINTR) continue;
-      int err = errno;
-      ::close(fd);
-      return fail(io_error("cannot read", path, err));
+      return fail(io_error("cannot read", path, errno));
     }
     if (n == 0) break;
     got += static_cast<std::size_t>(n);
-    if (got > limit) {
-      ::close(fd);
-      return fail(ErrorCode::kInvalidArgument, path.string() + ": file exceeds the size limit");
-    }
+    if (got > limit) return fail(ErrorCode::kInvalidArgument, path.string() + ": file exceeds the size limit");
   }
-  ::close(fd);
   out.resize(got);
   return out;
 }
 
 Result<void> read_chunks(const stdfs::path& path, const std::function<Result<void>(std::string_view)>& piece) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return fail(io_error("cannot open", path, errno));
+  STRATA_TRY(auto file, ReadableFile::open(path));
   std::string buf(std::size_t{1} << 20, '\0');
-  Result<void> r;
-  while (r) {
-    ssize_t n = ::read(fd, buf.data(), buf.size());
+  while (true) {
+    ssize_t n = ::read(file.fd(), buf.data(), buf.size());
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      r = fail(io_error("cannot read", path, errno));
-      break;
-    }
-    if (n == 0) break;
-    r = piece(std::string_view(buf.data(), static_cast<std::size_t>(n)));
+    if (n < 0) return fail(io_error("cannot read", path, errno));
+    if (n == 0) return {};
+    STRATA_TRY_VOID(piece(std::string_view(buf.data(), static_cast<std::size_t>(n))));
   }
-  ::close(fd);
-  return r;
 }
 
 Result<stdfs::path> temp_dir() {
@@ -95,6 +121,15 @@ Result<stdfs::path> temp_dir() {
                                                  " to a writable directory or unset it");
   }
   return stdfs::path("/tmp");
+}
+
+Error temp_dir_error(const Error& e, const stdfs::path& dir, std::string_view doing) {
+  const std::string& m = e.message();
+  const bool full = m.find(std::strerror(ENOSPC)) != std::string::npos || m.find(std::strerror(EDQUOT)) != std::string::npos;
+  return Error(e.code(), std::string(doing) + ": the temporary directory " + dir.string() + " (TMPDIR) " +
+                             (full ? "is full" : "cannot be written") + " (" + m + "); " +
+                             (full ? "free space there or set TMPDIR to a directory with room"
+                                   : "set TMPDIR to a writable directory"));
 }
 
 Result<void> make_dirs(const stdfs::path& dir) {

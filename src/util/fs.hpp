@@ -14,6 +14,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "util/error.hpp"
 
@@ -21,11 +22,42 @@ namespace strata::fs {
 
 namespace stdfs = std::filesystem;
 
-// Reads a whole file. Refuses files larger than `limit` bytes, naming the file.
+// A regular file open for reading: the one way strata opens a file it reads
+// as a store, a cache or a configuration (a layout's blobs and index.json, an
+// archive, a cache entry, a lock, a mirror job). The open never blocks and the
+// file must be regular: a FIFO without a writer would otherwise hang the
+// open (or the first read) forever, and a device or directory is never what
+// a store holds. Refused with an error naming the file and what it is ("…
+// is not a regular file (a FIFO)"); a missing file is kNotFound. Closes the
+// descriptor on destruction unless released. Moves only.
+class ReadableFile {
+ public:
+  static Result<ReadableFile> open(const stdfs::path& path);
+  ReadableFile(ReadableFile&& o) noexcept : fd_(std::exchange(o.fd_, -1)), size_(o.size_) {}
+  ReadableFile& operator=(ReadableFile&& o) noexcept;
+  ReadableFile(const ReadableFile&) = delete;
+  ReadableFile& operator=(const ReadableFile&) = delete;
+  ~ReadableFile();
+
+  int fd() const { return fd_; }
+  // The size fstat(2) gave when it was opened.
+  std::uint64_t size() const { return size_; }
+  // The descriptor becomes the caller's to close.
+  int release() { return std::exchange(fd_, -1); }
+
+ private:
+  ReadableFile(int fd, std::uint64_t size) : fd_(fd), size_(size) {}
+  int fd_ = -1;
+  std::uint64_t size_ = 0;
+};
+
+// Reads a whole file (opened as ReadableFile). Refuses files larger than
+// `limit` bytes, naming the file.
 Result<std::string> read_file(const stdfs::path& path, std::uint64_t limit = UINT64_C(1) << 32);
 
-// Reads a file front to back in pieces of up to 1 MiB, giving each to
-// `piece` (which may stop the read by failing). Errors name the file.
+// Reads a file (opened as ReadableFile) front to back in pieces of up to
+// 1 MiB, giving each to `piece` (which may stop the read by failing). Errors
+// name the file.
 Result<void> read_chunks(const stdfs::path& path, const std::function<Result<void>(std::string_view)>& piece);
 
 // Creates `dir` and its parents (mode 0755 less umask); succeeds if it exists.
@@ -158,6 +190,14 @@ Result<void> write_all(int fd, std::span<const std::byte> data, const stdfs::pat
 // variable naming no directory is an error that names it and its value.
 // Every temporary file or directory strata makes starts here.
 Result<stdfs::path> temp_dir();
+
+// An error `e` of writing below the temporary directory `dir` (temp_dir()) while
+// `doing` ("unpacking oci-archive:x.tar"), said so the user can act on it:
+// it names the directory and TMPDIR, says when the directory is full, and
+// that the next step is to free space there or set TMPDIR to another
+// directory. Without it, the error named a file strata made there, which
+// means nothing to the user (or, renamed, a path inside their input).
+Error temp_dir_error(const Error& e, const stdfs::path& dir, std::string_view doing);
 
 // "<what> <path>: <strerror(errno)>" as an kIoError.
 Error io_error(std::string_view what, const stdfs::path& path, int err);

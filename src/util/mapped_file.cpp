@@ -1,9 +1,6 @@
 #include "util/mapped_file.hpp"
 
-#include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <utility>
@@ -12,38 +9,20 @@
 
 namespace strata::fs {
 
-
 Result<MappedFile> MappedFile::open(const std::filesystem::path& path, std::uint64_t limit) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    int err = errno;
-    if (err == ENOENT) return fail(ErrorCode::kNotFound, path.string() + ": no such file");
-    return std::unexpected(io_error("cannot open", path, err));
-  }
-  struct stat st{};
-  if (::fstat(fd, &st) != 0) {
-    int err = errno;
-    ::close(fd);
-    return std::unexpected(io_error("cannot stat", path, err));
-  }
-  if (static_cast<std::uint64_t>(st.st_size) > limit) {
-    ::close(fd);
-    return fail(ErrorCode::kInvalidArgument, path.string() + ": file is " + std::to_string(st.st_size) +
+  STRATA_TRY(auto file, ReadableFile::open(path));
+  if (file.size() > limit) {
+    return fail(ErrorCode::kInvalidArgument, path.string() + ": file is " + std::to_string(file.size()) +
                                                  " bytes, more than the limit of " + std::to_string(limit));
   }
   MappedFile out;
-  if (st.st_size > 0) {
-    void* p = ::mmap(nullptr, static_cast<std::size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
-    if (p == MAP_FAILED) {
-      int err = errno;
-      ::close(fd);
-      return std::unexpected(io_error("cannot map", path, err));
-    }
+  if (file.size() > 0) {
+    void* p = ::mmap(nullptr, static_cast<std::size_t>(file.size()), PROT_READ, MAP_PRIVATE, file.fd(), 0);
+    if (p == MAP_FAILED) return std::unexpected(io_error("cannot map", path, errno));
     out.data_ = p;
-    out.size_ = static_cast<std::size_t>(st.st_size);
+    out.size_ = static_cast<std::size_t>(file.size());
   }
-  ::close(fd);
-  return out;
+  return out;  // the mapping outlives the descriptor
 }
 
 MappedFile& MappedFile::operator=(MappedFile&& o) noexcept {

@@ -5,6 +5,8 @@
 // build and key, which need an archive, are in packages_cli_test.cpp.)
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -26,6 +28,12 @@ class UsageCli : public CliTest {
     auto parsed = oci::parse_manifest(idx.bytes, idx.descriptor.media_type, "index");
     arm64_ = std::get<oci::ImageIndex>(*parsed).manifests.at(1).digest.str();
     return "oci:" + (dir_ / "multi").string() + ":multi";
+  }
+  // An OCI layout holding one image tagged "one" (two layers); its reference.
+  std::string single_platform_layout() {
+    auto store = std::move(*oci::LayoutStore::open(dir_ / "single", oci::LayoutMode::kCreate));
+    push_image(*store, "one", {4000, 3000}, 6);
+    return "oci:" + (dir_ / "single").string() + ":one";
   }
   // A tiny root filesystem tarball.
   std::string rootfs() {
@@ -170,6 +178,64 @@ TEST_F(UsageCli, BundleIsBuilt) {
   EXPECT_EQ(sub.code, 2);
   EXPECT_NE(sub.err.find("did you mean `strata bundle load`"), std::string::npos) << sub.err;
   EXPECT_EQ(strata({"bundle", "--help"}).code, 0);
+}
+
+// A FIFO where a layout keeps a blob or index.json, or as a bundle: copy,
+// inspect and bundle load return with an error naming it (they used to wait
+// for a writer forever). `timeout` only detects such a hang: 124 is a hang.
+TEST_F(UsageCli, AFifoInAStoreIsRefusedNotWaitedFor) {
+  auto img = single_platform_layout();  // oci:DIR:one
+  const auto lay = dir_ / "single";
+  auto fifo_at = [](const std::filesystem::path& p) {
+    std::filesystem::remove(p);
+    ASSERT_EQ(::mkfifo(p.c_str(), 0644), 0) << p;
+  };
+  auto bounded = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), {"timeout", "120", strata_binary(), "--home", (dir_ / "home").string()});
+    return run(args);
+  };
+  auto entries = oci::LayoutStore::open(lay, oci::LayoutMode::kReadOnly);
+  ASSERT_TRUE(entries);
+  auto raw = (*entries)->get_manifest("one");
+  ASSERT_TRUE(raw);
+  auto m = std::get<oci::ImageManifest>(*oci::parse_manifest(raw->bytes, raw->descriptor.media_type, "m"));
+  const auto blob = lay / "blobs" / "sha256" / std::string(m.layers.at(0).digest.hex());
+  fifo_at(blob);
+  auto copy = bounded({"copy", img, "oci:" + (dir_ / "out").string() + ":one"});
+  EXPECT_EQ(copy.code, 1) << copy.err;
+  EXPECT_NE(copy.err.find(blob.string() + " is not a regular file (a FIFO)"), std::string::npos) << copy.err;
+
+  fifo_at(lay / "index.json");
+  auto inspect = bounded({"inspect", img});
+  EXPECT_EQ(inspect.code, 1) << inspect.err;
+  EXPECT_NE(inspect.err.find((lay / "index.json").string() + " is not a regular file (a FIFO)"), std::string::npos)
+      << inspect.err;
+  auto load = bounded({"bundle", "load", lay.string(), "--dest", "oci:" + (dir_ / "loaded").string()});
+  EXPECT_EQ(load.code, 1) << load.err;
+  EXPECT_NE(load.err.find("is not a regular file (a FIFO)"), std::string::npos) << load.err;
+  fifo_at(dir_ / "b.tar");
+  auto load_tar = bounded({"bundle", "load", (dir_ / "b.tar").string()});
+  EXPECT_EQ(load_tar.code, 1) << load_tar.err;
+  EXPECT_NE(load_tar.err.find((dir_ / "b.tar").string() + " is not a regular file (a FIFO)"), std::string::npos)
+      << load_tar.err;
+}
+
+// What copy prints for every transport it writes is a reference strata reads
+// back: the same image.
+TEST_F(UsageCli, WhatCopyPrintsIsAReferenceStrataReads) {
+  auto img = single_platform_layout();
+  for (const std::string& dst :
+       {"oci:" + (dir_ / "o").string() + ":t", "oci:" + (dir_ / "o2").string(),
+        "oci-archive:" + (dir_ / "o.tar").string() + ":t", "docker-archive:" + (dir_ / "d.tar").string() + ":x/y:t",
+        std::string("local:x/y:t")}) {
+    auto copied = strata({"copy", img, dst});
+    ASSERT_EQ(copied.code, 0) << dst << ": " << copied.err;
+    const std::string printed = trim_nl(copied.out);
+    EXPECT_EQ(printed, dst + "@" + digest_of(copied));
+    auto back = strata({"inspect", "--raw", printed});
+    ASSERT_EQ(back.code, 0) << printed << ": " << back.err;
+    EXPECT_EQ(oci::Digest::sha256_of(back.out).str(), digest_of(copied)) << printed;
+  }
 }
 
 TEST_F(UsageCli, AMissingTmpdirIsNamed) {

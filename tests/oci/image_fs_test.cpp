@@ -185,6 +185,50 @@ TEST_F(ImageFsTest, FilesAreSummarizedOnRequestAndTheirContentDropped) {
   EXPECT_FALSE(fs.summary("/lib/notes.txt"));
 }
 
+// A dpkg status that is a hardlink (legal in a layer tar: the bytes come
+// first under another name) is read with its target's bytes; one of 9 MiB,
+// past the old 8 MiB bound, is read whole; one past the bound is refused
+// with a message that names the file and its size, not an option to set.
+TEST_F(ImageFsTest, ACapturedHardlinkGetsItsTargetsBytesAndALargeStatusIsRead) {
+  const std::string stanza = "Package: hello\nStatus: install ok installed\nVersion: 1.0\n\n";
+  add_layer({dir("var"), dir("var/lib"), dir("var/lib/dpkg"), file("var/lib/dpkg/status-old", stanza),
+             hard("var/lib/dpkg/status", "var/lib/dpkg/status-old"), file("etc-os", "x"),
+             hard("lib-link.so.1", "etc-os")});
+  ImageFsOptions o;
+  o.capture = capture_paths({"var/lib/dpkg/status"});
+  o.summarize_paths = [](std::string_view p) { return p.ends_with(".so.1"); };
+  o.summarize = [](std::string_view content) { return "size " + std::to_string(content.size()); };
+  auto fs = load(o);
+  auto status = fs.read_small_file("/var/lib/dpkg/status");
+  ASSERT_TRUE(status) << status.error().message();
+  EXPECT_EQ(*status, stanza);
+  EXPECT_FALSE(fs.lookup("/var/lib/dpkg/status-old").value()->content) << "only what was asked for is kept";
+  auto summary = fs.summary("/lib-link.so.1");
+  ASSERT_TRUE(summary) << summary.error().message();
+  EXPECT_EQ(*summary, "size 1");
+
+  // 9 MiB: over the old bound, under the new one.
+  manifest_.layers.clear();
+  std::string big;
+  while (big.size() < (std::size_t{9} << 20)) big += stanza;
+  add_layer({dir("var"), dir("var/lib"), dir("var/lib/dpkg"), file("var/lib/dpkg/status", big)});
+  ImageFsOptions defaults;
+  defaults.capture = capture_paths({"var/lib/dpkg/status"});
+  auto large = load(defaults);
+  auto read = large.read_small_file("var/lib/dpkg/status");
+  ASSERT_TRUE(read) << read.error().message();
+  EXPECT_EQ(read->size(), big.size());
+
+  ImageFsOptions small = defaults;
+  small.max_capture_bytes = std::size_t{1} << 20;
+  auto refused = load(small).read_small_file("var/lib/dpkg/status");
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().message().find("ImageFsOptions"), std::string::npos) << refused.error().message();
+  EXPECT_NE(refused.error().message().find("/var/lib/dpkg/status in the image is 9.0 MiB, more than the 1.0 MiB"),
+            std::string::npos)
+      << refused.error().message();
+}
+
 TEST_F(ImageFsTest, NonLayerMediaTypeIsRefused) {
   manifest_.layers.push_back(store_.put_blob("application/vnd.example+json", "{}"));
   auto fs = ImageFilesystem::load(store_, manifest_);

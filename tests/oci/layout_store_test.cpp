@@ -5,13 +5,17 @@
 #include <sys/stat.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <fstream>
 #include <future>
+#include <optional>
 #include <thread>
 
 #include "oci/archive_store.hpp"
 #include "oci/copy.hpp"
 #include "oci/memory_store.hpp"
+#include "support/fault_env.hpp"
+#include "support/fifo.hpp"
 #include "support/random_image.hpp"
 #include "support/temp_dir.hpp"
 #include "util/fs.hpp"
@@ -349,6 +353,42 @@ TEST(LayoutStore, WritesNoIndexJsonItCannotReadBack) {
   EXPECT_TRUE(s->resolve("overlay-two-more"));
 }
 
+// A FIFO where a layout keeps a blob or its index.json, or where an archive
+// should be: copy and inspect return at once with an error naming the file
+// and saying what it is, instead of waiting for a writer forever.
+TEST(LayoutStore, AFifoInPlaceOfABlobOrIndexJsonIsRefusedNotWaitedFor) {
+  testing::TempDir dir;
+  auto src = std::move(*LayoutStore::open(dir / "src", LayoutMode::kCreate));
+  auto img = testing::make_image(*src, {3000, 5000}, 7);
+  ASSERT_TRUE(src->put_manifest(img.manifest, "v1"));
+  auto blob = dir / "src" / "blobs" / "sha256" / std::string(img.layers[1].digest.hex());
+  testing::make_fifo(blob);
+  auto dst = std::move(*LayoutStore::open(dir / "dst", LayoutMode::kCreate));
+  auto copied = testing::without_hanging(blob, [&] { return copy_image(*src, "v1", *dst, "v1", CopyOptions{}); });
+  ASSERT_FALSE(copied) << "a FIFO was copied as a blob";
+  EXPECT_NE(copied.error().message().find(blob.string() + " is not a regular file (a FIFO)"), std::string::npos)
+      << copied.error().message();
+  EXPECT_FALSE(*dst->has_blob(img.layers[1]));
+
+  auto index = dir / "src" / "index.json";
+  testing::make_fifo(index);
+  auto reopened = LayoutStore::open(dir / "src", LayoutMode::kReadOnly);
+  ASSERT_TRUE(reopened) << reopened.error().message();
+  auto resolved = testing::without_hanging(index, [&] { return (*reopened)->resolve("v1"); });
+  ASSERT_FALSE(resolved);
+  EXPECT_NE(resolved.error().message().find(index.string() + " is not a regular file (a FIFO)"), std::string::npos)
+      << resolved.error().message();
+
+  auto archive = dir / "image.tar";
+  testing::make_fifo(archive);
+  auto opened = testing::without_hanging(archive, [&] {
+    return ArchiveStore::open(archive, ArchiveFormat::kOci, ArchiveMode::kRead);
+  });
+  ASSERT_FALSE(opened);
+  EXPECT_NE(opened.error().message().find(archive.string() + " is not a regular file (a FIFO)"), std::string::npos)
+      << opened.error().message();
+}
+
 TEST(LayoutStore, UntaggedRefNeedsASingleImage) {
   testing::TempDir dir;
   auto s = std::move(*LayoutStore::open(dir / "l", LayoutMode::kCreate));
@@ -418,6 +458,52 @@ TEST(ArchiveStore, OciAndDockerArchivesRoundTripBitExactly) {
     EXPECT_EQ(m->bytes, img.manifest.bytes);
     EXPECT_EQ(*read_blob(**r, img.layers[1], 1 << 20), img.layer_bytes[1]);
   }
+}
+
+// Reading an archive unpacks it into TMPDIR (what `bundle load X.tar` does
+// first): with TMPDIR full, every failure there names the directory, says it
+// is full and what to do, and never a path inside the archive.
+TEST(ArchiveStore, AFullTmpdirIsNamedWithTheNextStep) {
+  testing::TempDir dir;
+  const auto file = dir / "b.tar";
+  {
+    auto archive = ArchiveStore::open(file, ArchiveFormat::kOci, ArchiveMode::kWrite);
+    ASSERT_TRUE(archive) << archive.error().message();
+    testing::push_image(**archive, "v1", {20000, 3000}, 4);
+    ASSERT_TRUE((*archive)->close());
+  }
+  testing::TempDir tmp;
+  std::optional<std::string> old;
+  if (const char* v = std::getenv("TMPDIR")) old = v;
+  ::setenv("TMPDIR", tmp.path().c_str(), 1);
+  const testing::Fault full{"ENOSPC", {fs::Op::kOpen, fs::Op::kWrite, fs::Op::kSync, fs::Op::kMakeDir,
+                                       fs::Op::kRename, fs::Op::kLink, fs::Op::kTruncate}, ENOSPC};
+  std::size_t failed = 0;
+  for (std::size_t step = 0; step < 500; ++step) {
+    testing::FaultEnv env(full, step);
+    Result<std::unique_ptr<ArchiveStore>> r = fail(ErrorCode::kCancelled, "not run");
+    {
+      fs::ScopedEnv installed(env);
+      r = ArchiveStore::open(file, ArchiveFormat::kOci, ArchiveMode::kRead);
+    }
+    if (!env.fired()) {
+      EXPECT_TRUE(r) << r.error().message();
+      break;
+    }
+    ++failed;
+    SCOPED_TRACE(env.what_fired());
+    ASSERT_FALSE(r);
+    const std::string& m = r.error().message();
+    EXPECT_NE(m.find("unpacking oci-archive:" + file.string() + ": the temporary directory " + tmp.path().string() +
+                     " (TMPDIR) is full"),
+              std::string::npos)
+        << m;
+    EXPECT_NE(m.find("free space there or set TMPDIR to a directory with room"), std::string::npos) << m;
+    EXPECT_EQ(m.find(file.string() + "/"), std::string::npos) << "a path inside the archive: " << m;
+  }
+  if (old) ::setenv("TMPDIR", old->c_str(), 1);
+  else ::unsetenv("TMPDIR");
+  EXPECT_GT(failed, 0u);
 }
 
 TEST(ArchiveStore, RefusesEscapingMembers) {

@@ -2,6 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include "oci/archive_store.hpp"
+#include "oci/copy.hpp"
+#include "oci/layout_store.hpp"
+#include "oci/open_store.hpp"
+#include "support/random_image.hpp"
+#include "support/temp_dir.hpp"
+
 namespace strata::oci {
 namespace {
 
@@ -99,6 +106,59 @@ TEST(Reference, Transports) {
   auto unsupported = parse_image_ref("containers-storage:foo");
   ASSERT_FALSE(unsupported);
   EXPECT_TRUE(unsupported.error().is(ErrorCode::kUnsupported));
+}
+
+// What strata prints for an image it copied, built or imported (the
+// destination as given, then "@sha256:…"), and skopeo's spelling of a pinned
+// layout reference ("oci:DIR:sha256:…"), parse back to the same image, for
+// every transport strata writes; so does ImageRef::str() of each.
+TEST(Reference, WhatStrataPrintsParsesBackToTheSameImage) {
+  testing::TempDir dir;
+  const std::string lay = (dir / "lay").string(), oa = (dir / "x.tar").string(), da = (dir / "d.tar").string();
+  std::optional<Digest> pushed;
+  {
+    auto layout = std::move(*LayoutStore::open(lay, LayoutMode::kCreate));
+    pushed = testing::push_image(*layout, "v1", {3000}, 5);
+    auto home = std::move(*LayoutStore::open(dir / "home" / "images", LayoutMode::kCreate));
+    ASSERT_TRUE(copy_image(*layout, "v1", *home, "docker.io/library/img:v1", CopyOptions{}));
+    auto oci_archive = std::move(*ArchiveStore::open(oa, ArchiveFormat::kOci, ArchiveMode::kWrite));
+    ASSERT_TRUE(copy_image(*layout, "v1", *oci_archive, "v1", CopyOptions{}));
+    ASSERT_TRUE(oci_archive->close());
+    auto docker_archive = std::move(*ArchiveStore::open(da, ArchiveFormat::kDocker, ArchiveMode::kWrite));
+    ASSERT_TRUE(copy_image(*layout, "v1", *docker_archive, "foo/bar:v2", CopyOptions{}));
+    ASSERT_TRUE(docker_archive->close());
+  }
+  ASSERT_TRUE(pushed);
+  const Digest digest = *pushed;
+  const std::string at = "@" + digest.str();
+  OpenOptions options;
+  options.home = dir / "home";
+  for (const std::string& printed : {
+           "oci:" + lay + ":v1" + at, "oci:" + lay + at, "oci:" + lay + ":" + digest.str(),
+           "oci-archive:" + oa + ":v1" + at, "oci-archive:" + oa + at, "oci-archive:" + oa + ":" + digest.str(),
+           "docker-archive:" + da + ":foo/bar:v2" + at, "docker-archive:" + da + at,
+           "local:img:v1" + at, "local:img" + at}) {
+    SCOPED_TRACE(printed);
+    auto ref = parse_image_ref(printed);
+    ASSERT_TRUE(ref) << ref.error().message();
+    for (const auto& r : {*ref, *parse_image_ref(ref->str())}) {
+      auto opened = open_store(r, Access::kRead, options);
+      ASSERT_TRUE(opened) << r.str() << ": " << opened.error().message();
+      auto resolved = opened->store->resolve(opened->ref);
+      ASSERT_TRUE(resolved) << r.str() << ": " << resolved.error().message();
+      EXPECT_EQ(resolved->digest, digest) << r.str();
+    }
+  }
+  // A registry reference pins the same way (no registry needed to check).
+  auto docker = parse_image_ref("docker://registry.example/x/y:v1" + at);
+  ASSERT_TRUE(docker);
+  EXPECT_EQ(store_ref(*docker), digest.str());
+  EXPECT_EQ(store_ref(*parse_image_ref(docker->str())), digest.str());
+  // A path with "@" that is not a digest stays a path.
+  auto at_path = parse_image_ref("oci:/srv/a@b:v1");
+  ASSERT_TRUE(at_path);
+  EXPECT_EQ(at_path->path, "/srv/a@b");
+  EXPECT_EQ(at_path->ref, "v1");
 }
 
 }  // namespace

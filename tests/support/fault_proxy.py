@@ -19,6 +19,12 @@ and whose path contains "path", at most "times" times:
   {"action": "slow", "seconds": S}    wait S seconds, then forward
   {"action": "stall", "seconds": S}   read the request, answer nothing for S
                                       seconds (at most 30), then close
+  {"action": "blackhole", "seconds": S}
+                                      read the request's headers only, never
+                                      its body, answer nothing for S seconds
+                                      (at most 30), then close: a registry
+                                      that accepts connections and never
+                                      answers (an upload's body backs up)
   {"action": "ignore_range"}          forward without the Range header: the
                                       full body comes back with 200
   {"action": "endless", "content_length": N, "rate": B, "max_bytes": M}
@@ -155,6 +161,10 @@ def make_handler(state, is_redirect_target):
                 return self.handle_redirected()
             rule = state.take_rule(self.command, self.path)
             action = rule["action"] if rule else None
+            if action == "blackhole":
+                time.sleep(min(float(rule.get("seconds", 30)), 30))
+                self.close_connection = True
+                return
             if action == "drop_upload":
                 self.rfile.read(min(int(self.headers.get("Content-Length", "0") or "0") // 2, 1 << 16))
                 return rst_close(self)

@@ -7,7 +7,10 @@
 #include <filesystem>
 #include <optional>
 
+#include "util/mapped_file.hpp"
+
 #include "support/fault_env.hpp"
+#include "support/fifo.hpp"
 #include "support/temp_dir.hpp"
 
 namespace strata::fs {
@@ -167,6 +170,59 @@ TEST_F(FsTest, TempDirFollowsTmpdirAndNamesAWrongOne) {
     ASSERT_FALSE(r);
     EXPECT_NE(r.error().message().find("TMP=" + file + ": not a directory"), std::string::npos) << r.error().message();
   }
+}
+
+// A FIFO (nobody writing) where a store, cache or configuration file should
+// be: every reader refuses it at once, naming it and what it is, instead of
+// waiting for a writer forever; a directory likewise.
+TEST_F(FsTest, ReadersRefuseAFifoOrADirectoryWithoutWaiting) {
+  auto fifo = dir_ / "index.json";
+  strata::testing::make_fifo(fifo);
+  auto expect_refused = [&](const Result<void>& r, const std::string& which) {
+    ASSERT_FALSE(r) << which << " read the FIFO";
+    EXPECT_TRUE(r.error().is(ErrorCode::kInvalidArgument)) << which << ": " << r.error().message();
+    EXPECT_NE(r.error().message().find(fifo.string() + " is not a regular file (a FIFO)"), std::string::npos)
+        << which << ": " << r.error().message();
+  };
+  auto whole = strata::testing::without_hanging(fifo, [&] { return read_file(fifo, 1 << 20); });
+  expect_refused(whole ? Result<void>() : Result<void>(fail(whole.error())), "read_file");
+  expect_refused(strata::testing::without_hanging(
+                     fifo, [&] { return read_chunks(fifo, [](std::string_view) -> Result<void> { return {}; }); }),
+                 "read_chunks");
+  auto mapped = strata::testing::without_hanging(fifo, [&] { return MappedFile::open(fifo, 1 << 20); });
+  expect_refused(mapped ? Result<void>() : Result<void>(fail(mapped.error())), "MappedFile::open");
+  auto opened = strata::testing::without_hanging(fifo, [&] { return ReadableFile::open(fifo); });
+  expect_refused(opened ? Result<void>() : Result<void>(fail(opened.error())), "ReadableFile::open");
+
+  auto d = read_file(dir_);
+  ASSERT_FALSE(d);
+  EXPECT_NE(d.error().message().find("is not a regular file (a directory)"), std::string::npos) << d.error().message();
+  auto missing = read_file(dir_ / "absent");
+  ASSERT_FALSE(missing);
+  EXPECT_TRUE(missing.error().is(ErrorCode::kNotFound)) << missing.error().message();
+  // A regular file reads as before, through a descriptor that blocks as usual.
+  ASSERT_TRUE(write_file_atomic(dir_ / "f", "bytes"));
+  auto f = ReadableFile::open(dir_ / "f");
+  ASSERT_TRUE(f) << f.error().message();
+  EXPECT_EQ(f->size(), 5u);
+  EXPECT_EQ(::fcntl(f->fd(), F_GETFL) & O_NONBLOCK, 0);
+  EXPECT_EQ(*read_file(dir_ / "f"), "bytes");
+}
+
+// A write below the temporary directory that fails says which directory,
+// that it is full, and what to do; not the name of a file strata made there.
+TEST_F(FsTest, ATempDirErrorNamesTmpdirAndTheNextStep) {
+  Error full = io_error("cannot write", dir_ / ".strata-archive-1-2" / "blobs" / "x.tmp", ENOSPC);
+  auto e = temp_dir_error(full, dir_, "unpacking oci-archive:b.tar");
+  EXPECT_TRUE(e.is(ErrorCode::kIoError));
+  EXPECT_NE(e.message().find("unpacking oci-archive:b.tar: the temporary directory " + dir_.string() +
+                             " (TMPDIR) is full"),
+            std::string::npos)
+      << e.message();
+  EXPECT_NE(e.message().find("free space there or set TMPDIR"), std::string::npos) << e.message();
+  auto denied = temp_dir_error(io_error("cannot create", dir_ / "x", EACCES), dir_, "unpacking x");
+  EXPECT_NE(denied.message().find("cannot be written"), std::string::npos) << denied.message();
+  EXPECT_NE(denied.message().find("set TMPDIR to a writable directory"), std::string::npos) << denied.message();
 }
 
 }  // namespace

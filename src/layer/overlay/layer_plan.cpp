@@ -174,14 +174,12 @@ std::optional<Fragment> cached_piece(const Fragment& f, const stdfs::path& dir, 
 // zero blocks, for a TarReader.
 class FragmentSource {
  public:
-  explicit FragmentSource(const stdfs::path& path) : path_(path), fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC)) {}
-  ~FragmentSource() {
-    if (fd_ >= 0) ::close(fd_);
-  }
+  explicit FragmentSource(const stdfs::path& path)
+      : path_(path), file_(fs::ReadableFile::open(path)), fd_(file_ ? file_->fd() : -1) {}
   FragmentSource(const FragmentSource&) = delete;
   FragmentSource& operator=(const FragmentSource&) = delete;
   Result<void> ok() const {
-    if (fd_ < 0) return fail(fs::io_error("opening", path_, errno));
+    if (!file_) return fail(file_.error());
     return {};
   }
   Result<std::size_t> pull(std::span<std::byte> buf) {
@@ -200,6 +198,7 @@ class FragmentSource {
 
  private:
   stdfs::path path_;
+  Result<fs::ReadableFile> file_;
   int fd_;
   bool eof_ = false;
   std::size_t trailer_left_ = 2 * oci::kTarBlock;

@@ -72,6 +72,29 @@ void RetryTransport::hold_host(const std::string& authority, std::int64_t until)
   slot = std::max(slot, until);
 }
 
+std::optional<Error> RetryTransport::silent_host(const std::string& authority) {
+  std::lock_guard lock(mutex_);
+  auto it = silence_.find(authority);
+  if (it == silence_.end() || it->second.timeouts < std::max(1, policy_.max_timeout_attempts)) return std::nullopt;
+  return Error(ErrorCode::kDeadlineExceeded,
+               authority + " did not answer: " + std::to_string(it->second.timeouts) +
+                   " exchanges in a row timed out, so it is not asked again (the last: " +
+                   (it->second.last ? it->second.last->message() : std::string("timeout")) + ")");
+}
+
+bool RetryTransport::count_silence(const std::string& authority, const Error& error) {
+  std::lock_guard lock(mutex_);
+  auto& s = silence_[authority];
+  ++s.timeouts;
+  s.last = error;
+  return s.timeouts >= std::max(1, policy_.max_timeout_attempts);
+}
+
+void RetryTransport::answered(const std::string& authority) {
+  std::lock_guard lock(mutex_);
+  if (auto it = silence_.find(authority); it != silence_.end()) silence_.erase(it);
+}
+
 Result<Response> RetryTransport::send(Request& request) {
   auto parsed = parse_url(request.url);
   const std::string authority = parsed ? parsed->authority : request.url;
@@ -81,6 +104,7 @@ Result<Response> RetryTransport::send(Request& request) {
   int timeouts = 0;
 
   for (int attempt = 1;; ++attempt) {
+    if (auto silent = silent_host(authority)) return fail(*silent);
     wait_for_host(authority);
     if (attempt > 1 && request.body != nullptr) STRATA_TRY_VOID(request.body->rewind());
     std::optional<OfferCountingSink> counter;
@@ -93,8 +117,16 @@ Result<Response> RetryTransport::send(Request& request) {
     const bool body_started = counter && counter->offered() > 0;
     const int max_attempts = request.max_attempts > 0 ? std::min(request.max_attempts, policy_.max_attempts)
                                                       : policy_.max_attempts;
+    // A body that started to flow, or any HTTP answer, is the host
+    // answering (slowly, perhaps); a timeout before either is silence.
+    bool host_silent = false;
+    if (result || body_started) {
+      answered(authority);
+    } else if (result.error().is(ErrorCode::kDeadlineExceeded)) {
+      host_silent = count_silence(authority, result.error());
+    }
     if (!result && result.error().is(ErrorCode::kDeadlineExceeded)) ++timeouts;
-    const bool last = attempt >= max_attempts || !rewindable || body_started ||
+    const bool last = attempt >= max_attempts || !rewindable || body_started || host_silent ||
                       timeouts >= std::max(1, policy_.max_timeout_attempts);
 
     if (!result) {

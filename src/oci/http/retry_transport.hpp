@@ -12,6 +12,16 @@
 // request to the same host until it has passed (per-host backoff state).
 // Sleeping goes through the injected Clock so tests never sleep.
 //
+// The timeout budget is per host, not per request: once max_timeout_attempts
+// exchanges with a host in a row timed out without a byte of answer, every
+// later request to it fails at once (kDeadlineExceeded, naming the host and
+// saying it did not answer) until one of it answers. Without that, each step
+// of a push (HEAD, POST, PATCH, PUT, the DELETE of a failed session, the
+// copy's whole-blob retries) paid the whole timeout budget again, and a
+// registry that accepts connections and never answers held a command for
+// minutes; with it, it costs max_timeout_attempts timeouts and the backoff
+// between them, whatever the command does.
+//
 // Thread-safety: send() may be called concurrently.
 #pragma once
 
@@ -30,6 +40,8 @@ struct RetryPolicy {
   int max_attempts = 5;                               // total tries, including the first
   // Tries of an exchange whose peer stopped answering (kDeadlineExceeded):
   // each costs a whole timeout, and a stalled peer usually stays stalled.
+  // Also the host's budget: this many timed-out exchanges in a row, whatever
+  // requests they were, and the host is not asked again (see above).
   int max_timeout_attempts = 2;
   std::chrono::milliseconds initial_backoff{1000};    // doubled after each failure
   std::chrono::milliseconds max_backoff{60000};
@@ -52,12 +64,23 @@ class RetryTransport final : public Transport {
  private:
   void wait_for_host(const std::string& authority);
   void hold_host(const std::string& authority, std::int64_t until);
+  // The error for a host whose timeout budget is spent, or nullopt.
+  std::optional<Error> silent_host(const std::string& authority);
+  // Counts a timed-out exchange without an answer; true when the host's
+  // budget is now spent.
+  bool count_silence(const std::string& authority, const Error& error);
+  void answered(const std::string& authority);
 
   std::shared_ptr<Transport> inner_;
   RetryPolicy policy_;
   Clock& clock_;
   std::mutex mutex_;
   std::map<std::string, std::int64_t> host_not_before_;  // epoch seconds
+  struct Silence {
+    int timeouts = 0;           // exchanges in a row that timed out without an answer
+    std::optional<Error> last;  // the last of them
+  };
+  std::map<std::string, Silence> silence_;  // by authority
 };
 
 }  // namespace strata::oci::http

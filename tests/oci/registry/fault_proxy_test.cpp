@@ -219,6 +219,51 @@ TEST_F(FaultProxyTest, AnUnresponsiveRegistryFailsWithinItsTimeouts) {
   EXPECT_EQ(proxy_->log()["applied"].size() - applied_before, 1u) << "not retried";
 }
 
+// A push to a registry that accepts connections and never answers (not
+// even reading an upload's body): every step of it (the HEAD checks, the
+// upload's POST and PUT, the DELETE of a failed session, the copy's
+// whole-blob retries) used to pay the whole timeout budget again, minutes in
+// all. The budget is the host's: it fails after its timed-out exchanges, the
+// error names the host and says it did not answer, and the registry saw a
+// bounded number of exchanges. The timeouts are set small; no time is
+// asserted, only that it returns and how many exchanges it took.
+TEST_F(FaultProxyTest, APushToAnUnresponsiveRegistryFailsWithinOneTimeoutBudget) {
+  start(RegistryServer::Mode::kPlain);
+  strata::testing::TempDir dir;
+  auto src = std::move(*LayoutStore::open(dir / "src", LayoutMode::kCreate));
+  std::vector<Descriptor> layers;
+  for (unsigned i = 0; i < 3; ++i) {
+    const std::string bytes = random_bytes(i == 0 ? 3'000'000 : 50'000, 40 + i);
+    layers.push_back(descriptor_for(media::kOciLayerGzip, bytes));
+    ASSERT_TRUE(write_blob(*src, layers.back(), bytes));
+  }
+  auto cfg = descriptor_for(media::kOciConfig, "{}");
+  ASSERT_TRUE(write_blob(*src, cfg, "{}"));
+  ImageManifest m;
+  m.media_type = std::string(media::kOciManifest);
+  m.config = cfg;
+  m.layers = layers;
+  ASSERT_TRUE(src->put_manifest(make_raw_manifest(m.media_type, serialize(m)), "v1"));
+
+  RegistryOptions quick = options();
+  quick.retry = http::RetryPolicy();  // the defaults: two tries of a timed-out exchange
+  quick.retry.initial_backoff = std::chrono::milliseconds(50);
+  quick.connect_timeout = std::chrono::seconds(1);
+  quick.stall_timeout = std::chrono::seconds(1);
+  auto dst = open("fault/unresponsive", quick);
+  proxy_->script(R"([{"action":"blackhole","seconds":30,"times":1000}])");
+  CopyOptions copy;
+  copy.jobs = 4;
+  auto r = copy_image(*src, "v1", *dst, "v1", copy);
+  ASSERT_FALSE(r) << "pushed to a registry that never answers";
+  EXPECT_TRUE(r.error().is(ErrorCode::kDeadlineExceeded)) << r.error().message();
+  EXPECT_NE(r.error().message().find(proxy_->host_port()), std::string::npos) << r.error().message();
+  EXPECT_NE(r.error().message().find("not answer"), std::string::npos) << r.error().message();
+  const auto exchanges = proxy_->log()["applied"].size();
+  EXPECT_LE(exchanges, static_cast<std::size_t>(http::RetryPolicy().max_timeout_attempts + copy.jobs))
+      << "each step of the push paid the timeout budget again";
+}
+
 TEST_F(FaultProxyTest, InterruptedUploadsNeverCommit) {
   start(RegistryServer::Mode::kPlain);
   auto store = open("fault/upload", options());

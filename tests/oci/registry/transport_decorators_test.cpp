@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "oci/http/redirect_transport.hpp"
 #include "oci/http/retry_transport.hpp"
 #include "oci/http/url.hpp"
@@ -121,6 +123,60 @@ TEST(RetryTransportTest, DoesNotRetryAfterBodyBytesReachedTheSink) {
   EXPECT_FALSE(retry.send(req));
   EXPECT_EQ(calls, 1);
   EXPECT_EQ(sink.str(), "half");
+}
+
+// The timeout budget is the host's, not each request's: after two exchanges
+// in a row time out without an answer, the next request to that host (a
+// push's next HEAD, POST, PUT or DELETE) fails at once, naming the host and
+// saying it did not answer; another host is not affected, and an exchange
+// that starts a body, or answers at all, gives the host its budget back.
+TEST(RetryTransportTest, TheTimeoutBudgetIsTheHostsNotEachRequests) {
+  std::map<std::string, int> calls;
+  bool stalled = true;
+  auto fake = std::make_shared<FakeTransport>([&](Request& r, const RecordedRequest&) -> Result<Response> {
+    auto host = parse_url(r.url)->authority;
+    ++calls[host];
+    if (host == "silent.example:5000" && stalled)
+      return fail(ErrorCode::kDeadlineExceeded, "PUT " + r.url + ": Operation timed out");
+    return FakeTransport::respond(r, 201, "");
+  });
+  ManualClock clock(0);
+  RetryTransport retry(fake, fast_policy(5), clock);
+  auto send = [&](const std::string& method, const std::string& url) {
+    Request req;
+    req.method = method;
+    req.url = url;
+    return retry.send(req);
+  };
+  auto head = send("HEAD", "https://silent.example:5000/v2/a/blobs/sha256:1");
+  ASSERT_FALSE(head);
+  EXPECT_EQ(calls["silent.example:5000"], 2) << "a timed-out exchange is tried twice";
+  for (const std::string method : {"POST", "PUT", "DELETE"}) {
+    auto next = send(method, "https://silent.example:5000/v2/a/blobs/uploads/");
+    ASSERT_FALSE(next) << method;
+    EXPECT_TRUE(next.error().is(ErrorCode::kDeadlineExceeded)) << next.error().message();
+    EXPECT_NE(next.error().message().find("silent.example:5000 did not answer"), std::string::npos)
+        << next.error().message();
+  }
+  EXPECT_EQ(calls["silent.example:5000"], 2) << "the spent budget is not paid again";
+  ASSERT_TRUE(send("GET", "https://other.example/v2/"));
+  EXPECT_EQ(calls["other.example"], 1);
+
+  // An answer gives the budget back.
+  ManualClock clock2(0);
+  int n = 0;
+  auto flaky = std::make_shared<FakeTransport>([&](Request& r, const RecordedRequest&) -> Result<Response> {
+    if (++n % 2 == 1) return fail(ErrorCode::kDeadlineExceeded, "timed out");
+    return FakeTransport::respond(r, 200, "");
+  });
+  RetryTransport recovering(flaky, fast_policy(5), clock2);
+  for (int i = 0; i < 4; ++i) {
+    Request req;
+    req.url = "https://slow.example/v2/x";
+    auto r = recovering.send(req);
+    ASSERT_TRUE(r) << "request " << i << ": " << r.error().message();
+  }
+  EXPECT_EQ(n, 8);
 }
 
 TEST(RedirectTransportTest, DropsAuthorizationWhenTheHostChanges) {
