@@ -99,6 +99,7 @@ Result<CacheListing> list_overlays(oci::Store& store, const Clock& clock, std::v
   std::map<std::string, oci::Descriptor> roots;
   std::map<std::string, std::vector<std::string>> keys_of;
   std::set<std::string> other_roots;  // tagged by something other than a key or a use record
+  std::map<std::string, std::string> tag_of;  // a tag naming each root, for messages
   for (const auto& tag : tags) {
     auto desc = store.resolve(tag);
     if (!desc) {
@@ -108,6 +109,7 @@ Result<CacheListing> list_overlays(oci::Store& store, const Clock& clock, std::v
       continue;
     }
     roots.emplace(desc->digest.str(), *desc);
+    tag_of.emplace(desc->digest.str(), tag);
     if (is_overlay_tag(tag)) keys_of[desc->digest.str()].push_back(tag.substr(kOverlayTagPrefix.size()));
     const bool use_record = tag.ends_with(kUseTagSuffix) && is_overlay_tag(tag.substr(0, tag.size() - kUseTagSuffix.size()));
     if (!is_overlay_tag(tag) && !use_record) other_roots.insert(desc->digest.str());
@@ -119,7 +121,7 @@ Result<CacheListing> list_overlays(oci::Store& store, const Clock& clock, std::v
     auto w = walk(store, desc, keys_of.contains(digest));
     if (!w) {
       problems.push_back(store.describe() + "@" + digest + ": " + w.error().message());
-      out.unreadable.push_back(problems.back());
+      out.unreadable.push_back(store.describe() + ":" + tag_of[digest] + "@" + digest + ": " + w.error().message());
       continue;
     }
     for (const auto& [_, facts] : *w)

@@ -440,7 +440,7 @@ TEST(GcRegistry, AnImageItCannotReadKeepsEveryManifest) {
   oci::ImageIndex idx;
   idx.media_type = std::string(oci::media::kOciIndex);
   auto child = img.manifest.descriptor;
-  child.platform = oci::Platform{.os = "linux", .architecture = "amd64"};
+  child.platform = oci::Platform{.os = "linux", .architecture = "amd64", .variant = "", .os_version = ""};
   idx.manifests = {child};
   auto index = oci::make_raw_manifest(idx.media_type, oci::serialize(idx));
   ASSERT_TRUE(mem.put_manifest(index, "app"));
