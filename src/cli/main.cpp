@@ -102,10 +102,10 @@ int main(int argc, char** argv) {
   } catch (const Exit& e) {
     // The one line of an error quotes inputs (tags, paths, registries'
     // answers): terminal_safe, so it stays one line of plain text.
-    if (!e.message.empty()) std::cerr << "strata: " << terminal_safe(e.message) << "\n";
+    if (!e.message.empty()) std::cerr << "strata: " << strata::terminal_safe(e.message) << "\n";
     return e.code;
   } catch (const std::exception& e) {
-    std::cerr << "strata: internal error: " << terminal_safe(e.what()) << "\n";
+    std::cerr << "strata: internal error: " << strata::terminal_safe(e.what()) << "\n";
     return kExitFailure;
   }
   return kExitOk;

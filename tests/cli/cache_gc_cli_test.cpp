@@ -184,6 +184,9 @@ TEST_F(CacheGcCli, ForgedRecordsAreIgnoredAndUnreadableImagesKeepTheirBlobs) {
     ASSERT_TRUE((*s)->delete_tag(layer::use_tag(tag)));
     ManualClock future(system_clock().now() + 365 * 86400);
     ASSERT_TRUE(layer::record_use(**s, tag, *desc, "base", future, 0));
+    // Unrecorded, it ages from its manifest's blob: written ten days ago.
+    stdfs::last_write_time(dir / "blobs" / "sha256" / std::string(desc->digest.hex()),
+                           stdfs::file_time_type::clock::now() - std::chrono::hours(240));
   }
   auto args = gc_args(dir);
   args.insert(args.begin(), "--json");
