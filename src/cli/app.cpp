@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "util/strings.hpp"
+#include "util/terminal_text.hpp"
 
 namespace strata::cli {
 
@@ -110,12 +111,14 @@ std::int64_t index_max_age(const std::string& value) {
   return *s;
 }
 
+// Messages carry tags, paths, annotations and registries' words: each is
+// one line of text whatever those hold (util/terminal_text.hpp).
 void log_info(const GlobalOptions& g, const std::string& msg) {
-  if (!g.quiet) std::cerr << msg << "\n";
+  if (!g.quiet) std::cerr << terminal_safe(msg) << "\n";
 }
 
 void log_debug(const GlobalOptions& g, const std::string& msg) {
-  if (g.verbose) std::cerr << msg << "\n";
+  if (g.verbose) std::cerr << terminal_safe(msg) << "\n";
 }
 
 }  // namespace strata::cli

@@ -10,6 +10,7 @@
 #include "oci/manifest.hpp"
 #include "util/clock.hpp"
 #include "util/strings.hpp"
+#include "util/terminal_text.hpp"
 
 namespace strata::cli {
 namespace {
@@ -98,7 +99,8 @@ void run_load(const GlobalOptions& g, const LoadArgs& a) {
     std::string dest = i.destination;
     // As `strata copy` prints it: the reference without its tag's digest, then @digest.
     if (auto at = dest.find('@'); at != std::string::npos && dest.starts_with("docker://")) dest = dest.substr(0, at);
-    std::cout << i.image.name << " " << dest << "@" << i.image.root.digest.str() << "\n";
+    // The names are the bundle's, which arrived from elsewhere: terminal_safe.
+    std::cout << terminal_safe(i.image.name) << " " << terminal_safe(dest) << "@" << i.image.root.digest.str() << "\n";
   }
   log_info(g, std::to_string(report.images.size()) + " images, " + std::to_string(report.debs_seeded) +
                   " .debs seeded (" + std::to_string(report.debs_present) + " already cached), " +

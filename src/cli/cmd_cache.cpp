@@ -16,6 +16,7 @@
 #include "oci/layout_store.hpp"
 #include "oci/manifest.hpp"
 #include "util/strings.hpp"
+#include "util/terminal_text.hpp"
 
 namespace strata::cli {
 namespace {
@@ -39,6 +40,12 @@ nlohmann::ordered_json opt_when(std::int64_t t) {
 }
 nlohmann::ordered_json opt_text(const std::string& s) {
   return s.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(s);
+}
+
+nlohmann::ordered_json ignored_json(const std::vector<layer::IgnoredUse>& ignored) {
+  auto out = nlohmann::ordered_json::array();
+  for (const auto& i : ignored) out.push_back({{"tag", i.tag}, {"reason", i.reason}});
+  return out;
 }
 
 nlohmann::ordered_json entry_json(const layer::CachedOverlayEntry& e) {
@@ -65,9 +72,10 @@ void run_ls(const GlobalOptions& g, const CacheArgs& args) {
   // No local store yet: nothing has been built here, an empty cache.
   if (!local || std::filesystem::exists(home / "images" / "oci-layout")) {
     auto opened = open_ref(g, ref, oci::Access::kRead);
-    listing = check(layer::list_overlays(*opened.store, problems));
+    listing = check(layer::list_overlays(*opened.store, system_clock(), problems));
   }
   for (const auto& p : problems) log_info(g, "strata cache ls: skipped " + p);
+  if (!listing.ignored_uses.empty()) log_info(g, "strata cache ls: " + layer::ignored_uses_summary(listing.ignored_uses));
   std::vector<layer::HomeCache> caches;
   if (local) caches = layer::home_caches(home);
 
@@ -77,6 +85,7 @@ void run_ls(const GlobalOptions& g, const CacheArgs& args) {
     out["overlays"] = nlohmann::ordered_json::array();
     for (const auto& e : listing.overlays) out["overlays"].push_back(entry_json(e));
     out["overlay_bytes"] = listing.overlay_bytes;
+    out["ignored_use_records"] = ignored_json(listing.ignored_uses);
     if (local) {
       out["local_caches"] = nlohmann::ordered_json::object();
       for (const auto& c : caches) out["local_caches"][c.name] = {{"bytes", c.bytes}, {"files", c.files}};
@@ -86,19 +95,21 @@ void run_ls(const GlobalOptions& g, const CacheArgs& args) {
   }
   std::printf("%-14s %-12s %-8s %9s %9s %-20s %s\n", "KEY", "PLATFORMS", "PACKAGES", "SIZE", "UNIQUE", "LAST USED",
               "BASE");
+  // The platforms (an image config's) and the base name (a use record's)
+  // are written by whoever shares the cache: terminal_safe.
   for (const auto& e : listing.overlays) {
     std::string base = !e.base_name.empty() ? e.base_name
                        : e.base_digests.empty() ? "-"
                                                 : e.base_digests.front().substr(0, 19);
-    std::printf("%-14s %-12s %-8zu %9s %9s %-20s %s\n", e.keys.front().substr(0, 12).c_str(),
-                str::join(e.platforms, ",").c_str(), e.packages.size(), str::human_bytes(e.size).c_str(),
-                str::human_bytes(e.unique_size).c_str(), when(e.last_used).c_str(), base.c_str());
+    std::printf("%-14s %-12s %-8zu %9s %9s %-20s %s\n", terminal_safe(e.keys.front().substr(0, 12)).c_str(),
+                terminal_safe(str::join(e.platforms, ",")).c_str(), e.packages.size(), str::human_bytes(e.size).c_str(),
+                str::human_bytes(e.unique_size).c_str(), when(e.last_used).c_str(), terminal_safe(base).c_str());
   }
   std::string summary = std::to_string(listing.overlays.size()) +
                         (listing.overlays.size() == 1 ? " overlay, " : " overlays, ") +
                         str::human_bytes(listing.overlay_bytes) + " in " + ref;
   for (const auto& c : caches) summary += "; " + c.name + " " + str::human_bytes(c.bytes);
-  std::printf("%s\n", summary.c_str());
+  std::printf("%s\n", terminal_safe(summary).c_str());
 }
 
 struct GcArgs {
@@ -155,6 +166,8 @@ nlohmann::ordered_json gc_json(const layer::GcReport& r) {
   out["cap_met"] = r.cap_met;
   out["registry_gc_needed"] = r.registry && !r.removed.empty();
   out["problems"] = r.problems;
+  out["kept_all"] = opt_text(r.kept_all);
+  out["ignored_use_records"] = ignored_json(r.ignored_uses);
   return out;
 }
 
@@ -182,6 +195,7 @@ void run_gc(const GlobalOptions& g, const GcArgs& args) {
   oci::Store* target = store ? store.get() : opened.store.get();
   layer::GcReport r = check(layer::collect_garbage(*target, options, system_clock()));
   for (const auto& p : r.problems) log_info(g, "strata cache gc: skipped " + p);
+  if (!r.ignored_uses.empty()) log_info(g, "strata cache gc: " + layer::ignored_uses_summary(r.ignored_uses));
 
   const char* verb = r.dry_run ? "would remove" : "removed";
   std::string summary = std::string(r.dry_run ? "dry run: " : "") + std::to_string(r.overlays.size()) +
@@ -191,6 +205,9 @@ void run_gc(const GlobalOptions& g, const GcArgs& args) {
     summary += "; " + std::to_string(r.blobs.size()) + " blobs (" + str::human_bytes(r.blob_bytes) + ") " +
                (r.dry_run ? "to remove" : "removed");
     if (r.sweep_deferred) summary += "; blobs left for the next gc: a writer holds the layout";
+    else if (!r.kept_all.empty()) summary += "; every blob kept: " + r.kept_all;
+  } else if (!r.kept_all.empty()) {
+    summary += "; nothing deleted: " + r.kept_all;
   } else if (!r.removed.empty()) {
     summary += "; " + std::to_string(r.removed.size()) + " manifests " + (r.dry_run ? "to delete" : "deleted") +
                " by digest; the registry frees their blobs when its own garbage collection runs";
@@ -205,15 +222,18 @@ void run_gc(const GlobalOptions& g, const GcArgs& args) {
   if (g.json) {
     std::cout << oci::dump_json(gc_json(r), 2) << "\n";
   } else {
+    // Tags and file names come from index.json and the disk: terminal_safe.
     for (const auto& o : r.overlays)
-      std::printf("%s overlay %s  last used %s  %s freed  (%s)\n", verb, o.keys.front().substr(0, 12).c_str(),
+      std::printf("%s overlay %s  last used %s  %s freed  (%s)\n", verb, terminal_safe(o.keys.front().substr(0, 12)).c_str(),
                   when(o.last_used).c_str(), str::human_bytes(o.freed).c_str(),
                   std::string(layer::gc_reason_name(o.reason)).c_str());
     for (const auto& m : r.removed)
-      std::printf("%s %s %s%s\n", verb, m.what.c_str(), m.digest.c_str(), m.ref.empty() ? "" : (" " + m.ref).c_str());
-    for (const auto& b : r.blobs) std::printf("%s blob %s %s\n", verb, b.digest.c_str(), str::human_bytes(b.bytes).c_str());
+      std::printf("%s %s %s%s\n", verb, m.what.c_str(), terminal_safe(m.digest).c_str(),
+                  m.ref.empty() ? "" : (" " + terminal_safe(m.ref)).c_str());
+    for (const auto& b : r.blobs)
+      std::printf("%s blob %s %s\n", verb, terminal_safe(b.digest).c_str(), str::human_bytes(b.bytes).c_str());
     for (const auto& h : r.home)
-      std::printf("%s %s %s %s\n", verb, h.cache.c_str(), h.path.c_str(), str::human_bytes(h.bytes).c_str());
+      std::printf("%s %s %s %s\n", verb, h.cache.c_str(), terminal_safe(h.path).c_str(), str::human_bytes(h.bytes).c_str());
   }
   log_info(g, "strata cache gc: " + summary);
 }
@@ -303,10 +323,19 @@ void run_prewarm(const GlobalOptions& g, const PrewarmArgs& args, oci::http::Tra
       std::string line = std::string(layer::warm_state_name(o.state)) + "  " +
                          (o.key.empty() ? std::string(12, '-') : o.key.substr(0, 12)) + "  " + str::join(o.where, "; ");
       if (!o.error.empty()) line += ": " + o.error;
-      std::cout << line << "\n";
+      std::cout << terminal_safe(line) << "\n";
     }
     std::cout << summary << "\n";
   }
+  // Why each key failed, on stderr whatever -q and --json say: -q drops
+  // progress, never the reason for exit 1 (standard output may be a file
+  // or a JSON consumer nobody reads).
+  std::cout.flush();
+  for (const auto& o : report.outcomes)
+    if (o.state == layer::WarmState::kFailed)
+      std::cerr << terminal_safe("strata cache prewarm: failed " + str::join(o.where, "; ") +
+                                 (o.key.empty() ? "" : " (key " + o.key.substr(0, 12) + ")") + ": " + o.error)
+                << "\n";
   if (report.failed()) throw Exit{kExitFailure, "strata cache prewarm: " + summary};
 }
 

@@ -11,6 +11,7 @@
 #include "oci/mirror.hpp"
 #include "oci/mirror_journal.hpp"
 #include "util/strings.hpp"
+#include "util/terminal_text.hpp"
 
 namespace strata::cli {
 namespace {
@@ -78,12 +79,14 @@ void run_mirror_cmd(const GlobalOptions& g, const MirrorCmdOptions& o) {
     progress.finish();  // the progress line goes before anything is printed
     progress.image_done();
     if (!out.result) {
-      std::cerr << "strata: " << out.result.error().message() << "\n";
+      std::cerr << "strata: " << terminal_safe(out.result.error().message()) << "\n";
       return;
     }
     if (g.json) return;
     const auto& e = out.entry;
-    std::cout << e.source << " " << without_digest(e.destination) << "@" << out.result->root.digest.str();
+    // Tags a repository's expansion found come from the registry: terminal_safe.
+    std::cout << terminal_safe(e.source) << " " << terminal_safe(without_digest(e.destination)) << "@"
+              << out.result->root.digest.str();
     if (out.estimate) {
       std::cout << (out.estimate->already_present ? " present" : " would-copy " + str::human_bytes(out.estimate->bytes_missing));
     }

@@ -6,6 +6,8 @@
 #include "cli/decision_options.hpp"
 #include "contract/route/plan_output.hpp"
 #include "util/clock.hpp"
+#include "util/strings.hpp"
+#include "util/terminal_text.hpp"
 
 namespace strata::cli {
 namespace {
@@ -20,7 +22,14 @@ void run_plan(const GlobalOptions& g, const DecisionFlags& f, oci::http::Transpo
   if (g.json) {
     std::cout << oci::dump_json(contract::route::plan_to_json(planned.plan), 2) << "\n";
   } else {
-    std::cout << contract::route::plan_table(planned.plan);
+    // Its cells quote the repository (names, reasons, evidence): each line
+    // of the table made terminal_safe, its line breaks kept.
+    const std::string table = contract::route::plan_table(planned.plan);
+    const auto lines = str::split(table, '\n');
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      if (i + 1 == lines.size() && lines[i].empty()) break;  // the table's last newline
+      std::cout << terminal_safe(lines[i]) << "\n";
+    }
   }
 }
 

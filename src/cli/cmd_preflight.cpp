@@ -9,6 +9,7 @@
 #include "contract/preflight/preflight_request.hpp"
 #include "contract/preflight/report_json.hpp"
 #include "util/clock.hpp"
+#include "util/terminal_text.hpp"
 
 namespace strata::cli {
 namespace {
@@ -49,8 +50,11 @@ void run_preflight(const GlobalOptions& g, const PreflightArgs& a, oci::http::Tr
     return;
   }
   if (!rep.ok()) throw Exit{kExitGaps, rep.message};
-  std::cout << "ok: " << f.image << " satisfies " << (root.empty() ? "the contract" : root) << " ("
-            << rep.satisfied.size() << " in the image, " << rep.task_time.size() << " provided at task time)\n";
+  // The root is the contract's (a file): terminal_safe.
+  std::cout << terminal_safe("ok: " + f.image + " satisfies " + (root.empty() ? "the contract" : root) + " (" +
+                             std::to_string(rep.satisfied.size()) + " in the image, " +
+                             std::to_string(rep.task_time.size()) + " provided at task time)")
+            << "\n";
   for (const auto& t : rep.task_time) log_info(g, "provided at task time: " + t);
 }
 

@@ -7,6 +7,7 @@
 #include "layer/debian/dpkg_status.hpp"
 #include "layer/overlay/base_state.hpp"
 #include "util/fs.hpp"
+#include "util/terminal_text.hpp"
 
 namespace strata::cli {
 
@@ -70,7 +71,9 @@ void run_resolve(const GlobalOptions& g, const ResolveArgs& a, oci::http::Transp
     std::cout << oci::dump_json(j, 2) << "\n";
     return;
   }
-  for (const auto& p : install) std::cout << p.package.name << " " << p.package.version << " " << p.package.architecture << "\n";
+  // Names and versions as the archive's index spells them: terminal_safe.
+  for (const auto& p : install)
+    std::cout << terminal_safe(p.package.name + " " + p.package.version + " " + p.package.architecture) << "\n";
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "util/terminal_text.hpp"
 
 namespace strata::cli {
 
@@ -18,7 +19,8 @@ void register_tags(CLI::App& app, GlobalOptions& g) {
       std::cout << oci::dump_json(nlohmann::json(tags), 2) << "\n";
       return;
     }
-    for (const auto& t : tags) std::cout << t << "\n";
+    // A registry's or an index.json's names: one safe line each.
+    for (const auto& t : tags) std::cout << terminal_safe(t) << "\n";
   });
 }
 

@@ -5,6 +5,7 @@
 #include "cli/commands.hpp"
 #include "oci/http/offline_transport.hpp"
 #include "oci/http/registry_transport.hpp"
+#include "util/terminal_text.hpp"
 
 namespace {
 
@@ -99,10 +100,12 @@ int main(int argc, char** argv) {
     int rc = app.exit(e);
     return rc == 0 ? kExitOk : kExitUsage;
   } catch (const Exit& e) {
-    if (!e.message.empty()) std::cerr << "strata: " << e.message << "\n";
+    // The one line of an error quotes inputs (tags, paths, registries'
+    // answers): terminal_safe, so it stays one line of plain text.
+    if (!e.message.empty()) std::cerr << "strata: " << strata::terminal_safe(e.message) << "\n";
     return e.code;
   } catch (const std::exception& e) {
-    std::cerr << "strata: internal error: " << e.what() << "\n";
+    std::cerr << "strata: internal error: " << strata::terminal_safe(e.what()) << "\n";
     return kExitFailure;
   }
   return kExitOk;

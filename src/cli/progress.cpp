@@ -4,6 +4,7 @@
 #include <string>
 
 #include "util/strings.hpp"
+#include "util/terminal_text.hpp"
 
 namespace strata::cli {
 
@@ -40,7 +41,8 @@ void CopyProgress::blob_retry(const oci::Descriptor& d, const Error& e) {
   std::lock_guard lock(mu_);
   if (g_.quiet) return;
   if (drawn_) std::fputs("\r\033[K", stderr);
-  std::fprintf(stderr, "retrying %s: %s\n", d.digest.str().c_str(), e.message().c_str());
+  // A registry's words are in the message: terminal_safe.
+  std::fprintf(stderr, "retrying %s: %s\n", d.digest.str().c_str(), terminal_safe(e.message()).c_str());
 }
 
 void CopyProgress::waiting_for_lock(const oci::Descriptor& d, const std::filesystem::path& lock) {
@@ -48,7 +50,8 @@ void CopyProgress::waiting_for_lock(const oci::Descriptor& d, const std::filesys
   if (g_.quiet) return;
   if (drawn_) std::fputs("\r\033[K", stderr);
   std::string what = lock.filename() == "index.lock" ? "its index" : "the same blob (ingest lock)";
-  std::fprintf(stderr, "waiting for another process writing %s: %s (for %s)\n", what.c_str(), lock.c_str(),
+  std::fprintf(stderr, "waiting for another process writing %s: %s (for %s)\n", what.c_str(),
+               terminal_safe(lock.string()).c_str(),
                d.digest.str().c_str());
   std::fflush(stderr);
 }

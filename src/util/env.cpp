@@ -56,6 +56,10 @@ class PosixEnv final : public Env {
     if (errno != EISDIR && errno != EPERM) return errno;  // Linux says EISDIR, POSIX EPERM
     return result(::rmdir(path.c_str()));
   }
+  int remove_at(int dir_fd, const std::filesystem::path& dir, const std::string& name) override {
+    (void)dir;
+    return result(::unlinkat(dir_fd, name.c_str(), 0));
+  }
   int link(const std::filesystem::path& from, const std::filesystem::path& to) override {
     return result(::link(from.c_str(), to.c_str()));
   }

@@ -37,6 +37,10 @@ class Env {
   virtual int rename(const std::filesystem::path& from, const std::filesystem::path& to) = 0;
   // Removes a file, or an empty directory.
   virtual int remove(const std::filesystem::path& path) = 0;
+  // Removes the file `name` of the directory open on `dir_fd` (unlinkat(2)):
+  // no component of a path is followed again, so a directory swapped for a
+  // symbolic link cannot redirect it. `dir` names the directory in messages.
+  virtual int remove_at(int dir_fd, const std::filesystem::path& dir, const std::string& name) = 0;
   // A hard link `to` naming the file `from`.
   virtual int link(const std::filesystem::path& from, const std::filesystem::path& to) = 0;
   // A name `to` for the file open on `fd`, which has none (opened with

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -139,6 +140,102 @@ TEST_F(CacheGcCli, KilledAnywhereLeavesAValidLayoutAndTheNextGcFinishes) {
     EXPECT_EQ(*tags, (std::vector<std::string>{"base"})) << "run " << i;
   }
   RecordProperty("killed_mid_gc", killed);
+}
+
+
+// A shared cache is written by others: a base name in a use record with
+// terminal escapes, CR/LF and a line separator comes out of `cache ls` as
+// visible escapes on its one line.
+TEST_F(CacheGcCli, LsPrintsNoTerminalControlFromACraftedRecord) {
+  const auto dir = dir_ / "cache";
+  fill(dir, 1);
+  {
+    auto s = oci::LayoutStore::open(dir, oci::LayoutMode::kCreate);
+    ASSERT_TRUE(s);
+    const std::string tag = "overlay-" + sha256_hex("k0");
+    auto desc = (*s)->resolve(tag);
+    ASSERT_TRUE(desc);
+    ASSERT_TRUE((*s)->delete_tag(layer::use_tag(tag)));
+    const std::string hostile = "evil\x1b]0;owned\x07\x1b[2J\r\nFAKE LINE\xe2\x80\xa8\xe2\x80\xae" "txt.exe\xc2\x9b" "1m";
+    ASSERT_TRUE(layer::record_use(**s, tag, *desc, hostile, system_clock(), 0));
+  }
+  auto r = strata({"cache", "ls", "--cache", "oci:" + dir.string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (std::string bad : {"\x1b", "\r", "\xe2\x80\xa8", "\xe2\x80\xae", "\xc2\x9b"})
+    EXPECT_EQ(r.out.find(bad), std::string::npos) << r.out;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 3) << "header, the overlay, the summary:\n" << r.out;
+  EXPECT_NE(r.out.find("evil\\x1b]0;owned\\x07\\x1b[2J\\x0d\\x0aFAKE LINE\\u2028\\u202etxt.exe\\u009b1m"),
+            std::string::npos)
+      << r.out;
+}
+
+// A use record from the future is ignored with one line, and the overlay
+// it claimed goes under --max-unused; an image gc cannot read keeps every
+// blob, and the summary says which.
+TEST_F(CacheGcCli, ForgedRecordsAreIgnoredAndUnreadableImagesKeepTheirBlobs) {
+  const auto dir = dir_ / "cache";
+  fill(dir, 2);
+  const std::string tag = "overlay-" + sha256_hex("k0");
+  {
+    auto s = oci::LayoutStore::open(dir, oci::LayoutMode::kCreate);
+    ASSERT_TRUE(s);
+    auto desc = (*s)->resolve(tag);
+    ASSERT_TRUE(desc);
+    ASSERT_TRUE((*s)->delete_tag(layer::use_tag(tag)));
+    ManualClock future(system_clock().now() + 365 * 86400);
+    ASSERT_TRUE(layer::record_use(**s, tag, *desc, "base", future, 0));
+    // Unrecorded, it ages from its manifest's blob: written ten days ago.
+    stdfs::last_write_time(dir / "blobs" / "sha256" / std::string(desc->digest.hex()),
+                           stdfs::file_time_type::clock::now() - std::chrono::hours(240));
+  }
+  auto args = gc_args(dir);
+  args.insert(args.begin(), "--json");
+  auto r = strata(args);
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["overlays"].size(), 2u) << "the forged record pins nothing: " << r.out;
+  ASSERT_EQ(j["ignored_use_records"].size(), 1u) << r.out;
+  EXPECT_EQ(j["ignored_use_records"][0]["tag"], layer::use_tag(tag));
+  std::size_t warnings = 0;
+  for (std::size_t at = 0; (at = r.err.find("ignored 1 use record", at)) != std::string::npos; ++at) ++warnings;
+  EXPECT_EQ(warnings, 1u) << r.err;
+
+  // An application image whose manifest is damaged: nothing of it goes.
+  const auto app = dir_ / "app";
+  {
+    auto s = oci::LayoutStore::open(dir, oci::LayoutMode::kCreate);
+    auto img = make_image(**s, {4000}, 9);
+    ASSERT_TRUE((*s)->put_manifest(img.manifest, "app"));
+    std::ofstream(dir / "blobs" / "sha256" / std::string(img.manifest.descriptor.digest.hex()),
+                  std::ios::binary | std::ios::trunc)
+        << "{";
+  }
+  const auto before = check_layout(dir).blobs;
+  auto kept = strata(gc_args(dir));
+  ASSERT_EQ(kept.code, 0) << kept.err;
+  EXPECT_EQ(check_layout(dir).blobs, before);
+  EXPECT_NE(kept.err.find("every blob kept: an image gc cannot read"), std::string::npos) << kept.err;
+}
+
+// -q drops progress, never why a key failed: one line each on stderr,
+// naming the entry and the error, whatever the output format.
+TEST_F(CacheGcCli, PrewarmQuietStillSaysWhyAnEntryFailed) {
+  const auto base = dir_ / "base";
+  fill(base, 0);
+  const auto config = dir_ / "prewarm.yaml";
+  std::ofstream(config) << "cache: oci:" << (dir_ / "cache").string() << "\nrepos:\n  - {path: "
+                        << (dir_ / "no-such-repo").string() << ", base: oci:" << base.string() << ":base}\n";
+  for (bool json : {false, true}) {
+    std::vector<std::string> args{"-q", "cache", "prewarm", "--config", config.string()};
+    if (json) args.insert(args.begin(), "--json");
+    auto r = strata(args);
+    EXPECT_EQ(r.code, 1) << r.out << r.err;
+    const auto line = r.err.find("failed");
+    ASSERT_NE(line, std::string::npos) << r.err;
+    const std::string first = r.err.substr(line, r.err.find('\n', line) - line);
+    EXPECT_NE(first.find("repos[0]"), std::string::npos) << r.err;
+    EXPECT_NE(first.find("no-such-repo"), std::string::npos) << r.err;
+  }
 }
 
 }  // namespace

@@ -107,6 +107,9 @@ class FaultEnv final : public fs::Env {
   int remove(const std::filesystem::path& path) override {
     return hit(fs::Op::kRemove, path) ? fault_.err : real().remove(path);
   }
+  int remove_at(int dir_fd, const std::filesystem::path& dir, const std::string& name) override {
+    return hit(fs::Op::kRemove, dir / name) ? fault_.err : real().remove_at(dir_fd, dir, name);
+  }
   int link(const std::filesystem::path& from, const std::filesystem::path& to) override {
     return hit(fs::Op::kLink, to) ? fault_.err : real().link(from, to);
   }

@@ -46,11 +46,22 @@ std::optional<OverlayUse> read_use(oci::Store& store, std::string_view overlay_t
   return use;
 }
 
+std::string implausible_use(const OverlayUse& use, std::int64_t now) {
+  if (use.first_used > now + kUseClockSkew) return "first use " + str::rfc3339(use.first_used) + " is in the future";
+  if (use.last_used > now + kUseClockSkew) return "last use " + str::rfc3339(use.last_used) + " is in the future";
+  if (use.last_used < use.first_used) {
+    return "last use " + str::rfc3339(use.last_used) + " is before the first use " + str::rfc3339(use.first_used);
+  }
+  return "";
+}
+
 Result<bool> record_use(oci::Store& store, std::string_view overlay_tag, const oci::Descriptor& overlay,
                         std::string_view base_name, const Clock& clock, std::int64_t refresh) {
   const std::int64_t now = clock.now();
   std::int64_t first = now;
-  if (auto seen = read_use(store, overlay_tag); seen && seen->subject.digest == overlay.digest) {
+  // A record with impossible times is not believed: it is overwritten as if absent.
+  if (auto seen = read_use(store, overlay_tag);
+      seen && seen->subject.digest == overlay.digest && implausible_use(*seen, now).empty()) {
     if (now - seen->last_used < refresh && seen->last_used <= now) return false;
     first = std::min(seen->first_used, now);
   }

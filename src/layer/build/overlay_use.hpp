@@ -45,8 +45,21 @@ struct OverlayUse {
   oci::Descriptor subject;     // the overlay it is about
 };
 
-// The record of `overlay_tag` in `store`, if there is a readable one.
+// The record of `overlay_tag` in `store`, if there is a readable one, its
+// times as written (check them with implausible_use before believing them).
 std::optional<OverlayUse> read_use(oci::Store& store, std::string_view overlay_tag);
+
+// How far in the future a record's time may be and still be believed: the
+// clocks of a fleet's machines differ by this much (Kerberos' default skew).
+inline constexpr std::int64_t kUseClockSkew = 300;
+
+// Why `use` cannot be true at `now` — a first or last use later than now
+// plus kUseClockSkew, or a last use before the first — or "" when it can.
+// A shared cache's records are written by others: a first use in the future
+// would keep an overlay younger than --min-age for ever, a last use there
+// would keep it "used" for ever. Such a record is ignored (the overlay
+// counts as unrecorded) and the next use overwrites it.
+std::string implausible_use(const OverlayUse& use, std::int64_t now);
 
 // Records that `overlay` (tagged `overlay_tag`) is used now, unless the
 // record already says so within `refresh` seconds for this same overlay.

@@ -1,11 +1,14 @@
 #include "layer/cache/gc.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <functional>
 #include <map>
+#include <memory>
 #include <set>
 #include <unordered_map>
 
@@ -74,21 +77,34 @@ struct DiskBlob {
   std::int64_t mtime = 0;
 };
 
-// Every file under blobs/<algorithm>/, by digest string.
-Result<std::map<std::string, DiskBlob>> disk_blobs(const stdfs::path& dir) {
+// Every regular file under blobs/<algorithm>/, by digest string. `refused`
+// says why the layout's blobs must not be swept at all: blobs/ or one of
+// its algorithm directories is a symbolic link (into another layout's
+// store, say), which a sweep would empty through the link.
+Result<std::map<std::string, DiskBlob>> disk_blobs(const stdfs::path& dir, std::string& refused) {
   std::map<std::string, DiskBlob> out;
+  struct stat st{};
+  if (::lstat((dir / "blobs").c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+    refused = (dir / "blobs").string() + " is a symbolic link; gc never deletes through one (make it a directory "
+                                         "of this layout's own, or collect the layout it points into)";
+    return out;
+  }
   std::vector<std::string> algorithms;
   if (int err = fs::env().list(dir / "blobs", algorithms); err != 0 && err != ENOENT) {
     return fail(fs::io_error("cannot list", dir / "blobs", err));
   }
   for (const auto& alg : algorithms) {
+    if (::lstat((dir / "blobs" / alg).c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+      refused = (dir / "blobs" / alg).string() + " is a symbolic link; gc never deletes through one (make it a "
+                                                 "directory of this layout's own, or collect the layout it points into)";
+      continue;
+    }
     std::vector<std::string> names;
     if (int err = fs::env().list(dir / "blobs" / alg, names); err != 0) {
       if (err == ENOTDIR || err == ENOENT) continue;
       return fail(fs::io_error("cannot list", dir / "blobs" / alg, err));
     }
     for (const auto& n : names) {
-      struct stat st{};
       if (::lstat((dir / "blobs" / alg / n).c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
       out[alg + ":" + n] = {static_cast<std::uint64_t>(st.st_size), static_cast<std::int64_t>(st.st_mtim.tv_sec)};
     }
@@ -96,9 +112,56 @@ Result<std::map<std::string, DiskBlob>> disk_blobs(const stdfs::path& dir) {
   return out;
 }
 
+// A directory opened without following a symbolic link at any step below
+// the layout (which the user named): the blob removals are relative to it.
+class BlobDir {
+ public:
+  ~BlobDir() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  static Result<std::unique_ptr<BlobDir>> open(const stdfs::path& layout, const std::string& alg) {
+    auto d = std::make_unique<BlobDir>();
+    d->path_ = layout / "blobs" / alg;
+    int top = ::open(layout.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (top < 0) return fail(fs::io_error("cannot open directory", layout, errno));
+    int blobs = ::openat(top, "blobs", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int err = errno;
+    ::close(top);
+    if (blobs < 0) return fail(fs::io_error("cannot open directory (not following a link)", layout / "blobs", err));
+    d->fd_ = ::openat(blobs, alg.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    err = errno;
+    ::close(blobs);
+    if (d->fd_ < 0) return fail(fs::io_error("cannot open directory (not following a link)", d->path_, err));
+    return d;
+  }
+  // Removes `name` if it is a regular file here; a symbolic link (or
+  // anything else) is left and reported.
+  Result<bool> remove(const std::string& name) {
+    struct stat st{};
+    if (::fstatat(fd_, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+      const int err = errno;
+      if (err == ENOENT) return true;
+      return fail(fs::io_error("cannot stat", path_ / name, err));
+    }
+    if (!S_ISREG(st.st_mode)) return false;
+    if (int err = fs::env().remove_at(fd_, path_, name); err != 0 && err != ENOENT) {
+      return fail(fs::io_error("cannot remove", path_ / name, err));
+    }
+    return true;
+  }
+  // The removals made durable (an fsync reaches the same directory however
+  // it is opened, so by its name, as every durable write does).
+  Result<void> sync() { return fs::sync_dir(path_); }
+
+ private:
+  int fd_ = -1;
+  stdfs::path path_;
+};
+
 // What each manifest reaches: itself, its config and layers, an index's
-// children recursively. A manifest that cannot be read reaches only itself
-// (its blobs are then unreferenced; a damaged layout is not repaired here).
+// children recursively. A manifest that cannot be read (or an index nested
+// deeper than strata reads) reaches only itself as far as gc knows, and is
+// recorded in unreadable(): what it names is unknown, so gc must not sweep.
 class Reach {
  public:
   explicit Reach(oci::Store& store) : store_(store) {}
@@ -107,8 +170,11 @@ class Reach {
     const std::string key = d.digest.str();
     if (auto it = memo_.find(key); it != memo_.end()) return it->second;
     std::vector<std::string> out{key};
-    if (oci::media::is_manifest_or_index(d.media_type) && depth < kMaxDepth) {
-      auto bytes = oci::read_blob(store_, d, oci::kMaxManifestBytes);
+    if (oci::media::is_manifest_or_index(d.media_type)) {
+      auto bytes = depth < kMaxDepth ? oci::read_blob(store_, d, oci::kMaxManifestBytes)
+                                     : Result<std::string>(fail(ErrorCode::kInvalidArgument,
+                                                                "nested deeper than " + std::to_string(kMaxDepth) +
+                                                                    " indexes"));
       auto parsed = bytes ? oci::parse_manifest(*bytes, d.media_type, store_.describe() + "@" + key)
                           : Result<oci::ParsedManifest>(std::unexpected(bytes.error()));
       if (parsed) {
@@ -123,10 +189,15 @@ class Reach {
           }
           if (idx->subject) subject_[key] = idx->subject->digest.str();
         }
+      } else if (unreadable_.empty()) {
+        unreadable_ = key + ": " + parsed.error().message();
       }
     }
     return memo_.emplace(key, std::move(out)).first->second;
   }
+
+  // The first manifest of()'s walks could not read, with why; "" when none.
+  const std::string& unreadable() const { return unreadable_; }
 
   // The digest the manifest's `subject` names, "" when none (after of()).
   std::string subject(const std::string& digest) const {
@@ -138,6 +209,7 @@ class Reach {
   oci::Store& store_;
   std::unordered_map<std::string, std::vector<std::string>> memo_;
   std::unordered_map<std::string, std::string> subject_;
+  std::string unreadable_;
 };
 
 struct EntryId {
@@ -163,11 +235,19 @@ Result<GcReport> gc_layout(oci::LayoutStore& layout, const GcOptions& o, const C
     report.home_deferred = !home_lease;
   }
 
-  STRATA_TRY(auto listing, list_overlays(layout, report.problems));
-  STRATA_TRY(auto on_disk, disk_blobs(layout.dir()));
+  STRATA_TRY(auto listing, list_overlays(layout, clock, report.problems));
+  report.ignored_uses = listing.ignored_uses;
+  std::string links;
+  STRATA_TRY(auto on_disk, disk_blobs(layout.dir(), links));
   STRATA_TRY(auto entries, layout.entries());
   Reach reach(layout);
   for (const auto& e : entries) (void)reach.of(e);
+  // Nothing is provably unreferenced while an image cannot be read, and
+  // nothing is deleted through a link: the tags may go, no blob does.
+  if (!links.empty()) report.kept_all = links;
+  else if (!reach.unreadable().empty())
+    report.kept_all = "an image gc cannot read (" + reach.unreadable() +
+                      "), so what it names is unknown; repair or untag it and gc again";
   auto disk_size = [&](const std::string& digest) {
     auto it = on_disk.find(digest);
     return it == on_disk.end() ? std::uint64_t{0} : it->second.size;
@@ -251,7 +331,7 @@ Result<GcReport> gc_layout(oci::LayoutStore& layout, const GcOptions& o, const C
 
   GcPlan plan = plan_gc(blobs.model, o.policy, now);
   report.bytes_before = plan.bytes_before;
-  report.bytes_after = plan.bytes_after;
+  report.bytes_after = report.kept_all.empty() ? plan.bytes_after : plan.bytes_before;
   report.cap_met = plan.cap_met;
   std::set<EntryId> drop(orphans.begin(), orphans.end());
   std::vector<const HomeCacheItem*> home_out;
@@ -282,7 +362,7 @@ Result<GcReport> gc_layout(oci::LayoutStore& layout, const GcOptions& o, const C
   }
   // 2. The blobs the index that stays does not reach. Read again after the
   // rewrite: what is reachable is what that file names now.
-  if (!report.sweep_deferred) {
+  if (!report.sweep_deferred && report.kept_all.empty()) {
     std::set<std::string> live;
     if (o.dry_run) {
       for (const auto& e : entries)
@@ -299,12 +379,19 @@ Result<GcReport> gc_layout(oci::LayoutStore& layout, const GcOptions& o, const C
       report.blob_bytes += file.size;
     }
     if (!o.dry_run) {
+      std::map<std::string, std::unique_ptr<BlobDir>> dirs;  // by algorithm
       for (const auto& b : report.blobs) {
-        auto d = oci::Digest::parse(b.digest);
-        if (!d) continue;
-        STRATA_TRY_VOID(with_context(fs::remove_file(layout.blob_path(*d)), layout.describe() + ": gc"));
+        const auto colon = b.digest.find(':');
+        const std::string alg = b.digest.substr(0, colon), name = b.digest.substr(colon + 1);
+        auto& dir = dirs[alg];
+        if (!dir) {
+          STRATA_TRY(dir, with_context(BlobDir::open(layout.dir(), alg), layout.describe() + ": gc"));
+        }
+        STRATA_TRY(bool removed, with_context(dir->remove(name), layout.describe() + ": gc"));
+        if (!removed) report.problems.push_back(layout.describe() + ": blobs/" + alg + "/" + name +
+                                                " is not a regular file (a symbolic link?); left in place");
       }
-      if (!report.blobs.empty()) STRATA_TRY_VOID(fs::sync_dir(layout.dir() / "blobs" / "sha256"));
+      for (auto& [_, dir] : dirs) STRATA_TRY_VOID(dir->sync());
     }
   }
   // 3. The home caches, each item whole or not at all.
@@ -323,7 +410,16 @@ Result<GcReport> gc_registry(oci::Store& store, const GcOptions& o, const Clock&
   report.cache = store.describe();
   report.registry = true;
   report.dry_run = o.dry_run;
-  STRATA_TRY(auto listing, list_overlays(store, report.problems));
+  STRATA_TRY(auto listing, list_overlays(store, clock, report.problems));
+  report.ignored_uses = listing.ignored_uses;
+  // A DELETE by digest removes every tag of that manifest: while a tag's
+  // image cannot be read, any deletion may take it (or its children) too.
+  if (!listing.unreadable.empty()) {
+    report.kept_all = "an image gc cannot read (" + listing.unreadable.front() +
+                      (listing.unreadable.size() > 1 ? "; and " + std::to_string(listing.unreadable.size() - 1) + " more"
+                                                     : std::string()) +
+                      "), so any manifest may be its; repair or untag it and gc again";
+  }
 
   Blobs blobs;
   Candidates cand;
@@ -392,7 +488,14 @@ Result<GcReport> gc_registry(oci::Store& store, const GcOptions& o, const Clock&
     auto key = record_key(t);
     if (key.empty() || tag_set.contains(std::string(kOverlayPrefix) + key)) continue;
     auto use = read_use(store, std::string(kOverlayPrefix) + key);
-    if (use && use->last_used <= now - o.policy.min_age) add("use record", t, use->record.digest.str());
+    // A record with impossible times protects nothing; its overlay is gone.
+    if (use && (use->last_used <= now - o.policy.min_age || !implausible_use(*use, now).empty()))
+      add("use record", t, use->record.digest.str());
+  }
+  if (!report.kept_all.empty()) {
+    report.overlays.clear();
+    report.removed.clear();
+    report.bytes_after = report.bytes_before;
   }
   report.kept_overlays = listing.overlays.size() - report.overlays.size();
   if (o.dry_run) return report;

@@ -14,10 +14,24 @@
 // the next gc (sweep_deferred); the home caches likewise wait for builds
 // holding $STRATA_HOME/locks/gc.lock (home_lease_path, build.hpp).
 //
+// gc deletes only what it can prove unreferenced. When any manifest or
+// index reachable from index.json cannot be read (missing, unparseable,
+// over kMaxManifestBytes, nested past kMaxIndexDepth), what it names is
+// unknown, so no blob is removed this run (kept_all says which); the tags
+// still go. gc never deletes through a symbolic link: a blobs/ or
+// blobs/<alg>/ that is one (a layout sharing another's store) is not swept
+// at all, a blob that is one is left, and each removal is an unlinkat(2)
+// in a directory opened with O_NOFOLLOW.
+//
 // A registry: each evicted overlay's manifest is deleted by digest (the
 // distribution registry refuses DELETE by tag), then its index's children
 // that nothing else names, its use records and its referrers. The bytes
-// come back only when the registry runs its own garbage collection.
+// come back only when the registry runs its own garbage collection. A tag
+// whose image cannot be read may share any of those manifests (a DELETE by
+// digest removes every tag of it), so while one is there nothing is deleted.
+//
+// Use records with impossible times (implausible_use) are ignored, their
+// overlays counted as unrecorded, and the report lists them.
 #pragma once
 
 #include <cstdint>
@@ -27,6 +41,7 @@
 #include <vector>
 
 #include "layer/cache/gc_plan.hpp"
+#include "layer/cache/overlay_listing.hpp"
 #include "oci/store.hpp"
 #include "util/clock.hpp"
 #include "util/error.hpp"
@@ -88,6 +103,11 @@ struct GcReport {
   bool sweep_deferred = false;       // a writer holds the layout's lease
   bool home_deferred = false;        // a build holds the home's lease
   std::vector<std::string> problems; // what could not be read or removed (gc went on)
+  // Why this run deleted no blob (a layout) or no manifest (a registry),
+  // "" when it could: "an image gc cannot read: …", "blobs/sha256 is a
+  // symbolic link …". The next gc tries again.
+  std::string kept_all;
+  std::vector<IgnoredUse> ignored_uses;  // use records not believed
 };
 
 Result<GcReport> collect_garbage(oci::Store& store, const GcOptions& options, const Clock& clock);

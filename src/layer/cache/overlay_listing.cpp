@@ -78,20 +78,38 @@ bool is_overlay_tag(std::string_view tag) {
                              [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
 }
 
-Result<CacheListing> list_overlays(oci::Store& store, std::vector<std::string>& problems) {
+std::string ignored_uses_summary(const std::vector<IgnoredUse>& ignored) {
+  if (ignored.empty()) return "";
+  const auto& first = ignored.front();
+  // A key is 64 hex digits: its first 12 name it, as cache ls does.
+  const std::string tag = first.tag.size() > 20 ? first.tag.substr(0, 20) + "…" + std::string(kUseTagSuffix) : first.tag;
+  std::string out = "ignored " + std::to_string(ignored.size()) +
+                    (ignored.size() == 1 ? " use record" : " use records") + " with impossible times (" + tag + ": " +
+                    first.reason;
+  if (ignored.size() > 1) out += "; and " + std::to_string(ignored.size() - 1) + " more";
+  return out + "); their overlays count as never used until the next use rewrites the record";
+}
+
+Result<CacheListing> list_overlays(oci::Store& store, const Clock& clock, std::vector<std::string>& problems) {
+  const std::int64_t now = clock.now();
+  CacheListing out;
   STRATA_TRY(auto tags, store.list_tags());
   std::sort(tags.begin(), tags.end());
   // Roots by digest: which overlay keys name each, and every other tagged image.
   std::map<std::string, oci::Descriptor> roots;
   std::map<std::string, std::vector<std::string>> keys_of;
   std::set<std::string> other_roots;  // tagged by something other than a key or a use record
+  std::map<std::string, std::string> tag_of;  // a tag naming each root, for messages
   for (const auto& tag : tags) {
     auto desc = store.resolve(tag);
     if (!desc) {
       problems.push_back(store.describe() + ":" + tag + ": " + desc.error().message());
+      // Gone since the tag list (another gc): it names nothing any more.
+      if (desc.error().code() != ErrorCode::kNotFound) out.unreadable.push_back(problems.back());
       continue;
     }
     roots.emplace(desc->digest.str(), *desc);
+    tag_of.emplace(desc->digest.str(), tag);
     if (is_overlay_tag(tag)) keys_of[desc->digest.str()].push_back(tag.substr(kOverlayTagPrefix.size()));
     const bool use_record = tag.ends_with(kUseTagSuffix) && is_overlay_tag(tag.substr(0, tag.size() - kUseTagSuffix.size()));
     if (!is_overlay_tag(tag) && !use_record) other_roots.insert(desc->digest.str());
@@ -103,6 +121,7 @@ Result<CacheListing> list_overlays(oci::Store& store, std::vector<std::string>& 
     auto w = walk(store, desc, keys_of.contains(digest));
     if (!w) {
       problems.push_back(store.describe() + "@" + digest + ": " + w.error().message());
+      out.unreadable.push_back(store.describe() + ":" + tag_of[digest] + "@" + digest + ": " + w.error().message());
       continue;
     }
     for (const auto& [_, facts] : *w)
@@ -110,7 +129,6 @@ Result<CacheListing> list_overlays(oci::Store& store, std::vector<std::string>& 
     walked.emplace(digest, std::move(*w));
   }
 
-  CacheListing out;
   for (const auto& digest : other_roots) {
     auto w = walked.find(digest);
     if (w == walked.end()) continue;
@@ -146,6 +164,10 @@ Result<CacheListing> list_overlays(oci::Store& store, std::vector<std::string>& 
     for (const auto& key : keys) {
       auto use = read_use(store, std::string(kOverlayTagPrefix) + key);
       if (!use || use->subject.digest.str() != digest) continue;
+      if (auto why = implausible_use(*use, now); !why.empty()) {
+        out.ignored_uses.push_back({use_tag(std::string(kOverlayTagPrefix) + key), std::move(why)});
+        continue;
+      }
       if (use->last_used >= e.last_used) {
         e.last_used = use->last_used;
         if (!use->base_name.empty()) e.base_name = use->base_name;

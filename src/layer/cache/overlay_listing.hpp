@@ -13,6 +13,7 @@
 
 #include "oci/descriptor.hpp"
 #include "oci/store.hpp"
+#include "util/clock.hpp"
 #include "util/error.hpp"
 
 namespace strata::layer {
@@ -32,17 +33,36 @@ struct CachedOverlayEntry {
   std::map<std::string, std::uint64_t> blobs;  // digest → size: the manifests, configs and layers counted in size
 };
 
+// A use record not believed (layer/build/overlay_use.hpp implausible_use).
+struct IgnoredUse {
+  std::string tag;     // overlay-<key>.used
+  std::string reason;  // "first use 2031-01-01T00:00:00Z is in the future"
+};
+
 struct CacheListing {
   std::vector<CachedOverlayEntry> overlays;  // most recently used first, then by key
   std::uint64_t overlay_bytes = 0;           // union of every overlay's blobs
   // Blobs a tagged image other than an overlay or a use record refers to
   // (a base, an application image): evicting overlays never frees them.
   std::set<std::string> other_blobs;
+  // Tags whose image could not be read (resolved, or its manifests walked):
+  // "store:tag: error". What such an image refers to is unknown, so nothing
+  // may be deleted on the strength of this listing while one is here.
+  std::vector<std::string> unreadable;
+  // Use records with impossible times: their overlays count as unrecorded.
+  std::vector<IgnoredUse> ignored_uses;
 };
 
 // Lists the overlays of `store`. A tag whose manifest cannot be read is
-// skipped with a line in `problems` (the listing is still useful).
-Result<CacheListing> list_overlays(oci::Store& store, std::vector<std::string>& problems);
+// skipped with a line in `problems` (the listing is still useful) and in
+// `unreadable`. Use records are judged against `clock`.
+Result<CacheListing> list_overlays(oci::Store& store, const Clock& clock, std::vector<std::string>& problems);
+
+// One line for the use records a listing ignored ("" when none), e.g.
+// "ignored 2 use records with impossible times (overlay-0123456789ab….used:
+// first use 2031-01-01T00:00:00Z is in the future; and 1 more); their
+// overlays count as never used".
+std::string ignored_uses_summary(const std::vector<IgnoredUse>& ignored);
 
 // Whether `tag` is an overlay's key tag ("overlay-" + 64 hex).
 bool is_overlay_tag(std::string_view tag);

@@ -11,6 +11,7 @@
 #include "layer/build/build.hpp"
 #include "layer/build/overlay_use.hpp"
 #include "oci/layout_store.hpp"
+#include "oci/memory_store.hpp"
 #include "support/fault_env.hpp"
 #include "support/layout_check.hpp"
 #include "support/random_image.hpp"
@@ -278,6 +279,182 @@ TEST_F(GcLayout, AFailureAtEveryStepLeavesAValidLayout) {
     EXPECT_TRUE(left.unreferenced().empty());
     EXPECT_EQ(tags(), (std::vector<std::string>{"base"}));
   }
+}
+
+
+// ---- hostile layouts and records -----------------------------------------
+
+// An image gc cannot read may name any blob: while one is in index.json no
+// blob goes, with or without an eviction policy; the tags still may.
+TEST_F(GcLayout, AnUnreadableManifestKeepsEveryBlob) {
+  for (const std::string damage : {"missing", "garbage", "too large"}) {
+    SCOPED_TRACE(damage);
+    stdfs::remove_all(t_ / "layout");
+    fill(2);
+    oci::Descriptor app;
+    {
+      auto s = open();
+      auto img = testing::make_image(*s, {3000, 2000}, 55);
+      ASSERT_TRUE(s->put_manifest(img.manifest, "app"));
+      app = img.manifest.descriptor;
+    }
+    const auto file = t_ / "layout" / "blobs" / "sha256" / std::string(app.digest.hex());
+    if (damage == "missing") stdfs::remove(file);
+    else if (damage == "garbage") std::ofstream(file, std::ios::binary | std::ios::trunc) << "not a manifest";
+    else std::ofstream(file, std::ios::binary | std::ios::trunc) << std::string(oci::kMaxManifestBytes + 1, ' ');
+    const auto before = check_layout(t_ / "layout").blobs;
+
+    auto plain = gc({.max_size = std::nullopt, .max_unused = std::nullopt, .min_age = 0});
+    ASSERT_TRUE(plain) << plain.error().message();
+    EXPECT_TRUE(plain->blobs.empty());
+    EXPECT_EQ(check_layout(t_ / "layout").blobs, before) << "no policy: nothing of the app may go";
+    EXPECT_NE(plain->kept_all.find(app.digest.str()), std::string::npos) << plain->kept_all;
+
+    auto evicting = gc({.max_size = 0, .max_unused = 0, .min_age = 0});
+    ASSERT_TRUE(evicting) << evicting.error().message();
+    EXPECT_EQ(evicting->overlays.size(), 2u) << "the tags still go";
+    EXPECT_TRUE(evicting->blobs.empty());
+    EXPECT_EQ(check_layout(t_ / "layout").blobs, before) << "an eviction policy: still no blob";
+    EXPECT_NE(evicting->kept_all.find(app.digest.str()), std::string::npos) << evicting->kept_all;
+    EXPECT_EQ(tags(), (std::vector<std::string>{"app", "base"}));
+  }
+}
+
+// A layout whose blobs/sha256 (or blobs/) is a link into another layout's
+// store: gc of it never deletes the other layout's blobs.
+TEST_F(GcLayout, ASymlinkedBlobStoreIsNotCollectedThrough) {
+  fill(2);
+  const auto before = check_layout(t_ / "layout");
+  ASSERT_TRUE(before.problems.empty());
+  for (const bool whole_blobs_dir : {false, true}) {
+    SCOPED_TRACE(whole_blobs_dir ? "blobs/" : "blobs/sha256/");
+    const auto other = t_ / (whole_blobs_dir ? "other-blobs" : "other-sha256");
+    ASSERT_TRUE(oci::LayoutStore::open(other, oci::LayoutMode::kCreate));
+    if (whole_blobs_dir) {
+      stdfs::remove_all(other / "blobs");
+      stdfs::create_directory_symlink(t_ / "layout" / "blobs", other / "blobs");
+    } else {
+      stdfs::remove_all(other / "blobs" / "sha256");
+      stdfs::create_directory_symlink(t_ / "layout" / "blobs" / "sha256", other / "blobs" / "sha256");
+    }
+    auto s = oci::LayoutStore::open(other, oci::LayoutMode::kReadOnly);
+    ASSERT_TRUE(s);
+    ManualClock clock(kT0 + 100 * 3600);
+    auto r = collect_garbage(**s, {.policy = {.max_size = 0, .max_unused = 0, .min_age = 0}, .dry_run = false,
+                                   .home = std::nullopt},
+                             clock);
+    ASSERT_TRUE(r) << r.error().message();
+    EXPECT_TRUE(r->blobs.empty());
+    EXPECT_NE(r->kept_all.find("symbolic link"), std::string::npos) << r->kept_all;
+    auto after = check_layout(t_ / "layout");
+    EXPECT_TRUE(after.problems.empty()) << after.problems.front();
+    EXPECT_EQ(after.blobs, before.blobs) << "the other layout is intact";
+  }
+}
+
+// A use record claiming a first (or last) use in the future would protect
+// its overlay from every gc: it is ignored, said so once, and the overlay
+// ages from its blob as an unrecorded one does.
+TEST_F(GcLayout, AUseRecordFromTheFutureIsIgnoredAndTheOverlayIsEvictable) {
+  auto overlays = fill(2);
+  {
+    auto s = open();
+    const std::string tag = "overlay-" + key_of(0);
+    ASSERT_TRUE(s->delete_tag(use_tag(tag)));
+    ManualClock forger(kT0 + 10 * 365 * 86400LL);
+    ASSERT_TRUE(record_use(*s, tag, overlays[0], "base", forger, 0));
+  }
+  auto r = gc({.max_size = std::nullopt, .max_unused = 48 * 3600, .min_age = 2 * 3600});
+  ASSERT_TRUE(r) << r.error().message();
+  ASSERT_EQ(r->ignored_uses.size(), 1u);
+  EXPECT_EQ(r->ignored_uses[0].tag, "overlay-" + key_of(0) + ".used");
+  EXPECT_NE(r->ignored_uses[0].reason.find("in the future"), std::string::npos) << r->ignored_uses[0].reason;
+  std::set<std::string> evicted;
+  for (const auto& o : r->overlays) evicted.insert(o.keys.front());
+  EXPECT_TRUE(evicted.contains(key_of(0))) << "the forged record pins nothing";
+  const std::string line = ignored_uses_summary(r->ignored_uses);
+  EXPECT_EQ(line.find('\n'), std::string::npos) << "one line";
+  EXPECT_NE(line.find("ignored 1 use record"), std::string::npos) << line;
+}
+
+TEST(OverlayUse, ImpossibleTimesAreNamed) {
+  const std::int64_t now = 1'900'000'000;
+  OverlayUse u;
+  u.first_used = now - 100;
+  u.last_used = now;
+  EXPECT_EQ(implausible_use(u, now), "");
+  u.last_used = now + kUseClockSkew;  // a neighbour's clock a little ahead
+  EXPECT_EQ(implausible_use(u, now), "");
+  u.last_used = now + kUseClockSkew + 1;
+  EXPECT_NE(implausible_use(u, now).find("last use"), std::string::npos);
+  u.first_used = now + 86400;
+  u.last_used = now + 86400;
+  EXPECT_NE(implausible_use(u, now).find("first use"), std::string::npos);
+  u.first_used = now - 10;
+  u.last_used = now - 1000;
+  EXPECT_NE(implausible_use(u, now).find("before the first use"), std::string::npos);
+}
+
+// A registry whose manifests one tag's reader cannot get (a transient error,
+// a document over the limit): a DELETE by digest could take that image's
+// child with it, so gc deletes nothing.
+class FlakyStore final : public oci::Store {
+ public:
+  FlakyStore(oci::Store& inner, std::string failing) : inner_(inner), failing_(std::move(failing)) {}
+  std::string describe() const override { return "docker://flaky.example/cache"; }
+  Result<oci::Descriptor> resolve(std::string_view ref) override { return inner_.resolve(ref); }
+  Result<oci::RawManifest> get_manifest(std::string_view ref) override {
+    if (ref == failing_) return fail(ErrorCode::kUnavailable, "503 Service Unavailable for " + std::string(ref));
+    return inner_.get_manifest(ref);
+  }
+  Result<void> put_manifest(const oci::RawManifest& m, std::optional<std::string_view> tag) override {
+    return inner_.put_manifest(m, tag);
+  }
+  Result<bool> has_blob(const oci::Descriptor& d) override { return inner_.has_blob(d); }
+  Result<void> fetch_blob(const oci::Descriptor& d, oci::ByteSink& sink, std::uint64_t offset) override {
+    return inner_.fetch_blob(d, sink, offset);
+  }
+  Result<std::unique_ptr<oci::BlobWriter>> blob_writer(const oci::Descriptor& d) override {
+    return inner_.blob_writer(d);
+  }
+  Result<std::vector<std::string>> list_tags() override { return inner_.list_tags(); }
+  Result<void> delete_manifest(const oci::Digest& d) override {
+    ++deletes;
+    return inner_.delete_manifest(d);
+  }
+  int deletes = 0;
+
+ private:
+  oci::Store& inner_;
+  std::string failing_;
+};
+
+TEST(GcRegistry, AnImageItCannotReadKeepsEveryManifest) {
+  oci::MemoryStore mem;
+  auto img = testing::make_image(mem, {2000}, 77);
+  const std::string tag = "overlay-" + key_of(0);
+  ASSERT_TRUE(mem.put_manifest(img.manifest, tag));
+  ManualClock then(1'800'000'000);
+  ASSERT_TRUE(record_use(mem, tag, img.manifest.descriptor, "base", then, 0));
+  // An application's index names the overlay's manifest as a child.
+  oci::ImageIndex idx;
+  idx.media_type = std::string(oci::media::kOciIndex);
+  auto child = img.manifest.descriptor;
+  child.platform = oci::Platform{.os = "linux", .architecture = "amd64", .variant = "", .os_version = ""};
+  idx.manifests = {child};
+  auto index = oci::make_raw_manifest(idx.media_type, oci::serialize(idx));
+  ASSERT_TRUE(mem.put_manifest(index, "app"));
+
+  FlakyStore flaky(mem, index.descriptor.digest.str());
+  ManualClock now(1'800'000'000 + 30 * 86400);
+  auto r = collect_garbage(flaky, {.policy = {.max_size = 0, .max_unused = 0, .min_age = 0}, .dry_run = false,
+                                   .home = std::nullopt},
+                           now);
+  ASSERT_TRUE(r) << r.error().message();
+  EXPECT_EQ(flaky.deletes, 0);
+  EXPECT_TRUE(r->removed.empty());
+  EXPECT_NE(r->kept_all.find("app"), std::string::npos) << r->kept_all;
+  EXPECT_TRUE(mem.get_manifest(img.manifest.descriptor.digest.str())) << "the app's child is still there";
 }
 
 }  // namespace

@@ -47,7 +47,7 @@ TEST_F(CacheGc, LocalLruKeepsTheOneUsedLast) {
   std::vector<std::string> problems;
   auto store = oci::LayoutStore::open(dir, oci::LayoutMode::kReadOnly);
   ASSERT_TRUE(store);
-  auto listing = list_overlays(**store, problems);
+  auto listing = list_overlays(**store, clock, problems);
   ASSERT_TRUE(listing);
   ASSERT_EQ(listing->overlays.size(), 3u);
   // What fits the base's layers and the greet overlay, not a second overlay.
@@ -64,7 +64,7 @@ TEST_F(CacheGc, LocalLruKeepsTheOneUsedLast) {
   EXPECT_EQ(r->kept_overlays, 1u);
   EXPECT_TRUE(r->cap_met);
   EXPECT_LE(r->bytes_after, fits);
-  auto after = list_overlays(**store, problems);
+  auto after = list_overlays(**store, clock, problems);
   ASSERT_TRUE(after);
   ASSERT_EQ(after->overlays.size(), 1u);
   EXPECT_EQ(after->overlays[0].root.digest, built[0].root.digest) << "the one used last stays";

@@ -24,7 +24,7 @@ TEST_F(OverlayListing, EveryOverlayOnceWithItsKeysSizesAndLastUse) {
   ASSERT_TRUE(run({.plan = plan(spec({"greet"})), .dest = &dest}, t_ / "home", seen, clock).cached);
 
   std::vector<std::string> problems;
-  auto listing = list_overlays(dest, problems);
+  auto listing = list_overlays(dest, clock, problems);
   ASSERT_TRUE(listing) << listing.error().message();
   EXPECT_TRUE(problems.empty());
   ASSERT_EQ(listing->overlays.size(), 2u) << "a resolving build's two tags are one overlay";
