@@ -6,7 +6,9 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
+#include "contract/public_suffix.hpp"
 #include "util/strings.hpp"
 
 namespace strata::contract {
@@ -70,6 +72,118 @@ std::optional<std::string> ip_literal(std::string_view host) {
                      "name instead");
 }
 
+// Names that never lead to a public host: special-use and private-network
+// names (RFC 6761 and its kin), the names container engines, Kubernetes and
+// cloud platforms give the machine, the cluster and the metadata service.
+// A name matches when it is the entry or ends in "." + the entry; the more
+// specific entries come first, so the message names the better reason.
+struct SpecialName {
+  std::string_view name;
+  std::string_view why;
+};
+constexpr SpecialName kSpecialNames[] = {
+    {"localhost", "RFC 6761: localhost is the machine itself"},
+    {"metadata.google.internal", "the cloud metadata service of Google Cloud, which hands out the instance's credentials"},
+    {"instance-data.ec2.internal", "the cloud metadata service of AWS, which hands out the instance's credentials"},
+    {"host.docker.internal", "Docker's name for the host machine"},
+    {"gateway.docker.internal", "Docker's name for the host's gateway"},
+    {"host.containers.internal", "Podman's name for the host machine"},
+    {"internal", "ICANN reserves .internal for private networks"},
+    {"cluster.local", "Kubernetes cluster DNS: the services and pods inside the cluster"},
+    {"local", "RFC 6762: .local is multicast DNS on the sandbox's own network"},
+    {"svc", "Kubernetes service names (<service>.<namespace>.svc), reached through the pod's search list"},
+    {"kubernetes.default", "the Kubernetes API server, reached through the pod's search list"},
+    {"kubernetes", "the Kubernetes API server, reached through the pod's search list"},
+    {"metadata", "the cloud metadata service, reached through the search list"},
+    {"instance-data", "the cloud metadata service of AWS, reached through the search list"},
+    {"localdomain", "the conventional name of the local machine and its network"},
+    {"home.arpa", "RFC 8375: home networks"},
+    {"arpa", "RFC 3172: DNS infrastructure such as reverse lookups (in-addr.arpa, ip6.arpa)"},
+    {"test", "RFC 6761: reserved for testing"},
+    {"example", "RFC 6761: reserved for documentation"},
+    {"invalid", "RFC 6761: never resolves"},
+    {"onion", "RFC 7686: Tor onion services"},
+    {"alt", "RFC 9476: names outside the DNS"},
+    {"intranet", "RFC 6762 appendix G: used on private networks"},
+    {"private", "RFC 6762 appendix G: used on private networks"},
+    {"corp", "RFC 6762 appendix G: used on private networks"},
+    {"home", "RFC 6762 appendix G: used on private networks"},
+    {"lan", "RFC 6762 appendix G: used on private networks"},
+};
+
+// Services whose names resolve to whatever address is written in them
+// ("169.254.169.254.nip.io" is the metadata service): a grant of one of
+// their names is a grant of an arbitrary address.
+constexpr std::string_view kAddressServices[] = {"nip.io",  "sslip.io", "xip.io",      "traefik.me",
+                                                 "lvh.me",  "vcap.me",  "localtest.me"};
+
+bool is_or_under(std::string_view name, std::string_view domain) {
+  return name == domain || (name.size() > domain.size() && name.ends_with(domain) &&
+                            name[name.size() - domain.size() - 1] == '.');
+}
+
+// A number 0-255 of one to three digits: one part of an IPv4 address.
+bool octet(std::string_view s) {
+  if (s.empty() || s.size() > 3 || !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return false;
+  return std::stoi(std::string(s)) <= 255;
+}
+
+bool four_octets(const std::vector<std::string_view>& parts) {
+  for (std::size_t i = 0; i + 4 <= parts.size(); ++i)
+    if (octet(parts[i]) && octet(parts[i + 1]) && octet(parts[i + 2]) && octet(parts[i + 3])) return true;
+  return false;
+}
+
+// An IPv4 address written into the name, as four labels ("10.0.0.1.example.com")
+// or dashed inside one ("ip-10-0-0-1.example.com"): what name-to-address
+// services resolve, so such a name may well be an address in disguise.
+bool embeds_ipv4(const std::vector<std::string_view>& labels) {
+  if (four_octets(labels)) return true;
+  return std::any_of(labels.begin(), labels.end(), [](std::string_view l) { return four_octets(str::split(l, '-')); });
+}
+
+// What host_name_problem says about a name that is well formed: a name a
+// sandbox must not be granted, by what it is rather than how it is spelt.
+// `name` is the host, or what follows "*." of a wildcard.
+std::optional<std::string> kind_problem(std::string_view name, bool wildcard,
+                                        const std::vector<std::string_view>& labels) {
+  constexpr std::string_view kDeclare = "; egress is granted to public host names — declare the public name the task reads from";
+  for (const auto& s : kSpecialNames)
+    if (is_or_under(name, s.name))
+      return "is a special-use name (" + std::string(s.why) + ")" + std::string(kDeclare);
+  if (labels.size() < 2) {
+    return wildcard ? std::string("is a wildcard over a top-level domain; name at least two labels after \"*.\"")
+                    : std::string("is a single label; a sandbox resolves it through its search list — give "
+                                  "the fully qualified name");
+  }
+  for (auto svc : kAddressServices)
+    if (is_or_under(name, svc))
+      return "is under " + std::string(svc) +
+             ", a service that resolves a name to any address written in it (169.254.169.254." + std::string(svc) +
+             " is the cloud metadata service)" + std::string(kDeclare);
+  if (embeds_ipv4(labels))
+    return "has an IPv4 address written into it (as four labels, or dashed as in ip-10-0-0-1), what name-to-address "
+           "services resolve" + std::string(kDeclare);
+  if (!is_listed_tld(labels.back()))
+    return "ends in \"." + std::string(labels.back()) +
+           "\", not a top-level domain on the Public Suffix List; a sandbox resolves it through its search list or "
+           "not at all — give the fully qualified public name";
+  if (wildcard && is_public_suffix(name))
+    return "is a wildcard at a public suffix (" + std::string(name) +
+           " is on the Public Suffix List): it grants every name anyone registers there — list the hosts under it "
+           "the task reads from instead";
+  if (wildcard && is_at_or_above_public_suffix(name))
+    return "is a wildcard above a public suffix (names under " + std::string(name) +
+           " are on the Public Suffix List): it grants names anyone registers — list the hosts under it the task "
+           "reads from instead";
+  if (!wildcard && is_public_suffix(name))
+    return "is a public suffix (" + std::string(name) +
+           " is on the Public Suffix List): names are registered under it, it is not a host — declare the host "
+           "itself";
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<std::string> host_name_problem(std::string_view host, bool allow_wildcard) {
@@ -93,11 +207,6 @@ std::optional<std::string> host_name_problem(std::string_view host, bool allow_w
              "; a host name is letters, digits, hyphens and dots";
   }
   auto labels = str::split(name, '.');
-  if (labels.size() < 2) {
-    return host.starts_with("*.") ? std::string("is a wildcard over a top-level domain; name at least two labels after \"*.\"")
-                                  : std::string("is a single label; a sandbox resolves it through its search list — give "
-                                                "the fully qualified name");
-  }
   for (auto l : labels) {
     if (l.empty()) return std::string("has an empty label (two dots in a row, or a leading dot)");
     if (l.size() > kMaxLabel) return "has a label longer than " + std::to_string(kMaxLabel) + " characters";
@@ -106,7 +215,7 @@ std::optional<std::string> host_name_problem(std::string_view host, bool allow_w
   auto last = labels.back();
   if (std::all_of(last.begin(), last.end(), [](char c) { return c >= '0' && c <= '9'; }))
     return std::string("ends in an all-numeric label; that is an address, not a name");
-  return std::nullopt;
+  return kind_problem(name, host.starts_with("*."), labels);
 }
 
 bool is_wildcard_host(std::string_view host) { return host.starts_with("*."); }

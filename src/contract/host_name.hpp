@@ -18,7 +18,17 @@ namespace strata::contract {
 // any name: "*.example.com" matches "a.example.com", not "example.com").
 // IP literals are refused (egress is granted to names), the message saying
 // so plainly when the address is loopback, private, link-local or otherwise
-// not public.
+// not public. A well-formed name is refused too for what it is:
+//  - special-use and private names (RFC 6761/6762/8375/7686/9476, .internal):
+//    localhost, .local, .internal, .test, .arpa, cluster.local, *.svc, the
+//    container engines' host.docker.internal, the metadata service's names;
+//  - single labels ("kubernetes", "metadata": the search list decides);
+//  - names of name-to-address services (nip.io, sslip.io, …) and names with
+//    an IPv4 address written into them ("10.0.0.1.x.com", "ip-10-0-0-1.x.com");
+//  - a last label that is not a top-level domain on the Public Suffix List;
+//  - a public suffix itself ("co.uk", "github.io"), and a wildcard at or
+//    above one ("*.github.io", "*.co.uk", "*.uk"; public_suffix.hpp).
+// Every message names the rule and what to declare instead.
 std::optional<std::string> host_name_problem(std::string_view host, bool allow_wildcard);
 
 // "*.example.com" (the only wildcard form host_name_problem admits).

@@ -459,7 +459,7 @@ TEST(ToolsNeeded, ADockerfileThatInstallsARuntimeOrRunsItsPackageManager) {
   // Dockerfile uses that registry, so the public one is not added.
   Contract conf = scan_fixture("docker-npm-configured");
   EXPECT_EQ(egress(conf, "registry.npmjs.org"), nullptr);
-  EXPECT_EQ(origin_of(conf, "npm.internal.example"), "config");
+  EXPECT_EQ(origin_of(conf, "npm.internal.example.com"), "config");
 }
 
 // A workflow's run steps: `(cd ui && yarn)` needs node and yarn, `pnpm

@@ -38,7 +38,7 @@ TEST(PythonFixtures, UvLockSdistOnlyAndMisspeltVersionFile) {
   EXPECT_TRUE(required_by(c.run_libs, "ffmpeg", "pypi:pydub"));
   EXPECT_EQ(floor_of(c, "python"), "3.12.0");
   EXPECT_TRUE(warned(c, ".python-version.txt", "misspelt"));
-  EXPECT_EQ(origin_of(c, "pypi.internal.example"), "config");
+  EXPECT_EQ(origin_of(c, "pypi.internal.example.com"), "config");
   EXPECT_EQ(egress(c, "pypi.org"), nullptr);
 }
 
@@ -93,7 +93,7 @@ TEST(RustFixtures, OpensslSysNeedsLibsslAndPkgConfig) {
   EXPECT_EQ(floors(c, "rust")->constraints.size(), 4u);
   EXPECT_EQ(origin_of(c, "index.crates.io"), "lockfile");
   EXPECT_EQ(origin_of(c, "static.crates.io"), "lockfile");
-  EXPECT_EQ(origin_of(c, "git.acme.example"), "lockfile");
+  EXPECT_EQ(origin_of(c, "git.acme.example.com"), "lockfile");
   EXPECT_EQ(origin_of(c, "static.rust-lang.org"), "default");
 }
 

@@ -1,6 +1,8 @@
 // Reviewed expectations for the Node fixture repositories. Each expectation
 // was derived by reading the fixture and the reference (environment-
 // detection.md), not by copying scanner output.
+#include <algorithm>
+
 #include "contract/serialize.hpp"
 #include "fixture_support.hpp"
 
@@ -116,7 +118,11 @@ TEST(NodeFixtures, WorkspacesWithScopedRegistries) {
   EXPECT_TRUE(has_workspace(c, "packages/native-addon"));
   EXPECT_FALSE(has_workspace(c, "tools/scratch"));
   EXPECT_EQ(floor_of(c, "node"), "22.0.0");  // root >=20.9, packages/web >=22
-  EXPECT_EQ(origin_of(c, "npm.acme.internal"), "config");
+  // The .npmrc registry is a .internal name: a note, never a grant (host_name.hpp).
+  EXPECT_EQ(egress(c, "npm.acme.internal"), nullptr);
+  EXPECT_TRUE(std::any_of(c.notes.begin(), c.notes.end(), [](const Diagnostic& d) {
+    return d.message.find("\"npm.acme.internal\" is not an egress host (is a special-use name") != std::string::npos;
+  }));
   EXPECT_EQ(origin_of(c, "npm.pkg.github.com"), "config");
   EXPECT_EQ(egress(c, "registry.npmjs.org"), nullptr);  // a registry is configured
   // pg-native → libpq compile; the workspace's own binding.gyp compiles too.
@@ -136,7 +142,7 @@ TEST(NodeFixtures, YarnBerryCanvas2DownloadsAndScopedRegistry) {
   EXPECT_EQ(native(c, "npm", "canvas")->version, "2.11.2");
   EXPECT_EQ(floor_of(c, "yarn"), "4.5.0");  // packageManager, within __metadata 8 → >=3
   EXPECT_EQ(origin_of(c, "registry.yarnpkg.com"), "config");
-  EXPECT_EQ(origin_of(c, "artifacts.corp.example"), "config");
+  EXPECT_EQ(origin_of(c, "artifacts.corp.example.com"), "config");
   EXPECT_TRUE(c.build_libs.empty());  // a download does not compile
 }
 
@@ -155,7 +161,7 @@ TEST(NodeFixtures, BunTrustedDependenciesAndRegistry) {
   const NativePackage* t = native(c, "npm", "my-postinstall-tool");
   ASSERT_NE(t, nullptr);
   EXPECT_EQ(t->certainty, Certainty::kAssumed);
-  EXPECT_EQ(origin_of(c, "npm.internal.example"), "lockfile");
+  EXPECT_EQ(origin_of(c, "npm.internal.example.com"), "lockfile");
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "contract/egress/output_text.hpp"
 #include "contract/egress/yaml_text.hpp"
 #include "util/strings.hpp"
 
@@ -84,7 +85,7 @@ std::string render_cilium(const Policy& p, const CiliumOptions& o) {
   if (selector.empty()) selector.emplace_back("strata.dev/egress", name);
   std::sort(selector.begin(), selector.end());
 
-  std::string out = header_comment(p, "cilium");
+  std::string out = header_comment(p, "cilium", yaml_comment);
   out += "# HTTPS: the rules.http below see requests on port 443 only where Cilium terminates TLS\n";
   out += "# (add terminatingTLS and originatingTLS to that toPorts entry); without them, enforce by name\n";
   out += "# (toFQDNs) and drop the http rules.\n";
@@ -93,7 +94,7 @@ std::string render_cilium(const Policy& p, const CiliumOptions& o) {
   out += "metadata:\n";
   out += "  name: " + yaml_quote(name) + "\n";
   out += "spec:\n";
-  out += "  description: " + yaml_quote("read-only egress of " + comment_text(p.header.repo, 200) + " (strata egress render)") + "\n";
+  out += "  description: " + yaml_quote("read-only egress of " + one_line(p.header.repo, 200) + " (strata egress render)") + "\n";
   out += "  endpointSelector:\n";
   out += "    matchLabels:\n";
   for (const auto& [k, v] : selector) out += "      " + yaml_quote(k) + ": " + yaml_quote(v) + "\n";
@@ -127,7 +128,7 @@ std::string render_cilium(const Policy& p, const CiliumOptions& o) {
     out += "    - toFQDNs:\n";
     for (const auto* h : hosts) {
       out += "        # " + h->host + ": " + h->described() + ", " +
-             comment_text(h->reason) + "\n";
+             yaml_comment(h->reason) + "\n";
       if (h->wildcard()) out += "        # wildcard: matchPattern \"*.\" matches one extra label, not " + h->host.substr(2) + "\n";
       out += "        - " + fqdn_selector(*h) + "\n";
     }

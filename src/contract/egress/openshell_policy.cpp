@@ -9,8 +9,8 @@ namespace strata::contract::egress {
 namespace {
 
 void endpoint(std::string& out, const PolicyHost& h) {
-  out += "      # " + h.host + ": " + h.described() + ", " + comment_text(h.reason);
-  if (!h.evidence.empty()) out += " [" + comment_text(h.evidence.front().file + " " + h.evidence.front().field, 80) + "]";
+  out += "      # " + h.host + ": " + h.described() + ", " + yaml_comment(h.reason);
+  if (!h.evidence.empty()) out += " [" + yaml_comment(h.evidence.front().file + " " + h.evidence.front().field, 80) + "]";
   out += "\n";
   if (h.wildcard()) out += "      # wildcard: OpenShell matches one extra first label, not " + h.host.substr(2) + " itself\n";
   out += "      - host: " + yaml_quote(h.host) + "\n";
@@ -116,7 +116,7 @@ Result<void> read_endpoint(const YAML::Node& ep, const std::string& where, Allow
 }  // namespace
 
 std::string render_openshell(const Policy& p) {
-  std::string out = header_comment(p, "openshell");
+  std::string out = header_comment(p, "openshell", yaml_comment);
   out += "# binaries: none listed; strata does not know the executables' paths in the image (add them to narrow\n";
   out += "# a rule to the package managers that need it).\n";
   out += "version: 1\n";

@@ -98,27 +98,15 @@ Result<Policy> build_policy(const Contract& c, PolicyHeader header) {
   return p;
 }
 
-std::string comment_text(std::string_view s, std::size_t max) {
-  std::string out;
-  for (unsigned char c : s) {
-    if (out.size() >= max) {
-      out += "...";
-      break;
-    }
-    out += (c < 0x20 || c == 0x7f) ? ' ' : static_cast<char>(c);
-  }
-  return out;
-}
-
-std::string header_comment(const Policy& p, std::string_view format) {
+std::string header_comment(const Policy& p, std::string_view format, CommentText comment) {
   std::string out;
   out += "# strata egress policy (" + std::string(format) + "), read-only: GET and HEAD\n";
-  out += "# repo: " + comment_text(p.header.repo, 400) + "\n";
+  out += "# repo: " + comment(p.header.repo, 400) + "\n";
   out += "# contract: " + p.header.contract_digest + "\n";
   out += "# strata: " + p.header.strata_version + "\n";
   out += std::string("# include: ") + include_name(p.header.include) +
          (p.header.include == Include::kAll ? " (declared and inferred hosts, each labelled)\n" : " hosts only\n");
-  for (const auto& n : p.notes) out += "# note: " + comment_text(n, 400) + "\n";
+  for (const auto& n : p.notes) out += "# note: " + comment(n, 400) + "\n";
   return out;
 }
 

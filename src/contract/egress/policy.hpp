@@ -58,12 +58,12 @@ inline constexpr std::string_view kReadMethods[] = {"GET", "HEAD"};
 // declared one that does is refused (contracts written by hand).
 Result<Policy> build_policy(const Contract& c, PolicyHeader header);
 
-// Text safe inside a one-line comment of any format: control characters
-// become spaces, and it is cut to `max` bytes.
-std::string comment_text(std::string_view s, std::size_t max = 160);
+// A format's function that makes repository text safe in one of its
+// comments (yaml_comment, squid_comment), given the most bytes to keep.
+using CommentText = std::string (*)(std::string_view, std::size_t);
 
 // The header as comment lines ("# strata egress policy …"), shared by the
-// YAML and squid formats.
-std::string header_comment(const Policy& p, std::string_view format);
+// YAML and squid formats; the repository and the notes go through `comment`.
+std::string header_comment(const Policy& p, std::string_view format, CommentText comment);
 
 }  // namespace strata::contract::egress

@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "contract/egress/output_text.hpp"
 #include "util/strings.hpp"
 
 namespace strata::contract::egress {
@@ -40,6 +41,13 @@ struct Group {
 
 }  // namespace
 
+std::string squid_comment(std::string_view s, std::size_t max) {
+  // squid ends a comment only at \n (it cuts a line at \r), but it reads a
+  // line in pieces of BUFSIZ (8192) bytes: the rest of a longer line would
+  // be read as a directive. one_line keeps it to one line, and short.
+  return one_line(s, std::min<std::size_t>(max, 1024));
+}
+
 Result<SquidTls> parse_squid_tls(std::string_view s) {
   if (s == "connect") return SquidTls::kConnect;
   if (s == "bump") return SquidTls::kBump;
@@ -47,7 +55,7 @@ Result<SquidTls> parse_squid_tls(std::string_view s) {
 }
 
 std::string render_squid(const Policy& p, SquidTls tls) {
-  std::string out = header_comment(p, tls == SquidTls::kBump ? "squid, --tls bump" : "squid, --tls connect");
+  std::string out = header_comment(p, tls == SquidTls::kBump ? "squid, --tls bump" : "squid, --tls connect", squid_comment);
   out += "#\n# What squid enforces with this fragment:\n";
   out += "#  - plain HTTP through the proxy (http://host:port/...): only GET and HEAD to the hosts and ports\n";
   out += "#    below; any other method, host or port is refused (403).\n";
@@ -68,7 +76,7 @@ std::string render_squid(const Policy& p, SquidTls tls) {
   out += "\n";
   for (const auto& h : p.hosts)
     out += "# " + h.host + ":" + std::to_string(h.port) + " " + h.described() + ", " +
-           comment_text(h.reason) + "\n";
+           squid_comment(h.reason) + "\n";
   if (!p.hosts.empty()) {
     out += "acl strata_read method GET HEAD\n";
     out += "acl strata_connect method CONNECT\n";

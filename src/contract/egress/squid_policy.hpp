@@ -21,6 +21,10 @@ Result<SquidTls> parse_squid_tls(std::string_view s);  // connect | bump
 
 std::string render_squid(const Policy& p, SquidTls tls);
 
+// `s` as the text of a squid.conf comment line: one line, at most `max`
+// bytes (and never near squid's 8 KiB line buffer).
+std::string squid_comment(std::string_view s, std::size_t max = 160);
+
 // What a fragment allows, read the way squid reads it: `http_access` lines
 // in order up to `http_access deny all`, each allow line the intersection of
 // its ACLs. A CONNECT grant without ssl_bump passes every method (the

@@ -12,8 +12,15 @@
 
 namespace strata::contract::egress {
 
-// "api.github.com" → "\"api.github.com\"", escaping '"', '\\' and controls.
+// "api.github.com" → "\"api.github.com\"": a double-quoted YAML scalar that
+// reads back as `s`, every code point unsafe_in_policy_text names escaped
+// (\x85, \u2028, …: YAML's own escapes, so a reader folds no line and sees
+// no break), bytes that are not UTF-8 as \uFFFD.
 std::string yaml_quote(std::string_view s);
+
+// `s` as the text of a YAML comment ("# <text>"): one line to every YAML
+// reader, at most `max` bytes (output_text.hpp one_line).
+std::string yaml_comment(std::string_view s, std::size_t max = 160);
 
 // Parses `text` as one YAML document; `file` names it in errors.
 Result<YAML::Node> load_yaml(std::string_view text, const std::string& file);

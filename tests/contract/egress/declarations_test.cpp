@@ -11,6 +11,7 @@
 #include "egress_test_support.hpp"
 #include "support/temp_dir.hpp"
 
+#include <algorithm>
 #include <fstream>
 
 namespace strata::contract::egress::testing {
@@ -75,12 +76,20 @@ const std::vector<std::pair<std::string, std::string>> kHostile = {
     {"egress[5]", "(\"*\"): host is a bare wildcard; it would grant every host"},
     {"egress[6]", "(\"*.com\"): host is a wildcard over a top-level domain"},
     {"egress[7]", "(\"a*.example.com\"): host has a wildcard that is not a whole first label"},
-    {"egress[8]", "(\"localhost\"): host is a single label"},
+    {"egress[8]", "(\"localhost\"): host is a special-use name (RFC 6761: localhost is the machine itself)"},
     {"egress[10]", "(mirror.example.com): mirror.example.com:443 is declared twice (also egress[9])"},
     {"egress[11]", "has the key \"methods\"; an entry has host, port, access and reason"},
     {"egress[12]", "has no host"},
     {"egress[13]", "(\"evil.example.com\\x0ahttp_access allow all\"): host has the character \"\\x0a\""},
     {"egress[14]", "(\"[::1]\"): host is an IP literal loopback (::1)"},
+    {"egress[15]", "(\"metadata.google.internal\"): host is a special-use name (the cloud metadata service of Google "
+                   "Cloud, which hands out the instance's credentials); egress is granted to public host names"},
+    {"egress[16]", "(\"*.svc.cluster.local\"): host is a special-use name (Kubernetes cluster DNS"},
+    {"egress[17]", "(\"169.254.169.254.nip.io\"): host is under nip.io, a service that resolves a name to any address"},
+    {"egress[18]", "(\"*.github.io\"): host is a wildcard at a public suffix (github.io is on the Public Suffix List)"},
+    {"egress[19]", "(\"co.uk\"): host is a public suffix (co.uk is on the Public Suffix List)"},
+    {"egress[20]", "(\"host.docker.internal\"): host is a special-use name (Docker's name for the host machine)"},
+    {"egress[21]", "(\"*.localhost\"): host is a special-use name (RFC 6761: localhost is the machine itself)"},
 };
 
 TEST(Declarations, EveryHostileDeclarationIsAWarningInTheScan) {
@@ -93,9 +102,10 @@ TEST(Declarations, EveryHostileDeclarationIsAWarningInTheScan) {
     EXPECT_NE(c->egress_rejected[i].message.find(kHostile[i].second), std::string::npos)
         << kHostile[i].first << ": " << c->egress_rejected[i].message;
   }
-  // Only the first mirror.example.com is granted.
-  ASSERT_EQ(c->egress_hosts.size(), 1u);
+  // Only the first mirror.example.com, and reads.example.com, are granted.
+  ASSERT_EQ(c->egress_hosts.size(), 2u);
   EXPECT_EQ(c->egress_hosts[0].host, "mirror.example.com");
+  EXPECT_EQ(c->egress_hosts[1].host, "reads.example.com");
 }
 
 TEST(Declarations, RenderRefusesAHostileRepositoryListingEveryEntry) {
@@ -103,7 +113,7 @@ TEST(Declarations, RenderRefusesAHostileRepositoryListingEveryEntry) {
     auto r = render_fixture(request("egress-hostile", format));
     ASSERT_FALSE(r.has_value()) << format;
     const std::string& m = r.error().message();
-    EXPECT_NE(m.find("egress policy of testdata/repos/egress-hostile: 14 egress declaration(s)"), std::string::npos) << m;
+    EXPECT_NE(m.find("egress policy of testdata/repos/egress-hostile: 21 egress declaration(s)"), std::string::npos) << m;
     for (const auto& [entry, msg] : kHostile)
       EXPECT_NE(m.find(".mac/project.yaml: " + entry + " " + msg), std::string::npos) << entry << "\n" << m;
     EXPECT_NE(m.find("fix or remove these entries"), std::string::npos);
@@ -121,7 +131,7 @@ TEST(Declarations, ANewlineInAHostCannotReachTheOutput) {
   only_good.egress_hosts.push_back(evil);
   auto p = build_policy(only_good, PolicyHeader{});
   ASSERT_TRUE(p.has_value()) << p.error().message();
-  ASSERT_EQ(p->hosts.size(), 1u);  // an inferred host that breaks the rule is left out, with a note
+  ASSERT_EQ(p->hosts.size(), 2u);  // an inferred host that breaks the rule is left out, with a note
   ASSERT_EQ(p->notes.size(), 1u);
   EXPECT_NE(p->notes[0].find("left out"), std::string::npos);
   RenderRequest r;
@@ -129,6 +139,37 @@ TEST(Declarations, ANewlineInAHostCannotReachTheOutput) {
   auto text = render_policy(*p, r);
   ASSERT_TRUE(text.has_value());
   EXPECT_EQ(text->find("\nhttp_access allow all"), std::string::npos) << *text;
+}
+
+// Hosts strata infers (a registry in .npmrc, lockfile URLs) obey the same
+// rule as declarations: an internal or special-use name is a note, never a grant.
+TEST(Declarations, InferredInternalNamesBecomeNotesNotGrants) {
+  strata::testing::TempDir dir;
+  std::ofstream(dir / "package.json") << R"({"name": "app", "version": "1.0.0", "dependencies": {"a": "^1.0.0", "b": "^1.0.0"}})";
+  std::ofstream(dir / ".npmrc") << "registry=https://npm.acme.internal/\n";
+  std::ofstream(dir / "package-lock.json") << R"({"name": "app", "version": "1.0.0", "lockfileVersion": 3, "packages": {
+    "": {"name": "app", "version": "1.0.0"},
+    "node_modules/a": {"version": "1.0.0", "resolved": "https://registry.svc.cluster.local/a/-/a-1.0.0.tgz"},
+    "node_modules/b": {"version": "1.0.0", "resolved": "http://169.254.169.254.nip.io/b/-/b-1.0.0.tgz"}}})";
+  auto c = scan_repository(dir.path());
+  ASSERT_TRUE(c.has_value()) << c.error().message();
+  for (const auto& h : c->egress_hosts)
+    for (const char* bad : {"internal", "cluster.local", "nip.io"})
+      EXPECT_EQ(h.host.find(bad), std::string::npos) << h.host << " was granted";
+  auto noted = [&](const std::string& what) {
+    return std::any_of(c->notes.begin(), c->notes.end(),
+                       [&](const Diagnostic& d) { return d.message.find(what) != std::string::npos; });
+  };
+  EXPECT_TRUE(noted("host \"npm.acme.internal\" is not an egress host (is a special-use name"));
+  EXPECT_TRUE(noted("host \"registry.svc.cluster.local\" is not an egress host (is a special-use name"));
+  EXPECT_TRUE(noted("host \"169.254.169.254.nip.io\" is not an egress host (is under nip.io"));
+  RenderRequest r;
+  r.repo = dir.path();
+  r.format = "json";
+  auto out = render_egress(r);
+  ASSERT_TRUE(out.has_value()) << out.error().message();
+  for (const char* bad : {"\"npm.acme.internal\"", "\"registry.svc.cluster.local\"", "\"169.254.169.254.nip.io\""})
+    EXPECT_EQ(out->text.find(std::string("\"host\": ") + bad), std::string::npos) << out->text;
 }
 
 TEST(Declarations, AHandWrittenContractWithABadDeclaredHostIsRefused) {

@@ -136,3 +136,27 @@ TEST(PolicyFile, MissingFileIsNotFound) {
 
 }  // namespace
 }  // namespace strata::contract::egress
+
+namespace strata::contract::egress {
+namespace {
+
+// A policy file read back obeys the host-name rule a render does: a file
+// written by hand (or by another tool) granting an internal name or a
+// wildcard at a public suffix is refused, in every format.
+TEST(PolicyFile, AGrantOfAnInternalNameOrAPublicSuffixWildcardIsRefused) {
+  auto refused = [](const std::string& text, const std::string& what) {
+    auto r = read_policy_text(text, "policy");
+    ASSERT_FALSE(r.has_value()) << text;
+    EXPECT_NE(r.error().message().find(what), std::string::npos) << r.error().message();
+  };
+  refused(R"({"kind": "strata-egress-policy", "version": 1, "hosts": [
+             {"host": "metadata.google.internal", "port": 80, "methods": ["GET"]}]})",
+          "host \"metadata.google.internal\" is a special-use name (the cloud metadata service of Google Cloud");
+  refused("version: 1\nnetwork_policies:\n  p:\n    endpoints:\n      - host: \"*.github.io\"\n        port: 443\n",
+          "host \"*.github.io\" is a wildcard at a public suffix (github.io is on the Public Suffix List)");
+  refused("acl h dstdomain kubernetes.default.svc\nacl p port 443\nhttp_access allow h p\nhttp_access deny all\n",
+          "host \"kubernetes.default.svc\" is a special-use name");
+}
+
+}  // namespace
+}  // namespace strata::contract::egress

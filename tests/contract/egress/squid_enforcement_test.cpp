@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <functional>
 
 #include "contract/egress/policy_file.hpp"
 #include "contract/egress/render.hpp"
@@ -63,14 +64,16 @@ class SquidEnforcement : public ::testing::Test {
     if (origin_pid_ > 0) strata::testing::stop_process(origin_pid_);
   }
 
-  // A repository declaring reads.example.test and *.wild.example.test on
-  // the origin's port; the fragment rendered from it, included by a squid.
-  void start_squid(SquidTls tls) {
+  // A repository declaring reads.example.com and *.wild.example.com on
+  // the origin's port (and whatever `more` writes into it); the fragment
+  // rendered from it, included by a squid.
+  void start_squid(SquidTls tls, const std::function<void(const std::filesystem::path&)>& more = {}) {
     auto repo = dir_ / "repo";
     std::filesystem::create_directories(repo / ".mac");
-    std::ofstream(repo / ".mac/project.yaml") << "egress:\n  - host: reads.example.test\n    port: " << port_
-                                               << "\n    reason: the registry the tasks read\n"
-                                               << "  - host: \"*.wild.example.test\"\n    port: " << port_ << "\n";
+    if (more) more(repo);
+    std::ofstream(repo / ".mac/project.yaml") << "egress:\n  - host: reads.example.com\n    port: " << port_
+                                               << "\n    reason: \"the registry the tasks read\\u2028http_access allow all\"\n"
+                                               << "  - host: \"*.wild.example.com\"\n    port: " << port_ << "\n";
     RenderRequest r;
     r.repo = repo;
     r.format = "squid";
@@ -80,8 +83,9 @@ class SquidEnforcement : public ::testing::Test {
     ASSERT_TRUE(out.has_value()) << out.error().message();
     fragment_ = out->text;
     std::ofstream(dir_ / "egress.conf") << fragment_;
-    std::ofstream(dir_ / "hosts") << "127.0.0.1 reads.example.test other.example.test a.wild.example.test "
-                                     "wild.example.test a.b.wild.example.test\n";
+    std::ofstream(dir_ / "hosts") << "127.0.0.1 reads.example.com other.example.com a.wild.example.com "
+                                     "wild.example.com a.b.wild.example.com metadata.google.internal "
+                                     "registry.svc.cluster.local\n";
     proxy_port_ = free_port();
     // squid drops root for cache_effective_user: its logs and PID file go
     // in a directory that user can write.
@@ -138,45 +142,69 @@ class SquidEnforcement : public ::testing::Test {
 
 TEST_F(SquidEnforcement, PlainHttpPassesOnlyGetAndHeadToDeclaredHosts) {
   ASSERT_NO_FATAL_FAILURE(start_squid(SquidTls::kConnect));
-  EXPECT_EQ(curl({}, url("reads.example.test")), "000 200");
-  EXPECT_EQ(slurp(dir_ / "body"), "GET /x host=reads.example.test:" + std::to_string(port_) + "\n");
-  EXPECT_EQ(curl({"-I"}, url("reads.example.test")), "000 200");
-  for (const char* m : {"POST", "PUT", "DELETE"}) EXPECT_EQ(curl({"-X", m}, url("reads.example.test")), "000 403") << m;
-  EXPECT_EQ(curl({}, url("other.example.test")), "000 403");           // undeclared
-  EXPECT_EQ(curl({}, url("reads.example.test", proxy_port_)), "000 403");  // declared host, another port
-  EXPECT_EQ(curl({}, url("a.wild.example.test")), "000 200");          // *.wild.example.test
-  EXPECT_EQ(curl({}, url("wild.example.test")), "000 403");            // not the apex
-  EXPECT_EQ(curl({}, url("a.b.wild.example.test")), "000 403");        // one label only
+  EXPECT_EQ(curl({}, url("reads.example.com")), "000 200");
+  EXPECT_EQ(slurp(dir_ / "body"), "GET /x host=reads.example.com:" + std::to_string(port_) + "\n");
+  EXPECT_EQ(curl({"-I"}, url("reads.example.com")), "000 200");
+  for (const char* m : {"POST", "PUT", "DELETE"}) EXPECT_EQ(curl({"-X", m}, url("reads.example.com")), "000 403") << m;
+  EXPECT_EQ(curl({}, url("other.example.com")), "000 403");           // undeclared
+  EXPECT_EQ(curl({}, url("reads.example.com", proxy_port_)), "000 403");  // declared host, another port
+  EXPECT_EQ(curl({}, url("a.wild.example.com")), "000 200");          // *.wild.example.com
+  EXPECT_EQ(curl({}, url("wild.example.com")), "000 403");            // not the apex
+  EXPECT_EQ(curl({}, url("a.b.wild.example.com")), "000 403");        // one label only
   std::string saw = origin_saw();
-  EXPECT_NE(saw.find("request GET reads.example.test"), std::string::npos) << saw;
-  EXPECT_NE(saw.find("request HEAD reads.example.test"), std::string::npos) << saw;
+  EXPECT_NE(saw.find("request GET reads.example.com"), std::string::npos) << saw;
+  EXPECT_NE(saw.find("request HEAD reads.example.com"), std::string::npos) << saw;
   for (const char* m : {"POST", "PUT", "DELETE"}) EXPECT_EQ(saw.find(std::string("request ") + m), std::string::npos) << saw;
-  EXPECT_EQ(saw.find("other.example.test"), std::string::npos) << saw;
-  EXPECT_EQ(saw.find("request GET wild.example.test"), std::string::npos) << saw;
+  EXPECT_EQ(saw.find("other.example.com"), std::string::npos) << saw;
+  EXPECT_EQ(saw.find("request GET wild.example.com"), std::string::npos) << saw;
 }
 
 TEST_F(SquidEnforcement, ConnectTunnelsOnlyToADeclaredHostAndPort) {
   ASSERT_NO_FATAL_FAILURE(start_squid(SquidTls::kConnect));
-  EXPECT_EQ(curl({"-p"}, url("reads.example.test")), "200 200");
-  EXPECT_EQ(curl({"-p"}, url("other.example.test")), "403 000");
-  EXPECT_EQ(curl({"-p"}, url("reads.example.test", proxy_port_)), "403 000");
-  EXPECT_EQ(curl({"-p"}, url("a.wild.example.test")), "200 200");
-  EXPECT_EQ(curl({"-p"}, url("wild.example.test")), "403 000");
+  EXPECT_EQ(curl({"-p"}, url("reads.example.com")), "200 200");
+  EXPECT_EQ(curl({"-p"}, url("other.example.com")), "403 000");
+  EXPECT_EQ(curl({"-p"}, url("reads.example.com", proxy_port_)), "403 000");
+  EXPECT_EQ(curl({"-p"}, url("a.wild.example.com")), "200 200");
+  EXPECT_EQ(curl({"-p"}, url("wild.example.com")), "403 000");
   // What the fragment says plainly: inside a tunnel squid sees no method.
   EXPECT_NE(fragment_.find("methods are NOT enforced for\n#    HTTPS without TLS interception"), std::string::npos);
-  EXPECT_EQ(curl({"-p", "-X", "POST"}, url("reads.example.test")), "200 200");
-  EXPECT_NE(origin_saw().find("request POST reads.example.test"), std::string::npos);
+  EXPECT_EQ(curl({"-p", "-X", "POST"}, url("reads.example.com")), "200 200");
+  EXPECT_NE(origin_saw().find("request POST reads.example.com"), std::string::npos);
 }
 
 TEST_F(SquidEnforcement, TheSharedReaderAgreesWithSquid) {
   ASSERT_NO_FATAL_FAILURE(start_squid(SquidTls::kConnect));
   auto list = read_policy_file(dir_ / "egress.conf");
   ASSERT_TRUE(list.has_value()) << list.error().message();
-  EXPECT_TRUE(allows_read(*list, "reads.example.test", port_));
-  EXPECT_TRUE(allows_read(*list, "a.wild.example.test", port_));
-  EXPECT_FALSE(allows_read(*list, "other.example.test", port_));
-  EXPECT_FALSE(allows_read(*list, "reads.example.test", proxy_port_));
-  EXPECT_FALSE(allows_read(*list, "wild.example.test", port_));
+  EXPECT_TRUE(allows_read(*list, "reads.example.com", port_));
+  EXPECT_TRUE(allows_read(*list, "a.wild.example.com", port_));
+  EXPECT_FALSE(allows_read(*list, "other.example.com", port_));
+  EXPECT_FALSE(allows_read(*list, "reads.example.com", proxy_port_));
+  EXPECT_FALSE(allows_read(*list, "wild.example.com", port_));
+}
+
+// A name the host-name rule refuses never becomes a squid directive, even
+// when the repository's own files point at it (inferred hosts are notes):
+// squid, which would resolve it, refuses it like any host not granted.
+TEST_F(SquidEnforcement, ARefusedNameNeverReachesSquid) {
+  ASSERT_NO_FATAL_FAILURE(start_squid(SquidTls::kConnect, [&](const std::filesystem::path& repo) {
+    std::string port = std::to_string(port_);
+    std::ofstream(repo / "package.json") << R"({"name": "app", "version": "1.0.0", "dependencies": {"a": "^1.0.0"}})";
+    std::ofstream(repo / ".npmrc") << "registry=http://metadata.google.internal:" << port << "/\n";
+    std::ofstream(repo / "package-lock.json")
+        << R"({"name": "app", "version": "1.0.0", "lockfileVersion": 3, "packages": {"": {"name": "app"},
+             "node_modules/a": {"version": "1.0.0", "resolved": "http://registry.svc.cluster.local:)"
+        << port << R"(/a/-/a-1.0.0.tgz"}}})";
+  }));
+  EXPECT_EQ(fragment_.find("metadata.google.internal"), std::string::npos) << fragment_;
+  EXPECT_EQ(fragment_.find("cluster.local"), std::string::npos) << fragment_;
+  EXPECT_EQ(curl({}, url("metadata.google.internal")), "000 403");
+  EXPECT_EQ(curl({"-p"}, url("metadata.google.internal")), "403 000");
+  EXPECT_EQ(curl({}, url("registry.svc.cluster.local")), "000 403");
+  EXPECT_EQ(curl({}, url("reads.example.com")), "000 200");  // the declared host still passes
+  std::string saw = origin_saw();
+  EXPECT_EQ(saw.find("metadata.google.internal"), std::string::npos) << saw;
+  EXPECT_EQ(saw.find("cluster.local"), std::string::npos) << saw;
 }
 
 }  // namespace
