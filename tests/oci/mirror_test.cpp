@@ -534,7 +534,7 @@ TEST(MirrorConfigTest, APatternRE2RefusesNamesTheFileTheEntryAndTheReason) {
 
 // A tag the config itself names must be a valid tag; the entry is refused.
 TEST(MirrorConfigTest, AConfigNamingAnInvalidTagIsRefused) {
-  for (const std::string tag : {std::string(50000, 'a'), std::string(30, 'a') + "!", std::string(".x")}) {
+  for (const std::string& tag : {std::string(50000, 'a'), std::string(30, 'a') + "!", std::string(".x")}) {
     auto r = parse_mirror_config("images:\n  - source: docker://a.example/team/app:v1\n"
                                  "    destination: oci:/srv/mirror:v1\n"
                                  "  - source: docker://a.example/team/app:" + tag + "\n"
