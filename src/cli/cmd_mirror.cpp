@@ -34,7 +34,9 @@ std::string without_digest(const std::string& text) {
 }
 
 // "10 images: 7 copied, 2 present, 1 failed; 12.0 MiB moved in 2.1 s"
-std::string summary(const std::vector<oci::MirrorOutcome>& outcomes, bool dry_run, double seconds) {
+// (then "; 2 listed tags skipped (not valid tags)" when a registry listed some).
+std::string summary(const std::vector<oci::MirrorOutcome>& outcomes, bool dry_run, double seconds,
+                    std::size_t skipped_tags) {
   std::map<oci::MirrorStatus, std::size_t> counts;
   std::uint64_t bytes = 0;
   for (const auto& o : outcomes) {
@@ -56,6 +58,9 @@ std::string summary(const std::vector<oci::MirrorOutcome>& outcomes, bool dry_ru
   char secs[32];
   std::snprintf(secs, sizeof secs, "%.1f s", seconds);
   s += dry_run ? "; " + str::human_bytes(bytes) + " would move" : "; " + str::human_bytes(bytes) + " moved in " + secs;
+  if (skipped_tags > 0)
+    s += "; " + std::to_string(skipped_tags) + (skipped_tags == 1 ? " listed tag" : " listed tags") +
+         " skipped (not valid tags)";
   return s;
 }
 
@@ -74,6 +79,17 @@ void run_mirror_cmd(const GlobalOptions& g, const MirrorCmdOptions& o) {
   mo.journal = journal.get();
   mo.open = oci::with_shared_registries(g.open_options());
   mo.destination_tag = [](const oci::ImageRef& ref, const std::string& store_ref) { return destination_tag(ref, store_ref); };
+  // A registry's tag list is its bytes: a tag that breaks the grammar is
+  // skipped (never matched against a pattern), said once per repository
+  // with the first of them quoted and cut, and counted on the summary.
+  std::size_t skipped_tags = 0;
+  mo.on_skipped_tags = [&](const oci::MirrorRepository& repo, const std::vector<std::string>& tags) {
+    skipped_tags += tags.size();
+    log_info(g, "strata: warning: " + repo.where + ": " + repo.source + " lists " + std::to_string(tags.size()) +
+                    (tags.size() == 1 ? " tag that is not a valid tag" : " tags that are not valid tags") + " (" +
+                    str::quote(tags.front(), 60) + (tags.size() > 1 ? ", …" : "") +
+                    "); skipped: a tag is [A-Za-z0-9_][A-Za-z0-9._-]{0,127}");
+  };
   mo.on_planned = [&](const std::vector<oci::MirrorOutcome>& planned) { progress.images_planned(planned.size()); };
   mo.on_done = [&](const oci::MirrorOutcome& out) {
     progress.finish();  // the progress line goes before anything is printed
@@ -101,7 +117,7 @@ void run_mirror_cmd(const GlobalOptions& g, const MirrorCmdOptions& o) {
     for (const auto& out : outcomes) json.push_back(oci::mirror_outcome_json(out, o.dry_run));
     std::cout << oci::dump_json(json, 2) << "\n";
   }
-  log_info(g, "mirror: " + summary(outcomes, o.dry_run, seconds));
+  log_info(g, "mirror: " + summary(outcomes, o.dry_run, seconds, skipped_tags));
   std::size_t failed = 0, not_run = 0;
   for (const auto& out : outcomes) {
     if (out.status() == oci::MirrorStatus::kFailed) ++failed;

@@ -375,11 +375,12 @@ Result<MirrorConfig> load_mirror_config(const std::filesystem::path& path) {
   return parse_mirror_config(text, path.string(), path.parent_path());
 }
 
-Result<std::vector<MirrorEntry>> expand_repository(const MirrorRepository& repo, const OpenOptions& open) {
+Result<std::vector<MirrorEntry>> expand_repository(const MirrorRepository& repo, const OpenOptions& open,
+                                                   std::vector<std::string>* skipped) {
   STRATA_TRY(auto ref, parse_image_ref(repo.source));
   STRATA_TRY(auto src, with_context(open_store(ref, Access::kRead, open), repo.where));
   STRATA_TRY(auto tags, with_context(src.store->list_tags(), repo.where + ": listing the tags of " + repo.source));
-  STRATA_TRY(auto kept, select_tags(tags, repo.tags, repo.where + ": tags"));
+  STRATA_TRY(auto kept, select_tags(tags, repo.tags, repo.where + ": tags", skipped));
   std::vector<MirrorEntry> out;
   for (const auto& tag : kept) {
     MirrorEntry e;
@@ -413,7 +414,9 @@ std::vector<MirrorOutcome> run_mirror(const MirrorConfig& config, const MirrorOp
   }
   bool expansion_failed = false;
   for (const auto& repo : config.repositories) {
-    auto expanded = expand_repository(repo, options.open);
+    std::vector<std::string> skipped;
+    auto expanded = expand_repository(repo, options.open, &skipped);
+    if (!skipped.empty() && options.on_skipped_tags) options.on_skipped_tags(repo, skipped);
     if (!expanded) {
       MirrorOutcome failed{MirrorEntry{repo.source, repo.destination, repo.platform, repo.all, repo.where}};
       failed.result = fail(expanded.error());

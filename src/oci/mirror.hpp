@@ -24,6 +24,10 @@
 //       destination: oci:/srv/mirror                # tagged TAG (tag-prefix: P → PTAG)
 //       tag-prefix: tool-
 //
+// `include`/`exclude` are RE2 patterns (tag_filter.hpp); one RE2 refuses is a
+// config error naming the file, the entry and RE2's message. A tag the
+// registry lists that is not a valid tag is skipped (on_skipped_tags).
+//
 // Paths in `registries` are relative to the config file's directory. Every
 // copy runs in one CopySession (blobs de-duplicated in flight across images,
 // and mounted between repositories of one registry), every store is opened
@@ -79,8 +83,11 @@ Result<MirrorConfig> parse_mirror_config(std::string_view yaml, const std::strin
 Result<MirrorConfig> load_mirror_config(const std::filesystem::path& path);
 
 // The images a repository entry stands for: one list of its tags, filtered,
-// each with its destination reference.
-Result<std::vector<MirrorEntry>> expand_repository(const MirrorRepository& repo, const OpenOptions& open);
+// each with its destination reference. Listed tags that break the tag
+// grammar (the registry's bytes, never matched against a pattern) are left
+// out and appended to `skipped` when given.
+Result<std::vector<MirrorEntry>> expand_repository(const MirrorRepository& repo, const OpenOptions& open,
+                                                   std::vector<std::string>* skipped = nullptr);
 
 // `open` with the config's per-registry settings joined to it, in a fresh
 // registry client cache (unchanged when the config names no registry).
@@ -111,6 +118,10 @@ struct MirrorOptions {
   OpenOptions open;         // should carry a shared registry client cache
   // The tag to write at a destination (nullopt: by digest only).
   std::function<std::optional<std::string>(const ImageRef&, const std::string& store_ref)> destination_tag;
+  // Called once per repository whose registry listed tags that are not
+  // valid tags, with those tags (skipped: no image, no outcome), before
+  // on_planned; the caller warns and counts them.
+  std::function<void(const MirrorRepository&, const std::vector<std::string>& tags)> on_skipped_tags;
   // Called once, with every image the run will try (repositories expanded).
   std::function<void(const std::vector<MirrorOutcome>&)> on_planned;
   // Called once per image with its final outcome, serialised: as each copy

@@ -1,8 +1,11 @@
 #include "oci/tag_filter.hpp"
 
-#include <algorithm>
-#include <regex>
+#include <re2/re2.h>
 
+#include <algorithm>
+#include <memory>
+
+#include "oci/reference.hpp"
 #include "util/strings.hpp"
 
 namespace strata::oci {
@@ -179,16 +182,29 @@ bool satisfies(const TagVersion& v, const std::vector<Alternative>& range) {
   return false;
 }
 
-Result<std::vector<std::regex>> compile(const std::vector<std::string>& patterns, const std::string& where,
-                                        const char* key) {
-  std::vector<std::regex> out;
+using Patterns = std::vector<std::unique_ptr<const RE2>>;
+
+// RE2, not std::regex: libstdc++'s engine backtracks (`^(a+)+$` on
+// "aaaa…a-" runs for ever) and recurses per character (a 50,000-character
+// tag overflows the stack). RE2 matches in time linear in the tag and
+// refuses what it cannot do that way (backreferences, lookaround).
+Result<Patterns> compile(const std::vector<std::string>& patterns, const std::string& where, const char* key) {
+  RE2::Options options;
+  options.set_log_errors(false);  // the refusal is returned, not logged to stderr
+  Patterns out;
   for (const auto& p : patterns) {
-    try {
-      out.emplace_back(p, std::regex::ECMAScript);
-    } catch (const std::regex_error& e) {
+    auto re = std::make_unique<const RE2>(p, options);
+    if (!re->ok()) {
+      // RE2's message ("invalid perl operator: (?<") with the part of the
+      // pattern it names quoted, as that part is the config's bytes.
+      std::string why = re->error();
+      const std::string& arg = re->error_arg();
+      if (!arg.empty() && why.ends_with(": " + arg)) why = why.substr(0, why.size() - arg.size()) + str::quote(arg, 60);
       return fail(ErrorCode::kInvalidArgument,
-                  where + ": `" + key + "`: " + str::quote(p) + " is not a regular expression: " + e.what());
+                  where + ": `" + key + "`: " + str::quote(p) + " is not a regular expression RE2 accepts (" + why +
+                      "); write it in RE2 syntax (no backreferences, no lookaround)");
     }
+    out.push_back(std::move(re));
   }
   return out;
 }
@@ -219,7 +235,7 @@ Result<void> check_tag_filter(const TagFilter& f, const std::string& where) {
 }
 
 Result<std::vector<std::string>> select_tags(const std::vector<std::string>& tags, const TagFilter& f,
-                                             const std::string& where) {
+                                             const std::string& where, std::vector<std::string>* invalid) {
   STRATA_TRY(auto include, compile(f.include, where, "include"));
   STRATA_TRY(auto exclude, compile(f.exclude, where, "exclude"));
   std::vector<Alternative> range;
@@ -229,7 +245,11 @@ Result<std::vector<std::string>> select_tags(const std::vector<std::string>& tag
   const bool by_version = !f.semver.empty() || f.newest > 0;
   std::vector<std::pair<std::string, std::optional<TagVersion>>> kept;
   for (const auto& tag : tags) {
-    auto search = [&](const std::regex& r) { return std::regex_search(tag, r); };
+    if (!is_valid_tag(tag)) {
+      if (invalid) invalid->push_back(tag);
+      continue;
+    }
+    auto search = [&](const std::unique_ptr<const RE2>& r) { return RE2::PartialMatch(tag, *r); };
     if (!include.empty() && std::none_of(include.begin(), include.end(), search)) continue;
     if (std::any_of(exclude.begin(), exclude.end(), search)) continue;
     std::optional<TagVersion> v;

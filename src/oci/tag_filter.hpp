@@ -1,7 +1,7 @@
 // TagFilter: which tags of a repository a mirror copies. Applied in order:
-//   include  regexes (ECMAScript, matched anywhere; anchor with ^…$): a tag
-//            is kept when one matches (no list: every tag)
-//   exclude  regexes: a tag any of them matches is dropped
+//   include  regular expressions in RE2 syntax (matched anywhere; anchor
+//            with ^…$): a tag is kept when one matches (no list: every tag)
+//   exclude  regular expressions: a tag any of them matches is dropped
 //   semver   a range over tags that read as versions (`v` prefix allowed,
 //            missing parts are 0: "12" is 12.0.0): comparators joined by
 //            spaces are all required, alternatives are joined by "||":
@@ -14,6 +14,14 @@
 //            are dropped; equal versions such as 1.2 and 1.2.0 both stay).
 // The result is sorted (versions high to low when `newest` or `semver` is
 // set, else by name).
+//
+// Patterns come from a config file and tags from a registry, so neither is
+// trusted: patterns run on RE2, whose matching is linear in the tag (no
+// backtracking: `^(a+)+$` cannot hang, no recursion: a long tag cannot
+// overflow the stack), which is why backreferences and lookaround are not
+// accepted; and a listed tag must first match the OCI distribution tag
+// grammar [a-zA-Z0-9_][a-zA-Z0-9._-]{0,127} (oci::is_valid_tag) — one that
+// does not is set aside, never matched against a pattern.
 #pragma once
 
 #include <optional>
@@ -42,12 +50,15 @@ std::optional<TagVersion> parse_tag_version(std::string_view tag);
 // <0, 0, >0 as a < b, a == b, a > b (semver precedence; build metadata ignored).
 int compare_versions(const TagVersion& a, const TagVersion& b);
 
-// Checks the regexes and the range; `where` names the filter in errors
+// Checks the regular expressions (RE2 syntax; RE2's own message on a
+// refusal) and the range; `where` names the filter in errors
 // ("mirror.yaml: repositories[0]: tags").
 Result<void> check_tag_filter(const TagFilter& filter, const std::string& where);
 
-// The tags `filter` keeps out of `tags`.
+// The tags `filter` keeps out of `tags`. Tags that break the tag grammar are
+// never kept; they are appended to `invalid` (when given) in listed order,
+// for the caller to warn about.
 Result<std::vector<std::string>> select_tags(const std::vector<std::string>& tags, const TagFilter& filter,
-                                             const std::string& where);
+                                             const std::string& where, std::vector<std::string>* invalid = nullptr);
 
 }  // namespace strata::oci

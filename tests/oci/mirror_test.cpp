@@ -13,6 +13,8 @@
 
 #include "oci/layout_store.hpp"
 #include "oci/media_types.hpp"
+#include "oci/registry/fake_transport.hpp"
+#include "oci/registry/keychain.hpp"
 #include "oci/registry/registry_store.hpp"
 #include "support/random_image.hpp"
 #include "support/registry_log.hpp"
@@ -506,6 +508,93 @@ TEST(MirrorRunTest, ConcurrentLayoutCreationIsSafe) {
     });
   threads.clear();
   EXPECT_EQ(ok.load(), 8);
+}
+
+// Tag patterns are RE2: what RE2 refuses (lookaround, backreferences, which
+// std::regex took) is a config error naming the file, the entry and RE2's reason.
+TEST(MirrorConfigTest, APatternRE2RefusesNamesTheFileTheEntryAndTheReason) {
+  for (const char* pattern : {"^v(?=1)", "^(v)\\1"}) {
+    auto r = parse_mirror_config(std::string("repositories:\n"
+                                             "  - source: docker://a.example/team/app\n"
+                                             "    destination: docker://b.example\n"
+                                             "  - source: docker://a.example/team/tool\n"
+                                             "    destination: docker://b.example\n"
+                                             "    tags: {include: ['") + pattern + "']}\n",
+                                 "m.yaml");
+    ASSERT_FALSE(r) << pattern;
+    const std::string& m = r.error().message();
+    EXPECT_NE(m.find("m.yaml: repositories[1]: tags: `include`"), std::string::npos) << m;
+    EXPECT_NE(m.find("RE2"), std::string::npos) << m;
+    EXPECT_NE(m.find(std::string(pattern).find("(?=") != std::string::npos ? "invalid perl operator"
+                                                                          : "invalid escape sequence"),
+              std::string::npos)
+        << m;
+  }
+}
+
+// A tag the config itself names must be a valid tag; the entry is refused.
+TEST(MirrorConfigTest, AConfigNamingAnInvalidTagIsRefused) {
+  for (const std::string& tag : {std::string(50000, 'a'), std::string(30, 'a') + "!", std::string(".x")}) {
+    auto r = parse_mirror_config("images:\n  - source: docker://a.example/team/app:v1\n"
+                                 "    destination: oci:/srv/mirror:v1\n"
+                                 "  - source: docker://a.example/team/app:" + tag + "\n"
+                                 "    destination: docker://b.example/team/app:v1\n",
+                                 "m.yaml");
+    ASSERT_FALSE(r) << tag.substr(0, 40);
+    EXPECT_NE(r.error().message().find("m.yaml: images[1]"), std::string::npos) << r.error().message().substr(0, 300);
+  }
+}
+
+// A registry whose tag list holds tags that break the grammar (50,000
+// characters, a '!'): they are skipped and reported, never matched against a
+// pattern; the valid ones are mirrored. On std::regex the long tag crashed
+// the run (stack overflow), whatever the pattern.
+TEST(MirrorRunTest, ListedTagsBreakingTheGrammarAreSkippedAndCounted) {
+  const std::string huge(50000, 'a');
+  auto fake = std::make_shared<testing::FakeTransport>([&](http::Request& r, const testing::RecordedRequest&) {
+    if (r.url.ends_with("/v2/team/app/tags/list")) {
+      nlohmann::json body = {{"name", "team/app"},
+                             {"tags", {"v1", huge, std::string(30, 'a') + "!", "v2"}}};
+      return testing::FakeTransport::respond(r, 200, body.dump());
+    }
+    return testing::FakeTransport::respond(r, 404, R"({"errors":[{"code":"MANIFEST_UNKNOWN","message":"unknown"}]})");
+  });
+  registry::RegistryOptions ro;
+  ro.transport = fake;
+  ro.keychain = std::make_shared<const registry::Keychain>(registry::Keychain::anonymous());
+  OpenOptions open;
+  open.registries = std::make_shared<registry::RegistryClientCache>(ro);
+  auto config = parse_mirror_config("repositories:\n"
+                                    "  - source: docker://reg.example/team/app\n"
+                                    "    destination: oci:/nonexistent/mirror\n"
+                                    "    tags: {include: ['.*', '^(a+)+$']}\n",
+                                    "m.yaml");
+  ASSERT_TRUE(config) << config.error().message();
+
+  std::vector<std::string> skipped;
+  auto expanded = expand_repository(config->repositories[0], open, &skipped);
+  ASSERT_TRUE(expanded) << expanded.error().message();
+  ASSERT_EQ(expanded->size(), 2u);
+  EXPECT_EQ((*expanded)[0].source, "docker://reg.example/team/app:v1");
+  EXPECT_EQ((*expanded)[1].source, "docker://reg.example/team/app:v2");
+  EXPECT_EQ(skipped, (std::vector<std::string>{huge, std::string(30, 'a') + "!"}));
+
+  // The run says it once per repository, before planning, with the tags.
+  MirrorOptions mo = plain_mirror(open);
+  mo.dry_run = true;
+  mo.keep_going = true;
+  std::vector<std::string> reported;
+  std::size_t planned = 0;
+  mo.on_skipped_tags = [&](const MirrorRepository& repo, const std::vector<std::string>& tags) {
+    EXPECT_EQ(repo.where, "m.yaml: repositories[0]");
+    EXPECT_EQ(planned, 0u) << "reported before planning";
+    reported.insert(reported.end(), tags.begin(), tags.end());
+  };
+  mo.on_planned = [&](const std::vector<MirrorOutcome>& outcomes) { planned = outcomes.size(); };
+  auto run = run_mirror(*config, mo);
+  EXPECT_EQ(reported, skipped);
+  EXPECT_EQ(planned, 2u);
+  EXPECT_EQ(run.size(), 2u);
 }
 
 }  // namespace

@@ -77,5 +77,72 @@ TEST(TagFilterTest, MistakesNameTheFilter) {
   }
 }
 
+// A registry's tag list is its bytes. std::regex recursed once per
+// character and overflowed the stack on this tag, whatever the pattern.
+TEST(TagFilterTest, AFiftyThousandCharacterTagNeverReachesAPattern) {
+  const std::string huge(50000, 'a');
+  TagFilter f;
+  f.include = {".*"};
+  auto r = select_tags({"v1", huge, "v2"}, f, "m.yaml: repositories[0]: tags");
+  ASSERT_TRUE(r) << r.error().message();
+  EXPECT_EQ(*r, (std::vector<std::string>{"v1", "v2"}));
+}
+
+// A backtracking engine takes 2^n steps for `^(a+)+$` on n a's and a
+// mismatch at the end; RE2 is linear. The test has no clock: it returns.
+TEST(TagFilterTest, ACatastrophicPatternFinishes) {
+  const std::string tag = std::string(40, 'a') + "-";  // a valid tag: it reaches the pattern
+  TagFilter f;
+  f.include = {"^(a+)+$"};
+  auto r = select_tags({tag, "aaaa"}, f, "m.yaml: repositories[0]: tags");
+  ASSERT_TRUE(r) << r.error().message();
+  EXPECT_EQ(*r, (std::vector<std::string>{"aaaa"}));
+  // The review's input: not a valid tag ('!'), so it never reaches the pattern.
+  r = select_tags({std::string(30, 'a') + "!"}, f, "m.yaml: repositories[0]: tags");
+  ASSERT_TRUE(r) << r.error().message();
+  EXPECT_TRUE(r->empty());
+  f.include = {};
+  f.exclude = {"^(a|aa)+$"};
+  r = select_tags({tag, "aaaa"}, f, "m.yaml: repositories[0]: tags");
+  ASSERT_TRUE(r) << r.error().message();
+  EXPECT_EQ(*r, (std::vector<std::string>{tag}));
+}
+
+TEST(TagFilterTest, TagsBreakingTheGrammarAreSetAsideNotMatched) {
+  const std::string longest(128, 'x'), too_long(129, 'x');
+  const std::vector<std::string> listed = {"v1", std::string(30, 'a') + "!", "", ".hidden", "-rc", "has space",
+                                           "caf\xc3\xa9", longest, too_long, "ok_1.2-3"};
+  TagFilter f;
+  f.include = {"^(a+)+$", "."};
+  std::vector<std::string> invalid;
+  auto r = select_tags(listed, f, "m.yaml: repositories[0]: tags", &invalid);
+  ASSERT_TRUE(r) << r.error().message();
+  EXPECT_EQ(*r, (std::vector<std::string>{"ok_1.2-3", "v1", longest}));
+  EXPECT_EQ(invalid, (std::vector<std::string>{std::string(30, 'a') + "!", "", ".hidden", "-rc", "has space",
+                                               "caf\xc3\xa9", too_long}));
+}
+
+// RE2 syntax is the contract: what RE2 refuses (backreferences, lookaround)
+// is a config error with RE2's own reason, naming the filter.
+TEST(TagFilterTest, PatternsRE2RefusesAreErrorsWithItsReason) {
+  for (auto [pattern, reason] : std::vector<std::pair<std::string, std::string>>{
+           {"^(a)\\1$", "invalid escape sequence"},
+           {"^v(?=1)", "invalid perl operator"},
+           {"(?<!rc)$", "invalid perl operator"},
+           {"(unclosed", "missing )"}}) {
+    TagFilter f;
+    f.exclude = {pattern};
+    auto r = check_tag_filter(f, "m.yaml: repositories[2]: tags");
+    ASSERT_FALSE(r) << pattern;
+    const std::string& m = r.error().message();
+    EXPECT_NE(m.find("m.yaml: repositories[2]: tags: `exclude`"), std::string::npos) << m;
+    EXPECT_NE(m.find(reason), std::string::npos) << m;
+    EXPECT_NE(m.find("RE2"), std::string::npos) << m;
+  }
+  TagFilter ok;
+  ok.include = {"^v\\d+\\.\\d+(?:\\.\\d+)?$", "(?i)^LATEST$"};
+  EXPECT_TRUE(check_tag_filter(ok, "m.yaml"));
+}
+
 }  // namespace
 }  // namespace strata::oci

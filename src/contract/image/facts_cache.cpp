@@ -38,6 +38,7 @@ std::string facts_to_json(const ImageFacts& f) {
   for (const auto& r : f.runtimes)
     rt.push_back({{"tool", r.tool}, {"version", r.version}, {"kind", r.kind}, {"source", r.source}});
   j["runtimes"] = std::move(rt);
+  j["notes"] = f.notes;
   return oci::dump_json(j, 2) + "\n";
 }
 
@@ -58,6 +59,7 @@ Result<ImageFacts> facts_from_json(std::string_view text, std::string_view where
       f.runtimes.push_back({r.at("tool").get<std::string>(), r.at("version").get<std::string>(),
                             r.at("kind").get<std::string>(), r.at("source").get<std::string>()});
     }
+    f.notes = j.at("notes").get<std::vector<std::string>>();
     return f;
   } catch (const nlohmann::json::exception& e) {
     return fail(ErrorCode::kInvalidArgument, std::string(where) + ": not an image facts document: " + e.what());

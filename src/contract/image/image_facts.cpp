@@ -90,9 +90,17 @@ Result<ImageFacts> facts_of(oci::Store& store, const oci::RawManifest& raw, cons
     if (auto r = runtime_of_env(e)) f.runtimes.push_back(*r);
   for (const auto& [path, node] : fs.nodes()) {
     if (node.type != oci::TarEntryType::kRegular || !is_version_file(path)) continue;
+    // The size is known from the layer before the bytes are looked at: a
+    // version file is a few lines, one larger is not read at all.
+    if (node.size > kMaxVersionFileBytes) {
+      f.notes.push_back(oversize_version_file_note(path, node.size));
+      continue;
+    }
     auto text = fs.read_small_file(path);
     if (!text) continue;
-    if (auto r = runtime_of_file(path, *text)) f.runtimes.push_back(*r);
+    auto reading = read_version_file(path, *text);
+    if (reading.fact) f.runtimes.push_back(std::move(*reading.fact));
+    else f.notes.push_back(std::move(reading.note));
   }
   if (auto toolchains = fs.list(kRustupToolchains)) {
     for (const auto& t : *toolchains)

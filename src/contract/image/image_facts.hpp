@@ -27,7 +27,9 @@ namespace strata::contract::image {
 
 // Bumped when the facts a reader extracts change, so older cache entries
 // are read again rather than trusted.
-inline constexpr int kFactsFormat = 1;
+// 2: version files are parsed without std::regex and bounded, and `notes`
+// says which gave no version.
+inline constexpr int kFactsFormat = 2;
 
 // One runtime version and where it was read.
 struct RuntimeFact {
@@ -50,6 +52,10 @@ struct ImageFacts {
   std::map<std::string, std::string> packages;     // installed Debian packages: name → version
   std::map<std::string, std::string> commands;     // executable name → first path on PATH ("/usr/bin/cc")
   std::vector<RuntimeFact> runtimes;               // sorted by tool, then kind (dpkg, env, file)
+  // What the reader found but could not use, one line each, naming the
+  // file: a version file too large, or malformed ("/opt/java/openjdk/release:
+  // JAVA_VERSION=\" is not terminated on its line; no version read from it").
+  std::vector<std::string> notes;
 
   const std::string* package_version(std::string_view name) const;
   const std::string* command(std::string_view name) const;

@@ -1,8 +1,8 @@
 #include "contract/image/runtime_markers.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
-#include <regex>
 #include <utility>
 
 #include "util/strings.hpp"
@@ -36,12 +36,92 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 11> kEnvRunt
     {"BUN_VERSION", "bun"},
 }};
 
-// "#define NAME 18" → "18".
-std::string define_value(std::string_view content, const std::string& name) {
-  std::regex re("#define[ \\t]+" + name + "[ \\t]+\"?([0-9][0-9A-Za-z.+]*)\"?");
-  std::match_results<std::string_view::const_iterator> m;
-  if (std::regex_search(content.begin(), content.end(), m, re)) return m[1].str();
-  return {};
+// A field a version file names: its value, or why there is none.
+struct Field {
+  std::optional<std::string> value;
+  std::string problem;  // "" with no value: no line names the field
+};
+
+// Calls `f` on each line of `text` (without its '\n'), first to last,
+// until it returns true.
+template <class F>
+void each_line(std::string_view text, F f) {
+  while (!text.empty()) {
+    auto nl = text.find('\n');
+    if (f(text.substr(0, nl))) return;
+    if (nl == std::string_view::npos) return;
+    text.remove_prefix(nl + 1);
+  }
+}
+
+std::string_view skip_blanks(std::string_view s) {
+  while (!s.empty() && (s[0] == ' ' || s[0] == '\t')) s.remove_prefix(1);
+  return s;
+}
+
+bool version_char(char c) { return digit(c) || std::isalpha(static_cast<unsigned char>(c)) != 0 || c == '.' || c == '+'; }
+
+// "#define NAME 18" or "#define NAME \"3.12.4\"" → "18", "3.12.4": the
+// first such line whose value starts with a digit. One pass; a value is
+// read up to kMaxVersionValueBytes characters.
+Field define_field(std::string_view content, std::string_view name) {
+  Field out;
+  each_line(content, [&](std::string_view line) {
+    line = skip_blanks(line);
+    if (!line.starts_with("#define")) return false;
+    line.remove_prefix(7);
+    std::string_view rest = skip_blanks(line);
+    if (rest.size() == line.size() || !rest.starts_with(name)) return false;
+    line = rest.substr(name.size());
+    rest = skip_blanks(line);
+    if (rest.size() == line.size()) return false;  // NAME_OTHER, or NAME at the end
+    if (rest.starts_with('"')) rest.remove_prefix(1);
+    std::size_t n = 0;
+    while (n < rest.size() && n <= kMaxVersionValueBytes && version_char(rest[n])) ++n;
+    if (n > kMaxVersionValueBytes) {
+      out.problem = std::string(name) + " is longer than " + std::to_string(kMaxVersionValueBytes) + " characters";
+      return false;
+    }
+    if (n == 0 || !digit(rest[0])) {
+      out.problem = std::string(name) + " is not a version";
+      return false;
+    }
+    out.value = std::string(rest.substr(0, n));
+    return true;
+  });
+  return out;
+}
+
+// KEY="VALUE" on a line of its own (a shell-style release file), the value
+// on that line and at most kMaxVersionValueBytes characters.
+Field quoted_field(std::string_view content, std::string_view key) {
+  Field out;
+  each_line(content, [&](std::string_view line) {
+    line = skip_blanks(line);
+    if (!line.starts_with(key) || line.substr(key.size(), 1) != "=") return false;
+    line.remove_prefix(key.size() + 1);
+    if (!line.starts_with('"')) {
+      out.problem = std::string(key) + " is not a quoted value";
+      return false;
+    }
+    line.remove_prefix(1);
+    const std::size_t end = line.substr(0, kMaxVersionValueBytes + 1).find('"');
+    if (end == std::string_view::npos) {
+      out.problem = std::string(key) + (line.size() > kMaxVersionValueBytes
+                                            ? "'s value is longer than " + std::to_string(kMaxVersionValueBytes) +
+                                                  " characters"
+                                            : "=\" is not terminated on its line");
+      return false;
+    }
+    out.value = std::string(line.substr(0, end));
+    return true;
+  });
+  return out;
+}
+
+// The problem of a field that gave no value.
+std::string missing(const Field& f, std::string_view what) {
+  return f.problem.empty() ? "no " + std::string(what) + " line" : f.problem;
 }
 
 bool python_patchlevel(std::string_view path) {
@@ -100,33 +180,62 @@ bool is_version_file(std::string_view path) {
          python_patchlevel(path);
 }
 
-std::optional<RuntimeFact> runtime_of_file(std::string_view path, std::string_view content) {
+std::string oversize_version_file_note(std::string_view path, std::uint64_t size) {
+  return "/" + std::string(path) + ": " + std::to_string(size) + " bytes, more than the " +
+         str::human_bytes(kMaxVersionFileBytes) + " a version file may have; no version read from it";
+}
+
+VersionFileReading read_version_file(std::string_view path, std::string_view content) {
+  VersionFileReading out;
+  if (content.size() > kMaxVersionFileBytes) {
+    out.note = oversize_version_file_note(path, content.size());
+    return out;
+  }
   RuntimeFact f;
   f.kind = "file";
   f.source = "file /" + std::string(path);
+  std::string problem;
   if (path.ends_with("node/node_version.h")) {
-    std::string major = define_value(content, "NODE_MAJOR_VERSION"), minor = define_value(content, "NODE_MINOR_VERSION"),
-                patch = define_value(content, "NODE_PATCH_VERSION");
-    if (major.empty() || minor.empty() || patch.empty()) return std::nullopt;
     f.tool = "node";
-    f.version = major + "." + minor + "." + patch;
+    std::string parts[3];
+    const std::string_view names[3] = {"NODE_MAJOR_VERSION", "NODE_MINOR_VERSION", "NODE_PATCH_VERSION"};
+    for (int i = 0; i < 3 && problem.empty(); ++i) {
+      auto field = define_field(content, names[i]);
+      if (field.value) parts[i] = *field.value;
+      else problem = missing(field, "#define " + std::string(names[i]));
+    }
+    if (problem.empty()) f.version = parts[0] + "." + parts[1] + "." + parts[2];
   } else if (path.ends_with("/patchlevel.h")) {
     f.tool = "python";
-    f.version = leading_version(define_value(content, "PY_VERSION"));
+    auto field = define_field(content, "PY_VERSION");
+    if (field.value) f.version = leading_version(*field.value);
+    else problem = missing(field, "#define PY_VERSION");
   } else if (path.ends_with("go/VERSION")) {
     f.tool = "go";
-    f.version = leading_version(str::trim(content.substr(0, content.find('\n'))));
+    std::string_view first = content.substr(0, content.find('\n'));
+    if (first.size() > kMaxVersionValueBytes)
+      problem = "the first line is longer than " + std::to_string(kMaxVersionValueBytes) + " characters";
+    else f.version = leading_version(str::trim(first));
   } else if (path.ends_with("openjdk/release")) {
-    std::regex re("JAVA_VERSION=\"([^\"]*)\"");
-    std::match_results<std::string_view::const_iterator> m;
-    if (!std::regex_search(content.begin(), content.end(), m, re)) return std::nullopt;
     f.tool = "java";
-    f.version = leading_version(m[1].str());
+    auto field = quoted_field(content, "JAVA_VERSION");
+    if (field.value) f.version = leading_version(*field.value);
+    else problem = missing(field, "JAVA_VERSION=\"…\"");
   } else {
-    return std::nullopt;
+    out.note = "/" + std::string(path) + ": not a version file strata reads";
+    return out;
   }
-  if (f.version.empty()) return std::nullopt;
-  return f;
+  if (problem.empty() && f.version.empty()) problem = "no " + f.tool + " version in it";
+  if (!problem.empty()) {
+    out.note = "/" + std::string(path) + ": " + problem + "; no version read from it";
+    return out;
+  }
+  out.fact = std::move(f);
+  return out;
+}
+
+std::optional<RuntimeFact> runtime_of_file(std::string_view path, std::string_view content) {
+  return read_version_file(path, content).fact;
 }
 
 std::optional<RuntimeFact> runtime_of_rustup_toolchain(std::string_view dir_name) {

@@ -7,6 +7,8 @@
 // directories). Pure functions over text; thread-safe.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -32,8 +34,29 @@ std::optional<RuntimeFact> runtime_of_env(std::string_view entry);
 // knows; its content is then captured.
 bool is_version_file(std::string_view path);
 
-// The runtime a captured version file records.
+// Version files are the image's bytes, read without trust: a file larger
+// than kMaxVersionFileBytes is not parsed (the caller checks the size
+// before reading it), a value longer than kMaxVersionValueBytes is no
+// version, and every parser is a single pass over the text (no regular
+// expressions: std::regex recursed per character and crashed on a 60 KB
+// unterminated JAVA_VERSION=").
+inline constexpr std::size_t kMaxVersionFileBytes = std::size_t{64} << 10;
+inline constexpr std::size_t kMaxVersionValueBytes = 128;
+
+// What a version file gave: a runtime, or none and why (a note for the
+// facts, naming the file: "/opt/java/openjdk/release: JAVA_VERSION=\" is
+// not terminated on its line; no version read from it").
+struct VersionFileReading {
+  std::optional<RuntimeFact> fact;
+  std::string note;  // empty when `fact` is set
+};
+VersionFileReading read_version_file(std::string_view path, std::string_view content);
+
+// The runtime a captured version file records (read_version_file's fact).
 std::optional<RuntimeFact> runtime_of_file(std::string_view path, std::string_view content);
+
+// The note for a version file of `size` bytes, too large to be read.
+std::string oversize_version_file_note(std::string_view path, std::uint64_t size);
 
 // Rust toolchains installed by rustup: directory names under
 // usr/local/rustup/toolchains ("1.79.0-x86_64-unknown-linux-gnu").

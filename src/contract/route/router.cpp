@@ -65,6 +65,9 @@ class Router {
     plan_.platform = base_.platform.str();
     for (const auto& [tool, rf] : c_.runtime_floors)
       for (const auto& conflict : rf.conflicts) plan_.warnings.push_back(tool + ": " + conflict);
+    // A version file of the image that gave no version (too large, malformed)
+    // is said, so a runtime routed to the overlay for want of it is explained.
+    for (const auto& note : base_.notes) plan_.warnings.push_back(in_.base_ref + ": " + note);
     decide_downloads();
     for (const auto& [tool, rf] : c_.runtime_floors) runtime(tool, rf);
     if (compile_) toolchain();

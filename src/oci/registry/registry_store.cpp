@@ -18,6 +18,13 @@ static_assert(std::derived_from<RegistryStore, Store>);
 namespace {
 
 constexpr int kMaxPages = 1000;
+// A tag list is the registry's bytes, held whole: bounded per page, in all
+// pages together, and in tags (a million tags is far past any repository a
+// mirror copies; a registry that pages on past it is refused, not followed
+// until memory runs out).
+constexpr std::size_t kMaxTagPageBytes = std::size_t{16} << 20;
+constexpr std::size_t kMaxTagListBytes = std::size_t{64} << 20;
+constexpr std::size_t kMaxTags = 1'000'000;
 constexpr int kManifestBlobUnknownRetries = 3;  // 0.1 + 0.2 + 0.4 s
 
 // Counts bytes delivered to the caller's sink and remembers whether the sink
@@ -417,18 +424,29 @@ Result<std::vector<std::string>> RegistryStore::list_tags() {
   std::set<std::string> seen_tags;
   std::set<std::string> seen_urls;
   std::string url = base + "/tags/list";
+  std::size_t listed_bytes = 0;
+  auto too_many = [&] {
+    return fail(ErrorCode::kUnsupported,
+                what + ": the registry lists more than " + std::to_string(kMaxTags) + " tags or " +
+                    str::human_bytes(kMaxTagListBytes) +
+                    " of tag lists; strata reads no list that large: name the images you need one by one "
+                    "(a mirror config's `images`) instead of the whole repository");
+  };
   for (int page = 0; page < kMaxPages; ++page) {
     seen_urls.insert(url);
     http::Request req;
     req.url = url;
-    req.max_body = 16 << 20;
+    req.max_body = kMaxTagPageBytes;
     STRATA_TRY(auto resp, with_context(client_->send(req, {scope("pull")}), what));
     if (resp.status != 200) return fail(registry_error(resp, what));
+    listed_bytes += resp.body.size();
+    if (listed_bytes > kMaxTagListBytes) return too_many();
     auto j = nlohmann::json::parse(resp.body, nullptr, false);
     if (j.is_discarded() || !j.is_object()) return fail(ErrorCode::kInvalidArgument, what + ": the answer is not JSON");
     if (auto t = j.find("tags"); t != j.end() && t->is_array()) {
       for (const auto& tag : *t)
         if (tag.is_string() && seen_tags.insert(tag.get<std::string>()).second) tags.push_back(tag);
+      if (tags.size() > kMaxTags) return too_many();
     }
     auto next = next_link(resp);
     if (!next) return tags;

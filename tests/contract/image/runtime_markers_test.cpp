@@ -4,6 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include "contract/image/facts_cache.hpp"
+#include "contract/image/image_facts.hpp"
+#include "support/image_layers.hpp"
+#include "support/random_image.hpp"
+
 namespace strata::contract::image {
 namespace {
 
@@ -54,6 +59,106 @@ TEST(RuntimeMarkers, VersionFiles) {
             "21.0.4");
   EXPECT_EQ(runtime_of_rustup_toolchain("1.79.0-x86_64-unknown-linux-gnu")->version, "1.79.0");
   EXPECT_EQ(runtime_of_rustup_toolchain("stable-x86_64-unknown-linux-gnu"), std::nullopt);
+}
+
+constexpr std::string_view kJdkRelease = "opt/java/openjdk/release";
+
+// The review's image: std::regex recursed once per character of the
+// unterminated value and crashed preflight, plan and provision. Generated
+// here (a corpus file stays small).
+TEST(RuntimeMarkers, AnUnterminatedJavaVersionOver60KBGivesNoVersionAndANote) {
+  const std::string release = "IMPLEMENTOR=\"Eclipse\"\nJAVA_VERSION=\"" + std::string(60 * 1024, '7') + "\n";
+  ASSERT_LE(release.size(), kMaxVersionFileBytes) << "the parser itself must see it, not the size bound";
+  EXPECT_EQ(runtime_of_file(kJdkRelease, release), std::nullopt);
+  auto reading = read_version_file(kJdkRelease, release);
+  EXPECT_FALSE(reading.fact);
+  EXPECT_NE(reading.note.find("/opt/java/openjdk/release: JAVA_VERSION"), std::string::npos) << reading.note;
+  EXPECT_NE(reading.note.find("no version read from it"), std::string::npos) << reading.note;
+}
+
+TEST(RuntimeMarkers, MalformedVersionFilesGiveNoVersionAndSayWhy) {
+  struct Case {
+    std::string_view path;
+    std::string content;
+    std::string_view why;
+  };
+  const std::string long_value(kMaxVersionValueBytes + 1, '1');
+  const std::vector<Case> cases = {
+      {kJdkRelease, "JAVA_VERSION=\"21.0.4\nIMPLEMENTOR=\"Eclipse\"\n", "is not terminated on its line"},
+      {kJdkRelease, "JAVA_VERSION=\"" + long_value + "\"\n", "longer than 128 characters"},
+      {kJdkRelease, "JAVA_VERSION=21.0.4\n", "not a quoted value"},
+      {kJdkRelease, "IMPLEMENTOR=\"Eclipse\"\n", "no JAVA_VERSION"},
+      {kJdkRelease, "JAVA_VERSION=\"latest\"\n", "no java version"},
+      {"usr/local/include/python3.12/patchlevel.h", "#define PY_VERSION \"" + std::string(60 * 1024, '3'),
+       "PY_VERSION is longer than 128 characters"},
+      {"usr/local/include/python3.12/patchlevel.h", "#define PY_VERSION \"rc\"\n", "PY_VERSION is not a version"},
+      {"usr/local/include/node/node_version.h", "#define NODE_MAJOR_VERSION 22\n#define NODE_MINOR_VERSION 11\n",
+       "no #define NODE_PATCH_VERSION line"},
+      {"usr/local/go/VERSION", std::string(100, ' ') + std::string(60 * 1024, '1'), "longer than 128 characters"},
+      {"usr/local/go/VERSION", "devel +abc\n", "no go version"},
+      {kJdkRelease, std::string(kMaxVersionFileBytes + 1, '\n'), "more than the 64.0 KiB a version file may have"},
+  };
+  for (const auto& c : cases) {
+    auto reading = read_version_file(c.path, c.content);
+    EXPECT_FALSE(reading.fact) << c.path << ": " << c.why;
+    EXPECT_NE(reading.note.find("/" + std::string(c.path) + ": "), std::string::npos) << reading.note;
+    EXPECT_NE(reading.note.find(c.why), std::string::npos) << reading.note;
+  }
+}
+
+TEST(RuntimeMarkers, VersionFilesAreReadLineByLine) {
+  EXPECT_EQ(runtime_of_file(kJdkRelease, "JAVA_RUNTIME_VERSION=\"17.0.9+9\"\n  JAVA_VERSION=\"17.0.9\"\n")->version,
+            "17.0.9");
+  auto node = runtime_of_file("usr/include/node/node_version.h",
+                              "#ifndef SRC_NODE_VERSION_H_\n#define NODE_MAJOR_VERSION_X 9\n"
+                              "# define NODE_MAJOR_VERSION 1\n"  // not "#define": not read
+                              "#define\tNODE_MAJOR_VERSION\t18\n#define NODE_MINOR_VERSION 19\n"
+                              "#define NODE_PATCH_VERSION 0\n#define NODE_VERSION_IS_RELEASE 1\n");
+  ASSERT_TRUE(node);
+  EXPECT_EQ(node->version, "18.19.0");
+  EXPECT_EQ(runtime_of_file("usr/include/python3.11/patchlevel.h",
+                            "#define PY_MAJOR_VERSION 3\n#define PY_VERSION \"3.11.2+\"\n")
+                ->version,
+            "3.11.2");
+}
+
+// Through read_image_facts, as preflight, plan and provision read a base:
+// the malformed and the oversize version files give notes, the good one
+// its version, and nothing crashes.
+class ImageFactsTest : public strata::testing::layers::ImageFsTest {};
+
+TEST_F(ImageFactsTest, MalformedAndOversizeVersionFilesGiveNotesNotCrashes) {
+  using strata::testing::layers::dir;
+  using strata::testing::layers::file;
+  const std::string release = "JAVA_VERSION=\"" + std::string(60 * 1024, '7') + "\n";
+  const std::string node_h = "#define NODE_MAJOR_VERSION 22\n" + std::string(kMaxVersionFileBytes, '/');
+  std::vector<strata::testing::layers::E> entries = {
+      dir("opt"), dir("opt/java"), dir("opt/java/openjdk"), file("opt/java/openjdk/release", release),
+      dir("usr"), dir("usr/local"), dir("usr/local/go"), file("usr/local/go/VERSION", "go1.22.5\n"),
+      dir("usr/local/include"), dir("usr/local/include/node"), file("usr/local/include/node/node_version.h", node_h)};
+  oci::StringSink gz;
+  auto sink = oci::CompressingSink::create(oci::Compression::kGzip, gz);
+  ASSERT_TRUE(sink);
+  ASSERT_TRUE((*sink)->write(oci::as_bytes(strata::testing::layers::raw_tar(entries))));
+  ASSERT_TRUE((*sink)->finish());
+  auto img = strata::testing::make_image_of(store_, {gz.str()});
+  ASSERT_TRUE(store_.put_manifest(img.manifest, "base"));
+
+  auto facts = read_image_facts(store_, "base", oci::Platform{"linux", "amd64", "", ""});
+  ASSERT_TRUE(facts) << facts.error().message();
+  ASSERT_EQ(facts->runtimes.size(), 1u);
+  EXPECT_EQ(facts->runtimes[0].tool, "go");
+  EXPECT_EQ(facts->runtimes[0].version, "1.22.5");
+  ASSERT_EQ(facts->notes.size(), 2u);
+  EXPECT_NE(facts->notes[0].find("/opt/java/openjdk/release: JAVA_VERSION"), std::string::npos) << facts->notes[0];
+  EXPECT_NE(facts->notes[1].find("/usr/local/include/node/node_version.h: " + std::to_string(node_h.size()) + " bytes"),
+            std::string::npos)
+      << facts->notes[1];
+
+  // The notes travel with the facts (the cache entry, preflight --json).
+  auto again = facts_from_json(facts_to_json(*facts), "entry.json");
+  ASSERT_TRUE(again) << again.error().message();
+  EXPECT_EQ(*again, *facts);
 }
 
 }  // namespace

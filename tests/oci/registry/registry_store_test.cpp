@@ -295,6 +295,29 @@ TEST(RegistryStoreTest, FollowsTagPaginationWithRelativeAndAbsoluteLinks) {
   EXPECT_EQ(*tags, (std::vector<std::string>{"a", "b", "c", "d"}));
 }
 
+// A tag list is held whole, so it is bounded in all: a registry that pages
+// on with big pages (here 2 MiB each, 40 of them) is refused past 64 MiB
+// with a message naming the repository, not read until memory runs out.
+TEST(RegistryStoreTest, ATagListIsBoundedAcrossPages) {
+  int pages = 0;
+  auto fake = plain([&](http::Request& r) -> Result<http::Response> {
+    if (r.url.find("/tags/list") == std::string::npos) return FakeTransport::respond(r, 404);
+    ++pages;
+    std::string tag(2 << 20, static_cast<char>('a' + pages % 26));
+    tag += std::to_string(pages);
+    std::vector<std::pair<std::string, std::string>> next;
+    if (pages < 40) next = {{"Link", "</v2/team/app/tags/list?last=" + std::to_string(pages) + R"(&n=1>; rel="next")"}};
+    return FakeTransport::respond(r, 200, R"({"name":"team/app","tags":[")" + tag + R"("]})", next);
+  });
+  ManualClock clock(0);
+  auto store = open_with(fake, clock);
+  auto tags = store->list_tags();
+  ASSERT_FALSE(tags) << "read " << tags->size() << " tags of " << pages << " pages";
+  EXPECT_NE(tags.error().message().find("reg.example/team/app"), std::string::npos) << tags.error().message();
+  EXPECT_NE(tags.error().message().find("64.0 MiB of tag lists"), std::string::npos) << tags.error().message();
+  EXPECT_LE(pages, 33);
+}
+
 TEST(RegistryStoreTest, MapsRegistryErrorsToCodes) {
   int status = 404;
   auto fake = plain([&](http::Request& r) -> Result<http::Response> {
