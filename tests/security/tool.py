@@ -321,15 +321,18 @@ packages:
 
 
 def cmd_laughs(out, kind):
-    """A billion-laughs YAML document: 10 levels of 10 aliases each."""
-    lines = ['a0: &a0 "lol lol lol lol lol lol lol lol lol lol"']
+    """A billion-laughs YAML document: 10 levels of 10 aliases each (10^9 strings
+    once expanded), defined inside keys the file may have, so that it is the
+    expansion, not an unknown key, that the reader meets."""
+    levels = ['&a0 "lol lol lol lol lol lol lol lol lol lol"']
     for i in range(1, 10):
-        prev = f"*a{i - 1}"
-        lines.append(f"a{i}: &a{i} [{', '.join([prev] * 10)}]")
+        levels.append(f"&a{i} [{', '.join([f'*a{i - 1}'] * 10)}]")
+    bomb = "[" + ", ".join(levels) + "]"
     if kind == "project":
-        body = "\n".join(lines) + "\negress:\n  - host: *a9\n    reason: *a9\ntoolchain:\n  required_commands: *a9\n"
+        body = (f"egress:\n  - host: ok.example.com\n    reason: {bomb}\n  - host: *a9\n"
+                f"toolchain:\n  required_commands: [*a9, *a9, *a9]\n")
     else:
-        body = "\n".join(lines) + "\ncache: oci:cache\noverlays:\n  - base: oci:base:img\n    packages: *a9\n"
+        body = f"cache: oci:cache\noverlays:\n  - base: oci:base:img\n    packages: {bomb}\n  - base: *a9\n    packages: *a9\n"
     open(out, "w").write(body)
 
 
