@@ -356,19 +356,19 @@ case_internal_names() {
     run 60 "render-$n" "$strata" egress render --repo "$repo" --format json --include declared
     local b
     b=$(broken "$rc")
-    if [ -n "$b" ]; then bad=${bad:-"$host: $b"}
+    if [ -n "$b" ]; then bad="${bad:+$bad, }$host ($b)"
     elif [ "$rc" -eq 0 ]; then
       if "${tool[@]}" hosts json "$d/render-$n.out" | grep -qxF -- "$host"; then
-        bad=${bad:-"$host: granted (exit 0)"}
+        bad="${bad:+$bad, }$host"
       elif "${tool[@]}" notes "$d/render-$n.out" 2>/dev/null; then handled=$((handled + 1))
-      else bad=${bad:-"$host: left out without a note"}
+      else bad="${bad:+$bad, }$host (left out without a note)"
       fi
     elif clear_message "$d/render-$n.err" "$host"; then refused=$((refused + 1))
-    else bad=${bad:-"$host: exit $rc, unclear: $(lastline "$d/render-$n.err")"}
+    else bad="${bad:+$bad, }$host (exit $rc, unclear: $(lastline "$d/render-$n.err" | cut -c1-80))"
     fi
     n=$((n + 1))
   done
-  if [ -n "$bad" ]; then verdict internal_names defect "$bad"
+  if [ -n "$bad" ]; then verdict internal_names defect "granted or unclear: $bad"
   elif [ "$handled" -gt 0 ]; then verdict internal_names handled "$refused of $n refused naming the host, $handled left out with a note"
   else verdict internal_names refused "all $n refused naming the host and the rule"
   fi
