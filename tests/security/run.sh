@@ -717,22 +717,29 @@ case_prewarm_quiet_reason() {
   local d
   newcase prewarm_quiet_reason
   need_archive prewarm_quiet_reason || return
-  cat >"$d/prewarm.yaml" <<EOF
-cache: oci:$d/cache
-sources: [$archive_sources]
-overlays:
-  - base: oci:$d/no-such-layout:base
-    packages: [app]
-    platforms: [linux/amd64]
-EOF
-  run 120 prewarm "$strata" -q cache prewarm --config "$d/prewarm.yaml"
-  local b
-  b=$(broken "$rc")
-  if [ -n "$b" ]; then verdict prewarm_quiet_reason defect "$b"
-  elif [ "$rc" -eq 0 ]; then verdict prewarm_quiet_reason defect "a failed overlay exits 0"
-  elif grep -qF "no-such-layout" "$d/prewarm.out" "$d/prewarm.err"; then
-    verdict prewarm_quiet_reason refused "-q still says why: $(grep -hF no-such-layout "$d/prewarm.out" "$d/prewarm.err" | head -n1 | cut -c1-140)"
-  else verdict prewarm_quiet_reason defect "-q hides why the overlay failed: $(lastline "$d/prewarm.err")$(lastline "$d/prewarm.out")"
+  # Two configs: an overlay on a base that does not exist, and one of a package
+  # the archive lacks; with -q each run must still say what failed and why.
+  local which bad="" b
+  for which in base package; do
+    if [ "$which" = base ]; then
+      printf 'cache: oci:%s\nsources: [%s]\noverlays:\n  - base: oci:%s\n    packages: [app]\n    platforms: [linux/amd64]\n' \
+        "$d/cache" "$archive_sources" "$d/no-such-layout:base" >"$d/$which.yaml"
+      needle=no-such-layout
+    else
+      printf 'cache: oci:%s\nsources: [%s]\noverlays:\n  - base: oci:%s\n    packages: [no-such-package-xyz]\n    platforms: [linux/amd64]\n' \
+        "$d/cache" "$archive_sources" "$fix/src:v1" >"$d/$which.yaml"
+      needle=no-such-package-xyz
+    fi
+    run 120 "$which" "$strata" -q cache prewarm --config "$d/$which.yaml"
+    b=$(broken "$rc")
+    if [ -n "$b" ]; then bad=${bad:-"$which: $b"}
+    elif [ "$rc" -eq 0 ]; then bad=${bad:-"$which: a failed overlay exits 0"}
+    elif ! grep -qF "$needle" "$d/$which.out" "$d/$which.err"; then
+      bad=${bad:-"-q hides why the overlay ($which) failed: $(cat "$d/$which.out" "$d/$which.err" | grep -v '^$' | tail -n1 | cut -c1-200)"}
+    fi
+  done
+  if [ -n "$bad" ]; then verdict prewarm_quiet_reason defect "$bad"
+  else verdict prewarm_quiet_reason refused "-q still says why: $(grep -hF no-such-package-xyz "$d/package.out" "$d/package.err" | head -n1 | cut -c1-140)"
   fi
 }
 
