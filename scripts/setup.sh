@@ -30,6 +30,7 @@ TEST_DEPS=(
   python3                # the test token server and the fault-injecting proxy
   python3-apt            # apt's own version comparison, the oracle of version_test
   python3-cryptography   # ES256 signing for the test token server (tests/support/token_server.py)
+  python3-yaml           # a YAML 1.1 reader (PyYAML): rendered egress policies parse to exactly the declared endpoints
   squid curl             # a real proxy enforcing the rendered egress fragment (tests/contract/egress)
   xz-utils zstd bzip2 gzip
   podman runc containerd docker.io  # the runtimes users have: each stores and runs strata's images
