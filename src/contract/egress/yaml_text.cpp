@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "oci/yaml_load.hpp"
 #include "util/strings.hpp"
 
 namespace strata::contract::egress {
@@ -9,13 +10,7 @@ namespace strata::contract::egress {
 // str::quote's escapes (\", \\, \xNN) are YAML double-quoted escapes too.
 std::string yaml_quote(std::string_view s) { return str::quote(s, std::string_view::npos); }
 
-Result<YAML::Node> load_yaml(std::string_view text, const std::string& file) {
-  try {
-    return YAML::Load(std::string(text));
-  } catch (const YAML::Exception& e) {
-    return fail(ErrorCode::kInvalidArgument, file + ": not valid YAML: " + e.what());
-  }
-}
+Result<YAML::Node> load_yaml(std::string_view text, const std::string& file) { return oci::load_yaml(text, file); }
 
 std::string unknown_keys(const YAML::Node& map, std::initializer_list<std::string_view> known) {
   std::string out;

@@ -15,7 +15,8 @@ namespace strata::contract::egress {
 // "api.github.com" → "\"api.github.com\"", escaping '"', '\\' and controls.
 std::string yaml_quote(std::string_view s);
 
-// Parses `text` as one YAML document; `file` names it in errors.
+// Parses `text` as one YAML document through oci::load_yaml (aliases and
+// nesting bounded); `file` names it in errors.
 Result<YAML::Node> load_yaml(std::string_view text, const std::string& file);
 
 // The keys of a mapping that are not in `known`, as "\"a\", \"b\"" ("" when none).
