@@ -11,7 +11,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${FUZZ_BUILD_DIR:-$root/build-fuzz}
 seconds=${FUZZ_SECONDS:-10}
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(reference manifest tar debian lock script index docker_manifest mirror contract terminal_text host_name tag_filter version_files)
+[ ${#targets[@]} -gt 0 ] || targets=(reference manifest tar debian lock script index docker_manifest mirror contract terminal_text host_name tag_filter version_files prewarm_config bundle_index cache_record yaml_bounded)
 cmake -S "$root" -B "$build" -G Ninja -DSTRATA_FUZZ=ON -DSTRATA_SANITIZE=ON -DSTRATA_TESTS=${FUZZ_TESTS:-OFF} \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 ninja -C "$build" -j "${STRATA_BUILD_JOBS:-$(nproc)}" $(printf 'fuzz_%s ' "${targets[@]}")

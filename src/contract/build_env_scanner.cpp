@@ -13,6 +13,7 @@
 #include "contract/node_scanner.hpp"
 #include "contract/python_scanner.hpp"
 #include "contract/shell_words.hpp"
+#include "oci/yaml_load.hpp"
 #include "util/strings.hpp"
 
 namespace strata::contract {
@@ -591,13 +592,12 @@ class BuildEnvScanner {
     auto text = ctx_.fs().read_text(rel);
     if (!text) return;
     cgo_setting(rel, *text, "env.CGO_ENABLED");
-    YAML::Node doc;
-    try {
-      doc = YAML::Load(*text);
-    } catch (const YAML::Exception& e) {
-      ctx_.warn(rel, std::string("malformed YAML, not used: ") + e.what());
+    auto loaded = oci::load_yaml(*text, "");
+    if (!loaded) {
+      ctx_.warn(rel, "not used: " + loaded.error().message());
       return;
     }
+    const YAML::Node doc = *loaded;
     if (!doc.IsMap() || !doc["jobs"] || !doc["jobs"].IsMap()) return;
     static const std::vector<std::tuple<std::string, std::string, std::string>> kActions = {
         {"actions/setup-node@", "node-version", "node"},  {"actions/setup-python@", "python-version", "python"},

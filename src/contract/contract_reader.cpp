@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "contract/serialize.hpp"
+#include "oci/yaml_load.hpp"
 #include "util/fs.hpp"
 #include "util/sha.hpp"
 #include "util/strings.hpp"
@@ -282,9 +283,10 @@ Result<void> read_rest(Reader& r, const json& t, Contract& c) {
 }  // namespace
 
 Result<Contract> parse_contract(std::string_view text, std::string_view where) {
+  STRATA_TRY(YAML::Node doc, oci::load_yaml(text, where));
   json t;
   try {
-    t = to_tree(YAML::Load(std::string(text)));
+    t = to_tree(doc);
   } catch (const YAML::Exception& e) {
     return fail(ErrorCode::kInvalidArgument, std::string(where) + ": not a contract (YAML/JSON): " + e.what());
   }

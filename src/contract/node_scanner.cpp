@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "oci/yaml_load.hpp"
 #include "util/strings.hpp"
 
 namespace strata::contract {
@@ -377,8 +378,13 @@ class NodeScanner {
     if (!text) return;
     managers_.insert("pnpm");
     root_is_monorepo_ = true;
+    auto loaded = oci::load_yaml(*text, "");
+    if (!loaded) {
+      ctx_.warn(rel, "not used: " + loaded.error().message());
+      return;
+    }
     try {
-      YAML::Node doc = YAML::Load(*text);
+      const YAML::Node doc = *loaded;
       if (!doc.IsMap()) return;
       std::string dir = dir_of(rel);
       if (doc["packages"] && doc["packages"].IsSequence())
@@ -440,8 +446,13 @@ class NodeScanner {
     auto text = ctx_.fs().read_text(rel);
     if (!text) return;
     managers_.insert("yarn");
+    auto loaded = oci::load_yaml(*text, "");
+    if (!loaded) {
+      ctx_.warn(rel, "not used: " + loaded.error().message());
+      return;
+    }
     try {
-      YAML::Node doc = YAML::Load(*text);
+      const YAML::Node doc = *loaded;
       if (!doc.IsMap()) return;
       if (doc["npmRegistryServer"]) {
         std::string url = doc["npmRegistryServer"].as<std::string>();

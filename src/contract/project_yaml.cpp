@@ -6,6 +6,7 @@
 #include <variant>
 
 #include "contract/host_name.hpp"
+#include "oci/yaml_load.hpp"
 #include "util/strings.hpp"
 
 namespace strata::contract {
@@ -89,8 +90,13 @@ void scan_project_yaml(ScanContext& ctx) {
   if (!ctx.fs().is_file(rel)) return;
   auto text = ctx.fs().read_text(rel);
   if (!text) return;
+  auto loaded = oci::load_yaml(*text, "");
+  if (!loaded) {
+    ctx.warn(rel, "not used: " + loaded.error().message());
+    return;
+  }
   try {
-    YAML::Node doc = YAML::Load(*text);
+    const YAML::Node doc = *loaded;
     if (!doc.IsMap()) {
       ctx.warn(rel, "not a mapping; ignored");
       return;

@@ -17,9 +17,9 @@
 #include <set>
 
 #include "oci/docker_archive.hpp"
-#include "oci/gunzip.hpp"
 #include "oci/media_types.hpp"
 #include "util/env.hpp"
+#include "oci/tar_reader.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
 
@@ -42,6 +42,19 @@ Result<stdfs::path> make_staging_dir(const stdfs::path& near, const std::string&
   }
   return fail(ErrorCode::kIoError, "unpacking " + what + ": cannot create a staging directory in " + near.string());
 }
+
+// A file being staged, as a reader's sink; a failed write is kept, so the
+// error can name the staging directory (TMPDIR) rather than the archive.
+struct ToFile final : ByteSink {
+  fs::AtomicFile& f;
+  std::optional<Error> failed;
+  explicit ToFile(fs::AtomicFile& file) : f(file) {}
+  Result<void> write(std::span<const std::byte> data) override {
+    auto r = f.write(data);
+    if (!r) failed = r.error();
+    return r;
+  }
+};
 
 }  // namespace
 
@@ -238,16 +251,7 @@ Result<bool> ArchiveStore::index_and_stage() {
     STRATA_TRY_VOID(staged(fs::make_dirs(dest.parent_path())));
     STRATA_TRY(auto out, staged(fs::AtomicFile::create(dest)));
     // Its own errors are the staging directory's, not the archive's.
-    struct ToFile final : ByteSink {
-      fs::AtomicFile& f;
-      std::optional<Error> failed;
-      explicit ToFile(fs::AtomicFile& file) : f(file) {}
-      Result<void> write(std::span<const std::byte> data) override {
-        auto r = f.write(data);
-        if (!r) failed = r.error();
-        return r;
-      }
-    } sink(out);
+    ToFile sink(out);
     if (auto read = read_tar_member(archive_fd_, m, 0, sink, describe() + ": " + name); !read) {
       return fail(sink.failed ? staging_error(*sink.failed) : named(read.error()));
     }
@@ -331,146 +335,107 @@ Result<void> ArchiveStore::put_manifest(const RawManifest& m, std::optional<std:
 
 namespace {
 
-// The archive file as libarchive's input, gzip inflated here with every
-// member's trailer checked (gunzip.hpp) rather than by libarchive's filter,
-// which checks none.
-struct ArchiveInput {
-  int fd = -1;
-  PullFn pull;
-  std::optional<Error> error;
-  std::vector<std::byte> buf = std::vector<std::byte>(1 << 16);
-  bool eof = false;
+// An archive unpacked into the staging directory is bounded as a layer is,
+// by TarReader's budget (one implementation of the decompression-bomb
+// check): past 64 MiB of output a ratio above ReadLimits::max_ratio (1000:1)
+// is refused (an image archive's members are layers, compressed already,
+// and JSON, so an archive compressed as a whole expands about 1:1), and the
+// whole may not outgrow the free space of the staging directory's file
+// system (nor ReadLimits' 64 GiB): a bomb is stopped before it fills TMPDIR,
+// and an archive too large for it is refused before, not after, the disk
+// is full.
+constexpr std::uint64_t kExtractRatioGraceBytes = std::uint64_t{64} << 20;
 
-  ~ArchiveInput() {
-    if (fd >= 0) ::close(fd);
+ReadLimits extract_limits(const stdfs::path& staging) {
+  ReadLimits limits;
+  limits.ratio_grace_bytes = kExtractRatioGraceBytes;
+  std::error_code ec;
+  auto space = stdfs::space(staging, ec);
+  if (!ec && space.available < limits.max_uncompressed_bytes) {
+    limits.max_uncompressed_bytes = space.available;
+    limits.max_uncompressed_why = "the free space of " + staging.parent_path().string() +
+                                  ", where archives are unpacked; point TMPDIR at a larger file system";
   }
-  static la_ssize_t read(struct archive* a, void* self, const void** out) {
-    auto* in = static_cast<ArchiveInput*>(self);
-    auto n = in->pull(in->buf);
-    if (!n) {
-      in->error = n.error();
-      archive_set_error(a, EIO, "%s", n.error().message().c_str());
-      return -1;
-    }
-    if (*n == 0) in->eof = true;
-    *out = in->buf.data();
-    return static_cast<la_ssize_t>(*n);
-  }
-  // After the tar's end marker: the rest of the input, so the last gzip
-  // member's trailer is checked.
-  Result<void> drain() {
-    while (!eof) {
-      STRATA_TRY(std::size_t n, pull(buf));
-      if (n == 0) eof = true;
-    }
-    return {};
-  }
-};
+  return limits;
+}
 
 }  // namespace
 
 Result<void> ArchiveStore::extract() {
-  ArchiveInput input;
   STRATA_TRY(auto opened, with_context(fs::ReadableFile::open(file_), describe()));
-  input.fd = opened.release();
-  PullFn from_file = [fd = input.fd, path = file_](std::span<std::byte> buf) -> Result<std::size_t> {
+  std::shared_ptr<int> fd(new int(opened.release()), [](int* p) {
+    ::close(*p);
+    delete p;
+  });
+  TarReader::Pull from_file = [fd, path = file_](std::span<std::byte> buf) -> Result<std::size_t> {
     while (true) {
-      ssize_t n = ::read(fd, buf.data(), buf.size());
+      ssize_t n = ::read(*fd, buf.data(), buf.size());
       if (n >= 0) return static_cast<std::size_t>(n);
       if (errno != EINTR) return fail(fs::io_error("cannot read", path, errno));
     }
   };
-  input.pull = gunzip_if_gzip(std::move(from_file), "");
-  struct archive* a = archive_read_new();
-  archive_read_support_format_tar(a);
-  // Compressions libarchive decodes itself (no external programs); gzip is
-  // inflated before it (ArchiveInput).
-  archive_read_support_filter_xz(a);
-  archive_read_support_filter_lzma(a);
-  archive_read_support_filter_bzip2(a);
-  archive_read_support_filter_zstd(a);
-  auto cleanup = [&] { archive_read_free(a); };
-  auto input_error = [&](std::string fallback) {
-    return input.error ? input.error->message() : std::move(fallback);
-  };
-  if (archive_read_open(a, &input, nullptr, &ArchiveInput::read, nullptr) != ARCHIVE_OK) {
-    std::string msg = input_error(archive_error_string(a) ? archive_error_string(a) : "unknown error");
-    cleanup();
-    return fail(ErrorCode::kInvalidArgument, describe() + ": cannot read archive: " + msg);
-  }
-  std::map<std::string, std::string> symlinks;
-  struct archive_entry* e = nullptr;
-  std::vector<char> buf(1 << 20);
-  int rc;
-  while ((rc = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
-    std::string name = strip_dot_slash(archive_entry_pathname(e) ? archive_entry_pathname(e) : "");
-    if (name.empty() || name == ".") continue;
+  // TarReader refuses absolute and ".." names, links out of the archive,
+  // writing through a symlink, and decompression bombs; it inflates gzip
+  // with every member's trailer checked (gunzip.hpp).
+  STRATA_TRY(auto reader, TarReader::open(std::move(from_file), extract_limits(staging_), describe()));
+  std::map<std::string, std::string> symlinks;   // name → target, as written
+  std::map<std::string, std::string> hardlinks;  // name → an earlier member
+  while (true) {
+    STRATA_TRY(auto entry, reader->next());
+    if (!entry) break;
+    const std::string& name = entry->path;
+    if (name.empty()) continue;  // the root
     if (!safe_relative(name)) {
-      cleanup();
       return fail(ErrorCode::kInvalidArgument, describe() + ": refusing archive entry " + str::quote(name) +
                                                    " (absolute or escaping path)");
     }
-    auto type = archive_entry_filetype(e);
-    stdfs::path dest = staging_ / name;
-    if (type == AE_IFDIR) {
-      if (auto made = fs::make_dirs(dest); !made) {
-        cleanup();
-        return fail(staging_error(made.error()));
-      }
-      continue;
+    const stdfs::path dest = staging_ / name;
+    switch (entry->type) {
+      case TarEntryType::kDirectory:
+        if (auto made = fs::make_dirs(dest); !made) return fail(staging_error(made.error()));
+        continue;
+      case TarEntryType::kSymlink:
+        // Legacy docker save links duplicate layers; remember, resolve later.
+        symlinks[name] = entry->link_target;
+        continue;
+      case TarEntryType::kHardlink:
+        hardlinks[name] = entry->link_target;
+        continue;
+      case TarEntryType::kRegular:
+        break;
+      default:
+        return fail(ErrorCode::kInvalidArgument, describe() + ": refusing archive entry " + str::quote(name) +
+                                                     " (only files and directories belong in an image archive)");
     }
-    if (type == AE_IFLNK) {
-      // Legacy docker save links duplicate layers; remember, resolve later.
-      symlinks[name] = archive_entry_symlink(e) ? archive_entry_symlink(e) : "";
-      continue;
-    }
-    if (type != AE_IFREG) {
-      cleanup();
-      return fail(ErrorCode::kInvalidArgument, describe() + ": refusing archive entry " + str::quote(name) +
-                                                   " (only files and directories belong in an image archive)");
-    }
-    auto staging_failed = [&](const Error& err) {
-      cleanup();
-      return fail(staging_error(err));
-    };
-    if (auto made = fs::make_dirs(dest.parent_path()); !made) return staging_failed(made.error());
+    // Errors writing the staging directory are TMPDIR's (staging_error), not the archive's.
+    if (auto made = fs::make_dirs(dest.parent_path()); !made) return fail(staging_error(made.error()));
     auto created = fs::AtomicFile::create(dest);
-    if (!created) return staging_failed(created.error());
-    fs::AtomicFile& out = *created;
-    while (true) {
-      la_ssize_t n = archive_read_data(a, buf.data(), buf.size());
-      if (n < 0) {
-        std::string msg = input_error(archive_error_string(a) ? archive_error_string(a) : "read error");
-        cleanup();
-        return fail(ErrorCode::kInvalidArgument, describe() + ": truncated or corrupt archive at " + name + ": " + msg);
-      }
-      if (n == 0) break;
-      auto wrote = out.write(std::as_bytes(std::span(buf.data(), static_cast<std::size_t>(n))));
-      if (!wrote) return staging_failed(wrote.error());
+    if (!created) return fail(staging_error(created.error()));
+    ToFile sink(*created);
+    if (auto read = reader->read_data(sink); !read) {
+      return fail(sink.failed ? staging_error(*sink.failed) : named(read.error()));
     }
-    if (auto committed = out.commit(); !committed) return staging_failed(committed.error());
+    if (auto committed = created->commit(); !committed) return fail(staging_error(committed.error()));
   }
-  if (rc != ARCHIVE_EOF) {
-    std::string msg = input_error(archive_error_string(a) ? archive_error_string(a) : "read error");
-    cleanup();
-    return fail(ErrorCode::kInvalidArgument, describe() + ": corrupt archive: " + msg);
-  }
-  cleanup();
-  if (auto drained = input.drain(); !drained) {
-    return fail(ErrorCode::kInvalidArgument, describe() + ": corrupt archive: " + drained.error().message());
-  }
-  // Materialise symlinks whose targets stay inside the archive as copies.
-  for (const auto& [name, target] : symlinks) {
-    stdfs::path resolved = (stdfs::path(name).parent_path() / target).lexically_normal();
-    if (!safe_relative(resolved.string()) || !stdfs::is_regular_file(staging_ / resolved)) {
-      return fail(ErrorCode::kInvalidArgument, describe() + ": refusing symlink " + str::quote(name) + " -> " +
-                                                   str::quote(target) + " (leaves the archive or dangles)");
+  // Materialise links whose targets stay inside the archive as copies:
+  // symlinks first (a hardlink may name one), each checked against what
+  // was staged.
+  auto materialise = [&](const std::string& name, const stdfs::path& target, const std::string& shown,
+                         std::string_view kind) -> Result<void> {
+    if (!safe_relative(target.string()) || !stdfs::is_regular_file(staging_ / target)) {
+      return fail(ErrorCode::kInvalidArgument, describe() + ": refusing " + std::string(kind) + " " + str::quote(name) +
+                                                   " -> " + str::quote(shown) + " (leaves the archive or dangles)");
     }
     std::error_code ec;
     stdfs::create_directories((staging_ / name).parent_path(), ec);
-    stdfs::copy_file(staging_ / resolved, staging_ / name, stdfs::copy_options::overwrite_existing, ec);
+    stdfs::copy_file(staging_ / target, staging_ / name, stdfs::copy_options::overwrite_existing, ec);
     if (ec) return fail(ErrorCode::kIoError, describe() + ": cannot stage " + name + ": " + ec.message());
+    return {};
+  };
+  for (const auto& [name, target] : symlinks) {
+    STRATA_TRY_VOID(materialise(name, (stdfs::path(name).parent_path() / target).lexically_normal(), target, "symlink"));
   }
+  for (const auto& [name, target] : hardlinks) STRATA_TRY_VOID(materialise(name, target, target, "hardlink"));
   return {};
 }
 

@@ -8,7 +8,9 @@
 // every blob up to kMaxManifestBytes: manifests and most configs); larger
 // blobs are streamed from the archive file itself. A compressed archive, a
 // docker-archive, or one with links is extracted into the staging directory
-// (refusing entries that would escape it).
+// through TarReader, with its checks: entries that would escape it are
+// refused, and so is a decompression bomb (more than 1000:1 past 64 MiB, or
+// more than the staging file system's free space), before it fills TMPDIR.
 //
 // Writing stages into `.FILE.strata-staging` beside FILE, held by an
 // exclusive lock (`.FILE.strata-staging.lock`: a second writer of the same

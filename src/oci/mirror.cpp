@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "oci/mirror_journal.hpp"
+#include "oci/yaml_load.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
 
@@ -325,12 +326,7 @@ MirrorStatus MirrorOutcome::status() const {
 
 Result<MirrorConfig> parse_mirror_config(std::string_view text, const std::string& what,
                                          const std::filesystem::path& base_dir) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(std::string(text));
-  } catch (const YAML::Exception& ex) {
-    return fail(bad(what, std::string("not valid YAML: ") + ex.what()));
-  }
+  STRATA_TRY(YAML::Node root, load_yaml(text, what));
   if (!root.IsMap()) return fail(bad(what, "expected a mapping with `images` or `repositories`"));
   MirrorConfig config;
   STRATA_TRY_VOID(only_keys(root, what, {"parallel", "registries", "images", "repositories"}));

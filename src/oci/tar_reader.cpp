@@ -213,8 +213,9 @@ Result<void> TarReader::check_budget() {
   std::string where = current_.empty() ? std::string() : " (at entry " + str::quote(current_) + ")";
   if (u > limits_.max_uncompressed_bytes) {
     return fail(ErrorCode::kInvalidArgument,
-                what_ + ": more than " + str::human_bytes(limits_.max_uncompressed_bytes) +
-                    " uncompressed" + where + "; refusing a possible decompression bomb");
+                what_ + ": more than " + str::human_bytes(limits_.max_uncompressed_bytes) + " uncompressed" +
+                    (limits_.max_uncompressed_why.empty() ? "" : " (" + limits_.max_uncompressed_why + ")") +
+                    where + "; refusing a possible decompression bomb");
   }
   if (u > limits_.ratio_grace_bytes && c > 0 && u / c > limits_.max_ratio) {
     return fail(ErrorCode::kInvalidArgument, what_ + ": expands " + std::to_string(u / c) +

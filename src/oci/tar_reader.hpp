@@ -50,6 +50,10 @@ enum class DuplicatePaths {
 
 struct ReadLimits {
   std::uint64_t max_uncompressed_bytes = std::uint64_t{64} << 30;  // 64 GiB
+  // Why max_uncompressed_bytes is what it is, when a caller lowered it to
+  // something the user can change ("the free space of TMPDIR …"): said in
+  // the refusal.
+  std::string max_uncompressed_why;
   std::uint64_t max_ratio = 1000;                                   // uncompressed per compressed byte
   std::uint64_t ratio_grace_bytes = std::uint64_t{256} << 20;       // ratio checked past 256 MiB
   std::uint64_t max_entries = 4'000'000;

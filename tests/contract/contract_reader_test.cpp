@@ -8,6 +8,7 @@
 
 #include "contract/scan.hpp"
 #include "contract/serialize.hpp"
+#include "support/yaml_bombs.hpp"
 
 namespace strata::contract {
 namespace {
@@ -42,6 +43,25 @@ TEST(ContractReader, BadDocumentsNameTheFileAndField) {
   ASSERT_FALSE(t);
   EXPECT_EQ(t.error().message(), "c.yaml: .ecosystems must be a list");
   EXPECT_FALSE(parse_contract("[1, 2", "c.yaml"));
+}
+
+TEST(ContractReader, RefusesAliasesThatExpandWithoutEnd) {
+  // Five levels of ten aliases: a tree of 111 111 nodes from 400 bytes
+  // (nine levels: a billion).
+  auto laughs = parse_contract("schema_version: 1\n" + testing::billion_laughs(5, "notes"), "c.yaml");
+  ASSERT_FALSE(laughs) << "a billion-laughs contract was read";
+  EXPECT_EQ(laughs.error().message(),
+            "c.yaml: line 8: YAML aliases expand to more than 100000 nodes (a 'billion laughs' document); refusing it");
+}
+
+TEST(ContractReader, RefusesARecursiveAlias) {
+  // yaml-cpp makes `&n [*n]` a cycle, which reading the tree followed until
+  // the stack ran out.
+  auto cycle = parse_contract("schema_version: 1\nnotes: &n [*n]\n", "c.yaml");
+  ASSERT_FALSE(cycle);
+  EXPECT_EQ(cycle.error().message(),
+            "c.yaml: line 2: a YAML alias refers to a node that contains it (a recursive alias, which no reader can "
+            "expand); refusing it");
 }
 
 }  // namespace

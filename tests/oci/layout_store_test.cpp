@@ -517,7 +517,9 @@ TEST(ArchiveStore, RefusesEscapingMembers) {
   ASSERT_EQ(std::system(cmd.c_str()), 0);
   auto r = ArchiveStore::open(evil, ArchiveFormat::kOci, ArchiveMode::kRead);
   ASSERT_FALSE(r);
-  EXPECT_NE(r.error().message().find("escaping"), std::string::npos) << r.error().message();
+  // Refused by TarReader, which extraction reads through, naming the entry.
+  EXPECT_NE(r.error().message().find("\"../../escape\": '..' component (path traversal"), std::string::npos)
+      << r.error().message();
   EXPECT_FALSE(std::filesystem::exists(dir.path().parent_path() / "escape"));
 }
 

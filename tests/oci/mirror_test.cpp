@@ -20,6 +20,7 @@
 #include "support/registry_log.hpp"
 #include "support/registry_server.hpp"
 #include "support/temp_dir.hpp"
+#include "support/yaml_bombs.hpp"
 
 namespace strata::oci {
 namespace {
@@ -84,6 +85,21 @@ images:
     if (!r) {
       EXPECT_NE(r.error().message().find("m.yaml"), std::string::npos) << r.error().message();
     }
+  }
+}
+
+TEST(MirrorConfigTest, RefusesABillionLaughsNamingTheFile) {
+  // Images sharing one entry through aliases are jobs each; levels of
+  // aliases make a billion of them from 1 KiB.
+  std::string shared = "images:\n  - &i {source: docker://a.example/b, destination: oci:/x}\n";
+  for (int i = 0; i < 30000; ++i) shared += "  - *i\n";
+  for (const std::string& yaml : {shared, testing::billion_laughs(9, "images")}) {
+    auto r = parse_mirror_config(yaml, "m.yaml");
+    ASSERT_FALSE(r) << "read " << r->images.size() << " images";
+    EXPECT_TRUE(r.error().message().starts_with("m.yaml: line ")) << r.error().message();
+    EXPECT_NE(r.error().message().find(": YAML aliases expand to more than 100000 nodes (a 'billion laughs' document)"),
+              std::string::npos)
+        << r.error().message();
   }
 }
 

@@ -7,6 +7,7 @@
 
 #include "contract/scan.hpp"
 #include "contract/serialize.hpp"
+#include "oci/yaml_load.hpp"
 #include "util/fs.hpp"
 #include "util/sha.hpp"
 #include "util/strings.hpp"
@@ -154,10 +155,11 @@ Result<ContractInput> read_contract_file(const std::filesystem::path& file) {
     tree = ordered_json::parse(text, nullptr, false);
     if (tree.is_discarded()) return fail(ErrorCode::kInvalidArgument, name + ": not valid JSON");
   } else {
+    STRATA_TRY(YAML::Node doc, oci::load_yaml(text, name));
     try {
-      STRATA_TRY(tree, with_context(yaml_tree(YAML::Load(text), 0), name));
+      STRATA_TRY(tree, with_context(yaml_tree(doc, 0), name));
     } catch (const YAML::Exception& e) {
-      return fail(ErrorCode::kInvalidArgument, name + ": not valid YAML: " + e.what());
+      return fail(ErrorCode::kInvalidArgument, name + ": not a contract: " + e.what());
     }
   }
   STRATA_TRY(auto c, egress_part(tree, name));

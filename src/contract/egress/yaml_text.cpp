@@ -5,6 +5,7 @@
 
 #include "contract/egress/output_text.hpp"
 #include "contract/utf8.hpp"
+#include "oci/yaml_load.hpp"
 #include "util/strings.hpp"
 
 namespace strata::contract::egress {
@@ -31,13 +32,7 @@ std::string yaml_quote(std::string_view s) {
 
 std::string yaml_comment(std::string_view s, std::size_t max) { return one_line(s, max); }
 
-Result<YAML::Node> load_yaml(std::string_view text, const std::string& file) {
-  try {
-    return YAML::Load(std::string(text));
-  } catch (const YAML::Exception& e) {
-    return fail(ErrorCode::kInvalidArgument, file + ": not valid YAML: " + e.what());
-  }
-}
+Result<YAML::Node> load_yaml(std::string_view text, const std::string& file) { return oci::load_yaml(text, file); }
 
 std::string unknown_keys(const YAML::Node& map, std::initializer_list<std::string_view> known) {
   std::string out;

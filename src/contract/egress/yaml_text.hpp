@@ -22,7 +22,8 @@ std::string yaml_quote(std::string_view s);
 // reader, at most `max` bytes (output_text.hpp one_line).
 std::string yaml_comment(std::string_view s, std::size_t max = 160);
 
-// Parses `text` as one YAML document; `file` names it in errors.
+// Parses `text` as one YAML document through oci::load_yaml (aliases and
+// nesting bounded); `file` names it in errors.
 Result<YAML::Node> load_yaml(std::string_view text, const std::string& file);
 
 // The keys of a mapping that are not in `known`, as "\"a\", \"b\"" ("" when none).

@@ -9,6 +9,7 @@
 #include "layer/debian/relation.hpp"
 #include "layer/apt/release.hpp"
 #include "layer/debian/version.hpp"
+#include "oci/yaml_load.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
 
@@ -101,12 +102,7 @@ int64_t parse_rfc3339(std::string_view s, bool& ok) {
 }  // namespace
 
 Result<Lock> parse_lock(std::string_view text, std::string_view what) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(std::string(text));
-  } catch (const YAML::Exception& ex) {
-    return fail(ErrorCode::kInvalidArgument, std::string(what) + ": not valid YAML: " + ex.what());
-  }
+  STRATA_TRY(YAML::Node root, oci::load_yaml(text, what));
   auto bad = [&](const std::string& where, const std::string& why) {
     return fail(ErrorCode::kInvalidArgument, std::string(what) + ": " + where + ": " + why +
                                                  " (regenerate the lock with strata resolve --lock-out)");

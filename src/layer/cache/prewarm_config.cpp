@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <initializer_list>
 
+#include "oci/yaml_load.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
 
@@ -63,12 +64,7 @@ std::string relative(const std::filesystem::path& base, const std::string& p) {
 
 Result<PrewarmConfig> parse_prewarm_config(std::string_view yaml, const std::string& file,
                                            const std::filesystem::path& relative_to) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(std::string(yaml));
-  } catch (const YAML::Exception& ex) {
-    return fail(ErrorCode::kInvalidArgument, file + ": not valid YAML: " + ex.what());
-  }
+  STRATA_TRY(YAML::Node root, oci::load_yaml(yaml, file));
   STRATA_TRY_VOID(known_keys(root, {"cache", "platforms", "sources", "overlays", "repos"}, file));
   PrewarmConfig c;
   STRATA_TRY(c.cache, text(root, "cache", file, true));

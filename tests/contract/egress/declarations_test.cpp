@@ -10,6 +10,7 @@
 #include "contract/serialize.hpp"
 #include "egress_test_support.hpp"
 #include "support/temp_dir.hpp"
+#include "support/yaml_bombs.hpp"
 
 #include <algorithm>
 #include <fstream>
@@ -106,6 +107,38 @@ TEST(Declarations, EveryHostileDeclarationIsAWarningInTheScan) {
   ASSERT_EQ(c->egress_hosts.size(), 2u);
   EXPECT_EQ(c->egress_hosts[0].host, "mirror.example.com");
   EXPECT_EQ(c->egress_hosts[1].host, "reads.example.com");
+}
+
+TEST(Declarations, AProjectYamlWhoseAliasesExpandWithoutEndIsNotUsed) {
+  strata::testing::TempDir repo;
+  std::filesystem::create_directories(repo / ".mac");
+  // 1000 declarations sharing one 16 KiB reason: a 16 MiB contract from
+  // 60 KiB; levels of aliases make a billion nodes from 1 KiB.
+  std::string shared = strata::testing::long_anchor("why", 16 << 10) + "egress:\n";
+  for (int i = 0; i < 1000; ++i) shared += "  - {host: h" + std::to_string(i) + ".example.com, reason: *s}\n";
+  const std::string laughs = strata::testing::billion_laughs(9) + "egress: [api.github.com]\n";
+  for (const auto& [yaml, why] : std::vector<std::pair<std::string, std::string>>{
+           {shared, "YAML aliases expand to more than 8.0 MiB of text (a 'billion laughs' document); refusing it"},
+           {laughs, "YAML aliases expand to more than 100000 nodes (a 'billion laughs' document); refusing it"}}) {
+    std::ofstream(repo / ".mac/project.yaml", std::ios::trunc) << yaml;
+    auto c = scan_repository(repo.path());
+    ASSERT_TRUE(c.has_value()) << c.error().message();  // the scan goes on, without the file
+    for (const auto& h : c->egress_hosts) EXPECT_EQ(h.origin == EgressOrigin::kDeclared, false) << h.host;
+    bool warned = false;
+    for (const auto& w : c->warnings) warned |= w.file == ".mac/project.yaml" && w.message.find(why) != std::string::npos;
+    EXPECT_TRUE(warned) << "no warning on .mac/project.yaml saying: " << why;
+  }
+}
+
+TEST(ContractInput, AContractWhoseAliasesExpandWithoutEndIsRefused) {
+  strata::testing::TempDir dir;
+  // Five levels of ten: 111 111 nodes from 400 bytes (nine: a billion).
+  std::ofstream(dir / "c.yaml") << "schema_version: 1\n" << strata::testing::billion_laughs(5, "notes");
+  auto r = read_contract_file(dir / "c.yaml");
+  ASSERT_FALSE(r.has_value()) << "a billion-laughs contract was read";
+  EXPECT_EQ(r.error().message(), (dir / "c.yaml").string() +
+                                     ": line 8: YAML aliases expand to more than 100000 nodes (a 'billion laughs' "
+                                     "document); refusing it");
 }
 
 TEST(Declarations, RenderRefusesAHostileRepositoryListingEveryEntry) {

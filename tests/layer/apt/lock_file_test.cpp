@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "support/temp_dir.hpp"
+#include "support/yaml_bombs.hpp"
 
 namespace strata::layer {
 namespace {
@@ -83,6 +84,19 @@ TEST(LockFile, ValidationNamesTheProblem) {
     EXPECT_NE(r.error().message().find(c.message), std::string::npos) << r.error().message();
     EXPECT_EQ(r.error().message().rfind("lock.yaml: ", 0), 0u);
   }
+}
+
+// A lock travels in bundles: one whose aliases expand without end is
+// refused before any tree is walked (a key the reader does not know was
+// parsed, and kept, all the same).
+TEST(LockFile, RefusesABillionLaughsNamingTheFile) {
+  auto r = parse_lock(write_lock(sample()) + testing::billion_laughs(9), "lock.yaml");
+  ASSERT_FALSE(r.has_value()) << "a billion-laughs lock was read";
+  EXPECT_EQ(r.error().message().rfind("lock.yaml: line ", 0), 0u) << r.error().message();
+  EXPECT_NE(r.error().message().find(": YAML aliases expand to more than 100000 nodes (a 'billion laughs' document); "
+                                     "refusing it"),
+            std::string::npos)
+      << r.error().message();
 }
 
 TEST(LockFile, ReadFromAFileUpToOneBound) {

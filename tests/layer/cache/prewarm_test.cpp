@@ -10,6 +10,7 @@
 #include "layer/build/build_fixture.hpp"
 #include "layer/cache/prewarm_config.hpp"
 #include "oci/memory_store.hpp"
+#include "support/yaml_bombs.hpp"
 
 namespace strata::layer {
 namespace {
@@ -114,6 +115,24 @@ overlays:
     auto bad = parse_prewarm_config(yaml, "pw.yaml", "");
     ASSERT_FALSE(bad) << yaml;
     EXPECT_TRUE(bad.error().message().starts_with(message)) << bad.error().message();
+  }
+}
+
+TEST(PrewarmConfig, RefusesAliasesThatExpandWithoutEnd) {
+  // 600 overlays sharing one list of 200 packages: 120 000 package names
+  // from 7 KiB of YAML (the file may be 1 MiB; levels of aliases make it a
+  // billion).
+  std::string shared = "cache: x\noverlays:\n  - {base: b, packages: &p [";
+  for (int i = 0; i < 200; ++i) shared += (i ? ", p" : "p") + std::to_string(i);
+  shared += "]}\n";
+  for (int i = 1; i < 600; ++i) shared += "  - {base: b, packages: *p}\n";
+  for (const std::string& yaml : {shared, "cache: x\n" + testing::billion_laughs(9, "overlays")}) {
+    auto bad = parse_prewarm_config(yaml, "pw.yaml", "");
+    ASSERT_FALSE(bad) << "read " << bad->overlays.size() << " overlays";
+    const std::string& m = bad.error().message();
+    EXPECT_TRUE(m.starts_with("pw.yaml: line ")) << m;
+    EXPECT_TRUE(m.ends_with(": YAML aliases expand to more than 100000 nodes (a 'billion laughs' document); refusing it"))
+        << m;
   }
 }
 
