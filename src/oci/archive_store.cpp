@@ -426,10 +426,11 @@ Result<void> ArchiveStore::extract() {
       return fail(ErrorCode::kInvalidArgument, describe() + ": refusing " + std::string(kind) + " " + str::quote(name) +
                                                    " -> " + str::quote(shown) + " (leaves the archive or dangles)");
     }
+    // Errors writing the staging directory are TMPDIR's (staging_error).
+    if (auto made = fs::make_dirs((staging_ / name).parent_path()); !made) return fail(staging_error(made.error()));
     std::error_code ec;
-    stdfs::create_directories((staging_ / name).parent_path(), ec);
     stdfs::copy_file(staging_ / target, staging_ / name, stdfs::copy_options::overwrite_existing, ec);
-    if (ec) return fail(ErrorCode::kIoError, describe() + ": cannot stage " + name + ": " + ec.message());
+    if (ec) return fail(staging_error(fs::io_error("cannot copy " + (staging_ / target).string() + " to", staging_ / name, ec.value())));
     return {};
   };
   for (const auto& [name, target] : symlinks) {

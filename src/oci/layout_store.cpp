@@ -164,6 +164,13 @@ class LayoutBlobWriter final : public BlobWriter {
     STRATA_TRY_VOID(with_context(fs::sync_file(fd_, path_), what));
     auto final_path = store_.blob_path(desc_.digest);
     STRATA_TRY_VOID(with_context(fs::make_dirs(final_path.parent_path()), what));
+    // A file under the blob's name of another size is not the blob (damage,
+    // or a writer that was not strata): it goes, so the verified bytes take
+    // its place. No strata writer of this digest commits meanwhile: this
+    // one holds the ingest lock, and the others only link where nothing is.
+    if (auto present = store_.has_blob(desc_); present && !*present) {
+      STRATA_TRY_VOID(with_context(fs::remove_file(final_path), what));
+    }
     // The ingest name goes before the lock is released (close): a waiter
     // then finds it gone, never this file under it.
     auto published = with_context(fs::publish_file(path_, final_path), what);

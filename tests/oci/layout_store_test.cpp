@@ -308,6 +308,21 @@ TEST(LayoutStore, CorruptedBlobOnDiskIsDetectedOnRead) {
   EXPECT_NE(r.error().message().find("digest mismatch"), std::string::npos);
 }
 
+// A truncated file under a blob's name is not the blob (has_blob says so):
+// a copy of the blob replaces it, and the commit that never replaces a
+// committed blob does not keep the damage.
+TEST(LayoutStore, ABlobFileOfTheWrongSizeIsReplacedByTheVerifiedBlob) {
+  testing::TempDir dir;
+  auto s = std::move(*LayoutStore::open(dir / "l", LayoutMode::kCreate));
+  std::string bytes = testing::random_bytes(300000, 15);
+  auto d = descriptor_for(media::kOciLayerGzip, bytes);
+  std::filesystem::create_directories(s->blob_path(d.digest).parent_path());
+  std::ofstream(s->blob_path(d.digest), std::ios::binary) << bytes.substr(0, 1000);
+  EXPECT_FALSE(*s->has_blob(d));
+  ASSERT_TRUE(write_blob(*s, d, bytes));
+  EXPECT_EQ(*read_blob(*s, d, 1 << 20), bytes);
+}
+
 TEST(LayoutStore, WritesNoIndexJsonItCannotReadBack) {
   testing::TempDir dir;
   auto s = std::move(*LayoutStore::open(dir / "l", LayoutMode::kCreate));

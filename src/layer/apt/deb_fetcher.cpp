@@ -1,8 +1,11 @@
 #include "layer/apt/deb_fetcher.hpp"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 #include <thread>
@@ -132,15 +135,28 @@ Result<void> check_package_url(const Lock& lock, const LockPackage& p) {
   }
   auto parsed = oci::http::parse_url(url);
   if (!parsed) return refuse("not an http, https or file URL");
-  std::string host = parsed->host;
-  if (host.starts_with("[")) {
-    std::string lower = str::lower(host);
-    if (lower.starts_with("[fe8") || lower.starts_with("[fe9") || lower.starts_with("[fea") || lower.starts_with("[feb"))
-      return refuse("it is a link-local address (cloud instance metadata), never an apt archive");
-  } else if (host.starts_with("169.254.")) {
-    return refuse("it is a link-local address (cloud instance metadata), never an apt archive");
-  } else if (host == "metadata" || host == "metadata.google.internal" || host == "metadata.goog" ||
-             host.starts_with("instance-data")) {
+  std::string host = str::lower(parsed->host);
+  while (host.ends_with(".")) host.pop_back();  // "metadata.google.internal." is the same name
+  if (host.starts_with("[") && host.ends_with("]")) host = host.substr(1, host.size() - 2);
+  // An address in any spelling the resolver accepts (169.254.169.254,
+  // 2852039166, 0xa9fea9fe, ::ffff:169.254.169.254), as the C library reads it.
+  in_addr v4{};
+  in6_addr v6{};
+  bool link_local = false;
+  if (::inet_pton(AF_INET6, host.c_str(), &v6) == 1) {
+    const auto* b = v6.s6_addr;
+    bool mapped = std::all_of(b, b + 10, [](unsigned char c) { return c == 0; }) && b[10] == 0xff && b[11] == 0xff;
+    link_local = (b[0] == 0xfe && (b[1] & 0xc0) == 0x80) || (mapped && b[12] == 169 && b[13] == 254) ||
+                 // AWS's IPv6 instance metadata address, fd00:ec2::254.
+                 (b[0] == 0xfd && b[1] == 0x00 && b[2] == 0x0e && b[3] == 0xc2 && b[15] == 0x54 &&
+                  std::all_of(b + 4, b + 14, [](unsigned char c) { return c == 0; }) && b[14] == 0x02);
+  } else if (::inet_aton(host.c_str(), &v4) != 0) {
+    const std::uint32_t a = ntohl(v4.s_addr);
+    link_local = (a >> 16) == ((169u << 8) | 254u);
+  }
+  if (link_local) return refuse("it is a link-local or instance metadata address, never an apt archive");
+  if (host == "metadata" || host == "metadata.google.internal" || host == "metadata.goog" ||
+      host.starts_with("instance-data")) {
     return refuse("it names a cloud metadata service, never an apt archive");
   }
   return {};

@@ -192,6 +192,11 @@ class Reach {
       } else if (unreadable_.empty()) {
         unreadable_ = key + ": " + parsed.error().message();
       }
+    } else if (unreadable_.empty()) {
+      // An entry of a type strata does not read (Docker schema 1, an
+      // artifact type of another tool) may name blobs all the same.
+      unreadable_ = key + ": a " + (d.media_type.empty() ? std::string("manifest without a media type") : d.media_type) +
+                    " strata does not read";
     }
     return memo_.emplace(key, std::move(out)).first->second;
   }
@@ -373,7 +378,13 @@ Result<GcReport> gc_layout(oci::LayoutStore& layout, const GcOptions& o, const C
       for (const auto& e : now_entries)
         for (const auto& b : reach.of(e)) live.insert(b);
     }
+    // An entry written meanwhile that cannot be read: nothing is swept.
+    if (!reach.unreadable().empty()) {
+      report.kept_all = "an image gc cannot read (" + reach.unreadable() +
+                        "), so what it names is unknown; repair or untag it and gc again";
+    }
     for (const auto& [digest, file] : on_disk) {
+      if (!report.kept_all.empty()) break;
       if (live.contains(digest) || file.mtime > young) continue;
       report.blobs.push_back({digest, file.size});
       report.blob_bytes += file.size;
