@@ -93,7 +93,7 @@ TEST(MirrorConfigTest, RefusesABillionLaughsNamingTheFile) {
   // aliases make a billion of them from 1 KiB.
   std::string shared = "images:\n  - &i {source: docker://a.example/b, destination: oci:/x}\n";
   for (int i = 0; i < 30000; ++i) shared += "  - *i\n";
-  for (const std::string& yaml : {shared, testing::billion_laughs(9, "images")}) {
+  for (const std::string& yaml : {shared, strata::testing::billion_laughs(9, "images")}) {
     auto r = parse_mirror_config(yaml, "m.yaml");
     ASSERT_FALSE(r) << "read " << r->images.size() << " images";
     EXPECT_TRUE(r.error().message().starts_with("m.yaml: line ")) << r.error().message();

@@ -38,8 +38,8 @@ inline const std::vector<Fault>& standard_faults() {
        {Op::kOpen, Op::kWrite, Op::kSync, Op::kClose, Op::kTruncate, Op::kRename, Op::kRemove, Op::kLink,
         Op::kMakeDir, Op::kList},
        EIO},
-      {"EXDEV", {Op::kRename}, EXDEV},
-      {"EACCES", {Op::kRename}, EACCES},
+      {"EXDEV", {Op::kRename, Op::kLink}, EXDEV},
+      {"EACCES", {Op::kRename, Op::kLink}, EACCES},
   };
   return faults;
 }
