@@ -100,9 +100,9 @@ int main(int argc, char** argv) {
     int rc = app.exit(e);
     return rc == 0 ? kExitOk : kExitUsage;
   } catch (const Exit& e) {
-    // The one line of an error quotes inputs (tags, paths, registries'
-    // answers): terminal_safe, so it stays one line of plain text.
-    if (!e.message.empty()) std::cerr << "strata: " << strata::terminal_safe(e.message) << "\n";
+    // An error quotes inputs (tags, paths, registries' answers):
+    // terminal_safe, line by line (a few errors list entries, one a line).
+    if (!e.message.empty()) std::cerr << "strata: " << strata::terminal_safe_lines(e.message) << "\n";
     return e.code;
   } catch (const std::exception& e) {
     std::cerr << "strata: internal error: " << strata::terminal_safe(e.what()) << "\n";

@@ -90,15 +90,21 @@ void scan_project_yaml(ScanContext& ctx) {
   if (!ctx.fs().is_file(rel)) return;
   auto text = ctx.fs().read_text(rel);
   if (!text) return;
+  // A file that cannot be read declares nothing strata can know: rejected
+  // as a whole, so a render fails naming it rather than leaving out what it
+  // may declare (a policy without the hosts the repository asked for).
+  auto unusable = [&](const std::string& why) {
+    ctx.egress_rejected({rel, "(the whole file)", "not used: " + why + "; none of its declarations is granted"});
+  };
   auto loaded = oci::load_yaml(*text, "");
   if (!loaded) {
-    ctx.warn(rel, "not used: " + loaded.error().message());
+    unusable(loaded.error().message());
     return;
   }
   try {
     const YAML::Node doc = *loaded;
     if (!doc.IsMap()) {
-      ctx.warn(rel, "not a mapping; ignored");
+      unusable("not a mapping");
       return;
     }
     std::map<std::pair<std::string, int>, std::string> seen;  // host:port → the entry that declared it
@@ -142,7 +148,7 @@ void scan_project_yaml(ScanContext& ctx) {
         ctx.warn(rel, "toolchain.required_commands must be a list");
     }
   } catch (const YAML::Exception& e) {
-    ctx.warn(rel, std::string("malformed YAML, not used: ") + e.what());
+    unusable(std::string("malformed YAML: ") + e.what());
   }
 }
 

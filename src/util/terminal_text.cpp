@@ -74,4 +74,17 @@ std::string terminal_safe(std::string_view s) {
   return out;
 }
 
+std::string terminal_safe_lines(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t start = 0;;) {
+    const std::size_t nl = s.find('\n', start);
+    out += terminal_safe(s.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start));
+    if (nl == std::string_view::npos) break;
+    out += '\n';
+    start = nl + 1;
+  }
+  return out;
+}
+
 }  // namespace strata

@@ -28,4 +28,9 @@ namespace strata {
 // The result is valid UTF-8 with no control character in it.
 std::string terminal_safe(std::string_view s);
 
+// terminal_safe for text strata wrote as several lines (an error listing
+// each rejected entry): each line made safe, the line feeds between them
+// kept, so the listing reads as lines rather than as one line with \x0a.
+std::string terminal_safe_lines(std::string_view s);
+
 }  // namespace strata

@@ -36,3 +36,16 @@ TEST(TerminalSafe, OrdinaryTextIsUnchanged) {
 
 }  // namespace
 }  // namespace strata
+
+namespace strata {
+namespace {
+
+// An error listing entries keeps its lines; each line is made safe.
+TEST(TerminalSafe, LinesKeepTheirLineFeedsAndLoseEverythingElse) {
+  EXPECT_EQ(terminal_safe_lines("2 entries:\n  a\x1b[2J\n  b\r"), "2 entries:\n  a\\x1b[2J\n  b\\x0d");
+  EXPECT_EQ(terminal_safe_lines("one"), "one");
+  EXPECT_EQ(terminal_safe_lines("\n"), "\n");
+}
+
+}  // namespace
+}  // namespace strata

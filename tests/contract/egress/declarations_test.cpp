@@ -127,6 +127,11 @@ TEST(Declarations, AProjectYamlWhoseAliasesExpandWithoutEndIsNotUsed) {
     bool warned = false;
     for (const auto& w : c->warnings) warned |= w.file == ".mac/project.yaml" && w.message.find(why) != std::string::npos;
     EXPECT_TRUE(warned) << "no warning on .mac/project.yaml saying: " << why;
+    // What the file declares is unknown: rejected as a whole, so a render
+    // refuses naming it instead of a policy without the declared hosts.
+    ASSERT_EQ(c->egress_rejected.size(), 1u);
+    EXPECT_EQ(c->egress_rejected[0].entry, "(the whole file)");
+    EXPECT_NE(c->egress_rejected[0].message.find(why), std::string::npos) << c->egress_rejected[0].message;
   }
 }
 
