@@ -8,27 +8,11 @@
 
 #include "oci/archive_store.hpp"
 #include "support/gzip_bomb.hpp"
+#include "support/scoped_env_var.hpp"
 #include "support/temp_dir.hpp"
 
 namespace strata::oci {
 namespace {
-
-// Sets an environment variable for one scope.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const std::string& value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    ::setenv(name, value.c_str(), 1);
-  }
-  ~ScopedEnv() {
-    if (old_) ::setenv(name_, old_->c_str(), 1);
-    else ::unsetenv(name_);
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
 
 bool empty_dir(const std::filesystem::path& dir) { return std::filesystem::is_empty(dir); }
 
@@ -40,7 +24,7 @@ TEST(ArchiveExtract, RefusesAGzipBombAndLeavesNothingInTmpdir) {
   ASSERT_LT(std::filesystem::file_size(bomb), std::uint64_t{1} << 20);
   const auto tmp = dir / "tmp";
   std::filesystem::create_directories(tmp);
-  ScopedEnv env("TMPDIR", tmp.string());
+  testing::ScopedEnvVar env("TMPDIR", tmp.string());
   for (auto format : {ArchiveFormat::kOci, ArchiveFormat::kDocker}) {
     auto opened = ArchiveStore::open(bomb, format, ArchiveMode::kRead);
     ASSERT_FALSE(opened) << "a gzip bomb was unpacked and opened";
@@ -61,7 +45,7 @@ TEST(ArchiveExtract, AModestCompressedArchiveStillOpens) {
   testing::write_gzip_bomb(small, std::uint64_t{8} << 20);
   const auto tmp = dir / "tmp";
   std::filesystem::create_directories(tmp);
-  ScopedEnv env("TMPDIR", tmp.string());
+  testing::ScopedEnvVar env("TMPDIR", tmp.string());
   auto opened = ArchiveStore::open(small, ArchiveFormat::kOci, ArchiveMode::kRead);
   ASSERT_TRUE(opened) << opened.error().message();
   auto tags = (*opened)->list_tags();

@@ -11,6 +11,7 @@
 
 #include "support/fault_env.hpp"
 #include "support/fifo.hpp"
+#include "support/scoped_env_var.hpp"
 #include "support/temp_dir.hpp"
 
 namespace strata::fs {
@@ -121,41 +122,23 @@ TEST_F(FsTest, FileLockIsReentrantAcrossInstancesSequentially) {
   { auto b = FileLock::acquire(l); ASSERT_TRUE(b); }
 }
 
-// Sets (or unsets, for nullptr) an environment variable for one scope.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    if (value) ::setenv(name, value, 1);
-    else ::unsetenv(name);
-  }
-  ~ScopedEnv() {
-    if (old_) ::setenv(name_, old_->c_str(), 1);
-    else ::unsetenv(name_);
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
-
 TEST_F(FsTest, TempDirFollowsTmpdirAndNamesAWrongOne) {
-  ScopedEnv tmp("TMP", nullptr), temp("TEMP", nullptr), tempdir("TEMPDIR", nullptr);
+  testing::ScopedEnvVar tmp("TMP", nullptr), temp("TEMP", nullptr), tempdir("TEMPDIR", nullptr);
   {
-    ScopedEnv unset("TMPDIR", nullptr);
+    testing::ScopedEnvVar unset("TMPDIR", nullptr);
     EXPECT_EQ(*temp_dir(), "/tmp");
   }
   {
-    ScopedEnv here("TMPDIR", dir_.c_str());
+    testing::ScopedEnvVar here("TMPDIR", dir_.c_str());
     EXPECT_EQ(*temp_dir(), dir_);
   }
   {
-    ScopedEnv empty("TMPDIR", "");
+    testing::ScopedEnvVar empty("TMPDIR", "");
     EXPECT_EQ(*temp_dir(), "/tmp");  // empty is unset, as for sh
   }
   {
     auto missing = (dir_ / "nope").string();
-    ScopedEnv nope("TMPDIR", missing.c_str());
+    testing::ScopedEnvVar nope("TMPDIR", missing.c_str());
     auto r = temp_dir();
     ASSERT_FALSE(r);
     EXPECT_EQ(r.error().message(), "TMPDIR=" + missing +
@@ -164,8 +147,8 @@ TEST_F(FsTest, TempDirFollowsTmpdirAndNamesAWrongOne) {
   {
     ASSERT_TRUE(write_file_atomic(dir_ / "file", "x"));
     auto file = (dir_ / "file").string();
-    ScopedEnv unset("TMPDIR", nullptr);
-    ScopedEnv other("TMP", file.c_str());  // the next variable temp_directory_path reads
+    testing::ScopedEnvVar unset("TMPDIR", nullptr);
+    testing::ScopedEnvVar other("TMP", file.c_str());  // the next variable temp_directory_path reads
     auto r = temp_dir();
     ASSERT_FALSE(r);
     EXPECT_NE(r.error().message().find("TMP=" + file + ": not a directory"), std::string::npos) << r.error().message();

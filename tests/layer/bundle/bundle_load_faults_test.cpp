@@ -12,27 +12,11 @@
 #include "oci/archive_store.hpp"
 #include "support/fault_env.hpp"
 #include "support/random_image.hpp"
+#include "support/scoped_env_var.hpp"
 #include "support/temp_dir.hpp"
 
 namespace strata::layer {
 namespace {
-
-// Sets an environment variable for the lifetime of the object.
-class ScopedVar {
- public:
-  ScopedVar(const char* name, const std::string& value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    ::setenv(name, value.c_str(), 1);
-  }
-  ~ScopedVar() {
-    if (old_) ::setenv(name_, old_->c_str(), 1);
-    else ::unsetenv(name_);
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
 
 TEST(BundleLoadFaults, AFullTmpdirIsNamedWithTheNextStep) {
   testing::TempDir dir;
@@ -44,7 +28,7 @@ TEST(BundleLoadFaults, AFullTmpdirIsNamedWithTheNextStep) {
     ASSERT_TRUE((*archive)->close());
   }
   testing::TempDir tmp;
-  ScopedVar tmpdir("TMPDIR", tmp.path().string());
+  testing::ScopedEnvVar tmpdir("TMPDIR", tmp.path().string());
   const testing::Fault full{"ENOSPC", {fs::Op::kOpen, fs::Op::kWrite, fs::Op::kSync, fs::Op::kMakeDir,
                                        fs::Op::kRename, fs::Op::kLink, fs::Op::kTruncate}, ENOSPC};
   std::size_t in_tmpdir = 0;
