@@ -36,4 +36,20 @@ struct AppendedImage {
 // Writes the config blob, then the manifest (tagged `tag` when given).
 Result<AppendedImage> append_layer(Store& dest, LayerOnTop image, std::optional<std::string_view> tag);
 
+// Several layers at once (a toolchain layer per runtime over an overlay):
+// one config and one manifest, a history entry per layer.
+struct NewLayer {
+  Descriptor layer;
+  Digest diff_id;
+  std::string created_by;
+};
+struct LayersOnTop {
+  nlohmann::ordered_json config;
+  std::vector<Descriptor> lower_layers;
+  std::vector<NewLayer> layers;
+  std::optional<std::int64_t> created;
+  std::map<std::string, std::string> annotations;
+};
+Result<AppendedImage> append_layers(Store& dest, LayersOnTop image, std::optional<std::string_view> tag);
+
 }  // namespace strata::oci
