@@ -21,15 +21,16 @@ declare -A allowed=(
   [layer/scratch]="util oci layer/debian layer/apt layer/deb layer/effects layer/overlay"
   [layer/import]="util oci"
   [layer/bundle]="util oci layer/debian layer/apt"
+  [layer/toolchain]="util oci layer/debian layer/apt"
   [layer/build]="util oci layer/debian layer/apt layer/deb layer/effects layer/overlay layer/scratch"
-  [layer/cache]="util oci layer/debian layer/apt layer/deb layer/effects layer/overlay layer/scratch layer/build"
+  [layer/cache]="util oci layer/debian layer/apt layer/deb layer/effects layer/overlay layer/scratch layer/build layer/toolchain"
   [contract]="util oci"
   [contract/egress]="util oci contract"
   [contract/image]="util oci layer/debian"
-  [contract/route]="util oci layer/debian layer/apt layer/build contract contract/egress contract/image"
+  [contract/route]="util oci layer/debian layer/apt layer/build layer/toolchain contract contract/egress contract/image"
   [contract/preflight]="util oci layer/debian contract contract/egress contract/image contract/route"
-  [contract/provision]="util oci layer/debian layer/apt layer/deb layer/effects layer/overlay layer/scratch layer/build layer/cache contract contract/egress contract/image contract/route contract/preflight"
-  [cli]="util oci layer/debian layer/apt layer/deb layer/effects layer/overlay layer/scratch layer/import layer/bundle layer/build layer/cache contract contract/egress contract/image contract/route contract/preflight contract/provision"
+  [contract/provision]="util oci layer/debian layer/apt layer/deb layer/effects layer/overlay layer/scratch layer/build layer/cache layer/toolchain contract contract/egress contract/image contract/route contract/preflight"
+  [cli]="util oci layer/debian layer/apt layer/deb layer/effects layer/overlay layer/scratch layer/import layer/bundle layer/build layer/cache layer/toolchain contract contract/egress contract/image contract/route contract/preflight contract/provision"
 )
 
 room_of() {  # src-relative path → room

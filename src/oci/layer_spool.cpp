@@ -121,12 +121,11 @@ Result<void> LayerSpool::add_archive(TarReader& reader, const EntryMap& map, std
     if (!next) break;
     TarEntry& e = *next;
     const std::string original = e.path;
-    STRATA_TRY(std::optional<std::string> to, map(e));
-    if (!to) continue;
-    if (to->empty() || !is_canonical_entry_path(*to)) {
-      return fail(refuse(what, original, "maps to " + str::quote(*to) + ", which is not a path inside the layer"));
+    STRATA_TRY(bool keep, map(e));
+    if (!keep) continue;
+    if (e.path.empty() || !is_canonical_entry_path(e.path)) {
+      return fail(refuse(what, original, "maps to " + str::quote(e.path) + ", which is not a path inside the layer"));
     }
-    e.path = *to;
     mapped[original] = e.path;
     Item item;
     if (e.type == TarEntryType::kHardlink) {
@@ -197,8 +196,11 @@ void LayerSpool::clamp_mtimes(std::int64_t epoch) {
   for (auto& [p, item] : items_) item.entry.mtime = std::min(item.entry.mtime, epoch);
 }
 
-void LayerSpool::strip_xattr(const std::string& name) {
-  for (auto& [p, item] : items_) item.entry.xattrs.erase(name);
+Result<void> LayerSpool::set_mode(const std::string& path, std::uint32_t mode) {
+  auto it = items_.find(path);
+  if (it == items_.end()) return fail(ErrorCode::kNotFound, "layer: no entry " + str::quote(path));
+  it->second.entry.mode = mode;
+  return {};
 }
 
 bool LayerSpool::contains(const std::string& path) const { return items_.contains(path); }

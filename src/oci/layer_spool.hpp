@@ -57,11 +57,12 @@ struct SpooledLayer {
 
 class LayerSpool {
  public:
-  // What becomes of one archive entry: its new path, nullopt to leave it
-  // out, or an error that refuses the archive. The map sees each entry as
-  // TarReader gave it (hardlink targets in the archive's names); targets of
-  // hardlinks are mapped through the same function.
-  using EntryMap = std::function<Result<std::optional<std::string>>(const TarEntry&)>;
+  // What becomes of one archive entry: the map may rename it (entry.path,
+  // canonical, inside the layer) and change its metadata, return false to
+  // leave it out, or an error that refuses the archive. It sees each entry as
+  // TarReader gave it; a hardlink's target (an archive name) is re-pointed by
+  // the spool to wherever the map sent that file.
+  using EntryMap = std::function<Result<bool>(TarEntry& entry)>;
 
   static Result<LayerSpool> create(const std::filesystem::path& temp_dir);
   LayerSpool(LayerSpool&&) noexcept;
@@ -77,9 +78,9 @@ class LayerSpool {
   Result<void> complete_parents(std::int64_t mtime, std::string_view what);
   // Clamps every mtime to at most `epoch`.
   void clamp_mtimes(std::int64_t epoch);
-  // Drops an extended attribute from every entry.
-  void strip_xattr(const std::string& name);
   bool contains(const std::string& path) const;
+  // Sets the permission bits of an entry already added.
+  Result<void> set_mode(const std::string& path, std::uint32_t mode);
   // Paths in write order with their entries (for callers that look, e.g. at bin/).
   std::map<std::string, const TarEntry*> entries() const;
 

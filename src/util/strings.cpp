@@ -165,4 +165,32 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
+std::optional<std::string> base64_decode(std::string_view s) {
+  std::string out;
+  out.reserve(s.size() * 3 / 4);
+  unsigned acc = 0;
+  int bits = 0;
+  std::size_t pad = 0;
+  for (char c : s) {
+    int v = c >= 'A' && c <= 'Z'   ? c - 'A'
+            : c >= 'a' && c <= 'z' ? c - 'a' + 26
+            : c >= '0' && c <= '9' ? c - '0' + 52
+            : c == '+'             ? 62
+            : c == '/'             ? 63
+                                   : -1;
+    if (c == '=') {
+      if (++pad > 2) return std::nullopt;
+      continue;
+    }
+    if (v < 0 || pad > 0) return std::nullopt;
+    acc = (acc << 6) | static_cast<unsigned>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out.push_back(static_cast<char>((acc >> bits) & 0xff));
+    }
+  }
+  return out;
+}
+
 }  // namespace strata::str

@@ -18,6 +18,8 @@ std::string join(const std::vector<std::string>& parts, std::string_view sep);
 // Parses a non-negative decimal integer that fits in uint64, rejecting signs,
 // spaces and trailing junk.
 std::optional<std::uint64_t> parse_u64(std::string_view s);
+// Standard base64 (RFC 4648 §4, padding optional); nullopt on any other character.
+std::optional<std::string> base64_decode(std::string_view s);
 // Human-readable byte count: "12.3 MiB".
 std::string human_bytes(std::uint64_t n);
 // Parses "512M", "2GiB", "1024" into bytes.

@@ -232,4 +232,16 @@ Result<VerifiedText> verify_detached(std::string_view release, std::string_view 
   return interpret(r, keys, what, std::string(release));
 }
 
+Result<VerifiedText> verify_detached_file(const stdfs::path& data, std::string_view signature, const TrustedKeys& keys,
+                                          std::string_view what) {
+  STRATA_TRY(TempDir dir, TempDir::create());
+  STRATA_TRY(auto args, keyring_args(dir, keys, what));
+  stdfs::path sig = dir.path() / "signature";
+  STRATA_TRY_VOID(fs::write_file_atomic(sig, signature, 0600));
+  args.push_back(sig.string());
+  args.push_back(data.string());
+  STRATA_TRY(GpgvResult r, run_gpgv(dir, args));
+  return interpret(r, keys, what, std::string());
+}
+
 }  // namespace strata::layer

@@ -35,6 +35,12 @@ Result<VerifiedText> verify_clearsigned(std::string_view inrelease, const Truste
 Result<VerifiedText> verify_detached(std::string_view release, std::string_view signature, const TrustedKeys& keys,
                                      std::string_view what);
 
+// Verifies a file on disk (a release archive of any size) against its
+// detached signature; the file is handed to gpgv by path, never read into
+// memory. VerifiedText::content stays empty.
+Result<VerifiedText> verify_detached_file(const std::filesystem::path& data, std::string_view signature,
+                                          const TrustedKeys& keys, std::string_view what);
+
 // Decodes an ASCII-armored OpenPGP block to binary packets.
 Result<std::string> dearmor(std::string_view armored, std::string_view what);
 

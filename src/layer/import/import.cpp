@@ -17,8 +17,8 @@ using oci::TarEntryType;
 
 // The rules of a root filesystem tarball, as an entry map: the root's own
 // entry dropped, whiteouts refused, host SELinux labels dropped.
-Result<std::optional<std::string>> rootfs_entry(const oci::TarEntry& e, const std::filesystem::path& tarball) {
-  if (e.path.empty()) return std::optional<std::string>();  // the root directory's own entry
+Result<bool> rootfs_entry(oci::TarEntry& e, const std::filesystem::path& tarball) {
+  if (e.path.empty()) return false;  // the root directory's own entry
   for (std::string_view p = e.path; !p.empty(); p = oci::parent_path(p)) {
     if (oci::base_name(p).starts_with(oci::kWhiteoutPrefix)) {
       return fail(ErrorCode::kInvalidArgument,
@@ -26,7 +26,8 @@ Result<std::optional<std::string>> rootfs_entry(const oci::TarEntry& e, const st
                       ": whiteout names (.wh.*) have no meaning in a root filesystem tarball");
     }
   }
-  return std::optional<std::string>(e.path);
+  e.xattrs.erase("security.selinux");  // host labelling, not image content
+  return true;
 }
 
 }  // namespace
@@ -57,9 +58,8 @@ Result<ImportResult> import_rootfs(const std::filesystem::path& tarball, const I
 
   STRATA_TRY(auto reader, oci::TarReader::open_file(tarball, o.limits));
   STRATA_TRY(oci::LayerSpool spool, oci::LayerSpool::create(o.temp_dir));
-  auto map = [&](const oci::TarEntry& e) { return rootfs_entry(e, tarball); };
+  auto map = [&](oci::TarEntry& e) { return rootfs_entry(e, tarball); };
   STRATA_TRY_VOID(spool.add_archive(*reader, map, tarball.string()));
-  spool.strip_xattr("security.selinux");  // host labelling, not image content
   if (o.epoch) spool.clamp_mtimes(*o.epoch);
   STRATA_TRY_VOID(spool.complete_parents(o.epoch.value_or(0), tarball.string()));
   auto spooled = spool.write(o.compression, o.temp_dir);
