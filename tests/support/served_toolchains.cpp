@@ -95,7 +95,8 @@ ServedToolchains::ServedToolchains(std::filesystem::path dir) : dir_(std::filesy
   ssize_t n = ::read(fds[0], buf, sizeof buf - 1);
   // The read end stays open for the server's lifetime: closing it would make
   // any later write by the server fail with EPIPE.
-  if (n <= 5 || std::sscanf(buf, "PORT %d", &port_) != 1) fail("toolchain dist server did not start (python3 missing?)");
+  if (n <= 5 || std::sscanf(buf, "PORT %d", &port_) != 1)
+    fail("toolchain dist server did not start (python3 missing?)");
 }
 
 std::string ServedToolchains::url(const std::string& path) const {

@@ -102,10 +102,8 @@ TEST(ServedToolchains, NodeArchivesMatchTheirShasumsExceptInTheBadsumVariant) {
 
 TEST(ServedToolchains, NodeStandInsRunAndHostileArchivesKeepTheirNames) {
   TempDir t;
-  ASSERT_EQ(shell("curl -sS --fail " + served().url("node/v20.18.0/node-v20.18.0-linux-x64.tar.xz") + " | tar -xJf - -C " +
-                  t.path().string())
-                .status,
-            0);
+  std::string archive = served().url("node/v20.18.0/node-v20.18.0-linux-x64.tar.xz");
+  ASSERT_EQ(shell("curl -sS --fail " + archive + " | tar -xJf - -C " + t.path().string()).status, 0);
   auto bin = t / "node-v20.18.0-linux-x64/bin";
   EXPECT_EQ(shell(bin.string() + "/node --version").out, "v20.18.0\n");
   EXPECT_EQ(shell(bin.string() + "/node -p process.versions.node").out, "20.18.0\n");
@@ -132,7 +130,8 @@ TEST(ServedToolchains, NpmPackumentsNameTheServerAndTheirIntegrityMatches) {
   auto npm = nlohmann::json::parse(get(served().url("npm/npm")));
   EXPECT_EQ(npm["versions"]["11.0.0"]["engines"]["node"], "^20.17.0 || >=22.9.0");
   EXPECT_TRUE(npm["versions"].contains("11.1.0-pre.0"));
-  std::string modes = shell("curl -sS --fail " + served().url("npm/npm/-/npm-10.8.2.tgz") + " | tar -tvzf - package/bin").out;
+  std::string modes =
+      shell("curl -sS --fail " + served().url("npm/npm/-/npm-10.8.2.tgz") + " | tar -tvzf - package/bin").out;
   EXPECT_EQ(modes.find("-rwx"), std::string::npos) << modes;
 }
 
@@ -166,8 +165,8 @@ TEST(ServedToolchains, PythonAssetsAreFoundByAPlusOrItsPercentEncoding) {
   std::string want = listed(sums, name);
   ASSERT_EQ(want.size(), 64u);
   EXPECT_EQ(sha256_of(served().url("python/20241016/" + name)), want);
-  EXPECT_EQ(sha256_of(served().url("python/20241016/cpython-3.10.15%2B20241016-x86_64-unknown-linux-gnu-install_only.tar.gz")),
-            want);
+  std::string encoded = "cpython-3.10.15%2B20241016-x86_64-unknown-linux-gnu-install_only.tar.gz";
+  EXPECT_EQ(sha256_of(served().url("python/20241016/" + encoded)), want);
 }
 
 TEST(ServedToolchains, TruncateAnnouncesMoreThanItSendsAndStatusAnswersItsCode) {
