@@ -1,8 +1,10 @@
 // The whole decision in one call: scan (or take) the contract, route it
 // against the base, find or build the overlay through the build pipeline
 // (layer::build; the cache key decides hit or miss), and pre-flight the
-// image that comes back — the contract routed again against it. When the
-// plan needs no Debian packages the base itself is the result. A second
+// image that comes back — the contract routed again against it. A runtime
+// routed to a task toolchain is stacked on the result as a toolchain layer
+// (toolchain_stack.hpp) unless the request disables it. When the plan needs
+// no Debian packages and no toolchain the base itself is the result. A second
 // call with nothing changed is a cache hit: the facts of the base and of the
 // overlay come from the FactsCache by manifest digest, and the overlay from
 // its key's tag in the destination.
@@ -14,6 +16,7 @@
 
 #include "contract/image/facts_cache.hpp"
 #include "contract/preflight/preflight.hpp"
+#include "contract/provision/toolchain_stack.hpp"
 #include "contract/route/plan_request.hpp"
 #include "layer/build/build.hpp"
 
@@ -27,6 +30,9 @@ struct ProvisionRequest {
   std::function<Result<oci::Store*>()> open_dest{};
   std::optional<std::string> dest_tag{};   // a tag to give the overlay besides its key's
   std::string provision_hint;              // the command pre-flight names as the fix
+  // Task-toolchain rows become toolchain layers on the result (sources,
+  // extra keys, offline); disabled: today's task-time install.
+  ToolchainOptions toolchains{};
 };
 
 struct ProvisionContext {
@@ -42,6 +48,7 @@ struct ProvisionContext {
 struct ProvisionResult {
   route::PlannedRepo planned;           // the contract routed against the base
   std::optional<layer::BuildResult> build;  // none: the base itself is the result
+  std::vector<layer::toolchain::ToolchainLayer> toolchains;  // stacked on the base or the overlay
   std::string digest;                   // the image manifest to run
   bool cached = false;                  // the overlay was found by its key (always true for the base)
   route::Plan image_plan;               // the contract routed against the result
