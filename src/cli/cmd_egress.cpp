@@ -1,13 +1,17 @@
 // strata egress render (--repo DIR | --contract FILE) --format openshell|cilium|squid|json
 //   [--include declared|inferred|all] [--tls connect|bump] [--selector KEY=VALUE]… [--name NAME]
-//   [--output FILE]
+//   [--output FILE] [--base REF [--sources FILE]… [--platform P] [--toolchain-source TOOL=npm|URL]…
+//   [--no-toolchain-layer]]: with a base, the hosts the plan adds too (contract::route::render_plan_egress).
 #include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/decision_options.hpp"
 #include "contract/egress/render.hpp"
+#include "contract/route/plan_egress.hpp"
+#include "util/clock.hpp"
 #include "util/fs.hpp"
 
 namespace strata::cli {
@@ -16,9 +20,10 @@ namespace {
 struct EgressRenderArgs {
   std::string repo, contract, format, include = "all", tls = "connect", name, output;
   std::vector<std::string> selectors;
+  DecisionFlags plan;  // --base and the plan's options: the plan's hosts join the policy
 };
 
-void run_render(const GlobalOptions& g, const EgressRenderArgs& a) {
+void run_render(const GlobalOptions& g, const EgressRenderArgs& a, oci::http::Transport& http) {
   namespace eg = contract::egress;
   if (a.repo.empty() == a.contract.empty())
     throw Exit{kExitUsage, "egress render: give exactly one of --repo DIR and --contract FILE (see `strata egress render --help`)"};
@@ -39,7 +44,22 @@ void run_render(const GlobalOptions& g, const EgressRenderArgs& a) {
     if (!kv) throw Exit{kExitUsage, kv.error().message()};
     r.cilium.selector.push_back(*kv);
   }
-  auto out = check(eg::render_egress(r));
+  eg::Rendered out;
+  if (a.plan.image.empty()) {
+    out = check(eg::render_egress(r));
+  } else {
+    // The plan's request as `strata plan --base` builds it; the contract is
+    // the render's (--repo or --contract).
+    DecisionFlags f = a.plan;
+    f.repo.clear();
+    f.contract.clear();
+    oci::OpenedStore base;
+    auto request = plan_request(g, f, base);
+    auto facts = facts_cache(g);
+    contract::route::PlanContext ctx{.http = http, .clock = system_clock(), .home = g.open_options().home,
+                                     .facts = &facts};
+    out = check(contract::route::render_plan_egress(r, std::move(request), ctx));
+  }
   if (!a.output.empty()) {
     check(fs::write_file_atomic(a.output, out.text));
     auto back = check(fs::read_file(a.output, out.text.size() + 1));
@@ -73,7 +93,7 @@ void run_render(const GlobalOptions& g, const EgressRenderArgs& a) {
 
 }  // namespace
 
-void register_egress(CLI::App& app, GlobalOptions& g) {
+void register_egress(CLI::App& app, GlobalOptions& g, std::shared_ptr<oci::http::Transport> http) {
   auto* egress = add_command(app, "egress", "The repository's read-only egress policy", "");
   egress->require_subcommand(1);
   auto a = std::make_shared<EgressRenderArgs>();
@@ -86,7 +106,8 @@ void register_egress(CLI::App& app, GlobalOptions& g) {
       "the file and the entry.",
       "  strata egress render --repo . --format openshell\n"
       "  strata egress render --contract contract.yaml --format cilium --selector role=sandbox\n"
-      "  strata egress render --repo . --format squid --tls connect --include declared -o egress.conf\n");
+      "  strata egress render --repo . --format squid --tls connect --include declared -o egress.conf\n"
+      "  strata egress render --repo . --format json --base docker://debian:bookworm --toolchain-source node=npm\n");
   render->add_option("--repo", a->repo, "Repository to scan")->check(CLI::ExistingDirectory);
   render->add_option("--contract", a->contract, "Contract file from `strata contract scan` (YAML or JSON)")
       ->check(CLI::ExistingFile);
@@ -98,7 +119,17 @@ void register_egress(CLI::App& app, GlobalOptions& g) {
   render->add_option("--selector", a->selectors, "cilium: endpointSelector label KEY=VALUE (repeatable)");
   render->add_option("--name", a->name, "cilium: metadata.name (default strata-egress-<repo directory>)");
   render->add_option("-o,--output", a->output, "Write the policy to FILE (atomically) instead of standard output");
-  render->callback([&g, a] { run_render(g, *a); });
+  render->add_option("--base", a->plan.image,
+                     "Also grant every host the plan against this base needs (each task toolchain's source, e.g. "
+                     "nodejs.org), so `strata preflight --egress-policy` of the policy against it passes");
+  add_archive_options(render, a->plan);
+  add_toolchain_options(render, a->plan);
+  render->callback([&g, a, http] {
+    if (a->plan.image.empty() && (!a->plan.sources.empty() || !a->plan.platform.empty() ||
+                                  !a->plan.toolchain_sources.empty() || a->plan.no_toolchain_layer))
+      throw Exit{kExitUsage, "egress render: --sources, --platform and the toolchain options need --base REF"};
+    run_render(g, *a, *http);
+  });
 }
 
 }  // namespace strata::cli

@@ -48,6 +48,7 @@ void register_plan(CLI::App& app, GlobalOptions& g, std::shared_ptr<oci::http::T
   cmd->add_option("DIR", f->repo, "Repository directory")->required()->check(CLI::ExistingDirectory);
   cmd->add_option("--base", f->image, "Base image the plan routes against")->required();
   add_archive_options(cmd, *f);
+  add_toolchain_options(cmd, *f);
   cmd->callback([&g, f, http] { run_plan(g, *f, *http); });
 }
 

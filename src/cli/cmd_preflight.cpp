@@ -23,6 +23,7 @@ std::string provision_hint(const DecisionFlags& f, const std::string& root) {
   std::string hint = "strata provision " + (f.repo.empty() ? (root.empty() ? std::string("DIR") : root) : f.repo) +
                      " --base " + f.image;
   for (const auto& s : f.sources) hint += " --sources " + s;
+  for (const auto& s : f.toolchain_sources) hint += " --toolchain-source " + s;
   return hint;
 }
 
@@ -68,8 +69,9 @@ void register_preflight(CLI::App& app, GlobalOptions& g, std::shared_ptr<oci::ht
       "message listing every gap and the fix",
       "  strata preflight --image local:dev:1 --repo .\n"
       "  strata preflight --image oci:/srv/img:dev --contract contract.yaml --sources bookworm.sources --json\n\n"
-      "Requirements the plan routes to task-toolchain or project-bootstrap are provided at task time, not gaps;\n"
-      "a runtime in the image below its floor is (a stale image shadows the task toolchain on PATH).\n");
+      "Requirements the plan routes to project-bootstrap are provided at task time, not gaps; a task toolchain\n"
+      "is a gap `strata provision` fixes (it installs it as a layer), unless --no-toolchain-layer says the task\n"
+      "installs its own runtimes. A runtime in the image below its floor is a gap (it shadows the toolchain on PATH).\n");
   cmd->add_option("--image", a->f.image, "Image to check")->required();
   cmd->add_option("--repo", a->f.repo, "Repository whose contract to check")->check(CLI::ExistingDirectory);
   cmd->add_option("--contract", a->f.contract, "Contract file (`strata contract scan` output, YAML or JSON)")
@@ -79,6 +81,7 @@ void register_preflight(CLI::App& app, GlobalOptions& g, std::shared_ptr<oci::ht
                   "client reach every needed host")
       ->check(CLI::ExistingFile);
   add_archive_options(cmd, a->f);
+  add_toolchain_options(cmd, a->f);
   cmd->callback([&g, a, http] { run_preflight(g, *a, *http); });
 }
 

@@ -88,6 +88,7 @@ void register_provision(CLI::App& app, GlobalOptions& g, std::shared_ptr<oci::ht
   cmd->add_option("--dest", a->dest, std::string("Where the overlay is looked up and written (default ") +
                                          kDefaultDest + ")");
   add_archive_options(cmd, a->f);
+  add_toolchain_options(cmd, a->f);
   cmd->callback([&g, a, http] { run_provision(g, *a, *http); });
 }
 

@@ -15,7 +15,7 @@ void register_copy(CLI::App& app, GlobalOptions& g);
 void register_tags(CLI::App& app, GlobalOptions& g);
 void register_import(CLI::App& app, GlobalOptions& g);
 void register_contract(CLI::App& app, GlobalOptions& g);
-void register_egress(CLI::App& app, GlobalOptions& g);
+void register_egress(CLI::App& app, GlobalOptions& g, std::shared_ptr<oci::http::Transport> http);
 void register_mirror(CLI::App& app, GlobalOptions& g);
 void register_key(CLI::App& app, GlobalOptions& g);
 

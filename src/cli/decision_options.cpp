@@ -1,6 +1,7 @@
 #include "cli/decision_options.hpp"
 
 #include "contract/contract_reader.hpp"
+#include "contract/route/tools.hpp"
 
 namespace strata::cli {
 
@@ -11,6 +12,32 @@ void add_archive_options(CLI::App* cmd, DecisionFlags& f) {
   cmd->add_flag("--allow-unsigned-archive", f.allow_unsigned, "Accept sources marked Trusted: yes (unverified)");
   add_index_max_age(cmd, f.index_max_age);
 }
+
+void add_toolchain_options(CLI::App* cmd, DecisionFlags& f) {
+  cmd->add_option("--toolchain-source", f.toolchain_sources,
+                  "Where a task toolchain is downloaded from, TOOL=URL (a mirror with the official layout) or, for "
+                  "node, node=npm or node=npm:REGISTRY (the npm registry's node-linux-<arch> packages); repeatable")
+      ->type_name("TOOL=npm|URL");
+  cmd->add_option("--toolchain-keyring", f.toolchain_keyrings,
+                  "TOOL=FILE: extra OpenPGP keys trusted for that tool's release signatures; repeatable")
+      ->type_name("TOOL=FILE");
+  cmd->add_flag("--no-toolchain-layer", f.no_toolchain_layer,
+                "The task installs its own runtimes: task-toolchain rows are provided at task time, not a layer of "
+                "the image");
+}
+
+namespace {
+
+// "node=npm" → {"node", "npm"}; the option's name and value in the error.
+std::pair<std::string, std::string> tool_value(const std::string& option, const std::string& text,
+                                               const std::string& expected) {
+  auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
+    throw Exit{kExitUsage, option + " " + text + ": expected " + expected};
+  return {text.substr(0, eq), text.substr(eq + 1)};
+}
+
+}  // namespace
 
 contract::route::PlanRequest plan_request(const GlobalOptions& g, const DecisionFlags& f, oci::OpenedStore& image) {
   contract::route::PlanRequest r;
@@ -27,6 +54,16 @@ contract::route::PlanRequest plan_request(const GlobalOptions& g, const Decision
   r.sources = f.sources;
   r.allow_unsigned = f.allow_unsigned;
   r.index_max_age = index_max_age(f.index_max_age);
+  for (const auto& t : f.toolchain_sources) {
+    auto [tool, value] = tool_value("--toolchain-source", t, "TOOL=npm|URL");
+    if (auto s = contract::route::toolchain_source(tool, value); !s)
+      throw Exit{kExitUsage, "--toolchain-source " + t + ": " + s.error().message()};
+    if (r.toolchain_sources.contains(tool))
+      throw Exit{kExitUsage, "--toolchain-source " + t + ": " + tool + " has a source already (one per tool)"};
+    r.toolchain_sources[tool] = value;
+  }
+  for (const auto& k : f.toolchain_keyrings) (void)tool_value("--toolchain-keyring", k, "TOOL=FILE");
+  r.toolchain_layer = !f.no_toolchain_layer;
   return r;
 }
 

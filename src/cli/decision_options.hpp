@@ -21,10 +21,17 @@ struct DecisionFlags {
   std::string platform;
   bool allow_unsigned = false;
   std::string index_max_age = kDefaultIndexMaxAge;
+  std::vector<std::string> toolchain_sources;   // --toolchain-source TOOL=npm|npm:URL|URL
+  std::vector<std::string> toolchain_keyrings;  // --toolchain-keyring TOOL=FILE (for the toolchain layer's build)
+  bool no_toolchain_layer = false;              // --no-toolchain-layer: the task installs its own runtimes
 };
 
 // Adds --sources, --platform, --allow-unsigned-archive and --index-max-age.
 void add_archive_options(CLI::App* cmd, DecisionFlags& f);
+
+// Adds --toolchain-source TOOL=npm|URL, --toolchain-keyring TOOL=FILE (both
+// repeatable) and --no-toolchain-layer.
+void add_toolchain_options(CLI::App* cmd, DecisionFlags& f);
 
 // The request the flags name, with the image's store opened into `image`
 // (which must outlive the request).

@@ -77,7 +77,7 @@ int main(int argc, char** argv) {
   register_resolve(app, g, http);
   register_fetch(app, g, http);
   register_contract(app, g);
-  register_egress(app, g);
+  register_egress(app, g, http);
   register_import(app, g);
   register_build(app, g, http);
   register_key(app, g);

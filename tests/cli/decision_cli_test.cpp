@@ -258,5 +258,109 @@ TEST_F(DecisionCli, PlanPrintsATableOrOneJsonDocument) {
   EXPECT_EQ(doc["overlay"]["key"].get<std::string>().size(), 64u);
 }
 
+
+// strata installs a task toolchain as a layer (provision), so an image
+// without it has a gap whose fix names the toolchain and its source;
+// --no-toolchain-layer (the task brings its runtimes) keeps it a task-time
+// row. --toolchain-source moves the download and its host.
+TEST_F(DecisionCli, ATaskToolchainIsAGapNamingItsSourceUnlessTheTaskBringsIt) {
+  auto r = strata(preflight(fx_.image("base"), "real-ts-monorepo-vscode-sqlite3"));
+  EXPECT_EQ(r.code, 3);
+  ASSERT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find("no node >=20.18.0 <21.0.0"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(", toolchain node 20.18.0 from https://nodejs.org/dist)"), std::string::npos) << r.err;
+
+  auto args = preflight(fx_.image("base"), "real-ts-monorepo-vscode-sqlite3");
+  args.insert(args.end(), {"--toolchain-source", "node=npm"});
+  auto npm = strata(args);
+  EXPECT_EQ(npm.code, 3);
+  EXPECT_NE(npm.err.find("toolchain node 20.18.0 from npm:https://registry.npmjs.org)"), std::string::npos) << npm.err;
+  EXPECT_NE(npm.err.find("--toolchain-source node=npm"), std::string::npos) << "the fix repeats it: " << npm.err;
+
+  args = preflight(fx_.image("base"), "real-ts-monorepo-vscode-sqlite3");
+  args.push_back("--no-toolchain-layer");
+  auto task = strata(args);
+  EXPECT_EQ(task.code, 3) << "the C toolchain is still missing";
+  EXPECT_EQ(task.err.find("no node"), std::string::npos) << task.err;
+  EXPECT_NE(task.err.find("node >=20.18.0 <21.0.0 (task toolchain)"), std::string::npos) << task.err;
+
+  auto plan = strata({"--json", "plan", repo("real-ts-monorepo-vscode-sqlite3"), "--base", fx_.image("base"),
+                      "--sources", fx_.sources, "--platform", "linux/amd64", "--toolchain-source",
+                      "node=https://mirror.example/node/"});
+  ASSERT_EQ(plan.code, 0) << plan.err;
+  auto doc = nlohmann::json::parse(plan.out);
+  EXPECT_EQ(doc["rows"][0]["toolchain"]["source"], "https://mirror.example/node");
+  EXPECT_EQ(doc["rows"][0]["toolchain"]["url"], "https://mirror.example/node/v20.18.0/node-v20.18.0-linux-x64.tar.xz");
+  EXPECT_EQ(doc["rows"][0]["toolchain"]["hosts"], nlohmann::json::array({"mirror.example"}));
+  auto text = strata({"plan", repo("real-ts-monorepo-vscode-sqlite3"), "--base", fx_.image("base"), "--sources",
+                      fx_.sources, "--platform", "linux/amd64"});
+  EXPECT_NE(text.out.find("toolchain: node 20.18.0 from https://nodejs.org/dist (nodejs.org)"), std::string::npos)
+      << text.out;
+
+  for (const auto& [value, why] : std::vector<std::pair<std::string, std::string>>{
+           {"node", "--toolchain-source node: expected TOOL=npm|URL"},
+           {"go=npm", "--toolchain-source go=npm: the npm registry carries node only"},
+           {"node=ftp://mirror/node", "--toolchain-source node=ftp://mirror/node: not an https:// or http:// URL"},
+           {"cmake=https://mirror/", "--toolchain-source cmake=https://mirror/: cmake has no task toolchain"}}) {
+    args = preflight(fx_.image("base"), "real-ts-monorepo-vscode-sqlite3");
+    args.insert(args.end(), {"--toolchain-source", value});
+    auto bad = strata(args);
+    EXPECT_EQ(bad.code, 2) << value << ": " << bad.err;
+    EXPECT_NE(bad.err.find(why), std::string::npos) << bad.err;
+  }
+}
+
+// `egress render` grants the contract's hosts; with --base also the hosts
+// its plan adds (the task toolchain's nodejs.org), so pre-flight with that
+// policy against the same base passes.
+TEST_F(DecisionCli, EgressRenderWithABaseGrantsThePlansHosts) {
+  const auto repo_dir = dir_ / "node22";
+  stdfs::create_directories(repo_dir);
+  std::ofstream(repo_dir / "package.json") << R"({"name": "n", "private": true, "engines": {"node": ">=22.0.0"}})";
+  const std::vector<std::string> plan_opts = {"--sources", fx_.sources, "--platform", "linux/amd64"};
+  auto render = [&](const std::string& out, std::vector<std::string> extra) {
+    std::vector<std::string> args = {"egress", "render", "--repo", repo_dir.string(), "--format", "json", "-o", out};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return strata(args);
+  };
+  auto check = [&](const std::string& policy, std::vector<std::string> extra) {
+    std::vector<std::string> args = {"preflight", "--image", fx_.image("base"), "--repo", repo_dir.string(),
+                                     "--egress-policy", policy};
+    args.insert(args.end(), plan_opts.begin(), plan_opts.end());
+    args.insert(args.end(), extra.begin(), extra.end());
+    return strata(args);
+  };
+
+  const std::string contract_only = (dir_ / "contract.json").string();
+  ASSERT_EQ(render(contract_only, {}).code, 0);
+  auto denied = check(contract_only, {"--no-toolchain-layer"});
+  EXPECT_EQ(denied.code, 3);
+  EXPECT_NE(denied.err.find("nodejs.org not allowed by "), std::string::npos) << denied.err;
+
+  const std::string with_plan = (dir_ / "plan.json").string();
+  std::vector<std::string> extra = {"--base", fx_.image("base")};
+  extra.insert(extra.end(), plan_opts.begin(), plan_opts.end());
+  auto rendered = render(with_plan, extra);
+  ASSERT_EQ(rendered.code, 0) << rendered.err;
+  std::ifstream in(with_plan);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("\"nodejs.org\""), std::string::npos) << text;
+  EXPECT_NE(text.find("task toolchain node 22.0.0"), std::string::npos) << text;
+  auto allowed = check(with_plan, {"--no-toolchain-layer"});
+  EXPECT_EQ(allowed.code, 0) << allowed.err;
+
+  // Through the npm registry: no nodejs.org in the plan, nor in the policy.
+  const std::string via_npm = (dir_ / "npm.json").string();
+  extra.insert(extra.end(), {"--toolchain-source", "node=npm"});
+  ASSERT_EQ(render(via_npm, extra).code, 0);
+  std::ifstream in2(via_npm);
+  const std::string npm_text((std::istreambuf_iterator<char>(in2)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(npm_text.find("nodejs.org"), std::string::npos) << npm_text;
+  EXPECT_EQ(check(via_npm, {"--no-toolchain-layer", "--toolchain-source", "node=npm"}).code, 0);
+
+  auto usage = render(via_npm, {"--toolchain-source", "node=npm"});
+  EXPECT_EQ(usage.code, 2) << "the plan's options need --base: " << usage.err;
+}
+
 }  // namespace
 }  // namespace strata::testing

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "contract/egress/cilium_policy.hpp"
+#include "contract/egress/contract_input.hpp"
 #include "contract/egress/policy.hpp"
 #include "contract/egress/squid_policy.hpp"
 #include "util/error.hpp"
@@ -32,6 +33,12 @@ struct Rendered {
 inline constexpr const char* kFormats[] = {"openshell", "cilium", "squid", "json"};
 
 Result<Rendered> render_egress(const RenderRequest& r);
+
+// The contract `r` names (scanned, or read from its file): what
+// render_egress renders. A caller that adds hosts (route/plan_egress.hpp:
+// the plan's) reads it here and renders it with render_contract.
+Result<ContractInput> read_render_input(const RenderRequest& r);
+Result<Rendered> render_contract(const ContractInput& in, const RenderRequest& r);
 
 // The policy in `format`; `r` supplies the format's options.
 Result<std::string> render_policy(const Policy& p, const RenderRequest& r);

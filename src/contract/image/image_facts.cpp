@@ -89,7 +89,12 @@ Result<ImageFacts> facts_of(oci::Store& store, const oci::RawManifest& raw, cons
   for (const auto& e : f.env)
     if (auto r = runtime_of_env(e)) f.runtimes.push_back(*r);
   for (const auto& [path, node] : fs.nodes()) {
-    if (node.type != oci::TarEntryType::kRegular || !is_version_file(path)) continue;
+    if (node.type != oci::TarEntryType::kRegular) continue;
+    if (auto r = runtime_of_toolchain_entry(path)) {
+      f.runtimes.push_back(std::move(*r));
+      continue;
+    }
+    if (!is_version_file(path)) continue;
     // The size is known from the layer before the bytes are looked at: a
     // version file is a few lines, one larger is not read at all.
     if (node.size > kMaxVersionFileBytes) {
@@ -100,7 +105,7 @@ Result<ImageFacts> facts_of(oci::Store& store, const oci::RawManifest& raw, cons
     if (!text) continue;
     auto reading = read_version_file(path, *text);
     if (reading.fact) f.runtimes.push_back(std::move(*reading.fact));
-    else f.notes.push_back(std::move(reading.note));
+    if (!reading.note.empty()) f.notes.push_back(std::move(reading.note));
   }
   if (auto toolchains = fs.list(kRustupToolchains)) {
     for (const auto& t : *toolchains)

@@ -29,7 +29,8 @@ namespace strata::contract::image {
 // are read again rather than trusted.
 // 2: version files are parsed without std::regex and bounded, and `notes`
 // says which gave no version.
-inline constexpr int kFactsFormat = 2;
+// 3: runtimes of strata's toolchain layer (/opt/strata/toolchains) are read.
+inline constexpr int kFactsFormat = 3;
 
 // One runtime version and where it was read.
 struct RuntimeFact {

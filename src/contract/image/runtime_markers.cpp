@@ -135,6 +135,44 @@ bool python_patchlevel(std::string_view path) {
   return false;
 }
 
+// "opt/strata/toolchains/node/20.18.0/include/node/node_version.h" →
+// {node, 20.18.0, include/node/node_version.h}: a runtime strata's toolchain
+// layer installed.
+struct ToolchainPath {
+  std::string_view tool, version, rest;
+};
+std::optional<ToolchainPath> toolchain_path(std::string_view path) {
+  if (!path.starts_with(kStrataToolchains) || path.substr(kStrataToolchains.size(), 1) != "/") return std::nullopt;
+  path.remove_prefix(kStrataToolchains.size() + 1);
+  auto slash = path.find('/');
+  if (slash == std::string_view::npos || slash == 0) return std::nullopt;
+  ToolchainPath out{path.substr(0, slash), {}, {}};
+  path.remove_prefix(slash + 1);
+  slash = path.find('/');
+  if (slash == std::string_view::npos || slash == 0) return std::nullopt;
+  out.version = path.substr(0, slash);
+  out.rest = path.substr(slash + 1);
+  return out;
+}
+
+// include/python3.12/patchlevel.h
+bool python_include_patchlevel(std::string_view rest) {
+  if (!rest.starts_with("include/python")) return false;
+  rest.remove_prefix(14);
+  auto slash = rest.find('/');
+  return slash != std::string_view::npos && slash > 0 && digit(rest[0]) && rest.substr(slash) == "/patchlevel.h";
+}
+
+// The version file of a toolchain strata's layer installed, for its tool.
+bool toolchain_version_file(std::string_view path) {
+  auto t = toolchain_path(path);
+  if (!t) return false;
+  if (t->tool == "node") return t->rest == "include/node/node_version.h";
+  if (t->tool == "go") return t->rest == "VERSION";
+  if (t->tool == "python") return python_include_patchlevel(t->rest);
+  return false;
+}
+
 }  // namespace
 
 std::string upstream_version(std::string_view v) {
@@ -177,7 +215,7 @@ std::optional<RuntimeFact> runtime_of_env(std::string_view entry) {
 bool is_version_file(std::string_view path) {
   return path == "usr/local/include/node/node_version.h" || path == "usr/include/node/node_version.h" ||
          path == "usr/local/go/VERSION" || path == "usr/lib/go/VERSION" || path == "opt/java/openjdk/release" ||
-         python_patchlevel(path);
+         python_patchlevel(path) || toolchain_version_file(path);
 }
 
 std::string oversize_version_file_note(std::string_view path, std::uint64_t size) {
@@ -210,7 +248,7 @@ VersionFileReading read_version_file(std::string_view path, std::string_view con
     auto field = define_field(content, "PY_VERSION");
     if (field.value) f.version = leading_version(*field.value);
     else problem = missing(field, "#define PY_VERSION");
-  } else if (path.ends_with("go/VERSION")) {
+  } else if (path.ends_with("go/VERSION") || (toolchain_version_file(path) && toolchain_path(path)->tool == "go")) {
     f.tool = "go";
     std::string_view first = content.substr(0, content.find('\n'));
     if (first.size() > kMaxVersionValueBytes)
@@ -230,12 +268,28 @@ VersionFileReading read_version_file(std::string_view path, std::string_view con
     out.note = "/" + std::string(path) + ": " + problem + "; no version read from it";
     return out;
   }
+  // A toolchain directory names its version; when the file says another,
+  // the file is what runs: trusted, and the mismatch noted.
+  if (auto t = toolchain_path(path); t && t->tool == f.tool && t->version != f.version) {
+    std::string dir = std::string(t->version).substr(0, kMaxVersionValueBytes);
+    out.note = "/" + std::string(kStrataToolchains) + "/" + std::string(t->tool) + "/" + dir + ": /" +
+               std::string(path) + " says " + f.tool + " " + f.version + ", not " + dir + "; " + f.version +
+               " is trusted";
+  }
   out.fact = std::move(f);
   return out;
 }
 
 std::optional<RuntimeFact> runtime_of_file(std::string_view path, std::string_view content) {
   return read_version_file(path, content).fact;
+}
+
+std::optional<RuntimeFact> runtime_of_toolchain_entry(std::string_view path) {
+  auto t = toolchain_path(path);
+  if (!t || t->tool != "rust" || t->rest != "bin/rustc") return std::nullopt;
+  std::string v = leading_version(t->version);
+  if (v.empty() || v.size() != t->version.size() || std::count(v.begin(), v.end(), '.') < 1) return std::nullopt;
+  return RuntimeFact{"rust", v, "file", "file /" + std::string(path)};
 }
 
 std::optional<RuntimeFact> runtime_of_rustup_toolchain(std::string_view dir_name) {

@@ -4,7 +4,9 @@
 // GOLANG_VERSION, JAVA_VERSION, RUST_VERSION, …), and version files of
 // runtimes unpacked outside dpkg (node_version.h, Python's patchlevel.h,
 // /usr/local/go/VERSION, the JDK's release file, rustup's toolchain
-// directories). Pure functions over text; thread-safe.
+// directories), including those of the runtimes strata's toolchain layer
+// installs under /opt/strata/toolchains/<tool>/<version>/. Pure functions
+// over text; thread-safe.
 #pragma once
 
 #include <cstddef>
@@ -30,8 +32,13 @@ std::optional<std::string> runtime_of_package(std::string_view package);
 // 22.11.0; "JAVA_VERSION=jdk-17.0.9+9" → java 17.0.9).
 std::optional<RuntimeFact> runtime_of_env(std::string_view entry);
 
+// Where strata's toolchain layer installs runtimes: <tool>/<version>/ under it.
+inline constexpr std::string_view kStrataToolchains = "opt/strata/toolchains";
+
 // Whether `path` (canonical, no leading '/') is a version file this reader
-// knows; its content is then captured.
+// knows; its content is then captured. Under kStrataToolchains:
+// node/<v>/include/node/node_version.h, go/<v>/VERSION and
+// python/<v>/include/python3.X/patchlevel.h.
 bool is_version_file(std::string_view path);
 
 // Version files are the image's bytes, read without trust: a file larger
@@ -46,9 +53,12 @@ inline constexpr std::size_t kMaxVersionValueBytes = 128;
 // What a version file gave: a runtime, or none and why (a note for the
 // facts, naming the file: "/opt/java/openjdk/release: JAVA_VERSION=\" is
 // not terminated on its line; no version read from it").
+// A version file under kStrataToolchains that gives another version than
+// its directory's name gives the file's version (what runs) and a note
+// saying both.
 struct VersionFileReading {
   std::optional<RuntimeFact> fact;
-  std::string note;  // empty when `fact` is set
+  std::string note;  // without `fact`: why none; with it: a mismatch with the directory, or empty
 };
 VersionFileReading read_version_file(std::string_view path, std::string_view content);
 
@@ -60,6 +70,10 @@ std::string oversize_version_file_note(std::string_view path, std::uint64_t size
 
 // Rust toolchains installed by rustup: directory names under
 // usr/local/rustup/toolchains ("1.79.0-x86_64-unknown-linux-gnu").
+// Rust installed by strata's toolchain layer, from the path convention:
+// the entry opt/strata/toolchains/rust/<version>/bin/rustc gives rust <version>.
+std::optional<RuntimeFact> runtime_of_toolchain_entry(std::string_view path);
+
 inline constexpr std::string_view kRustupToolchains = "usr/local/rustup/toolchains";
 std::optional<RuntimeFact> runtime_of_rustup_toolchain(std::string_view dir_name);
 

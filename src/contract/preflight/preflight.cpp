@@ -49,8 +49,19 @@ Report check(const route::Plan& plan, const image::ImageFacts& image, const std:
   rep.root = plan.root;
   rep.contract_digest = plan.contract_digest;
   rep.egress_checked = egress != nullptr;
-  const std::string overlay_fix =
-      provision_hint + (plan.overlay_key.empty() ? "" : " (overlay " + plan.overlay_key.substr(0, 12) + ")");
+  // One fix for everything `strata provision` delivers: the overlay and the
+  // task toolchains it installs as a layer (unless the task brings them).
+  std::vector<std::string> provides;
+  const bool layer_toolchains = plan.toolchain_layer;
+  bool overlay_rows = false;
+  for (const Row& r : plan.rows) {
+    overlay_rows = overlay_rows || r.layer == Layer::kOverlay;
+    if (layer_toolchains && r.layer == Layer::kTaskToolchain && r.toolchain)
+      add_unique(provides, "toolchain " + r.toolchain->tool + " " + r.toolchain->version + " from " +
+                               (r.toolchain->source.empty() ? r.toolchain->url : r.toolchain->source));
+  }
+  if (overlay_rows && !plan.overlay_key.empty()) provides.insert(provides.begin(), "overlay " + plan.overlay_key.substr(0, 12));
+  const std::string overlay_fix = provision_hint + (provides.empty() ? "" : " (" + str::join(provides, ", ") + ")");
   std::vector<std::string> task_needs, overlay_needs, egress_needs, found, fixes;
 
   for (const Row& r : plan.rows) {
@@ -70,8 +81,20 @@ Report check(const route::Plan& plan, const image::ImageFacts& image, const std:
       case Layer::kBase:
         rep.satisfied.push_back(req + ": " + r.why);
         break;
-      case Layer::kProjectBootstrap:
-      case Layer::kTaskToolchain: {
+      case Layer::kTaskToolchain:
+        if (layer_toolchains) {
+          // strata installs it as a layer of the image: until then, a gap
+          // like an overlay row (a stale copy in the image is named).
+          task_needs.push_back(req + " (task toolchain)");
+          const bool stale = r.kind == Kind::kRuntime && !r.shadow.empty();
+          const std::string missing = stale ? r.shadow : "no " + req;
+          rep.gaps.push_back({stale ? GapKind::kStale : GapKind::kMissing, req, missing, overlay_fix});
+          add_unique(found, stale ? "a stale " + r.name + ": " + r.shadow : missing);
+          add_unique(fixes, "run: " + overlay_fix);
+          break;
+        }
+        [[fallthrough]];
+      case Layer::kProjectBootstrap: {
         rep.task_time.push_back(req + ": " + route::layer_name(r.layer) + " — " + r.why);
         task_needs.push_back(req + " (" + (r.layer == Layer::kTaskToolchain ? "task toolchain" : "project bootstrap") +
                              ")");

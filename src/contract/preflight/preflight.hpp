@@ -5,9 +5,13 @@
 // plan gives to the image — runtime floors, the C toolchain when a compile
 // is planned, build and run libraries, required commands — must be there;
 // a runtime below its floor is a stale image even when a task toolchain
-// would bring a newer one (it shadows it on PATH); rows routed to
-// task-toolchain or project-bootstrap are "provided at task time", not
-// gaps; with an egress check, every needed host must be allowed.
+// would bring a newer one (it shadows it on PATH); a row routed to
+// task-toolchain is a gap like an overlay row — `strata provision` installs
+// the toolchain as a layer, and the fix names it ("toolchain node 20.18.0
+// from https://nodejs.org/dist") — unless the plan says the task installs
+// its own runtimes (Plan::toolchain_layer false, `--no-toolchain-layer`):
+// then it is "provided at task time", as a project-bootstrap row always is;
+// with an egress check, every needed host must be allowed.
 // Pure: the facts and the plan come in, the report goes out.
 #pragma once
 

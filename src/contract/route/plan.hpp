@@ -26,8 +26,11 @@ struct TaskToolchain {
   std::string tool;
   std::string version;  // the floor: the lowest release admitted
   std::string range;    // every admitted version ("" = at least `version`)
-  std::string url;      // the download, with {arch} for the platform
-  std::vector<std::string> hosts;
+  std::string url;      // the download for the platform ({release}: python-build-standalone's tag, the installer's)
+  std::vector<std::string> hosts;  // what the download reaches (the source's hosts)
+  // The base URL the download comes from: "https://nodejs.org/dist", a
+  // mirror's URL, "npm:https://registry.npmjs.org" (node-linux-<arch> packages).
+  std::string source{};
 };
 
 // Every field has a default, so designated initializers may name only some.
@@ -65,6 +68,11 @@ struct Plan {
   std::vector<std::string> overlay_packages;  // sorted, unique; empty: the base is enough
   std::string overlay_key;                    // the overlay's cache key (hex); "" without an overlay
   std::vector<std::string> warnings;          // conflicting floors, archive notes
+  // Whether task-toolchain rows become a layer of the image (`strata
+  // provision` installs them; pre-flight counts them as gaps until then), or
+  // the task installs its own runtimes (`--no-toolchain-layer`: provided at
+  // task time).
+  bool toolchain_layer = true;
 
   bool needs_overlay() const { return !overlay_packages.empty(); }
 };

@@ -30,7 +30,8 @@ nlohmann::ordered_json plan_to_json(const Plan& p) {
                         {"version", r.toolchain->version},
                         {"range", r.toolchain->range},
                         {"url", r.toolchain->url},
-                        {"hosts", r.toolchain->hosts}};
+                        {"hosts", r.toolchain->hosts},
+                        {"source", r.toolchain->source}};
     }
     if (!r.shadow.empty()) x["shadow"] = r.shadow;
     if (r.kind == Kind::kEgress) x["needed"] = r.needed;
@@ -45,6 +46,7 @@ nlohmann::ordered_json plan_to_json(const Plan& p) {
   } else {
     j["overlay"] = nullptr;
   }
+  j["toolchain_layer"] = p.toolchain_layer;
   j["warnings"] = p.warnings;
   return j;
 }
@@ -61,6 +63,11 @@ std::string plan_table(const Plan& p) {
     out += l[4] + "\n";
   }
   for (const auto& d : p.decisions) out += "decision: " + d.package + " " + d.choice + " — " + d.why + "\n";
+  for (const auto& r : p.rows)
+    if (r.toolchain)
+      out += "toolchain: " + r.toolchain->tool + " " + r.toolchain->version + " from " + r.toolchain->source + " (" +
+             str::join(r.toolchain->hosts, ", ") + ")" +
+             (p.toolchain_layer ? "" : ", installed by the task (--no-toolchain-layer)") + "\n";
   for (const auto& r : p.rows)
     if (!r.shadow.empty()) out += "stale: " + r.shadow + "\n";
   if (p.needs_overlay()) {

@@ -1,6 +1,7 @@
 #include "contract/route/plan_request.hpp"
 
 #include "contract/route/router.hpp"
+#include "contract/route/tools.hpp"
 #include "contract/scan.hpp"
 #include "layer/apt/resolve_request.hpp"
 
@@ -8,7 +9,13 @@ namespace strata::contract::route {
 
 Result<PlannedRepo> plan_repository(const PlanRequest& r, PlanContext& ctx) {
   if (!r.base_store) return fail(ErrorCode::kInvalidArgument, "plan: no base image store");
+  for (const auto& [tool, value] : r.toolchain_sources) {
+    if (auto s = toolchain_source(tool, value); !s)
+      return fail(ErrorCode::kInvalidArgument, "toolchain source " + tool + "=" + value + ": " + s.error().message());
+  }
   PlannedRepo out;
+  out.toolchain_sources = r.toolchain_sources;
+  out.toolchain_layer = r.toolchain_layer;
   if (r.contract) {
     out.contract = *r.contract;
   } else {
@@ -29,7 +36,7 @@ Result<PlannedRepo> plan_repository(const PlanRequest& r, PlanContext& ctx) {
   STRATA_TRY(auto archive, layer::load_archive(ctx.http, sources, ao));
   out.archive = Candidates(archive, arch);
 
-  out.plan = route({out.contract, out.base, out.archive, r.base});
+  out.plan = route({out.contract, out.base, out.archive, r.base, r.toolchain_sources, r.toolchain_layer});
   out.plan.warnings.insert(out.plan.warnings.end(), archive.warnings.begin(), archive.warnings.end());
   if (out.plan.needs_overlay()) {
     layer::OverlaySpec spec;
@@ -48,7 +55,7 @@ Result<PlannedRepo> plan_repository(const PlanRequest& r, PlanContext& ctx) {
 }
 
 Plan replan(const PlannedRepo& planned, const image::ImageFacts& image, const std::string& image_ref) {
-  return route({planned.contract, image, planned.archive, image_ref});
+  return route({planned.contract, image, planned.archive, image_ref, planned.toolchain_sources, planned.toolchain_layer});
 }
 
 }  // namespace strata::contract::route

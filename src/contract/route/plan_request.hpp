@@ -7,6 +7,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,6 +35,11 @@ struct PlanRequest {
   std::vector<std::string> sources;   // apt sources files; empty: the host's
   bool allow_unsigned = false;        // accept sources marked Trusted: yes
   std::int64_t index_max_age = 0;     // layer::ArchiveOptions::index_max_age (for the overlay's build too)
+  // tool → "npm", "npm:URL" or a mirror's base URL: where each task
+  // toolchain is downloaded from (route/tools.hpp toolchain_source); a
+  // value it refuses fails the request, naming it.
+  std::map<std::string, std::string> toolchain_sources;
+  bool toolchain_layer = true;        // false: the task installs its own runtimes (Plan::toolchain_layer)
 };
 
 struct PlanContext {
@@ -49,6 +55,8 @@ struct PlannedRepo {
   Candidates archive;
   Plan plan;
   std::optional<layer::OverlayPlan> overlay;  // when plan.needs_overlay()
+  std::map<std::string, std::string> toolchain_sources;  // the request's, for replan
+  bool toolchain_layer = true;
 };
 
 Result<PlannedRepo> plan_repository(const PlanRequest& request, PlanContext& ctx);

@@ -47,7 +47,7 @@ std::string replace_all(std::string s, std::string_view from, const std::string&
 // The names release tarballs use for an architecture.
 std::string download_arch(std::string_view tool, const std::string& arch) {
   if (tool == "node") return arch == "amd64" ? "x64" : arch;
-  if (tool == "rust") return arch == "amd64" ? "x86_64" : arch == "arm64" ? "aarch64" : arch;
+  if (tool == "rust" || tool == "python") return arch == "amd64" ? "x86_64" : arch == "arm64" ? "aarch64" : arch;
   return arch;
 }
 
@@ -63,6 +63,7 @@ class Router {
     plan_.base = in_.base_ref;
     plan_.base_digest = base_.manifest_digest;
     plan_.platform = base_.platform.str();
+    plan_.toolchain_layer = in_.toolchain_layer;
     for (const auto& [tool, rf] : c_.runtime_floors)
       for (const auto& conflict : rf.conflicts) plan_.warnings.push_back(tool + ": " + conflict);
     // A version file of the image that gave no version (too large, malformed)
@@ -155,15 +156,17 @@ class Router {
                   ": declare one (" + version_hint(tool) + ") to install a task toolchain";
       } else if (info && !info->url.empty()) {
         row.layer = Layer::kTaskToolchain;
-        TaskToolchain t{tool, w.floor ? w.floor->str() : "latest", rf.satisfying, std::string(info->url), {}};
+        ToolchainSource src = source_of(tool);
+        TaskToolchain t{tool, w.floor ? w.floor->str() : "latest", rf.satisfying, src.url, {}, src.base};
         t.url = replace_all(replace_all(t.url, "{version}", t.version), "{arch}",
                             download_arch(tool, base_.platform.architecture));
-        for (auto h : info->hosts) {
-          t.hosts.emplace_back(h);
-          extra_hosts_[std::string(h)].insert("task toolchain " + tool + " " + t.version);
+        for (const auto& h : src.hosts) {
+          t.hosts.push_back(h);
+          extra_hosts_[h].insert("task toolchain " + tool + " " + t.version);
         }
         row.why = tool + " " + t.version + " installed rootless for the task from " + t.url + " (" +
                   archive_note(tool, info) + ")";
+        toolchains_[tool] = tool + " " + t.version;
         row.toolchain = std::move(t);
       } else {
         row.layer = Layer::kUnrouted;
@@ -193,6 +196,28 @@ class Router {
       if (v && image::runtime_of_package(n) == tool && w.admits(image::upstream_version(*v))) return {{n, *v}};
     }
     return std::nullopt;
+  }
+
+  // The source the request names for `tool`, else its official one.
+  ToolchainSource source_of(const std::string& tool) {
+    if (auto it = in_.toolchain_sources.find(tool); it != in_.toolchain_sources.end()) {
+      auto s = toolchain_source(tool, it->second);
+      if (s) return std::move(*s);
+      plan_.warnings.push_back("toolchain source " + tool + "=" + it->second + ": " + s.error().message() +
+                               "; the official source is used");
+    }
+    return *official_toolchain_source(tool);
+  }
+
+  // A row for an archive package or a command that is a piece of a runtime
+  // routed to a task toolchain: the toolchain carries it.
+  bool carried_by_toolchain(Row& row, const std::optional<std::string>& tool) {
+    if (!tool) return false;
+    auto it = toolchains_.find(*tool);
+    if (it == toolchains_.end()) return false;
+    row.layer = Layer::kTaskToolchain;
+    row.why = "comes with the task toolchain " + it->second + " (not Debian's: another " + *tool + " version)";
+    return true;
   }
 
   static std::string version_hint(const std::string& tool) {
@@ -287,6 +312,10 @@ class Router {
       if (compile_ && is_toolchain_package(pkg)) continue;  // the toolchain row
       Row row{.kind = kind, .name = pkg, .need = "installed"};
       row.required_by.assign(by.begin(), by.end());
+      if (!base_.package_version(pkg) && carried_by_toolchain(row, package_of_runtime(pkg))) {
+        plan_.rows.push_back(std::move(row));
+        continue;
+      }
       package_row(row, pkg);
       plan_.rows.push_back(std::move(row));
     }
@@ -300,6 +329,8 @@ class Router {
       if (const std::string* p = base_.command(cmd)) {
         row.layer = Layer::kBase;
         row.why = *p;
+      } else if (carried_by_toolchain(row, command_of_runtime(cmd))) {
+        // python3, pip, npm, npx: on PATH from the task toolchain
       } else if (auto tool = runtime_of_command(cmd); tool && routed_runtimes_.contains(*tool) &&
                                                       routed_runtimes_[*tool] != Layer::kOverlay &&
                                                       routed_runtimes_[*tool] != Layer::kUnrouted) {
@@ -358,6 +389,7 @@ class Router {
   std::map<std::string, std::set<std::string>> build_libs_, run_libs_, commands_, extra_hosts_;
   std::set<std::string> compilers_, compiled_downloads_;
   std::map<std::string, Layer> routed_runtimes_;
+  std::map<std::string, std::string> toolchains_;  // tool → "python 3.10.0": runtimes routed to a task toolchain
   bool compile_ = false;
 };
 

@@ -11,12 +11,17 @@
 // A package that downloads a prebuilt or compiles is routed by egress: when
 // every download host is declared (.mac/project.yaml) the download is used
 // and no build libraries are needed; otherwise its compile needs go to the
-// overlay, and the plan records the choice. A runtime in the base below the
+// overlay, and the plan records the choice. When a runtime goes to a task
+// toolchain, the rows that ask the archive for that runtime's own pieces
+// (python3-dev, python3-venv, npm, the python3/pip/node commands…) go with
+// it: the toolchain carries them, and Debian's would be another version's.
+// A runtime in the base below the
 // floor is flagged on its row (`shadow`): on PATH it shadows the task
 // toolchain. Pure: nothing is read or fetched; the overlay key is the
 // caller's (plan_request.hpp).
 #pragma once
 
+#include <map>
 #include <string>
 
 #include "contract/contract.hpp"
@@ -31,6 +36,12 @@ struct RouteInput {
   const image::ImageFacts& base;
   const Candidates& archive;
   std::string base_ref;  // as given, for the plan and its messages
+  // tool → "npm", "npm:URL" or a mirror's base URL (toolchain_source in
+  // tools.hpp); a tool not named downloads from its official site. A value
+  // toolchain_source refuses is the official site and a warning (the
+  // request, plan_request.hpp, refuses it before routing).
+  std::map<std::string, std::string> toolchain_sources{};
+  bool toolchain_layer = true;  // Plan::toolchain_layer
 };
 
 Plan route(const RouteInput& in);

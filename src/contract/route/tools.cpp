@@ -4,6 +4,8 @@
 #include <array>
 #include <utility>
 
+#include "util/strings.hpp"
+
 namespace strata::contract::route {
 namespace {
 
@@ -16,7 +18,8 @@ const std::vector<ToolInfo>& tools() {
       {"yarn", {}, "yarn", "corepack or `npm install -g yarn@{version}`", "", {}},
       {"bun", {}, "bun", "`npm install -g bun@{version}`", "", {}},
       {"python", {"python3.{minor}", "python3"}, "python3", "",
-       "https://github.com/astral-sh/python-build-standalone/releases (uv python install {version})",
+       "https://github.com/astral-sh/python-build-standalone/releases/download/{release}/"
+       "cpython-{version}+{release}-{arch}-unknown-linux-gnu-install_only.tar.gz",
        {"github.com", "release-assets.githubusercontent.com", "objects.githubusercontent.com"}},
       {"uv", {}, "uv", "`pip install uv=={version}` into the project's venv", "", {}},
       {"poetry", {}, "poetry", "`pip install poetry=={version}` into a venv", "", {}},
@@ -48,7 +51,122 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 13> kCommand
     {"pip3", "python3-pip"},
 }};
 
+// The official base of each tool's releases and the download under it.
+struct Release {
+  std::string_view tool, base, path;
+};
+constexpr std::array<Release, 4> kReleases = {{
+    {"node", "https://nodejs.org/dist", "/v{version}/node-v{version}-linux-{arch}.tar.xz"},
+    {"go", "https://go.dev/dl", "/go{version}.linux-{arch}.tar.gz"},
+    {"rust", "https://static.rust-lang.org", "/dist/rust-{version}-{arch}-unknown-linux-gnu.tar.xz"},
+    {"python", "https://github.com/astral-sh/python-build-standalone/releases/download",
+     "/{release}/cpython-{version}+{release}-{arch}-unknown-linux-gnu-install_only.tar.gz"},
+}};
+
+constexpr std::string_view kNpmRegistry = "https://registry.npmjs.org";
+
+const Release* release_of(std::string_view tool) {
+  for (const auto& r : kReleases)
+    if (r.tool == tool) return &r;
+  return nullptr;
+}
+
+bool digits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// "python3.11" → true for prefix "python3." and suffix "".
+bool versioned(std::string_view p, std::string_view prefix, std::string_view suffix) {
+  if (!p.starts_with(prefix) || !p.ends_with(suffix) || p.size() <= prefix.size() + suffix.size()) return false;
+  return digits(p.substr(prefix.size(), p.size() - prefix.size() - suffix.size()));
+}
+
+// An http(s) URL with a host and nothing a base URL cannot hold; "" when
+// fine, else why not.
+std::string url_problem(std::string_view url) {
+  if (!url.starts_with("https://") && !url.starts_with("http://")) return "not an https:// or http:// URL";
+  if (url_host(url).empty()) return "no host in it";
+  for (char c : url)
+    if (static_cast<unsigned char>(c) <= ' ' || c == 0x7f) return "it holds a space or a control character";
+  std::string_view rest = url.substr(url.find("://") + 3);
+  if (rest.substr(0, rest.find('/')).find('@') != std::string_view::npos) return "credentials in a URL are not kept";
+  if (url.find_first_of("?#") != std::string_view::npos) return "a base URL has no query or fragment";
+  return "";
+}
+
+std::string without_trailing_slashes(std::string_view s) {
+  while (s.ends_with('/')) s.remove_suffix(1);
+  return std::string(s);
+}
+
 }  // namespace
+
+std::optional<ToolchainSource> official_toolchain_source(std::string_view tool) {
+  const Release* r = release_of(tool);
+  const ToolInfo* info = tool_info(tool);
+  if (!r || !info) return std::nullopt;
+  ToolchainSource s{std::string(r->base), std::string(r->base) + std::string(r->path), {}};
+  for (auto h : info->hosts) s.hosts.emplace_back(h);
+  return s;
+}
+
+std::string url_host(std::string_view url) {
+  auto scheme = url.find("://");
+  if (scheme == std::string_view::npos) return "";
+  std::string_view auth = url.substr(scheme + 3);
+  auth = auth.substr(0, auth.find_first_of("/?#"));
+  if (auto at = auth.rfind('@'); at != std::string_view::npos) auth.remove_prefix(at + 1);
+  if (auth.starts_with('[')) {
+    auto close = auth.find(']');
+    return close == std::string_view::npos ? "" : str::lower(auth.substr(1, close - 1));
+  }
+  return str::lower(auth.substr(0, auth.find(':')));
+}
+
+Result<ToolchainSource> toolchain_source(std::string_view tool, std::string_view value) {
+  const Release* r = release_of(tool);
+  if (!r) {
+    std::vector<std::string> tools;
+    for (const auto& x : kReleases) tools.emplace_back(x.tool);
+    return fail(ErrorCode::kInvalidArgument,
+                std::string(tool) + " has no task toolchain (tools with one: " + str::join(tools, ", ") + ")");
+  }
+  if (value == "npm" || value.starts_with("npm:")) {
+    if (tool != "node")
+      return fail(ErrorCode::kInvalidArgument, "the npm registry carries node only; give " + std::string(tool) +
+                                                   " an https:// or http:// mirror URL");
+    std::string registry = value == "npm" ? std::string(kNpmRegistry) : without_trailing_slashes(value.substr(4));
+    if (auto problem = url_problem(registry); !problem.empty())
+      return fail(ErrorCode::kInvalidArgument, "the registry is " + problem + " (expected npm or npm:URL)");
+    return ToolchainSource{"npm:" + registry, registry + "/node-linux-{arch}/-/node-linux-{arch}-{version}.tgz",
+                           {url_host(registry)}};
+  }
+  if (auto problem = url_problem(value); !problem.empty())
+    return fail(ErrorCode::kInvalidArgument, problem +
+                                                 (tool == "node" ? " (expected npm, npm:URL or a mirror URL)"
+                                                                 : " (expected a mirror URL)"));
+  std::string base = without_trailing_slashes(value);
+  return ToolchainSource{base, base + std::string(r->path), {url_host(base)}};
+}
+
+std::optional<std::string> package_of_runtime(std::string_view p) {
+  if (p == "python3" || p == "python3-dev" || p == "python3-venv" || p == "python3-pip" || p == "python3-distutils" ||
+      versioned(p, "python3.", "") || versioned(p, "python3.", "-dev") || versioned(p, "python3.", "-venv") ||
+      p == "libpython3-dev" || versioned(p, "libpython3.", "-dev"))
+    return "python";
+  if (p == "nodejs" || p == "nodejs-dev" || p == "libnode-dev" || p == "npm" || p == "node-gyp") return "node";
+  if (p == "golang-go" || (p.starts_with("golang-1.") && p.size() > 9 && p[9] >= '0' && p[9] <= '9')) return "go";
+  if (p == "rustc" || p == "cargo") return "rust";
+  return std::nullopt;
+}
+
+std::optional<std::string> command_of_runtime(std::string_view c) {
+  if (c == "python3" || c == "python" || c == "pip" || c == "pip3") return "python";
+  if (c == "node" || c == "npm" || c == "npx") return "node";
+  if (c == "go" || c == "gofmt") return "go";
+  if (c == "rustc" || c == "cargo") return "rust";
+  return std::nullopt;
+}
 
 const ToolInfo* tool_info(std::string_view tool) {
   for (const auto& t : tools())

@@ -8,9 +8,12 @@
 // puts a command on PATH. Static tables; thread-safe.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "util/error.hpp"
 
 namespace strata::contract::route {
 
@@ -19,9 +22,40 @@ struct ToolInfo {
   std::vector<std::string_view> debian;  // packages, preferred first ("python3.{minor}": the floor's minor)
   std::string_view command;              // on PATH; "" when none
   std::string_view bootstrap;            // how the project installs it itself; "" when it cannot
-  std::string_view url;                  // task toolchain download, {version} and {arch}; "" when none
+  std::string_view url;                  // the official task toolchain download, {version} and {arch}; "" when none
   std::vector<std::string_view> hosts;   // the url's hosts
 };
+
+// Where a task toolchain is downloaded from: the official release site, a
+// mirror with its layout (`--toolchain-source go=https://mirror/go`), or for
+// node the npm registry's node-linux-<arch> packages (`node=npm`,
+// `node=npm:https://registry.example/`).
+struct ToolchainSource {
+  std::string base;                // "https://nodejs.org/dist", "npm:https://registry.npmjs.org", a mirror URL
+  std::string url;                 // the release download: {version}, {arch} ({release}: python-build-standalone's tag)
+  std::vector<std::string> hosts;  // what the download reaches: the official hosts, or the mirror's (registry's) host
+};
+
+// The official source of `tool`'s releases; nullopt for a tool with no task toolchain.
+std::optional<ToolchainSource> official_toolchain_source(std::string_view tool);
+
+// The source `value` names for `tool`: "npm" or "npm:URL" (node only), or
+// an https:// or http:// base URL with the official layout under it. An
+// error (kInvalidArgument) says what is wrong; the caller names the value
+// ("--toolchain-source node=ftp://x: not an https:// or http:// URL …").
+Result<ToolchainSource> toolchain_source(std::string_view tool, std::string_view value);
+
+// The host of an http(s) URL ("https://Mirror.example:8443/x" →
+// "mirror.example"); "" when it has none.
+std::string url_host(std::string_view url);
+
+// Packages and commands of the archive that are a runtime's own pieces
+// (python3-dev for python, npm for node): when the runtime comes from a
+// task toolchain, the toolchain carries them and Debian's must not be mixed
+// in. `package_of_runtime`/`command_of_runtime` name the runtime; nullopt
+// for anything else.
+std::optional<std::string> package_of_runtime(std::string_view package);
+std::optional<std::string> command_of_runtime(std::string_view command);
 
 // nullptr for a tool the router has no table entry for.
 const ToolInfo* tool_info(std::string_view tool);

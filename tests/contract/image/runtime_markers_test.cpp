@@ -161,5 +161,103 @@ TEST_F(ImageFactsTest, MalformedAndOversizeVersionFilesGiveNotesNotCrashes) {
   EXPECT_EQ(*again, *facts);
 }
 
+
+// What strata's toolchain layer installs: /opt/strata/toolchains/<tool>/<version>/.
+TEST(RuntimeMarkers, VersionFilesOfStrataToolchains) {
+  const std::string node_h = "#define NODE_MAJOR_VERSION 20\n#define NODE_MINOR_VERSION 18\n#define NODE_PATCH_VERSION 0\n";
+  EXPECT_TRUE(is_version_file("opt/strata/toolchains/node/20.18.0/include/node/node_version.h"));
+  EXPECT_TRUE(is_version_file("opt/strata/toolchains/go/1.22.5/VERSION"));
+  EXPECT_TRUE(is_version_file("opt/strata/toolchains/python/3.10.15/include/python3.10/patchlevel.h"));
+  EXPECT_FALSE(is_version_file("opt/strata/toolchains/node/20.18.0/VERSION")) << "another tool's file";
+  EXPECT_FALSE(is_version_file("opt/strata/toolchains/go/VERSION"));
+  EXPECT_FALSE(is_version_file("opt/strata/toolchains/python/3.10.15/include/pythonX/patchlevel.h"));
+
+  auto node = read_version_file("opt/strata/toolchains/node/20.18.0/include/node/node_version.h", node_h);
+  ASSERT_TRUE(node.fact);
+  EXPECT_EQ(node.fact->tool, "node");
+  EXPECT_EQ(node.fact->version, "20.18.0");
+  EXPECT_EQ(node.fact->source, "file /opt/strata/toolchains/node/20.18.0/include/node/node_version.h");
+  EXPECT_EQ(node.note, "");
+  auto go = read_version_file("opt/strata/toolchains/go/1.22.5/VERSION", "go1.22.5\ntime 2024-06-27T20:11:12Z\n");
+  ASSERT_TRUE(go.fact);
+  EXPECT_EQ(go.fact->tool, "go");
+  EXPECT_EQ(go.fact->version, "1.22.5");
+  auto py = read_version_file("opt/strata/toolchains/python/3.10.15/include/python3.10/patchlevel.h",
+                              "#define PY_VERSION \"3.10.15\"\n");
+  ASSERT_TRUE(py.fact);
+  EXPECT_EQ(py.fact->version, "3.10.15");
+
+  auto rust = runtime_of_toolchain_entry("opt/strata/toolchains/rust/1.79.0/bin/rustc");
+  ASSERT_TRUE(rust);
+  EXPECT_EQ(rust->version, "1.79.0");
+  EXPECT_EQ(rust->source, "file /opt/strata/toolchains/rust/1.79.0/bin/rustc");
+  EXPECT_EQ(runtime_of_toolchain_entry("opt/strata/toolchains/rust/stable/bin/rustc"), std::nullopt);
+  EXPECT_EQ(runtime_of_toolchain_entry("opt/strata/toolchains/rust/1.79.0/bin/cargo"), std::nullopt);
+  EXPECT_EQ(runtime_of_toolchain_entry("opt/strata/toolchains/node/20.18.0/bin/node"), std::nullopt);
+}
+
+TEST(RuntimeMarkers, AToolchainFileThatSaysAnotherVersionIsTrustedAndNoted) {
+  auto node = read_version_file("opt/strata/toolchains/node/20.18.0/include/node/node_version.h",
+                                "#define NODE_MAJOR_VERSION 20\n#define NODE_MINOR_VERSION 18\n#define NODE_PATCH_VERSION 1\n");
+  ASSERT_TRUE(node.fact);
+  EXPECT_EQ(node.fact->version, "20.18.1");
+  EXPECT_EQ(node.note,
+            "/opt/strata/toolchains/node/20.18.0: /opt/strata/toolchains/node/20.18.0/include/node/node_version.h says "
+            "node 20.18.1, not 20.18.0; 20.18.1 is trusted");
+  // The bounds hold under the toolchain directory too.
+  auto big = read_version_file("opt/strata/toolchains/go/1.22.5/VERSION", "go" + std::string(200, '1') + "\n");
+  EXPECT_FALSE(big.fact);
+  EXPECT_NE(big.note.find("longer than 128 characters"), std::string::npos) << big.note;
+}
+
+// The toolchain layer as provision writes it: the runtime under
+// /opt/strata/toolchains, absolute links in /usr/local/bin, PATH led by the
+// toolchain's bin. The facts see its version and its commands.
+TEST_F(ImageFactsTest, AToolchainLayerGivesItsRuntimeAndItsCommands) {
+  using strata::testing::layers::dir;
+  using strata::testing::layers::file;
+  using strata::testing::layers::sym;
+  const std::string prefix = "opt/strata/toolchains/node/20.18.0";
+  auto exe = [](std::string p) {
+    auto e = file(std::move(p), "#!/bin/sh\n");
+    e.mode = 0755;
+    return e;
+  };
+  std::vector<strata::testing::layers::E> entries = {
+      dir("opt"), dir("opt/strata"), dir("opt/strata/toolchains"), dir("opt/strata/toolchains/node"), dir(prefix),
+      dir(prefix + "/bin"), exe(prefix + "/bin/node"), sym(prefix + "/bin/npm", "../lib/node_modules/npm/bin/npm-cli.js"),
+      dir(prefix + "/include"), dir(prefix + "/include/node"),
+      file(prefix + "/include/node/node_version.h",
+           "#define NODE_MAJOR_VERSION 20\n#define NODE_MINOR_VERSION 18\n#define NODE_PATCH_VERSION 0\n"),
+      dir(prefix + "/lib"), dir(prefix + "/lib/node_modules"), dir(prefix + "/lib/node_modules/npm"),
+      dir(prefix + "/lib/node_modules/npm/bin"), exe(prefix + "/lib/node_modules/npm/bin/npm-cli.js"),
+      dir("opt/strata/toolchains/rust"), dir("opt/strata/toolchains/rust/1.79.0"),
+      dir("opt/strata/toolchains/rust/1.79.0/bin"), exe("opt/strata/toolchains/rust/1.79.0/bin/rustc"),
+      dir("usr"), dir("usr/local"), dir("usr/local/bin"), sym("usr/local/bin/node", "/" + prefix + "/bin/node"),
+      sym("usr/local/bin/npm", "/" + prefix + "/bin/npm"),
+      sym("usr/local/bin/rustc", "/opt/strata/toolchains/rust/1.79.0/bin/rustc")};
+  oci::StringSink gz;
+  auto sink = oci::CompressingSink::create(oci::Compression::kGzip, gz);
+  ASSERT_TRUE(sink);
+  ASSERT_TRUE((*sink)->write(oci::as_bytes(strata::testing::layers::raw_tar(entries))));
+  ASSERT_TRUE((*sink)->finish());
+  auto img = strata::testing::make_image_of(store_, {gz.str()});
+  ASSERT_TRUE(store_.put_manifest(img.manifest, "tc"));
+
+  auto facts = read_image_facts(store_, "tc", oci::Platform{"linux", "amd64", "", ""});
+  ASSERT_TRUE(facts) << facts.error().message();
+  EXPECT_TRUE(facts->notes.empty()) << facts->notes.front();
+  ASSERT_EQ(facts->runtime("node").size(), 1u);
+  EXPECT_EQ(facts->runtime("node")[0]->version, "20.18.0");
+  EXPECT_EQ(facts->runtime("node")[0]->source, "file /" + prefix + "/include/node/node_version.h");
+  ASSERT_EQ(facts->runtime("rust").size(), 1u);
+  EXPECT_EQ(facts->runtime("rust")[0]->version, "1.79.0");
+  ASSERT_TRUE(facts->command("node"));
+  EXPECT_EQ(*facts->command("node"), "/usr/local/bin/node");
+  ASSERT_TRUE(facts->command("npm"));
+  EXPECT_EQ(*facts->command("npm"), "/usr/local/bin/npm");
+  ASSERT_TRUE(facts->command("rustc"));
+}
+
 }  // namespace
 }  // namespace strata::contract::image

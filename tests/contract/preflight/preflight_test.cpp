@@ -24,6 +24,9 @@ Row row(Kind k, std::string name, std::string need, Layer l) {
   return Row{.kind = k, .name = std::move(name), .need = std::move(need), .layer = l};
 }
 
+// With --no-toolchain-layer (the task installs its own runtimes) a
+// task-toolchain row is provided at task time, as before strata delivered
+// toolchains.
 TEST(Preflight, EveryGapInOneMessageWithTheFix) {
   Row tc = row(Kind::kToolchain, "native build", "cc make", Layer::kOverlay);
   tc.commands = {"cc", "make"};
@@ -32,6 +35,7 @@ TEST(Preflight, EveryGapInOneMessageWithTheFix) {
   auto p = plan_with({row(Kind::kRuntime, "node", ">=22.0.0", Layer::kTaskToolchain), tc,
                       row(Kind::kCommand, "python3", "on PATH", Layer::kOverlay),
                       row(Kind::kEgress, "nodejs.org", "read-only", Layer::kEgress)});
+  p.toolchain_layer = false;
   Report r = check(p, img, "oci:img", "strata provision app --base oci:img");
   EXPECT_FALSE(r.ok());
   ASSERT_EQ(r.gaps.size(), 2u);
@@ -69,6 +73,61 @@ TEST(Preflight, AStaleRuntimeIsAGapAndEgressIsCheckedAgainstThePolicy) {
   EXPECT_TRUE(r.egress_checked);
   EXPECT_NE(r.message.find("allow nodejs.org (GET/HEAD) in policy.json"), std::string::npos) << r.message;
   EXPECT_EQ(r.message.find("github.com"), std::string::npos) << "a host the plan does not need: " << r.message;
+}
+
+route::TaskToolchain node_toolchain() {
+  return {.tool = "node", .version = "20.18.0", .range = ">=20.18.0 <21.0.0",
+          .url = "https://nodejs.org/dist/v20.18.0/node-v20.18.0-linux-x64.tar.xz", .hosts = {"nodejs.org"},
+          .source = "https://nodejs.org/dist"};
+}
+
+// strata installs a task toolchain as a layer of the image (provision), so
+// an image without it has a gap, fixed by the same provision that builds the
+// overlay; the fix names the toolchain and where it comes from.
+TEST(Preflight, ATaskToolchainStrataDeliversIsAGapNamingItsSource) {
+  Row node = row(Kind::kRuntime, "node", ">=20.18.0 <21.0.0", Layer::kTaskToolchain);
+  node.toolchain = node_toolchain();
+  Row npm = row(Kind::kCommand, "npx", "on PATH", Layer::kTaskToolchain);  // carried by the toolchain
+  auto p = plan_with({node, npm, row(Kind::kCommand, "python3", "on PATH", Layer::kOverlay),
+                      row(Kind::kRuntime, "pnpm", ">=9.0.0", Layer::kProjectBootstrap)});
+  Report r = check(p, {}, "oci:img", "strata provision app --base oci:img");
+  EXPECT_FALSE(r.ok());
+  ASSERT_EQ(r.gaps.size(), 3u);
+  EXPECT_EQ(r.gaps[0].kind, GapKind::kMissing);
+  EXPECT_EQ(r.gaps[0].requirement, "node >=20.18.0 <21.0.0");
+  EXPECT_EQ(r.gaps[0].found, "no node >=20.18.0 <21.0.0");
+  const std::string fix =
+      "strata provision app --base oci:img (overlay aaaaaaaaaaaa, toolchain node 20.18.0 from https://nodejs.org/dist)";
+  EXPECT_EQ(r.gaps[0].fix, fix);
+  EXPECT_EQ(r.gaps[1].requirement, "npx");
+  EXPECT_EQ(r.gaps[1].fix, fix);
+  EXPECT_EQ(r.gaps[2].fix, fix) << "one provision for the overlay and the toolchain";
+  EXPECT_EQ(r.task_time, std::vector<std::string>{"pnpm >=9.0.0: project-bootstrap — "}) << "a bootstrap stays task-time";
+  EXPECT_EQ(r.message,
+            "app needs node >=20.18.0 <21.0.0 (task toolchain), npx (task toolchain), pnpm >=9.0.0 (project "
+            "bootstrap), python3 (overlay aaaaaaaaaaaa); image oci:img has no node >=20.18.0 <21.0.0, no npx, no "
+            "python3 — run: " + fix);
+
+  // The task brings its own runtimes: provided at task time, no gap.
+  p.toolchain_layer = false;
+  p.rows.erase(p.rows.begin() + 2);  // without the overlay row
+  Report at_task_time = check(p, {}, "oci:img", "strata provision app --base oci:img");
+  EXPECT_TRUE(at_task_time.ok()) << at_task_time.message;
+  EXPECT_EQ(at_task_time.task_time.size(), 3u);
+}
+
+TEST(Preflight, AStaleRuntimeUnderATaskToolchainStrataDeliversIsFixedByProvision) {
+  Row node = row(Kind::kRuntime, "node", ">=20.18.0 <21.0.0", Layer::kTaskToolchain);
+  node.toolchain = node_toolchain();
+  node.toolchain->source = "npm:https://registry.npmjs.org";
+  node.shadow = "the image has node 18.19.0 (dpkg nodejs 18.19.0+dfsg-6~deb12u2), below >=20.18.0 <21.0.0";
+  auto p = plan_with({node});
+  Report r = check(p, {}, "img", "strata provision app --base img");
+  ASSERT_EQ(r.gaps.size(), 1u);
+  EXPECT_EQ(r.gaps[0].kind, GapKind::kStale);
+  EXPECT_EQ(r.gaps[0].found, node.shadow);
+  EXPECT_EQ(r.gaps[0].fix,
+            "strata provision app --base img (toolchain node 20.18.0 from npm:https://registry.npmjs.org)");
 }
 
 }  // namespace

