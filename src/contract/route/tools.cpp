@@ -4,9 +4,11 @@
 #include <array>
 #include <utility>
 
+#include "layer/toolchain/release.hpp"
 #include "util/strings.hpp"
 
 namespace strata::contract::route {
+namespace toolchain = layer::toolchain;
 namespace {
 
 const std::vector<ToolInfo>& tools() {
@@ -51,19 +53,16 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 13> kCommand
     {"pip3", "python3-pip"},
 }};
 
-// The official base of each tool's releases and the download under it.
+// The download under a source's base, per tool (the base itself is layer::toolchain's).
 struct Release {
-  std::string_view tool, base, path;
+  std::string_view tool, path;
 };
 constexpr std::array<Release, 4> kReleases = {{
-    {"node", "https://nodejs.org/dist", "/v{version}/node-v{version}-linux-{arch}.tar.xz"},
-    {"go", "https://go.dev/dl", "/go{version}.linux-{arch}.tar.gz"},
-    {"rust", "https://static.rust-lang.org", "/dist/rust-{version}-{arch}-unknown-linux-gnu.tar.xz"},
-    {"python", "https://github.com/astral-sh/python-build-standalone/releases/download",
-     "/{release}/cpython-{version}+{release}-{arch}-unknown-linux-gnu-install_only.tar.gz"},
+    {"node", "/v{version}/node-v{version}-linux-{arch}.tar.xz"},
+    {"go", "/go{version}.linux-{arch}.tar.gz"},
+    {"rust", "/dist/rust-{version}-{arch}-unknown-linux-gnu.tar.xz"},
+    {"python", "/cpython-{version}+{release}-{arch}-unknown-linux-gnu-install_only.tar.gz"},
 }};
-
-constexpr std::string_view kNpmRegistry = "https://registry.npmjs.org";
 
 const Release* release_of(std::string_view tool) {
   for (const auto& r : kReleases)
@@ -81,33 +80,26 @@ bool versioned(std::string_view p, std::string_view prefix, std::string_view suf
   return digits(p.substr(prefix.size(), p.size() - prefix.size() - suffix.size()));
 }
 
-// An http(s) URL with a host and nothing a base URL cannot hold; "" when
-// fine, else why not.
-std::string url_problem(std::string_view url) {
-  if (!url.starts_with("https://") && !url.starts_with("http://")) return "not an https:// or http:// URL";
-  if (url_host(url).empty()) return "no host in it";
-  for (char c : url)
-    if (static_cast<unsigned char>(c) <= ' ' || c == 0x7f) return "it holds a space or a control character";
-  std::string_view rest = url.substr(url.find("://") + 3);
-  if (rest.substr(0, rest.find('/')).find('@') != std::string_view::npos) return "credentials in a URL are not kept";
-  if (url.find_first_of("?#") != std::string_view::npos) return "a base URL has no query or fragment";
-  return "";
-}
-
-std::string without_trailing_slashes(std::string_view s) {
-  while (s.ends_with('/')) s.remove_suffix(1);
-  return std::string(s);
-}
-
 }  // namespace
 
-std::optional<ToolchainSource> official_toolchain_source(std::string_view tool) {
+// The route's view of a layer::toolchain source: its base, the download
+// URL pattern under it, and the hosts a download reaches.
+std::optional<ToolchainSource> from_source(std::string_view tool, const toolchain::Source& src) {
   const Release* r = release_of(tool);
-  const ToolInfo* info = tool_info(tool);
-  if (!r || !info) return std::nullopt;
-  ToolchainSource s{std::string(r->base), std::string(r->base) + std::string(r->path), {}};
-  for (auto h : info->hosts) s.hosts.emplace_back(h);
-  return s;
+  if (!r) return std::nullopt;
+  std::string path(src.kind == toolchain::Source::Kind::kNpm ? std::string_view("/node-linux-{arch}/-/node-linux-{arch}-{version}.tgz")
+                                                             : r->path);
+  if (tool == "python") {  // the release tag is the base's last component
+    std::string tag = src.url.substr(src.url.rfind('/') + 1);
+    for (auto at = path.find("{release}"); at != std::string::npos; at = path.find("{release}"))
+      path.replace(at, 9, tag);
+  }
+  return ToolchainSource{src.describe(), src.url + path, toolchain::source_hosts(tool, src)};
+}
+
+std::optional<ToolchainSource> official_toolchain_source(std::string_view tool) {
+  if (!toolchain::is_toolchain_tool(tool)) return std::nullopt;
+  return from_source(tool, toolchain::official_source(tool));
 }
 
 std::string url_host(std::string_view url) {
@@ -124,29 +116,14 @@ std::string url_host(std::string_view url) {
 }
 
 Result<ToolchainSource> toolchain_source(std::string_view tool, std::string_view value) {
-  const Release* r = release_of(tool);
-  if (!r) {
-    std::vector<std::string> tools;
-    for (const auto& x : kReleases) tools.emplace_back(x.tool);
-    return fail(ErrorCode::kInvalidArgument,
-                std::string(tool) + " has no task toolchain (tools with one: " + str::join(tools, ", ") + ")");
+  auto src = toolchain::parse_source(tool, value);
+  if (!src) {
+    // The caller names the value; keep only why.
+    const std::string& m = src.error().message();
+    auto colon = m.find(": ");
+    return fail(ErrorCode::kInvalidArgument, colon == std::string::npos ? m : m.substr(colon + 2));
   }
-  if (value == "npm" || value.starts_with("npm:")) {
-    if (tool != "node")
-      return fail(ErrorCode::kInvalidArgument, "the npm registry carries node only; give " + std::string(tool) +
-                                                   " an https:// or http:// mirror URL");
-    std::string registry = value == "npm" ? std::string(kNpmRegistry) : without_trailing_slashes(value.substr(4));
-    if (auto problem = url_problem(registry); !problem.empty())
-      return fail(ErrorCode::kInvalidArgument, "the registry is " + problem + " (expected npm or npm:URL)");
-    return ToolchainSource{"npm:" + registry, registry + "/node-linux-{arch}/-/node-linux-{arch}-{version}.tgz",
-                           {url_host(registry)}};
-  }
-  if (auto problem = url_problem(value); !problem.empty())
-    return fail(ErrorCode::kInvalidArgument, problem +
-                                                 (tool == "node" ? " (expected npm, npm:URL or a mirror URL)"
-                                                                 : " (expected a mirror URL)"));
-  std::string base = without_trailing_slashes(value);
-  return ToolchainSource{base, base + std::string(r->path), {url_host(base)}};
+  return *from_source(tool, *src);
 }
 
 std::optional<std::string> package_of_runtime(std::string_view p) {

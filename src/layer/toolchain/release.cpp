@@ -328,28 +328,31 @@ Source official_source(std::string_view tool) {
 }
 
 Result<Source> parse_source(std::string_view tool, std::string_view text) {
-  if (!is_toolchain_tool(tool)) {
-    return fail(ErrorCode::kInvalidArgument, "--toolchain-source " + std::string(tool) + "=" + std::string(text) +
-                                                 ": strata installs toolchains of " + std::string(kToolchainTools));
-  }
   auto bad = [&](const std::string& why) {
     return fail(ErrorCode::kInvalidArgument,
                 "--toolchain-source " + std::string(tool) + "=" + std::string(text) + ": " + why);
   };
+  if (!is_toolchain_tool(tool)) {
+    return bad(std::string(tool) + " has no task toolchain (tools with one: " + std::string(kToolchainTools) + ")");
+  }
   Source s;
   std::string_view url = text;
   if (text == "npm" || text.starts_with("npm:")) {
-    if (tool != "node") return bad("only node comes from the npm registry (node-linux-<arch> packages)");
+    if (tool != "node") return bad("the npm registry carries node only; give " + std::string(tool) + " a mirror URL");
     s.kind = Source::Kind::kNpm;
     url = text == "npm" ? std::string_view("https://registry.npmjs.org") : text.substr(4);
   } else {
     s.kind = Source::Kind::kMirror;
   }
-  if (!url.starts_with("https://") && !url.starts_with("http://")) {
-    return bad("expected npm, npm:URL or an http(s) URL with the official layout");
-  }
+  const std::string expected = tool == "node" ? " (expected npm, npm:URL or a mirror URL)" : " (expected a mirror URL)";
+  if (!url.starts_with("https://") && !url.starts_with("http://")) return bad("not an https:// or http:// URL" + expected);
+  for (char c : url)
+    if (static_cast<unsigned char>(c) <= ' ' || c == 0x7f) return bad("it holds a space or a control character");
+  std::string_view rest = url.substr(url.find("://") + 3);
+  if (rest.substr(0, rest.find('/')).find('@') != std::string_view::npos) return bad("credentials in a URL are not kept");
+  if (url.find_first_of("?#") != std::string_view::npos) return bad("a base URL has no query or fragment");
   auto parsed = oci::http::parse_url(url);
-  if (!parsed) return bad(parsed.error().message());
+  if (!parsed || parsed->host.empty()) return bad("no host in it");
   s.url = trim_slash(std::string(url));
   if (s.kind == Source::Kind::kMirror && s.url == official_source(tool).url) s.kind = Source::Kind::kOfficial;
   return s;
