@@ -16,6 +16,7 @@
 #include "layer/toolchain/release.hpp"
 #include "layer/toolchain/toolchain_layer.hpp"
 #include "oci/http/curl_transport.hpp"
+#include "oci/layer_spool.hpp"
 #include "oci/tar_reader.hpp"
 #include "support/served_toolchains.hpp"
 #include "support/shell.hpp"
@@ -662,6 +663,43 @@ TEST(ToolchainInstallDir, UnpacksWithRelativeLinksOnceAndRefusesAnotherKey) {
   EXPECT_EQ(shell(shell_quote(link.string()) + " --version").out, "v20.18.0\n");  // untouched
   // No staging directory is left behind.
   for (const auto& e : stdfs::directory_iterator(dir / "node")) EXPECT_EQ(e.path().filename(), "20.18.0");
+}
+
+}  // namespace
+}  // namespace strata::layer::toolchain
+
+namespace strata::layer::toolchain {
+namespace {
+
+// The spool behind every toolchain layer: a hard link whose name sorts
+// before its content's (z.h first in the archive, a.h linking to it) is
+// written with a.h holding the content and z.h linking to it, and reads
+// back with both names on the same bytes.
+TEST(ToolchainSpool, HardLinkSortingBeforeItsContentIsRewrittenAroundIt) {
+  TempDir t;
+  const stdfs::path archive = t / "in.tar";
+  ASSERT_EQ(shell("cd " + shell_quote(t.path().string()) + " && mkdir -p top && printf 'x\\n' > top/z.h && "
+                  "ln top/z.h top/a.h && tar --format=gnu -cf in.tar top/z.h top/a.h")
+                .status,
+            0);
+  auto spool = oci::LayerSpool::create(t.path());
+  ASSERT_TRUE(spool) << spool.error().message();
+  auto reader = oci::TarReader::open_file(archive, oci::ReadLimits{});
+  ASSERT_TRUE(reader) << reader.error().message();
+  auto added = spool->add_archive(**reader, [](oci::TarEntry&) -> Result<bool> { return true; }, "in.tar");
+  ASSERT_TRUE(added) << added.error().message();
+  ASSERT_TRUE(spool->complete_parents(0, "in.tar"));
+  auto layer = spool->write(oci::Compression::kGzip, t.path());
+  ASSERT_TRUE(layer) << layer.error().message();
+  TempDir root;
+  ASSERT_EQ(shell("tar -xzf " + shell_quote(layer->file.path()) + " -C " + shell_quote(root.path().string())).status,
+            0);
+  EXPECT_EQ(testing::read_file(root / "top/a.h"), "x\n");
+  EXPECT_EQ(testing::read_file(root / "top/z.h"), "x\n");
+  auto e = read_layer(layer->file.path());
+  EXPECT_EQ(e["top/a.h"].type, oci::TarEntryType::kRegular);
+  EXPECT_EQ(e["top/z.h"].type, oci::TarEntryType::kHardlink);
+  EXPECT_EQ(e["top/z.h"].link_target, "top/a.h");
 }
 
 }  // namespace
