@@ -110,6 +110,7 @@ Result<Release> node_official(oci::http::Transport& http, const ResolveRequest& 
     auto best = newest(versions, r.want);
     if (!best) return fail(no_release(r, url, index.size()));
     rel.version = *best;
+    if (auto k = r.known ? r.known(rel.version) : std::nullopt) return *k;
   }
   if (!is_release_version(rel.version)) {
     return fail(ErrorCode::kInvalidArgument, "node " + str::quote(rel.version) + " is not a release version (X.Y.Z)");
@@ -185,6 +186,7 @@ Result<Release> node_npm(oci::http::Transport& http, const ResolveRequest& r) {
   auto best = newest(versions, r.want);
   if (!best) return fail(no_release(r, registry + "/" + pkg, versions.size()));
   rel.version = *best;
+  if (auto k = r.known ? r.known(rel.version) : std::nullopt) return *k;
   STRATA_TRY(Archive runtime, npm_archive(node["versions"][rel.version], "runtime", pkg, rel.version));
   rel.archives.push_back(std::move(runtime));
   // node-linux-* carries bin/node and include/node, not npm: the newest
@@ -261,6 +263,7 @@ Result<Release> rust_release(oci::http::Transport& http, const ResolveRequest& r
     auto best = newest(versions, r.want);
     if (!best) return fail(no_release(r, url, versions.size()));
     rel.version = *best;
+    if (auto k = r.known ? r.known(rel.version) : std::nullopt) return *k;
   }
   if (!is_release_version(rel.version)) {
     return fail(ErrorCode::kInvalidArgument, "rust " + str::quote(rel.version) + " is not a release version (X.Y.Z)");

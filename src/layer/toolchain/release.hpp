@@ -89,6 +89,10 @@ struct ResolveRequest {
   Source source;
   std::vector<std::filesystem::path> extra_keyrings;  // --toolchain-keyring
   RangeCheck satisfies;                               // for npm's engines; required for node=npm
+  // The release `version` was resolved to and verified before (the
+  // toolchain cache), if any: once the index has picked the version it is
+  // returned as is, so a cached range costs the index alone. Optional.
+  std::function<std::optional<Release>(const std::string& version)> known;
 };
 
 Result<Release> resolve_release(oci::http::Transport& http, const ResolveRequest& request);

@@ -115,7 +115,12 @@ Result<Release> resolve(oci::http::Transport& http, const ToolchainRequest& r) {
                     " is not in the toolchain cache and --offline allows no download; run once online, or load a "
                     "bundle that carries it (strata bundle load)");
   }
-  STRATA_TRY(Release rel, resolve_release(http, q));
+  ResolveRequest online = q;
+  online.known = [&](const std::string& version) {
+    return remembered(cache_dir(r.home) / "releases" / (release_id(q.tool, q.source, version, q.arch) + ".json"),
+                      q.source);
+  };
+  STRATA_TRY(Release rel, resolve_release(http, online));
   return rel;
 }
 
@@ -356,7 +361,8 @@ Result<LayerRecord> build_layer(const ToolchainRequest& r, const Release& rel, c
     limits.duplicates = oci::DuplicatePaths::kRefuse;
     STRATA_TRY(auto reader, oci::TarReader::open_file(file, limits));
     auto added = spool.add_archive(*reader, map, map.what);
-    if (!added) return fail(added.error());
+    // The reader names the cached file; the user knows the archive by its name and URL.
+    if (!added) return fail(added.error().context(map.what));
   }
   auto entries = spool.entries();
   if (npm_source) {
@@ -371,7 +377,10 @@ Result<LayerRecord> build_layer(const ToolchainRequest& r, const Release& rel, c
     }
     entries = spool.entries();
   }
-  if (!entries.contains(prefix + "/bin")) {
+  // Archives without directory entries (npm pack writes none) have bin/ only as a parent.
+  const bool has_bin = std::any_of(entries.begin(), entries.end(),
+                                   [&](const auto& e) { return e.first.starts_with(prefix + "/bin/"); });
+  if (!has_bin) {
     return fail(ErrorCode::kFailedPrecondition,
                 rel.archives.front().url + ": no bin/ directory in the archive; is this a " + rel.tool + " release?");
   }
@@ -443,12 +452,23 @@ Result<ToolchainLayer> ensure_toolchain(oci::http::Transport& http, const Toolch
   auto rec = read_layer_record(r.home, out.key);
   out.cached = rec.has_value();
   if (!rec) {
+    // Archives this call put in the cache are taken out again when the
+    // release is refused later (another archive fails, or the layer cannot
+    // be built from them): nothing is cached from a refused release.
+    std::vector<stdfs::path> fetched;
+    auto refuse = [&](const Error& e) {
+      for (const auto& p : fetched) ::unlink(p.c_str());
+      return fail(e);
+    };
     for (const auto& a : rel.archives) {
-      STRATA_TRY(std::uint64_t got, fetch_archive(http, r, a));
-      out.downloaded += got;
+      auto got = fetch_archive(http, r, a);
+      if (!got) return refuse(got.error());
+      if (*got > 0) fetched.push_back(archive_path(r.home, a));
+      out.downloaded += *got;
     }
-    STRATA_TRY(LayerRecord built, build_layer(r, rel, out.key));
-    rec = std::move(built);
+    auto built = build_layer(r, rel, out.key);
+    if (!built) return refuse(built.error());
+    rec = std::move(*built);
   }
   // Remember the resolution once its archives verified: a pinned version
   // then needs no network, and --offline can choose among what is here.
