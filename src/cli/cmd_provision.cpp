@@ -38,6 +38,10 @@ void run_provision(const GlobalOptions& g, const ProvisionArgs& a, oci::http::Tr
   };
   if (!a.dest.empty()) request.dest_tag = destination_tag(dest_ref, oci::store_ref(dest_ref));
   request.provision_hint = "strata provision " + f.repo + " --base <an image with what is missing>";
+  request.toolchains.enabled = !f.no_toolchain_layer;
+  request.toolchains.sources = request.plan.toolchain_sources;
+  request.toolchains.keyrings = toolchain_keyrings(f.toolchain_keyrings);
+  request.toolchains.offline = g.offline;
 
   std::filesystem::path home = g.open_options().home;
   layer::BaseFsCache base_fs(home / "basefs");
@@ -48,12 +52,19 @@ void run_provision(const GlobalOptions& g, const ProvisionArgs& a, oci::http::Tr
                                             .observer = &progress, .facts = &facts};
   auto result = check(contract::provision::provision(request, ctx));
   if (dest) check(dest->store->close());
-  std::string reference = result.build ? pinned_reference(dest_text, result.digest) : pinned_reference(f.image, result.digest);
+  std::string reference = result.build || !result.toolchains.empty() ? pinned_reference(dest_text, result.digest)
+                                                                      : pinned_reference(f.image, result.digest);
   if (g.json) {
     nlohmann::ordered_json j;
     j["reference"] = reference;
     j["digest"] = result.digest;
     j["overlay"] = result.build.has_value();
+    j["toolchains"] = nlohmann::ordered_json::array();
+    for (const auto& t : result.toolchains) {
+      j["toolchains"].push_back({{"tool", t.release.tool}, {"release", t.release.version},
+                                 {"source", t.release.source.describe()}, {"key", t.key},
+                                 {"layer", t.layer.digest.str()}, {"cached", t.cached}, {"prefix", t.prefix}});
+    }
     j["key"] = result.planned.plan.overlay_key.empty() ? nlohmann::ordered_json(nullptr)
                                                        : nlohmann::ordered_json(result.planned.plan.overlay_key);
     j["cached"] = result.cached;
@@ -61,9 +72,16 @@ void run_provision(const GlobalOptions& g, const ProvisionArgs& a, oci::http::Tr
     j["preflight"] = contract::preflight::report_to_json(result.preflight);
     std::cout << oci::dump_json(j, 2) << "\n";
   } else {
-    log_info(g, std::string(result.build ? (result.cached ? "overlay found by its key " : "overlay built, key ") +
+    log_info(g, std::string(result.build ? (result.build->cached ? "overlay found by its key " : "overlay built, key ") +
                                                result.planned.plan.overlay_key
-                                         : "no overlay needed: the base satisfies everything the image must carry"));
+                            : result.toolchains.empty()
+                                ? "no overlay needed: the base satisfies everything the image must carry"
+                                : "no overlay needed: the base carries the toolchains"));
+    for (const auto& t : result.toolchains) {
+      log_info(g, "toolchain " + t.release.tool + " " + t.release.version + " from " + t.release.source.describe() +
+                      (t.cached ? " (cached layer " : " (layer ") + t.layer.digest.str().substr(0, 19) + ", " +
+                      t.release.archives.front().verified_by + ")");
+    }
     std::cout << reference << "\n";
   }
   std::cout.flush();

@@ -25,6 +25,7 @@ void register_build(CLI::App& app, GlobalOptions& g, std::shared_ptr<oci::http::
 void register_plan(CLI::App& app, GlobalOptions& g, std::shared_ptr<oci::http::Transport> http);
 void register_preflight(CLI::App& app, GlobalOptions& g, std::shared_ptr<oci::http::Transport> http);
 void register_provision(CLI::App& app, GlobalOptions& g, std::shared_ptr<oci::http::Transport> http);
+void register_toolchain(CLI::App& app, GlobalOptions& g, std::shared_ptr<oci::http::Transport> http);
 void register_cache(CLI::App& app, GlobalOptions& g, std::shared_ptr<oci::http::Transport> http);
 void register_bundle(CLI::App& app, GlobalOptions& g, std::shared_ptr<oci::http::Transport> http);
 

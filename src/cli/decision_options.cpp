@@ -62,9 +62,21 @@ contract::route::PlanRequest plan_request(const GlobalOptions& g, const Decision
       throw Exit{kExitUsage, "--toolchain-source " + t + ": " + tool + " has a source already (one per tool)"};
     r.toolchain_sources[tool] = value;
   }
-  for (const auto& k : f.toolchain_keyrings) (void)tool_value("--toolchain-keyring", k, "TOOL=FILE");
+  (void)toolchain_keyrings(f.toolchain_keyrings);
   r.toolchain_layer = !f.no_toolchain_layer;
   return r;
+}
+
+std::map<std::string, std::vector<std::filesystem::path>> toolchain_keyrings(const std::vector<std::string>& values) {
+  std::map<std::string, std::vector<std::filesystem::path>> out;
+  for (const auto& k : values) {
+    auto [tool, file] = tool_value("--toolchain-keyring", k, "TOOL=FILE");
+    if (std::error_code ec; !std::filesystem::is_regular_file(file, ec))
+      throw Exit{kExitUsage, "--toolchain-keyring " + k + ": " + file + " is not a file (an OpenPGP keyring, "
+                                                                     "armored or binary)"};
+    out[tool].emplace_back(file);
+  }
+  return out;
 }
 
 contract::image::FactsCache facts_cache(const GlobalOptions& g) {

@@ -4,6 +4,8 @@
 // reference printed for an image pinned by digest.
 #pragma once
 
+#include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -32,6 +34,9 @@ void add_archive_options(CLI::App* cmd, DecisionFlags& f);
 // Adds --toolchain-source TOOL=npm|URL, --toolchain-keyring TOOL=FILE (both
 // repeatable) and --no-toolchain-layer.
 void add_toolchain_options(CLI::App* cmd, DecisionFlags& f);
+
+// --toolchain-keyring TOOL=FILE values by tool (each file must exist).
+std::map<std::string, std::vector<std::filesystem::path>> toolchain_keyrings(const std::vector<std::string>& values);
 
 // The request the flags name, with the image's store opened into `image`
 // (which must outlive the request).

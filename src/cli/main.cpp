@@ -84,6 +84,7 @@ int main(int argc, char** argv) {
   register_plan(app, g, http);
   register_preflight(app, g, http);
   register_provision(app, g, http);
+  register_toolchain(app, g, http);
   register_cache(app, g, http);
   register_bundle(app, g, http);
   one_value_per_occurrence(app);
