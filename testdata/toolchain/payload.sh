@@ -56,6 +56,11 @@ case "$name" in
     printf '#!/bin/sh\nset -e\nupdate-alternatives --install /usr/bin/cc cc /usr/bin/gcc 20\n' > "$d/DEBIAN/postinst"
     chmod 755 "$d/DEBIAN/postinst"
     ;;
+  g++)
+    # A stand-in: tcc compiles no C++; the command exists for plans and pre-flight.
+    version_program usr/bin/g++ "g++ (Debian 12.2.0-14) 12.2.0"
+    ln -s g++ "$d/usr/bin/c++"
+    ;;
   make) echo usr/bin/make | copy_host ;;
   pkg-config) version_program usr/bin/pkg-config "1.8.1" ;;
   nodejs)

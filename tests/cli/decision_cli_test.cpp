@@ -11,6 +11,7 @@
 
 #include "support/cli_test.hpp"
 #include "support/served_archive.hpp"
+#include "support/served_toolchains.hpp"
 #include "support/json_run.hpp"
 #include "support/source_dir.hpp"
 
@@ -35,6 +36,7 @@ class DecisionFixture {
       must(import + ":stale --change 'ENV NODE_VERSION=18.0.0' >/dev/null");
       fx->archive = std::make_unique<ServedArchive>(fx->root / "archive", source / "testdata/toolchain");
       fx->sources = fx->archive->write_sources(fx->root / "toolchain.list").string();
+      fx->toolchains = std::make_unique<ServedToolchains>(fx->root / "dist");
       return fx;
     }();
     return *f;
@@ -44,6 +46,7 @@ class DecisionFixture {
   stdfs::path root;
   std::unique_ptr<ServedArchive> archive;
   std::string sources;
+  std::unique_ptr<ServedToolchains> toolchains;  // official release layouts (stand-in runtimes, a test key)
 };
 
 std::string repo(const std::string& name) { return (source_dir() / "testdata/repos" / name).string(); }
@@ -360,6 +363,97 @@ TEST_F(DecisionCli, EgressRenderWithABaseGrantsThePlansHosts) {
 
   auto usage = render(via_npm, {"--toolchain-source", "node=npm"});
   EXPECT_EQ(usage.code, 2) << "the plan's options need --base: " << usage.err;
+}
+
+}  // namespace
+}  // namespace strata::testing
+
+namespace strata::testing {
+namespace {
+
+// The design's own story: a TypeScript monorepo whose workspace compiles
+// @vscode/sqlite3 and needs Node >= 20.18 on a base with no Node. The plan
+// routes node to a task toolchain; provision now delivers it — the overlay
+// (cc, make, python3) and a toolchain layer of the release from the source
+// (here the fixture's official layout, its SHASUMS signed by a test key) —
+// and pre-flights what it built.
+TEST_F(DecisionCli, TheStoryProvisionsNodeAsAToolchainLayerThatALoginShellFinds) {
+  const std::string layout = (dir_ / "out").string();
+  auto args = provision("real-ts-monorepo-vscode-sqlite3", "oci:" + layout);
+  args.insert(args.end(), {"--toolchain-source", "node=" + fx_.toolchains->url("node"), "--toolchain-keyring",
+                           "node=" + fx_.toolchains->keyring().string()});
+  auto with_json = args;
+  with_json.insert(with_json.begin(), "--json");
+  auto first = strata(with_json);
+  ASSERT_EQ(first.code, 0) << first.err;
+  auto doc = nlohmann::json::parse(first.out);
+  ASSERT_EQ(doc["toolchains"].size(), 1u) << first.out;
+  EXPECT_EQ(doc["toolchains"][0]["release"], "20.18.0") << "the newest 20.x the index lists, not the floor";
+  EXPECT_FALSE(doc["toolchains"][0]["cached"].get<bool>());
+  EXPECT_TRUE(doc["preflight"]["ok"].get<bool>()) << first.out;
+  const std::string reference = doc["reference"].get<std::string>();
+  const std::string digest = doc["digest"].get<std::string>();
+
+  // Pre-flight of the result passes on its own; the node row is the image's now.
+  auto pre_args = preflight(reference, "real-ts-monorepo-vscode-sqlite3");
+  pre_args.insert(pre_args.begin(), "--json");
+  auto pre = strata(pre_args);
+  EXPECT_EQ(pre.code, 0) << pre.err;
+  EXPECT_NE(pre.out.find("node >=20.18.0 <21.0.0: file /opt/strata/toolchains/node/20.18.0/include/node/node_version.h"),
+            std::string::npos)
+      << pre.out;
+
+  // The image: the toolchain under /opt/strata, linked from /usr/local/bin,
+  // its PATH and node-gyp's nodedir in the config, an annotation naming it.
+  const std::string tag = sh("jq -r '.manifests[] | select(.digest == \"" + digest +
+                             "\") | .annotations[\"org.opencontainers.image.ref.name\"]' " + layout + "/index.json");
+  ASSERT_TRUE(tag.starts_with("provision-")) << tag;
+  auto unpack = run({"umoci", "unpack", "--rootless", "--image", layout + ":" + tag.substr(0, tag.find('\n')),
+                     (dir_ / "b").string()});
+  ASSERT_EQ(unpack.code, 0) << unpack.err;
+  stdfs::path root = dir_ / "b/rootfs";
+  EXPECT_EQ(stdfs::read_symlink(root / "usr/local/bin/node"), "/opt/strata/toolchains/node/20.18.0/bin/node");
+  EXPECT_TRUE(stdfs::exists(root / "opt/strata/toolchains/node/20.18.0/include/node/common.gypi"));
+  auto config = nlohmann::json::parse(std::ifstream(dir_ / "b/config.json"));
+  std::string env = config["process"]["env"].dump();
+  EXPECT_NE(env.find("PATH=/opt/strata/toolchains/node/20.18.0/bin:"), std::string::npos) << env;
+  EXPECT_NE(env.find("npm_config_nodedir=/opt/strata/toolchains/node/20.18.0"), std::string::npos) << env;
+  auto manifest = sh("jq -r '.annotations[\"dev.strata.toolchain.node\"]' " + layout + "/blobs/sha256/" +
+                     digest.substr(7));
+  EXPECT_NE(manifest.find("\"release\":\"20.18.0\""), std::string::npos) << manifest;
+  EXPECT_NE(manifest.find("SHASUMS256.txt.asc signed by " + fx_.toolchains->fingerprint()), std::string::npos)
+      << manifest;
+
+  // A login shell resets PATH (Debian's /etc/profile) and still finds node,
+  // and cc, make and python3 come from the overlay. The fixture base has no
+  // shell: the test adds the host's bash, dash as /bin/sh (the stand-in node
+  // is a script) and /etc/profile, as any base with a shell has them.
+  must("cp -L /bin/bash /bin/dash '" + root.string() + "/bin/' && ln -sf dash '" + root.string() +
+       "/bin/sh' && mkdir -p '" + root.string() + "/etc' && cp /etc/profile '" + root.string() +
+       "/etc/profile' && for l in $(ldd /bin/bash | awk '/=>/{print $3}'); do cp -Ln \"$l\" '" + root.string() +
+       "'\"$(dirname $l)\"/; done");
+  EXPECT_EQ(sh("chroot " + root.string() + " /bin/bash -lc 'command -v node; node --version'"),
+            "/usr/local/bin/node\nv20.18.0\n");
+  EXPECT_EQ(sh("chroot " + root.string() + " /bin/bash -lc 'command -v cc make python3'"),
+            "/usr/bin/cc\n/usr/bin/make\n/usr/bin/python3\n");
+  EXPECT_EQ(sh("chroot " + root.string() + " /bin/bash -lc 'python3 --version'"), "Python 3.11.2\n");
+
+  // Nothing changed: a hit (the overlay by its key, the toolchain layer by its
+  // key, no archive fetched) with the same digest.
+  fx_.toolchains->clear_requests();
+  auto second = strata(args);
+  ASSERT_EQ(second.code, 0) << second.err;
+  EXPECT_EQ(last_line(second.out), reference);
+  EXPECT_NE(second.err.find("toolchain node 20.18.0 from " + fx_.toolchains->url("node") + " (cached layer"),
+            std::string::npos)
+      << second.err;
+  EXPECT_EQ(fx_.toolchains->requests("node/v20.18.0"), 0u) << "a hit downloads no archive";
+
+  // --no-toolchain-layer: today's behaviour, the task installs its own node.
+  args.push_back("--no-toolchain-layer");
+  auto task = strata(args);
+  EXPECT_EQ(task.code, 0) << task.err;
+  EXPECT_NE(last_line(task.out), reference);
 }
 
 }  // namespace
