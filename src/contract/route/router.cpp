@@ -164,8 +164,13 @@ class Router {
           t.hosts.push_back(h);
           extra_hosts_[h].insert("task toolchain " + tool + " " + t.version);
         }
-        row.why = tool + " " + t.version + " installed rootless for the task from " + t.url + " (" +
-                  archive_note(tool, info) + ")";
+        // The release is the newest of the floor's line the source lists
+        // (provision resolves it: contract/provision/toolchain_stack.hpp).
+        std::string line = w.floor ? std::to_string(w.floor->major) +
+                                         (tool == "node" ? "" : "." + std::to_string(w.floor->minor)) + ".x"
+                                   : "latest";
+        row.why = "the newest " + tool + " " + line + " release at or above " + t.version + " from " + src.base +
+                  ", as a toolchain layer (" + archive_note(tool, info) + ")";
         toolchains_[tool] = tool + " " + t.version;
         row.toolchain = std::move(t);
       } else {

@@ -348,7 +348,9 @@ Result<Source> parse_source(std::string_view tool, std::string_view text) {
     s.kind = Source::Kind::kMirror;
   }
   const std::string expected = tool == "node" ? " (expected npm, npm:URL or a mirror URL)" : " (expected a mirror URL)";
-  if (!url.starts_with("https://") && !url.starts_with("http://")) return bad("not an https:// or http:// URL" + expected);
+  const std::string what = s.kind == Source::Kind::kNpm ? "the registry is " : "";
+  if (!url.starts_with("https://") && !url.starts_with("http://"))
+    return bad(what + "not an https:// or http:// URL" + expected);
   for (char c : url)
     if (static_cast<unsigned char>(c) <= ' ' || c == 0x7f) return bad("it holds a space or a control character");
   std::string_view rest = url.substr(url.find("://") + 3);

@@ -248,10 +248,11 @@ TEST(Router, ATaskToolchainKeepsItsRuntimesOwnPiecesOutOfTheOverlay) {
   EXPECT_EQ(p.overlay_packages, std::vector<std::string>{"libpq-dev"});
   EXPECT_EQ(p.rows[3].why, "comes with the task toolchain python 3.10.0 (not Debian's: another python version)");
   ASSERT_TRUE(p.rows[0].toolchain);
-  EXPECT_EQ(p.rows[0].toolchain->source, "https://github.com/astral-sh/python-build-standalone/releases/download");
+  EXPECT_EQ(p.rows[0].toolchain->source,
+            "https://github.com/astral-sh/python-build-standalone/releases/download/20241016");
   EXPECT_EQ(p.rows[0].toolchain->url,
-            "https://github.com/astral-sh/python-build-standalone/releases/download/{release}/"
-            "cpython-3.10.0+{release}-x86_64-unknown-linux-gnu-install_only.tar.gz");
+            "https://github.com/astral-sh/python-build-standalone/releases/download/20241016/"
+            "cpython-3.10.0+20241016-x86_64-unknown-linux-gnu-install_only.tar.gz");
 }
 
 TEST(Router, NodesOwnPiecesGoWithItsTaskToolchain) {
