@@ -422,4 +422,6 @@ FileLock::~FileLock() {
   if (fd_ >= 0) ::close(fd_);  // closing releases the flock
 }
 
+stdfs::path home_lease_path(const stdfs::path& home) { return home / "locks" / "gc.lock"; }
+
 }  // namespace strata::fs

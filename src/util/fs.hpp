@@ -181,6 +181,12 @@ class FileLock {
   int fd_ = -1;
 };
 
+// The lease on $STRATA_HOME's caches: every process that writes or reads
+// them through a build (an overlay, a toolchain layer) holds it shared
+// while it works; `cache gc` takes it exclusive without waiting, and leaves
+// the home caches alone when it cannot.
+stdfs::path home_lease_path(const stdfs::path& home);
+
 // Writes every byte to `fd` (retrying short writes and EINTR); `path` names
 // the file in the error.
 Result<void> write_all(int fd, std::span<const std::byte> data, const stdfs::path& path);

@@ -162,7 +162,10 @@ class Router {
                             download_arch(tool, base_.platform.architecture));
         for (const auto& h : src.hosts) {
           t.hosts.push_back(h);
-          extra_hosts_[h].insert("task toolchain " + tool + " " + t.version);
+          // A toolchain layer is downloaded by strata when it provisions,
+          // not by the task: its hosts are the task's only when the task
+          // installs the runtime itself (--no-toolchain-layer).
+          if (!in_.toolchain_layer) extra_hosts_[h].insert("task toolchain " + tool + " " + t.version);
         }
         // The release is the newest of the floor's line the source lists
         // (provision resolves it: contract/provision/toolchain_stack.hpp).
@@ -371,6 +374,7 @@ class Router {
         row.needed = false;
         row.why += " — not needed: the package compiles instead";
       }
+      headers_local(row);
       if (auto it = extra_hosts_.find(h.host); it != extra_hosts_.end())
         row.required_by.insert(row.required_by.end(), it->second.begin(), it->second.end());
       seen.insert(h.host);
@@ -381,8 +385,33 @@ class Router {
       Row row{.kind = Kind::kEgress, .name = host, .need = "read-only", .layer = Layer::kEgress};
       row.why = "inferred: " + *why.begin();
       row.required_by.assign(why.begin(), why.end());
+      headers_local(row);
       plan_.rows.push_back(std::move(row));
     }
+  }
+
+  // nodejs.org for node-gyp's headers, when they are in the image.
+  void headers_local(Row& row) const {
+    if (row.name != kNodeHeadersHost || !row.needed || !node_headers_local()) return;
+    row.needed = false;
+    row.why += " — not needed: " + node_headers_note();
+  }
+
+  // node-gyp reads the Node headers from npm_config_nodedir instead of
+  // downloading them: a toolchain layer sets it (and carries include/node),
+  // and so may a base.
+  static constexpr std::string_view kNodeHeadersHost = "nodejs.org";
+  bool node_headers_local() const {
+    auto routed = routed_runtimes_.find("node");
+    if (routed != routed_runtimes_.end() && routed->second == Layer::kTaskToolchain && in_.toolchain_layer) return true;
+    return std::any_of(base_.env.begin(), base_.env.end(),
+                       [](const std::string& e) { return e.starts_with("npm_config_nodedir="); });
+  }
+  std::string node_headers_note() const {
+    auto routed = routed_runtimes_.find("node");
+    if (routed != routed_runtimes_.end() && routed->second == Layer::kTaskToolchain)
+      return "node's toolchain layer carries the headers (npm_config_nodedir)";
+    return "the image's npm_config_nodedir has the headers";
   }
 
   const RouteInput& in_;

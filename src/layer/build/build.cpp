@@ -29,7 +29,6 @@ void note_use(const BuildRequest& r, const std::string& key_tag, const oci::Desc
 
 }  // namespace
 
-std::filesystem::path home_lease_path(const std::filesystem::path& home) { return home / "locks" / "gc.lock"; }
 
 Result<BuildResult> build(const BuildRequest& r, BuildContext& ctx) {
   const OverlayPlan& plan = r.plan;
@@ -70,7 +69,7 @@ Result<BuildResult> build(const BuildRequest& r, BuildContext& ctx) {
   // and indexes/: `strata cache gc` leaves them alone meanwhile.
   std::optional<fs::FileLock> home_lease;
   if (!ctx.home.empty()) {
-    STRATA_TRY(home_lease, fs::FileLock::acquire_shared(home_lease_path(ctx.home)));
+    STRATA_TRY(home_lease, fs::FileLock::acquire_shared(fs::home_lease_path(ctx.home)));
   }
   if (cached.expired_date) observer.cache_expired(key_tag, *cached.expired_date);
 

@@ -33,9 +33,4 @@ struct BuildResult {
 
 Result<BuildResult> build(const BuildRequest& request, BuildContext& ctx);
 
-// $STRATA_HOME/locks/gc.lock: a build that builds holds it shared (flock:
-// a crashed build releases it); `strata cache gc` evicts from debs/,
-// fragments/ and indexes/ only while it holds it exclusively.
-std::filesystem::path home_lease_path(const std::filesystem::path& home);
-
 }  // namespace strata::layer

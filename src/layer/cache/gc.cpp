@@ -236,7 +236,7 @@ Result<GcReport> gc_layout(oci::LayoutStore& layout, const GcOptions& o, const C
   report.sweep_deferred = !lease;
   std::optional<fs::FileLock> home_lease;
   if (o.home) {
-    STRATA_TRY(home_lease, fs::FileLock::try_acquire(home_lease_path(*o.home)));
+    STRATA_TRY(home_lease, fs::FileLock::try_acquire(fs::home_lease_path(*o.home)));
     report.home_deferred = !home_lease;
   }
 

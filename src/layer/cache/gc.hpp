@@ -12,7 +12,7 @@
 // between any two steps leaves a valid layout and the next one finishes.
 // When a writer holds the lease, the tags still go but the blobs stay for
 // the next gc (sweep_deferred); the home caches likewise wait for builds
-// holding $STRATA_HOME/locks/gc.lock (home_lease_path, build.hpp).
+// holding $STRATA_HOME/locks/gc.lock (fs::home_lease_path).
 //
 // gc deletes only what it can prove unreferenced. When any manifest or
 // index reachable from index.json cannot be read (missing, unparseable,

@@ -10,13 +10,14 @@ namespace strata::layer {
 
 std::vector<HomeCache> home_caches(const std::filesystem::path& home) {
   std::vector<HomeCache> out;
-  for (const char* name : {"debs", "fragments", "indexes", "basefs", "basestate"}) {
+  for (const char* name : {"debs", "fragments", "indexes", "basefs", "basestate", "toolchains"}) {
     HomeCache c;
     c.name = name;
     std::error_code ec;
     auto it = std::filesystem::recursive_directory_iterator(home / name, ec);
     for (; !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
       std::error_code fe;
+      if (it.depth() == 0 && it->path().filename() == "tmp") it.disable_recursion_pending();  // in flight
       if (!it->is_regular_file(fe) || fe) continue;
       auto size = it->file_size(fe);
       if (fe) continue;
@@ -60,6 +61,10 @@ std::vector<HomeCacheItem> home_cache_items(const stdfs::path& home) {
   files_of("indexes", home / "indexes", out);
   files_of("basefs", home / "basefs", out);
   files_of("basestate", home / "basestate", out);
+  // Toolchains: each verified archive, layer blob, layer record and
+  // remembered release is an item (tmp/ holds downloads in flight). A
+  // record whose blob went is a miss: the layer is built again.
+  for (const char* part : {"archives", "blobs", "layers", "releases"}) files_of("toolchains", home / "toolchains" / part, out);
   // A fragment is a directory (info.bin and its data files) read as one.
   std::error_code ec;
   for (const auto& d : stdfs::directory_iterator(home / "fragments", ec)) {

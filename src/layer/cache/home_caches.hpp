@@ -1,7 +1,8 @@
 // The caches of derived data under $STRATA_HOME besides the image store:
 // downloaded packages (debs/), converted fragments (fragments/), verified
 // archive indexes and their by-name form (indexes/), base filesystems
-// (basefs/) and bases' dpkg state (basestate/). Each can be deleted whole at
+// (basefs/), bases' dpkg state (basestate/) and toolchain archives and
+// layers (toolchains/). Each can be deleted whole at
 // any time: strata downloads or derives it again.
 #pragma once
 
@@ -15,7 +16,7 @@
 namespace strata::layer {
 
 struct HomeCache {
-  std::string name;         // "debs", "fragments", "indexes", "basefs", "basestate"
+  std::string name;         // "debs", "fragments", "indexes", "basefs", "basestate", "toolchains"
   std::uint64_t bytes = 0;  // regular files, as stored
   std::uint64_t files = 0;
 };
@@ -31,7 +32,7 @@ std::vector<HomeCache> home_caches(const std::filesystem::path& home);
 // files): when it was written or last used — a fetch that finds a package
 // in debs/ and a build that reuses a fragment mark it (fs::mark_used).
 struct HomeCacheItem {
-  std::string cache;  // "debs", "fragments", "indexes", "basefs", "basestate"
+  std::string cache;  // "debs", "fragments", "indexes", "basefs", "basestate", "toolchains"
   std::filesystem::path path;
   bool directory = false;
   std::uint64_t bytes = 0;

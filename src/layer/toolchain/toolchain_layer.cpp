@@ -444,6 +444,8 @@ std::string ToolchainLayer::annotation() const {
 }
 
 Result<ToolchainLayer> ensure_toolchain(oci::http::Transport& http, const ToolchainRequest& r) {
+  STRATA_TRY_VOID(fs::make_dirs(fs::home_lease_path(r.home).parent_path()));
+  STRATA_TRY(fs::FileLock lease, fs::FileLock::acquire_shared(fs::home_lease_path(r.home)));
   STRATA_TRY(Release rel, resolve(http, r));
   ToolchainLayer out;
   out.key = toolchain_key(rel);
@@ -451,6 +453,11 @@ Result<ToolchainLayer> ensure_toolchain(oci::http::Transport& http, const Toolch
   out.env = tool_env(rel.tool, out.prefix);
   auto rec = read_layer_record(r.home, out.key);
   out.cached = rec.has_value();
+  out.lease = std::make_shared<fs::FileLock>(std::move(lease));
+  if (rec) {  // the last use, for cache gc's least-recently-used order
+    fs::mark_used(layer_record_path(r.home, out.key));
+    fs::mark_used(layer_blob_path(r.home, rec->layer.digest));
+  }
   if (!rec) {
     // Archives this call put in the cache are taken out again when the
     // release is refused later (another archive fails, or the layer cannot

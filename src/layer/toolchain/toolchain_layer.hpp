@@ -20,12 +20,14 @@
 
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "layer/toolchain/release.hpp"
 #include "oci/descriptor.hpp"
 #include "oci/digest.hpp"
+#include "util/fs.hpp"
 
 namespace strata::layer::toolchain {
 
@@ -51,6 +53,9 @@ struct ToolchainLayer {
   std::vector<std::string> env;    // besides PATH: npm_config_nodedir=…, GOTOOLCHAIN=local
   std::vector<std::string> commands;  // linked into /usr/local/bin
   bool cached = false;             // the layer was found by its key
+  // The shared lease on the home caches (fs::home_lease_path), held while
+  // this layer's blob may still be read: `cache gc` leaves them alone.
+  std::shared_ptr<fs::FileLock> lease;
   std::uint64_t downloaded = 0;    // archive bytes fetched by this call
 
   // PATH with the toolchain's bin first (`path` = the image's PATH).

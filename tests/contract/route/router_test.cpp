@@ -73,7 +73,9 @@ TEST(Router, ANativeNodeMonorepoAboveTheArchivesNodeGetsATaskToolchain) {
                          "build-lib | python3 | installed | overlay | python3",
                          "command | g++ | on PATH | unrouted",
                          "command | python3 | on PATH | overlay | python3",
-                         "egress | nodejs.org | read-only | egress",
+                         // node-gyp reads the toolchain layer's headers (npm_config_nodedir), and strata
+                         // downloads the layer when it provisions: the task needs no nodejs.org.
+                         "egress | nodejs.org | read-only | egress | not needed",
                          "egress | registry.npmjs.org | read-only | egress",
                      }));
   const Row& node = p.rows.front();
@@ -241,9 +243,7 @@ TEST(Router, ATaskToolchainKeepsItsRuntimesOwnPiecesOutOfTheOverlay) {
                          "command | pip | on PATH | task-toolchain",
                          "command | pip3 | on PATH | task-toolchain",
                          "command | python3 | on PATH | task-toolchain",
-                         "egress | github.com | read-only | egress",
-                         "egress | objects.githubusercontent.com | read-only | egress",
-                         "egress | release-assets.githubusercontent.com | read-only | egress",
+                         // no egress: strata fetches the toolchain layer when it provisions
                      }));
   EXPECT_EQ(p.overlay_packages, std::vector<std::string>{"libpq-dev"});
   EXPECT_EQ(p.rows[3].why, "comes with the task toolchain python 3.10.0 (not Debian's: another python version)");
@@ -295,7 +295,12 @@ TEST(Router, TheToolchainSourceDecidesTheUrlAndTheHosts) {
     return out;
   };
 
-  Plan official = route({c, bare_base(), archive, "b"});
+  // A task that installs its own runtimes (--no-toolchain-layer) reaches the
+  // sources' hosts itself; with toolchain layers strata does, when it
+  // provisions, and the plan has no egress row for them.
+  Plan layered = route({c, bare_base(), archive, "b"});
+  EXPECT_TRUE(egress(layered).empty());
+  Plan official = route({c, bare_base(), archive, "b", {}, false});
   ASSERT_EQ(official.rows.size(), 7u);
   EXPECT_EQ(official.rows[0].toolchain->source, "https://go.dev/dl");
   EXPECT_EQ(official.rows[0].toolchain->url, "https://go.dev/dl/go1.22.5.linux-amd64.tar.gz");
@@ -306,7 +311,8 @@ TEST(Router, TheToolchainSourceDecidesTheUrlAndTheHosts) {
             (std::vector<std::string>{"dl.google.com", "go.dev", "nodejs.org", "static.rust-lang.org"}));
 
   Plan mirrored = route({c, bare_base(), archive, "b",
-                         {{"node", "npm"}, {"go", "https://Mirror.example:8443/golang/"}, {"rust", "http://rust.mirror/"}}});
+                         {{"node", "npm"}, {"go", "https://Mirror.example:8443/golang/"}, {"rust", "http://rust.mirror/"}},
+                         false});
   const TaskToolchain& go = *mirrored.rows[0].toolchain;
   EXPECT_EQ(go.source, "https://Mirror.example:8443/golang");
   EXPECT_EQ(go.url, "https://Mirror.example:8443/golang/go1.22.5.linux-amd64.tar.gz");

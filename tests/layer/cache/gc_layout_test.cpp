@@ -229,7 +229,7 @@ TEST_F(GcLayout, HomeCachesShareTheCapOldestFirst) {
                            system_clock());
   };
   {
-    auto building = fs::FileLock::acquire_shared(home_lease_path(home));
+    auto building = fs::FileLock::acquire_shared(fs::home_lease_path(home));
     ASSERT_TRUE(building);
     auto r = run(0);
     ASSERT_TRUE(r) << r.error().message();
