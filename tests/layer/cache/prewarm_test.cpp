@@ -108,7 +108,7 @@ overlays:
             "pw.yaml: overlays[0]: unknown key `pkgs` (expected base, packages, platforms, sources, compression)"},
            {"overlays: [{base: b, packages: [p]}]\n", "pw.yaml: `cache` is required (a string)"},
            {"cache: x\noverlays: [{base: b}]\n", "pw.yaml: overlays[0]: `packages` must name a package"},
-           {"cache: x\n", "pw.yaml: nothing to warm (give `overlays` or `repos`)"},
+           {"cache: x\n", "pw.yaml: nothing to warm (give `overlays`, `repos` or `toolchains`)"},
            {"cache: x\noverlays: [{base: b, packages: [[p]]}]\n",
             "pw.yaml: overlays[0]: `packages[0]` must be a non-empty string"},
            {"cache: [x\n", "pw.yaml: not valid YAML"}}) {
