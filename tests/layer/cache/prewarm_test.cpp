@@ -103,7 +103,7 @@ overlays:
 
   for (auto [yaml, message] : std::vector<std::pair<std::string, std::string>>{
            {"cache: x\noverlays: [{base: b, packages: [p]}]\nplatfrom: [a]\n",
-            "pw.yaml: unknown key `platfrom` (expected cache, platforms, sources, overlays, repos)"},
+            "pw.yaml: unknown key `platfrom` (expected cache, platforms, sources, overlays, repos, toolchains)"},
            {"cache: x\noverlays: [{base: b, packages: [p], pkgs: [q]}]\n",
             "pw.yaml: overlays[0]: unknown key `pkgs` (expected base, packages, platforms, sources, compression)"},
            {"overlays: [{base: b, packages: [p]}]\n", "pw.yaml: `cache` is required (a string)"},
