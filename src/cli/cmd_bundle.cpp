@@ -1,9 +1,10 @@
-// strata bundle create --out DIR|FILE.tar [--mirror FILE] [--lock FILE]…
+// strata bundle create --out DIR|FILE.tar [--mirror FILE] [--lock FILE]… [--toolchains FILE]
 // strata bundle load BUNDLE[@sha256:…] [--dest REF] [--locks-out DIR]
 #include <iostream>
 
 #include "cli/commands.hpp"
 #include "cli/progress.hpp"
+#include "cli/toolchain_entries.hpp"
 #include "layer/bundle/bundle_create.hpp"
 #include "layer/bundle/bundle_load.hpp"
 #include "oci/http/offline_transport.hpp"
@@ -16,7 +17,7 @@ namespace strata::cli {
 namespace {
 
 struct CreateArgs {
-  std::string out, mirror;
+  std::string out, mirror, toolchains;
   std::vector<std::string> locks;
 };
 
@@ -33,6 +34,10 @@ void run_create(const GlobalOptions& g, const CreateArgs& a, oci::http::Transpor
   r.home = r.open.home;
   r.copy.jobs = g.jobs;
   r.offline = g.offline;
+  if (!a.toolchains.empty()) {
+    auto entries = check(layer::load_bundle_toolchains(a.toolchains));
+    for (auto& e : check(toolchain_requests(entries, {}))) r.toolchains.push_back({e.where, std::move(e.request)});
+  }
   CopyProgress progress(g);
   r.copy.observer = &progress;
   oci::http::OfflineTransport none;  // --offline: the .debs come from the cache or not at all
@@ -53,12 +58,18 @@ void run_create(const GlobalOptions& g, const CreateArgs& a, oci::http::Transpor
     for (const auto& l : c.locks) j["locks"].push_back({{"name", l.name}, {"platform", l.platform}});
     j["debs"] = c.debs.size();
     j["debs_downloaded"] = report.fetch.downloaded;
+    j["toolchains"] = nlohmann::ordered_json::array();
+    for (const auto& t : c.toolchains)
+      j["toolchains"].push_back({{"tool", t.tool}, {"version", t.version}, {"arch", t.arch}, {"source", t.source},
+                                 {"digest", t.manifest.digest.str()}});
+    j["toolchain_bytes_downloaded"] = report.toolchain_downloaded;
     std::cout << oci::dump_json(j, 2) << "\n";
     return;
   }
   log_info(g, std::to_string(c.images.size()) + " images, " + std::to_string(c.locks.size()) + " locks, " +
                   std::to_string(c.debs.size()) + " .debs (" + std::to_string(report.fetch.downloaded) +
-                  " downloaded first), " + str::human_bytes(report.blob_bytes));
+                  " downloaded first), " + std::to_string(c.toolchains.size()) + " toolchains, " +
+                  str::human_bytes(report.blob_bytes));
   if (report.tar) std::cout << report.sha256 << "  " << a.out << "\n";
   std::cout << a.out << "@" << report.index.digest.str() << "\n";
 }
@@ -92,6 +103,14 @@ void run_load(const GlobalOptions& g, const LoadArgs& a) {
     for (const auto& l : report.locks) j["locks"].push_back({{"name", l.name}, {"platform", l.platform}});
     j["locks_written"] = nlohmann::ordered_json::array();
     for (const auto& p : report.locks_written) j["locks_written"].push_back(p.string());
+    const auto& t = report.toolchains;
+    j["toolchains"] = {{"releases", nlohmann::ordered_json::array()},
+                       {"archives_seeded", t.archives_seeded},
+                       {"archives_present", t.archives_present},
+                       {"bytes", t.bytes}};
+    for (const auto& rel : t.releases)
+      j["toolchains"]["releases"].push_back(
+          {{"tool", rel.tool}, {"version", rel.version}, {"arch", rel.arch}, {"source", rel.source.describe()}});
     std::cout << oci::dump_json(j, 2) << "\n";
     return;
   }
@@ -104,7 +123,10 @@ void run_load(const GlobalOptions& g, const LoadArgs& a) {
   }
   log_info(g, std::to_string(report.images.size()) + " images, " + std::to_string(report.debs_seeded) +
                   " .debs seeded (" + std::to_string(report.debs_present) + " already cached), " +
-                  std::to_string(report.locks.size()) + " locks checked" +
+                  std::to_string(report.locks.size()) + " locks checked, " +
+                  std::to_string(report.toolchains.releases.size()) + " toolchains (" +
+                  std::to_string(report.toolchains.archives_seeded) + " archives seeded, " +
+                  std::to_string(report.toolchains.archives_present) + " already cached)" +
                   (a.locks_out.empty() ? "" : ", " + std::to_string(report.locks_written.size()) + " written to " +
                                                   a.locks_out));
 }
@@ -121,22 +143,28 @@ void register_bundle(CLI::App& app, GlobalOptions& g, std::shared_ptr<oci::http:
   auto ca = std::make_shared<CreateArgs>();
   auto* create = add_command(
       *bundle, "create",
-      "Write the images a mirror config names, the locks and every .deb they name into one OCI layout (or a "
+      "Write the images a mirror config names, the locks and every .deb they name, and toolchain releases, into one OCI layout (or a "
       "deterministic tar of one, for an --out ending in .tar); the same inputs give the same bytes",
       "  strata bundle create --out site.tar --mirror mirror.yaml --lock overlay.lock\n"
       "  strata bundle create --lock amd64.lock --lock arm64.lock --out debs-only/\n"
-      "  strata --offline bundle create --out site.tar --lock overlay.lock   # .debs from the cache only\n");
+      "  strata --offline bundle create --out site.tar --lock overlay.lock   # .debs from the cache only\n"
+      "  strata bundle create --out site.tar --toolchains toolchains.yaml   # node, go… for --offline installs\n");
   create->add_option("--out", ca->out, "The bundle to write: a new directory, or FILE.tar")->required();
   create->add_option("--mirror", ca->mirror, "Mirror config (strata mirror's YAML) naming the images")
       ->check(CLI::ExistingFile);
   create->add_option("--lock", ca->locks, "A lock whose .debs the bundle carries (repeatable)")
+      ->check(CLI::ExistingFile);
+  create->add_option("--toolchains", ca->toolchains,
+                     "YAML naming toolchain releases to carry (toolchains: [{tool, version, source?, keyring?, "
+                     "platforms?}]); each is resolved, downloaded and verified first")
       ->check(CLI::ExistingFile);
   create->callback([&g, ca, http] { run_create(g, *ca, *http); });
 
   auto la = std::make_shared<LoadArgs>();
   auto* load = add_command(
       *bundle, "load",
-      "Verify a bundle, push its images (to their own names, a registry or a layout) and seed the .deb cache; "
+      "Verify a bundle, push its images (to their own names, a registry or a layout) and seed the .deb and "
+      "toolchain caches; "
       "re-running is a no-op, and a killed load is finished by the next",
       "  strata bundle load site.tar --dest docker://registry.internal:5000\n"
       "  strata bundle load site.tar --dest oci:/srv/images --locks-out /srv/locks\n"

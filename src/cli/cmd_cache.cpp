@@ -7,6 +7,7 @@
 #include "cli/commands.hpp"
 #include "cli/decision_options.hpp"
 #include "cli/overlay_options.hpp"
+#include "cli/toolchain_entries.hpp"
 #include "contract/provision/prewarm_repo.hpp"
 #include "layer/cache/gc.hpp"
 #include "layer/cache/home_caches.hpp"
@@ -285,6 +286,10 @@ void run_prewarm(const GlobalOptions& g, const PrewarmArgs& args, oci::http::Tra
     jobs.push_back({.where = o.where, .spec = overlay_spec(g, f, bases.emplace_back())});
   }
   add_repo_jobs(g, config, http, bases, jobs);
+  // Each toolchain entry and platform, as `strata toolchain install` would ensure it.
+  std::vector<layer::ToolchainJob> toolchain_jobs;
+  for (auto& e : check(toolchain_requests(config.toolchains, config.platforms)))
+    toolchain_jobs.push_back({std::move(e.where), std::move(e.request)});
   std::filesystem::path home = g.open_options().home;
   layer::BaseFsCache base_fs(home / "basefs");
   layer::BuildContext ctx{.http = http, .clock = system_clock(), .home = home, .jobs = static_cast<unsigned>(g.jobs),
@@ -296,6 +301,9 @@ void run_prewarm(const GlobalOptions& g, const PrewarmArgs& args, oci::http::Tra
                                                    : layer::kLayoutUseRefresh};
   layer::PrewarmReport report = layer::prewarm(std::move(jobs), options, ctx);
   check(cache.store->close());
+  layer::ToolchainPrewarmReport toolchains =
+      layer::prewarm_toolchains(std::move(toolchain_jobs), options, http, home, g.offline,
+                                report.failed() && !args.keep_going);
 
   std::map<std::string, std::size_t> counts;
   for (const auto& o : report.outcomes) ++counts[layer::warm_state_name(o.state)];
@@ -303,6 +311,14 @@ void run_prewarm(const GlobalOptions& g, const PrewarmArgs& args, oci::http::Tra
                         "/" + std::to_string(share.count);
   for (const auto& [state, n] : counts) summary += ", " + std::to_string(n) + " " + state;
   if (report.other_shards) summary += " (" + std::to_string(report.other_shards) + " keys left to other shards)";
+  if (!toolchains.outcomes.empty() || toolchains.other_shards) {
+    std::map<std::string, std::size_t> tc_counts;
+    for (const auto& o : toolchains.outcomes) ++tc_counts[layer::warm_state_name(o.state)];
+    summary += "; " + std::to_string(toolchains.outcomes.size()) + " toolchains";
+    for (const auto& [state, n] : tc_counts) summary += ", " + std::to_string(n) + " " + state;
+    if (toolchains.other_shards)
+      summary += " (" + std::to_string(toolchains.other_shards) + " toolchains left to other shards)";
+  }
   if (g.json) {
     nlohmann::ordered_json out;
     out["cache"] = config.cache;
@@ -317,11 +333,29 @@ void run_prewarm(const GlobalOptions& g, const PrewarmArgs& args, oci::http::Tra
       out["overlays"].push_back(std::move(e));
     }
     out["other_shards"] = report.other_shards;
+    out["toolchains"] = nlohmann::ordered_json::array();
+    for (const auto& o : toolchains.outcomes) {
+      nlohmann::ordered_json e{{"entries", o.where}, {"toolchain", o.what}, {"state", layer::warm_state_name(o.state)}};
+      if (!o.release.empty()) e["release"] = o.release;
+      if (!o.key.empty()) e["key"] = o.key;
+      if (o.state == layer::WarmState::kBuilt || o.state == layer::WarmState::kWarm) e["layer"] = o.layer.str();
+      if (!o.error.empty()) e["error"] = o.error;
+      out["toolchains"].push_back(std::move(e));
+    }
+    out["toolchains_other_shards"] = toolchains.other_shards;
     std::cout << oci::dump_json(out, 2) << "\n";
   } else {
     for (const auto& o : report.outcomes) {
       std::string line = std::string(layer::warm_state_name(o.state)) + "  " +
                          (o.key.empty() ? std::string(12, '-') : o.key.substr(0, 12)) + "  " + str::join(o.where, "; ");
+      if (!o.error.empty()) line += ": " + o.error;
+      std::cout << terminal_safe(line) << "\n";
+    }
+    for (const auto& o : toolchains.outcomes) {
+      std::string line = std::string(layer::warm_state_name(o.state)) + "  " +
+                         (o.key.empty() ? std::string(12, '-') : o.key.substr(0, 12)) + "  " +
+                         str::join(o.where, "; ") + " (" + o.what +
+                         (o.release.empty() ? "" : ": " + o.release) + ")";
       if (!o.error.empty()) line += ": " + o.error;
       std::cout << terminal_safe(line) << "\n";
     }
@@ -336,7 +370,12 @@ void run_prewarm(const GlobalOptions& g, const PrewarmArgs& args, oci::http::Tra
       std::cerr << terminal_safe("strata cache prewarm: failed " + str::join(o.where, "; ") +
                                  (o.key.empty() ? "" : " (key " + o.key.substr(0, 12) + ")") + ": " + o.error)
                 << "\n";
-  if (report.failed()) throw Exit{kExitFailure, "strata cache prewarm: " + summary};
+  for (const auto& o : toolchains.outcomes)
+    if (o.state == layer::WarmState::kFailed)
+      std::cerr << terminal_safe("strata cache prewarm: failed " + str::join(o.where, "; ") + " (" + o.what +
+                                 "): " + o.error)
+                << "\n";
+  if (report.failed() || toolchains.failed()) throw Exit{kExitFailure, "strata cache prewarm: " + summary};
 }
 
 }  // namespace
@@ -372,11 +411,12 @@ void register_cache(CLI::App& app, GlobalOptions& g, std::shared_ptr<oci::http::
   auto pw = std::make_shared<PrewarmArgs>();
   auto* prewarm = add_command(
       *cache, "prewarm",
-      "Build every overlay a config names that its cache lacks (deduplicated by key; a hit costs one lookup). "
+      "Build every overlay a config names that its cache lacks (deduplicated by key; a hit costs one lookup), "
+      "and every toolchain layer it names into $STRATA_HOME. "
       "--shard K/N takes a deterministic share of the keys, by default from JOB_COMPLETION_INDEX/JOB_COMPLETIONS "
       "(a Kubernetes Indexed Job)",
       "  strata cache prewarm --config prewarm.yaml\n  strata cache prewarm --config prewarm.yaml --shard 1/4 --json\n");
-  prewarm->add_option("--config", pw->config, "Pre-warm config (YAML: cache, platforms, sources, overlays, repos)")
+  prewarm->add_option("--config", pw->config, "Pre-warm config (YAML: cache, platforms, sources, overlays, repos, toolchains)")
       ->required()
       ->check(CLI::ExistingFile);
   prewarm->add_option("--shard", pw->shard, "This job's share K/N of the keys (0-based)");

@@ -6,7 +6,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/decision_options.hpp"
-#include "contract/version_range.hpp"
+#include "cli/toolchain_entries.hpp"
 #include "layer/toolchain/toolchain_layer.hpp"
 #include "oci/manifest.hpp"
 #include "oci/platform.hpp"
@@ -22,24 +22,6 @@ struct InstallArgs {
   std::string platform;
 };
 
-// "22.11.0" pins; "22", "3.12" is the newest of that line; anything else an npm/semver range.
-tc::VersionWant want_of(const std::string& tool, const std::string& text) {
-  tc::VersionWant w;
-  w.text = text;
-  if (tc::is_release_version(text) && std::count(text.begin(), text.end(), '.') == 2) {
-    w.exact = text;
-    return w;
-  }
-  auto range = tc::is_release_version(text) ? contract::parse_version_line(text) : contract::parse_npm_range(text);
-  if (!range) throw Exit{kExitUsage, tool + "@" + text + ": " + range.error().message() +
-                                         " (give X.Y.Z, a line such as 22 or 3.12, or a range such as \">=20 <21\")"};
-  w.admits = [r = *range](std::string_view v) {
-    auto pv = contract::parse_version(v);
-    return pv && pv->pre.empty() && r.contains(*pv);
-  };
-  return w;
-}
-
 void run_install(const GlobalOptions& g, const InstallArgs& a, oci::http::Transport& http) {
   auto at = a.what.find('@');
   if (at == std::string::npos || at == 0 || at + 1 == a.what.size())
@@ -49,7 +31,9 @@ void run_install(const GlobalOptions& g, const InstallArgs& a, oci::http::Transp
     throw Exit{kExitUsage, tool + ": strata installs toolchains of " + std::string(tc::kToolchainTools)};
   tc::ResolveRequest q;
   q.tool = tool;
-  q.want = want_of(tool, a.what.substr(at + 1));
+  auto want = toolchain_want(tool, a.what.substr(at + 1));
+  if (!want) throw Exit{kExitUsage, want.error().message()};
+  q.want = std::move(*want);
   q.source = tc::official_source(tool);
   for (const auto& s : a.sources) {
     auto [t, src] = check(tc::parse_source_option(s));
@@ -59,11 +43,7 @@ void run_install(const GlobalOptions& g, const InstallArgs& a, oci::http::Transp
   if (auto k = keyrings.find(tool); k != keyrings.end()) q.extra_keyrings = k->second;
   oci::Platform platform = a.platform.empty() ? oci::host_platform() : check(oci::parse_platform(a.platform));
   q.arch = platform.architecture;
-  q.satisfies = [](std::string_view range, std::string_view v) {
-    auto r = contract::parse_npm_range(range);
-    auto pv = contract::parse_version(v);
-    return r && pv && r->contains(*pv);
-  };
+  q.satisfies = npm_range_admits;
   tc::ToolchainRequest request{std::move(q), g.open_options().home, g.offline};
   auto layer = check(tc::ensure_toolchain(http, request));
   auto installed = check(tc::install_dir(layer, a.dir));

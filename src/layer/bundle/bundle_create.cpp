@@ -97,8 +97,9 @@ Result<std::uint64_t> blob_bytes(const stdfs::path& dir) {
 bool bundle_is_tar(const stdfs::path& out) { return out.extension() == ".tar"; }
 
 Result<BundleCreateReport> create_bundle(const BundleCreateRequest& r, oci::http::Transport& http, Clock& clock) {
-  if (r.mirror.empty() && r.locks.empty()) {
-    return fail(ErrorCode::kInvalidArgument, "a bundle needs something to carry: give --mirror FILE, --lock FILE, or both");
+  if (r.mirror.empty() && r.locks.empty() && r.toolchains.empty()) {
+    return fail(ErrorCode::kInvalidArgument,
+                "a bundle needs something to carry: give --mirror FILE, --lock FILE, --toolchains FILE, or several");
   }
   std::error_code ec;
   if (stdfs::exists(r.out, ec) || stdfs::is_symlink(r.out, ec)) {
@@ -148,6 +149,11 @@ Result<BundleCreateReport> create_bundle(const BundleCreateRequest& r, oci::http
     report.fetch.bytes += fetched->bytes;
   }
 
+  // The toolchain releases, ensured into the cache first (resolved,
+  // downloaded and verified as their projects publish them).
+  STRATA_TRY(auto toolchains, ensure_bundle_toolchains(http, r.toolchains, r.home, r.offline));
+  report.toolchain_downloaded = toolchains.downloaded;
+
   stdfs::path staging = r.out;
   staging += ".partial";
   // One writer per output: a second `bundle create --out` of the same path
@@ -196,6 +202,11 @@ Result<BundleCreateReport> create_bundle(const BundleCreateRequest& r, oci::http
       STRATA_TRY_VOID(oci::write_blob(*layout, m.descriptor, m.bytes));
       c.debs.push_back({p->name, p->version, p->architecture, p->filename, p->sha256,
                         static_cast<std::int64_t>(p->size), m.descriptor});
+    }
+
+    for (const auto& rel : toolchains.releases) {
+      STRATA_TRY(auto t, put_toolchain(*layout, r.home, rel));
+      c.toolchains.push_back(std::move(t));
     }
 
     sort_bundle_contents(c);  // the report lists what the index lists, in its order

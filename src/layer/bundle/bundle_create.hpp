@@ -4,7 +4,9 @@
 // one. The same inputs give the same bytes.
 //
 // The .debs come from $STRATA_HOME/debs (fetched first when missing, as
-// `strata fetch` does, unless offline). The bundle is assembled in a staging
+// `strata fetch` does, unless offline); the toolchain releases from
+// $STRATA_HOME/toolchains (ensured first, as `strata toolchain install`
+// does: bundle_toolchains.hpp). The bundle is assembled in a staging
 // directory beside the output (OUT.partial, started afresh by every run)
 // and appears under its name only when complete: a directory by rename, a
 // tar atomically; an output that exists is refused.
@@ -16,6 +18,7 @@
 
 #include "layer/apt/deb_fetcher.hpp"
 #include "layer/bundle/bundle_format.hpp"
+#include "layer/bundle/bundle_toolchains.hpp"
 #include "oci/copy.hpp"
 #include "oci/http/transport.hpp"
 #include "oci/open_store.hpp"
@@ -30,7 +33,8 @@ struct BundleCreateRequest {
   std::filesystem::path home;                // $STRATA_HOME: the .deb cache
   oci::OpenOptions open;                     // stores of the images' sources
   oci::CopyOptions copy;                     // jobs, observer; all/platform come from each entry
-  bool offline = false;                      // missing .debs are an error, not a download
+  bool offline = false;                      // missing .debs (and toolchains) are an error, not a download
+  std::vector<BundleToolchainInput> toolchains;  // releases ensured into the cache, then carried
 };
 
 struct BundleCreateReport {
@@ -40,6 +44,7 @@ struct BundleCreateReport {
   std::string sha256;          // a tar: the file's sha256 (hex)
   std::uint64_t blob_bytes = 0;  // every blob in the bundle
   FetchReport fetch;           // .debs downloaded into the cache first
+  std::uint64_t toolchain_downloaded = 0;  // toolchain archive bytes downloaded into the cache first
 };
 
 // True when `out` names a tar (ends in .tar).

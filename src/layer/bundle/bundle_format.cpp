@@ -1,6 +1,7 @@
 #include "layer/bundle/bundle_format.hpp"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <tuple>
 #include <variant>
@@ -86,7 +87,39 @@ oci::RawManifest deb_artifact(const LockPackage& p) {
   return artifact(kDebArtifactType, std::move(layer), deb_annotations(p));
 }
 
+std::map<std::string, std::string> toolchain_annotations(const std::string& tool, const std::string& version,
+                                                         const std::string& arch, const std::string& source) {
+  return {{std::string(kAnnotationToolchainTool), tool},
+          {std::string(kAnnotationToolchainVersion), version},
+          {std::string(kAnnotationToolchainArch), arch},
+          {std::string(kAnnotationToolchainSource), source}};
+}
+
+oci::RawManifest toolchain_artifact(const toolchain::Release& rel, const oci::Descriptor& record,
+                                    const std::vector<oci::Descriptor>& archives) {
+  oci::ImageManifest m;
+  m.media_type = std::string(oci::media::kOciManifest);
+  m.artifact_type = std::string(kToolchainArtifactType);
+  m.config = empty_config();
+  oci::Descriptor r = record;
+  r.media_type = std::string(kToolchainRecordMediaType);
+  r.annotations = {{std::string(kAnnotationTitle), rel.tool + "-" + rel.version + "-" + rel.arch + ".json"}};
+  m.layers.push_back(std::move(r));
+  for (std::size_t i = 0; i < archives.size() && i < rel.archives.size(); ++i) {
+    oci::Descriptor a = archives[i];
+    a.media_type = std::string(kToolchainArchiveMediaType);
+    a.annotations = {{std::string(kAnnotationTitle), rel.archives[i].name},
+                     {std::string(kAnnotationToolchainDigest), rel.archives[i].algorithm + ":" + rel.archives[i].hex}};
+    m.layers.push_back(std::move(a));
+  }
+  m.annotations = toolchain_annotations(rel.tool, rel.version, rel.arch, rel.source.describe());
+  return oci::make_raw_manifest(m.media_type, oci::serialize(m));
+}
+
 void sort_bundle_contents(BundleContents& c) {
+  std::sort(c.toolchains.begin(), c.toolchains.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.tool, a.version, a.arch, a.source) < std::tie(b.tool, b.version, b.arch, b.source);
+  });
   std::sort(c.images.begin(), c.images.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
   std::sort(c.locks.begin(), c.locks.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
   std::sort(c.debs.begin(), c.debs.end(), [](const auto& a, const auto& b) {
@@ -130,6 +163,13 @@ oci::RawManifest bundle_index(BundleContents c) {
     lp.sha256 = p.sha256;
     d.annotations = deb_annotations(lp);
     d.annotations[std::string(kAnnotationKind)] = "deb";
+    idx.manifests.push_back(std::move(d));
+  }
+  for (const auto& t : c.toolchains) {
+    oci::Descriptor d = t.manifest;
+    d.artifact_type = std::string(kToolchainArtifactType);
+    d.annotations = toolchain_annotations(t.tool, t.version, t.arch, t.source);
+    d.annotations[std::string(kAnnotationKind)] = "toolchain";
     idx.manifests.push_back(std::move(d));
   }
   return oci::make_raw_manifest(idx.media_type, oci::serialize(idx));
@@ -198,8 +238,26 @@ Result<BundleContents> parse_bundle_index(std::string_view bytes, std::string_vi
         return fail(ErrorCode::kInvalidArgument, at + ": .deb " + p.sha256 + " is listed twice");
       p.manifest = d;
       c.debs.push_back(std::move(p));
+    } else if (kind == "toolchain") {
+      BundleToolchain t;
+      t.tool = annotation(d, kAnnotationToolchainTool);
+      t.version = annotation(d, kAnnotationToolchainVersion);
+      t.arch = annotation(d, kAnnotationToolchainArch);
+      t.source = annotation(d, kAnnotationToolchainSource);
+      if (!toolchain::is_toolchain_tool(t.tool) || !toolchain::is_release_version(t.version) || t.arch.empty() ||
+          t.arch.size() > 32 || t.arch.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789") != std::string::npos ||
+          t.source.empty())
+        return fail(ErrorCode::kInvalidArgument, at + ": a toolchain entry needs a tool strata installs (" +
+                                                      std::string(toolchain::kToolchainTools) +
+                                                      "), a release version, an arch and a source");
+      if (!names.insert("toolchain:" + t.tool + " " + t.version + " " + t.arch + " " + t.source).second)
+        return fail(ErrorCode::kInvalidArgument, at + ": toolchain " + t.tool + " " + t.version + " " + t.arch +
+                                                      " from " + t.source + " is listed twice");
+      t.manifest = d;
+      c.toolchains.push_back(std::move(t));
     } else {
-      return fail(ErrorCode::kInvalidArgument, at + ": unknown kind " + str::quote(kind) + " (image, lock or deb)");
+      return fail(ErrorCode::kInvalidArgument,
+                  at + ": unknown kind " + str::quote(kind) + " (image, lock, deb or toolchain)");
     }
   }
   return c;

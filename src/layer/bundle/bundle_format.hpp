@@ -16,6 +16,12 @@
 //                              is the package, digest sha256:<its SHA256>, with
 //                              package, version, architecture, filename and
 //                              sha256 annotations
+//   a toolchain                an artifact manifest (artifactType
+//                              application/vnd.strata.toolchain.v1) whose
+//                              layers are the release record (JSON: tool,
+//                              version, arch, source, archives with url,
+//                              algorithm, hex, verified_by) and then each
+//                              verified archive, in the record's order
 //
 // Pure functions: the same contents always give the same bytes. Thread-safe.
 #pragma once
@@ -26,6 +32,7 @@
 #include <vector>
 
 #include "layer/apt/lock_file.hpp"
+#include "layer/toolchain/release.hpp"
 #include "oci/manifest.hpp"
 
 namespace strata::layer {
@@ -36,6 +43,9 @@ inline constexpr std::string_view kLockArtifactType = "application/vnd.strata.lo
 inline constexpr std::string_view kDebArtifactType = "application/vnd.strata.deb.v1";
 inline constexpr std::string_view kLockMediaType = "application/vnd.strata.lock.v1+yaml";
 inline constexpr std::string_view kDebMediaType = "application/vnd.debian.binary-package";
+inline constexpr std::string_view kToolchainArtifactType = "application/vnd.strata.toolchain.v1";
+inline constexpr std::string_view kToolchainRecordMediaType = "application/vnd.strata.toolchain.release.v1+json";
+inline constexpr std::string_view kToolchainArchiveMediaType = "application/vnd.strata.toolchain.archive.v1";
 inline constexpr std::string_view kBundleFormat = "1";
 
 // Annotations of the bundle index's entries (and of the artifacts).
@@ -49,6 +59,12 @@ inline constexpr std::string_view kAnnotationDebVersion = "dev.strata.deb.versio
 inline constexpr std::string_view kAnnotationDebArch = "dev.strata.deb.architecture";
 inline constexpr std::string_view kAnnotationDebFilename = "dev.strata.deb.filename";
 inline constexpr std::string_view kAnnotationDebSha256 = "dev.strata.deb.sha256";
+inline constexpr std::string_view kAnnotationToolchainTool = "dev.strata.bundle.toolchain.tool";
+inline constexpr std::string_view kAnnotationToolchainVersion = "dev.strata.bundle.toolchain.version";
+inline constexpr std::string_view kAnnotationToolchainArch = "dev.strata.bundle.toolchain.arch";
+inline constexpr std::string_view kAnnotationToolchainSource = "dev.strata.bundle.toolchain.source";
+// On an archive layer: the digest its project publishes (sha256:… or sha512:…).
+inline constexpr std::string_view kAnnotationToolchainDigest = "dev.strata.bundle.toolchain.digest";
 inline constexpr std::string_view kAnnotationTitle = "org.opencontainers.image.title";
 
 // Entries a bundle index may hold (each is one descriptor of about 500 bytes,
@@ -73,10 +89,17 @@ struct BundleDeb {
   oci::Descriptor manifest;
 };
 
+struct BundleToolchain {
+  std::string tool, version, arch;
+  std::string source;  // Source::describe(): the URL, or npm:URL
+  oci::Descriptor manifest;
+};
+
 struct BundleContents {
   std::vector<BundleImage> images;
   std::vector<BundleLock> locks;
   std::vector<BundleDeb> debs;
+  std::vector<BundleToolchain> toolchains;
 };
 
 // The name a bundle gives an image copied from `source` towards
@@ -93,8 +116,14 @@ inline constexpr std::string_view kEmptyConfigBytes = "{}";
 oci::RawManifest lock_artifact(const std::string& name, const std::string& platform, const oci::Descriptor& content);
 oci::RawManifest deb_artifact(const LockPackage& package);
 
+// The artifact manifest of a toolchain release: `record` describes the
+// release record's bytes, `archives` each archive's bytes (sha256), in the
+// release's order.
+oci::RawManifest toolchain_artifact(const toolchain::Release& release, const oci::Descriptor& record,
+                                    const std::vector<oci::Descriptor>& archives);
+
 // The bundle's order: images by name, locks by name, .debs by package,
-// architecture, version and sha256.
+// architecture, version and sha256, toolchains by tool, version, arch and source.
 void sort_bundle_contents(BundleContents& contents);
 // The bundle index, entries in that order.
 oci::RawManifest bundle_index(BundleContents contents);

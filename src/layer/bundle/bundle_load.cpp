@@ -178,6 +178,10 @@ Result<BundleLoadReport> load_bundle(const BundleLoadRequest& r) {
     lock_bytes.push_back(std::move(bytes));
   }
 
+  // The toolchains before anything else is seeded: one that does not
+  // verify leaves the home as it was.
+  STRATA_TRY(report.toolchains, seed_toolchains(*bundle, contents.toolchains, r.home));
+
   std::error_code ec;
   for (const auto& d : contents.debs) {
     if (stdfs::exists(deb_cache_path(r.home, d.sha256), ec)) {

@@ -1,6 +1,8 @@
 // `strata bundle load`: a bundle (docs/format/bundle.md) on the far side of
 // an air gap. Every .deb goes into $STRATA_HOME/debs/sha256/ (verified
-// against its sha256 and size, renamed into place only then), every lock is
+// against its sha256 and size, renamed into place only then), every
+// toolchain release into $STRATA_HOME/toolchains/ (all verified before any
+// is published: bundle_toolchains.hpp), every lock is
 // checked (it parses, and the bundle holds each package it names) and
 // optionally written out, and every image is copied to where its name says,
 // or under `dest`:
@@ -26,6 +28,7 @@
 #include <vector>
 
 #include "layer/bundle/bundle_format.hpp"
+#include "layer/bundle/bundle_toolchains.hpp"
 #include "oci/copy.hpp"
 #include "oci/open_store.hpp"
 
@@ -62,6 +65,7 @@ struct BundleLoadReport {
   std::uint64_t deb_bytes = 0;  // seeded
   std::vector<BundleLock> locks;
   std::vector<std::filesystem::path> locks_written;  // with locks_out (those whose content changed)
+  ToolchainSeedReport toolchains;  // the releases, and their archives seeded into $STRATA_HOME/toolchains
 };
 
 // Where an image named `name` goes for `dest` (see above).

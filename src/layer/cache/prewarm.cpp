@@ -3,6 +3,8 @@
 #include <map>
 
 #include "layer/build/cached_overlay.hpp"
+#include "layer/toolchain/toolchain_layer.hpp"
+#include "util/sha.hpp"
 
 namespace strata::layer {
 
@@ -85,6 +87,60 @@ PrewarmReport prewarm(std::vector<PrewarmJob> jobs, const PrewarmOptions& option
     }
     o.state = built->cached ? WarmState::kWarm : WarmState::kBuilt;
     o.root = built->root;
+  }
+  return report;
+}
+
+bool ToolchainPrewarmReport::failed() const {
+  for (const auto& o : outcomes)
+    if (o.state == WarmState::kFailed || o.state == WarmState::kNotStarted) return true;
+  return false;
+}
+
+ToolchainPrewarmReport prewarm_toolchains(std::vector<ToolchainJob> jobs, const PrewarmOptions& options,
+                                          oci::http::Transport& http, const std::filesystem::path& home,
+                                          bool offline, bool stop) {
+  ToolchainPrewarmReport report;
+  std::vector<std::size_t> job_of;  // outcome → its job
+  std::map<std::string, std::size_t> by_id;
+  constexpr std::size_t kOtherShard = SIZE_MAX;
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    const auto& q = jobs[j].request;
+    const std::string want = q.want.exact ? *q.want.exact : q.want.text;
+    const std::string id = sha256_hex(q.tool + "\n" + want + "\n" + q.source.describe() + "\n" + q.arch);
+    if (auto seen = by_id.find(id); seen != by_id.end()) {
+      if (seen->second != kOtherShard) report.outcomes[seen->second].where.push_back(jobs[j].where);
+      continue;
+    }
+    if (!options.shard.owns(id)) {
+      by_id.emplace(id, kOtherShard);
+      ++report.other_shards;
+      continue;
+    }
+    by_id.emplace(id, report.outcomes.size());
+    report.outcomes.push_back(
+        {.where = {jobs[j].where}, .id = id, .what = q.tool + " " + want + " from " + q.source.describe() + " (" + q.arch + ")"});
+    job_of.push_back(j);
+  }
+  for (std::size_t i = 0; i < report.outcomes.size(); ++i) {
+    ToolchainOutcome& o = report.outcomes[i];
+    if (stop) continue;  // kNotStarted
+    if (options.dry_run) {
+      o.state = WarmState::kWouldBuild;
+      continue;
+    }
+    toolchain::ToolchainRequest request{jobs[job_of[i]].request, home, offline};
+    auto layer = toolchain::ensure_toolchain(http, request);
+    if (!layer) {
+      o.state = WarmState::kFailed;
+      o.error = layer.error().message();
+      stop = !options.keep_going;
+      continue;
+    }
+    o.state = layer->cached ? WarmState::kWarm : WarmState::kBuilt;
+    o.release = layer->release.version;
+    o.key = layer->key;
+    o.layer = layer->layer.digest;
   }
   return report;
 }

@@ -13,6 +13,7 @@
 
 #include "layer/build/build.hpp"
 #include "layer/cache/shard.hpp"
+#include "layer/toolchain/release.hpp"
 
 namespace strata::layer {
 
@@ -48,5 +49,37 @@ struct PrewarmReport {
 };
 
 PrewarmReport prewarm(std::vector<PrewarmJob> jobs, const PrewarmOptions& options, BuildContext& ctx);
+
+// Toolchain layers (a config's `toolchains:`): each entry and platform is a
+// job, ensured into $STRATA_HOME/toolchains as `strata toolchain install`
+// would (built, or warm when its layer was cached). Sharded by the job's id
+// (sha256 of tool, version text, source and arch: known without the
+// network), identical jobs once. A dry run resolves nothing: would-build.
+struct ToolchainJob {
+  std::string where;
+  toolchain::ResolveRequest request;
+};
+
+struct ToolchainOutcome {
+  std::vector<std::string> where{};
+  std::string id{};       // hex: what the shard is chosen by
+  std::string what{};     // "node 20 from https://nodejs.org/dist (amd64)"
+  WarmState state = WarmState::kNotStarted;
+  std::string release{};  // the version ensured
+  std::string key{};      // the toolchain layer's key
+  oci::Digest layer = oci::Digest::sha256_of("");
+  std::string error{};
+};
+
+struct ToolchainPrewarmReport {
+  std::vector<ToolchainOutcome> outcomes;  // this shard's jobs, in config order
+  std::size_t other_shards = 0;
+  bool failed() const;
+};
+
+// `offline`: only what the toolchain cache holds. `stop`: an earlier failure without keep_going; every job is then not started.
+ToolchainPrewarmReport prewarm_toolchains(std::vector<ToolchainJob> jobs, const PrewarmOptions& options,
+                                          oci::http::Transport& http, const std::filesystem::path& home,
+                                          bool offline = false, bool stop = false);
 
 }  // namespace strata::layer

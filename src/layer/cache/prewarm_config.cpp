@@ -65,7 +65,7 @@ std::string relative(const std::filesystem::path& base, const std::string& p) {
 Result<PrewarmConfig> parse_prewarm_config(std::string_view yaml, const std::string& file,
                                            const std::filesystem::path& relative_to) {
   STRATA_TRY(YAML::Node root, oci::load_yaml(yaml, file));
-  STRATA_TRY_VOID(known_keys(root, {"cache", "platforms", "sources", "overlays", "repos"}, file));
+  STRATA_TRY_VOID(known_keys(root, {"cache", "platforms", "sources", "overlays", "repos", "toolchains"}, file));
   PrewarmConfig c;
   STRATA_TRY(c.cache, text(root, "cache", file, true));
   STRATA_TRY(c.platforms, texts(root, "platforms", file));
@@ -110,8 +110,9 @@ Result<PrewarmConfig> parse_prewarm_config(std::string_view yaml, const std::str
       c.repos.push_back(std::move(r));
     }
   }
-  if (c.overlays.empty() && c.repos.empty()) {
-    return fail(ErrorCode::kInvalidArgument, file + ": nothing to warm (give `overlays` or `repos`)");
+  STRATA_TRY(c.toolchains, toolchain::parse_toolchain_entries(root["toolchains"], file, relative_to));
+  if (c.overlays.empty() && c.repos.empty() && c.toolchains.empty()) {
+    return fail(ErrorCode::kInvalidArgument, file + ": nothing to warm (give `overlays`, `repos` or `toolchains`)");
   }
   return c;
 }

@@ -7,7 +7,11 @@
 //     - {base: docker://registry.internal/debian:12, packages: [build-essential, libpq-dev]}
 //   repos:                                            # optional: scan + plan each, warm its overlay
 //     - {path: ./services/api, base: docker://registry.internal/debian:12}
+//   toolchains:                                       # optional: toolchain layers into $STRATA_HOME
+//     - {tool: node, version: "20.18.0", source: npm}
 //
+// A toolchain entry is layer/toolchain/toolchain_entry.hpp's (tool,
+// version, source, keyring, platforms: the config's by default).
 // An entry may also name its own `platforms` and `sources` (an overlay
 // entry also `compression`). Relative paths are relative to the config's directory.
 // Unknown keys are errors naming the key and the entry; the file is
@@ -19,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "layer/toolchain/toolchain_entry.hpp"
 #include "util/error.hpp"
 
 namespace strata::layer {
@@ -46,6 +51,7 @@ struct PrewarmConfig {
   std::vector<std::string> sources;
   std::vector<PrewarmOverlaySpec> overlays;
   std::vector<PrewarmRepoSpec> repos;
+  std::vector<toolchain::ToolchainEntry> toolchains;
 };
 
 Result<PrewarmConfig> parse_prewarm_config(std::string_view text, const std::string& file,

@@ -63,6 +63,8 @@ std::optional<Release> release_from_json(const nlohmann::json& j, const Source& 
                 a.at("signature_url").get<std::string>()};
       if ((x.algorithm != "sha256" || x.hex.size() != 64) && (x.algorithm != "sha512" || x.hex.size() != 128))
         return std::nullopt;
+      // The hex names a cache file: lowercase hex digits only.
+      if (x.hex.find_first_not_of("0123456789abcdef") != std::string::npos) return std::nullopt;
       if (x.name.find('/') != std::string::npos) return std::nullopt;
       r.archives.push_back(std::move(x));
     }
@@ -425,6 +427,34 @@ Result<LayerRecord> build_layer(const ToolchainRequest& r, const Release& rel, c
 
 std::string toolchain_key(const Release& release) { return sha256_hex(layer_key_json(release)); }
 
+stdfs::path archive_cache_path(const stdfs::path& home, const Archive& archive) { return archive_path(home, archive); }
+
+std::string release_record(const Release& release) { return release_json(release).dump(2) + "\n"; }
+
+Result<Release> parse_release_record(std::string_view json, std::string_view where) {
+  const std::string w(where);
+  auto j = nlohmann::json::parse(json, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("tool") || !j["tool"].is_string() || !j.contains("source") ||
+      !j["source"].is_string()) {
+    return fail(ErrorCode::kCorruption, w + ": not a toolchain release record (JSON with tool, source, version, "
+                                            "arch, archives)");
+  }
+  STRATA_TRY(Source source, with_context(parse_source(j["tool"].get<std::string>(), j["source"].get<std::string>()), w));
+  auto rel = release_from_json(j, source);
+  if (!rel || rel->arch.empty()) {
+    return fail(ErrorCode::kCorruption, w + ": a toolchain release record needs a release version, an arch and "
+                                            "archives, each with a plain file name and a sha256 or sha512 digest");
+  }
+  return *rel;
+}
+
+Result<void> remember_release(const stdfs::path& home, const Release& release) {
+  const stdfs::path at = release_path(home, release);
+  if (std::error_code ec; stdfs::exists(at, ec)) return {};
+  STRATA_TRY_VOID(fs::make_dirs(at.parent_path()));
+  return fs::write_file_atomic(at, release_record(release));
+}
+
 std::string ToolchainLayer::path_with(const std::string& path) const {
   return prefix + "/bin" + (path.empty() ? "" : ":" + path);
 }
@@ -479,11 +509,7 @@ Result<ToolchainLayer> ensure_toolchain(oci::http::Transport& http, const Toolch
   }
   // Remember the resolution once its archives verified: a pinned version
   // then needs no network, and --offline can choose among what is here.
-  const stdfs::path remembered_at = release_path(r.home, rel);
-  if (std::error_code ec; !stdfs::exists(remembered_at, ec)) {
-    STRATA_TRY_VOID(fs::make_dirs(remembered_at.parent_path()));
-    STRATA_TRY_VOID(fs::write_file_atomic(remembered_at, release_json(rel).dump(2) + "\n"));
-  }
+  STRATA_TRY_VOID(remember_release(r.home, rel));
   out.layer = rec->layer;
   out.diff_id = rec->diff_id;
   out.commands = rec->commands;

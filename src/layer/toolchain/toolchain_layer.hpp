@@ -69,6 +69,16 @@ Result<ToolchainLayer> ensure_toolchain(oci::http::Transport& http, const Toolch
 // The cache key of a resolved release (its archives' digests known).
 std::string toolchain_key(const Release& release);
 
+// The toolchain cache as a bundle fills it (layer/bundle carries releases
+// across an air gap): where a verified archive is kept, a release as the
+// record remembered for it (JSON) and read back (its source parsed from the
+// record; every digest checked for form), and the record written into the
+// home unless one is there, so --offline finds the release.
+std::filesystem::path archive_cache_path(const std::filesystem::path& home, const Archive& archive);
+std::string release_record(const Release& release);
+Result<Release> parse_release_record(std::string_view json, std::string_view where);
+Result<void> remember_release(const std::filesystem::path& home, const Release& release);
+
 // What `strata toolchain install --dir` leaves: DIR/<tool>/<version>/ (the
 // layer's prefix, unpacked) and DIR/bin/<program> links into it. An
 // installed version is kept (its marker names the key); a different key in

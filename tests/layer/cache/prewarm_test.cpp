@@ -103,12 +103,12 @@ overlays:
 
   for (auto [yaml, message] : std::vector<std::pair<std::string, std::string>>{
            {"cache: x\noverlays: [{base: b, packages: [p]}]\nplatfrom: [a]\n",
-            "pw.yaml: unknown key `platfrom` (expected cache, platforms, sources, overlays, repos)"},
+            "pw.yaml: unknown key `platfrom` (expected cache, platforms, sources, overlays, repos, toolchains)"},
            {"cache: x\noverlays: [{base: b, packages: [p], pkgs: [q]}]\n",
             "pw.yaml: overlays[0]: unknown key `pkgs` (expected base, packages, platforms, sources, compression)"},
            {"overlays: [{base: b, packages: [p]}]\n", "pw.yaml: `cache` is required (a string)"},
            {"cache: x\noverlays: [{base: b}]\n", "pw.yaml: overlays[0]: `packages` must name a package"},
-           {"cache: x\n", "pw.yaml: nothing to warm (give `overlays` or `repos`)"},
+           {"cache: x\n", "pw.yaml: nothing to warm (give `overlays`, `repos` or `toolchains`)"},
            {"cache: x\noverlays: [{base: b, packages: [[p]]}]\n",
             "pw.yaml: overlays[0]: `packages[0]` must be a non-empty string"},
            {"cache: [x\n", "pw.yaml: not valid YAML"}}) {
