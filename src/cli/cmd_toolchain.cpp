@@ -22,6 +22,21 @@ struct InstallArgs {
   std::string platform;
 };
 
+// `export NAME='value'` for eval: the value single-quoted (a directory may
+// hold spaces, `$` or quotes), a trailing ":$PATH" left to the shell.
+std::string shell_export(const std::string& entry) {
+  auto eq = entry.find('=');
+  std::string name = entry.substr(0, eq), value = entry.substr(eq + 1);
+  std::string tail;
+  if (value.ends_with(":$PATH")) {
+    value.resize(value.size() - 6);
+    tail = ":\"$PATH\"";
+  }
+  std::string quoted = "'";
+  for (char c : value) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return "export " + name + "=" + quoted + "'" + tail;
+}
+
 void run_install(const GlobalOptions& g, const InstallArgs& a, oci::http::Transport& http) {
   auto at = a.what.find('@');
   if (at == std::string::npos || at == 0 || at + 1 == a.what.size())
@@ -42,6 +57,8 @@ void run_install(const GlobalOptions& g, const InstallArgs& a, oci::http::Transp
   auto keyrings = toolchain_keyrings(a.keyrings);
   if (auto k = keyrings.find(tool); k != keyrings.end()) q.extra_keyrings = k->second;
   oci::Platform platform = a.platform.empty() ? oci::host_platform() : check(oci::parse_platform(a.platform));
+  if (platform.os != "linux")
+    throw Exit{kExitUsage, "--platform " + a.platform + ": strata installs linux releases (linux/amd64, linux/arm64)"};
   q.arch = platform.architecture;
   q.satisfies = npm_range_admits;
   tc::ToolchainRequest request{std::move(q), g.open_options().home, g.offline};
@@ -68,7 +85,7 @@ void run_install(const GlobalOptions& g, const InstallArgs& a, oci::http::Transp
   log_info(g, tool + " " + layer.release.version + (installed.already ? " already in " : " installed in ") +
                   installed.root.string() + " from " + layer.release.source.describe() + " (" +
                   layer.release.archives.front().verified_by + ")");
-  for (const auto& e : installed.env) std::cout << "export " << e << "\n";
+  for (const auto& e : installed.env) std::cout << shell_export(e) << "\n";
 }
 
 }  // namespace

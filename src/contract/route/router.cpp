@@ -136,6 +136,9 @@ class Router {
       if (w.admits(f->version)) {
         row.layer = Layer::kBase;
         row.why = f->source;
+        // A toolchain layer in the image carries the runtime's own pieces
+        // (headers, venv, pip, npm) as the task toolchain it came from did.
+        if (f->source.find(kToolchainRoot) != std::string::npos) layered_[tool] = tool + " " + f->version;
         break;
       }
       if (!stale) stale = f;
@@ -221,6 +224,11 @@ class Router {
   // routed to a task toolchain: the toolchain carries it.
   bool carried_by_toolchain(Row& row, const std::optional<std::string>& tool) {
     if (!tool) return false;
+    if (auto layered = layered_.find(*tool); layered != layered_.end()) {
+      row.layer = Layer::kBase;
+      row.why = "comes with the image's toolchain layer " + layered->second;
+      return true;
+    }
     auto it = toolchains_.find(*tool);
     if (it == toolchains_.end()) return false;
     row.layer = Layer::kTaskToolchain;
@@ -424,6 +432,8 @@ class Router {
   std::set<std::string> compilers_, compiled_downloads_;
   std::map<std::string, Layer> routed_runtimes_;
   std::map<std::string, std::string> toolchains_;  // tool → "python 3.10.0": runtimes routed to a task toolchain
+  std::map<std::string, std::string> layered_;     // tool → "python 3.10.15": a toolchain layer in the image has it
+  static constexpr std::string_view kToolchainRoot = "/opt/strata/toolchains/";
   bool compile_ = false;
 };
 

@@ -107,9 +107,11 @@ Result<EnsuredToolchains> ensure_bundle_toolchains(oci::http::Transport& http,
   std::set<std::string> seen;
   for (const auto& in : inputs) {
     tc::ToolchainRequest request{in.resolve, home, offline};
+    request.need_archives = true;  // the bundle packs them, whether the layer was a hit or not
     auto layer = tc::ensure_toolchain(http, request);
     if (!layer) return fail(layer.error().context(in.where));
     out.downloaded += layer->downloaded;
+    out.leases.push_back(layer->lease);
     const tc::Release& rel = layer->release;
     if (!seen.insert(rel.tool + "\n" + rel.version + "\n" + rel.arch + "\n" + rel.source.describe()).second) continue;
     out.releases.push_back(rel);

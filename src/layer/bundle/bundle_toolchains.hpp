@@ -12,9 +12,11 @@
 
 #include <filesystem>
 #include <string>
+#include <memory>
 #include <vector>
 
 #include "layer/bundle/bundle_format.hpp"
+#include "util/fs.hpp"
 #include "layer/toolchain/release.hpp"
 #include "layer/toolchain/toolchain_entry.hpp"
 #include "oci/http/transport.hpp"
@@ -35,6 +37,9 @@ struct BundleToolchainInput {
 struct EnsuredToolchains {
   std::vector<toolchain::Release> releases;  // one per distinct release, in input order
   std::uint64_t downloaded = 0;              // archive bytes fetched first
+  // The home caches' leases of the layers ensured: cache gc leaves their
+  // archives alone until the bundle has packed them.
+  std::vector<std::shared_ptr<fs::FileLock>> leases;
 };
 
 // Every input through ensure_toolchain (offline: from the cache only).

@@ -219,7 +219,8 @@ Result<Release> go_release(oci::http::Transport& http, const ResolveRequest& r) 
   for (const auto& rel_j : list) {
     std::string v = json_string(rel_j, "version");
     if (!v.starts_with("go") || !rel_j.contains("files") || !rel_j["files"].is_array()) continue;
-    bool stable = rel_j.value("stable", false);
+    auto stable_j = rel_j.find("stable");
+    bool stable = stable_j != rel_j.end() && stable_j->is_boolean() && stable_j->get<bool>();
     for (const auto& f : rel_j["files"]) {
       if (json_string(f, "os") == "linux" && json_string(f, "arch") == r.arch && json_string(f, "kind") == "archive" &&
           (stable || r.want.exact))

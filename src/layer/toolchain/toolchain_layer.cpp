@@ -89,7 +89,12 @@ std::optional<Release> remembered(const stdfs::path& file, const Source& source)
   if (!text) return std::nullopt;
   auto j = nlohmann::json::parse(*text, nullptr, false);
   if (j.is_discarded()) return std::nullopt;
-  return release_from_json(j, source);
+  auto rel = release_from_json(j, source);
+  // The file's name is the id of what it claims: a record that says
+  // otherwise is not this release's.
+  if (!rel || !is_toolchain_tool(rel->tool) || file.stem() != release_id(rel->tool, source, rel->version, rel->arch))
+    return std::nullopt;
+  return rel;
 }
 
 // The release to install: remembered for a pinned version, else the
@@ -172,9 +177,13 @@ Error refused(const Archive& a, const std::string& why) {
 // Downloads `a` into the cache unless it is there; returns the bytes fetched.
 Result<std::uint64_t> fetch_archive(oci::http::Transport& http, const ToolchainRequest& r, const Archive& a) {
   const stdfs::path final_path = archive_path(r.home, a);
-  if (std::error_code ec; stdfs::is_regular_file(final_path, ec)) return 0;
+  if (std::error_code ec; stdfs::is_regular_file(final_path, ec)) {
+    fs::mark_used(final_path);
+    return 0;
+  }
   if (r.offline) {
-    return fail(ErrorCode::kNotFound, a.url + " is not in the toolchain cache and --offline allows no download");
+    return fail(ErrorCode::kNotFound, a.url + " is not in the toolchain cache and --offline allows no download; run "
+                                              "once online, or load a bundle that carries it (strata bundle load)");
   }
   STRATA_TRY(stdfs::path tmp_dir, staging_dir(r.home));
   STRATA_TRY_VOID(fs::make_dirs(final_path.parent_path()));
@@ -218,8 +227,9 @@ Result<std::uint64_t> fetch_archive(oci::http::Transport& http, const ToolchainR
   }
   STRATA_TRY_VOID(file.sync());
   STRATA_TRY(bool mine, fs::publish_file(tmp.path(), final_path));
-  (void)mine;  // another process's verified copy of the same bytes is as good
-  return got;
+  // Another process's verified copy of the same bytes is as good, and it is
+  // not this run's to take back.
+  return mine ? got : 0;
 }
 
 // --- the layer ------------------------------------------------------------------------
@@ -270,6 +280,11 @@ struct ArchiveMap {
       if (component.starts_with("rust-docs") || rest == "manifest.in") return false;
     }
     if (std::find(drop.begin(), drop.end(), rest) != drop.end()) return false;
+    for (std::string_view part : str::split(rest, '/')) {
+      if (part.starts_with(oci::kWhiteoutPrefix)) {
+        return refuse("whiteout names (.wh.*) would delete files of the image below the layer");
+      }
+    }
     if (e.type == oci::TarEntryType::kSymlink && !link_stays_inside(rest, e.link_target)) {
       return refuse("a symlink to " + str::quote(e.link_target) + " leaves the toolchain's directory");
     }
@@ -336,6 +351,9 @@ std::optional<LayerRecord> read_layer_record(const stdfs::path& home, const std:
     auto diff = oci::Digest::parse(j.at("diff_id").get<std::string>());
     if (!digest || !diff) return std::nullopt;
     LayerRecord rec{{}, *diff, j.at("commands").get<std::vector<std::string>>()};
+    for (const auto& c : rec.commands)  // names of links strata makes: one path component each
+      if (c.empty() || c == "." || c == ".." || c.find('/') != std::string::npos || c.find('\0') != std::string::npos)
+        return std::nullopt;
     if (!digest->verifiable()) return std::nullopt;
     rec.layer.media_type = std::string(oci::layer_media_type(kCompression));
     rec.layer.digest = *digest;
@@ -487,6 +505,14 @@ Result<ToolchainLayer> ensure_toolchain(oci::http::Transport& http, const Toolch
   if (rec) {  // the last use, for cache gc's least-recently-used order
     fs::mark_used(layer_record_path(r.home, out.key));
     fs::mark_used(layer_blob_path(r.home, rec->layer.digest));
+    for (const auto& a : rel.archives) {
+      if (r.need_archives) {
+        STRATA_TRY(std::uint64_t got, fetch_archive(http, r, a));
+        out.downloaded += got;
+      } else {
+        fs::mark_used(archive_path(r.home, a));
+      }
+    }
   }
   if (!rec) {
     // Archives this call put in the cache are taken out again when the
@@ -518,7 +544,28 @@ Result<ToolchainLayer> ensure_toolchain(oci::http::Transport& http, const Toolch
   return out;
 }
 
+namespace {
+
+// DIR/bin/<program> → ../<tool>/<version>/bin/<program>, each replaced
+// atomically (a new link renamed over the old one).
+Result<void> link_programs(const ToolchainLayer& layer, const stdfs::path& dir, const std::string& rel_prefix) {
+  for (const auto& c : layer.commands) {
+    stdfs::path link = dir / "bin" / c;
+    stdfs::path staged = dir / "bin" / ("." + c + ".strata-link");
+    std::string target = "../" + rel_prefix + "/bin/" + c;
+    ::unlink(staged.c_str());
+    if (::symlink(target.c_str(), staged.c_str()) != 0) return fail(fs::io_error("creating", staged, errno));
+    STRATA_TRY_VOID(fs::rename_file(staged, link));
+  }
+  return {};
+}
+
+}  // namespace
+
 Result<InstalledDir> install_dir(const ToolchainLayer& layer, const stdfs::path& dir) {
+  if (layer.prefix.size() <= kToolchainRoot.size() || !layer.prefix.starts_with(kToolchainRoot)) {
+    return fail(ErrorCode::kInvalidArgument, "install_dir: not a toolchain layer");
+  }
   InstalledDir out;
   const std::string rel_prefix = layer.prefix.substr(kToolchainRoot.size() + 1);  // node/20.18.0
   out.root = dir / rel_prefix;
@@ -535,6 +582,8 @@ Result<InstalledDir> install_dir(const ToolchainLayer& layer, const stdfs::path&
     auto text = fs::read_file(marker, 4096);
     if (text && str::trim(*text) == layer.key) {
       out.already = true;
+      STRATA_TRY_VOID(fs::make_dirs(dir / "bin"));
+      STRATA_TRY_VOID(link_programs(layer, dir, rel_prefix));
       return out;
     }
     return fail(ErrorCode::kAlreadyExists, out.root.string() + " exists and is not " + layer.release.tool + " " +
@@ -598,12 +647,7 @@ Result<InstalledDir> install_dir(const ToolchainLayer& layer, const stdfs::path&
     (void)fs::remove_tree(staging);
     return fail(fs::io_error("moving the toolchain into", out.root, err));
   }
-  for (const auto& c : layer.commands) {
-    stdfs::path link = dir / "bin" / c;
-    std::string target = "../" + rel_prefix + "/bin/" + c;
-    ::unlink(link.c_str());
-    if (::symlink(target.c_str(), link.c_str()) != 0) return fail(fs::io_error("creating", link, errno));
-  }
+  STRATA_TRY_VOID(link_programs(layer, dir, rel_prefix));
   return out;
 }
 

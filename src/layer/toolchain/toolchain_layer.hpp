@@ -41,6 +41,9 @@ struct ToolchainRequest {
   ResolveRequest resolve;
   std::filesystem::path home;  // $STRATA_HOME
   bool offline = false;        // only what the cache holds
+  // The archives must be in the cache afterwards even on a layer hit (a
+  // bundle packs them; cache gc may have evicted them since the layer was built).
+  bool need_archives = false;
 };
 
 struct ToolchainLayer {

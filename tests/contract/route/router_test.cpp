@@ -281,6 +281,32 @@ TEST(Router, NodesOwnPiecesGoWithItsTaskToolchain) {
 // --toolchain-source: the row's URL, source and hosts (and the plan's egress
 // rows) follow it — a mirror reaches its own host only, node=npm the
 // registry only.
+// Routed again against what provision built (the contract's pre-flight):
+// the python of the toolchain layer carries its own headers, venv and pip,
+// so they are the image's, not a gap provision cannot close.
+TEST(Router, AToolchainLayerInTheImageCarriesItsRuntimesOwnPieces) {
+  Contract c;
+  c.root = "src";
+  c.runtime_floors["python"] =
+      RuntimeFloor{.floor = "3.10.0", .satisfying = ">=3.10.0 <3.11.0", .constraints = {}, .conflicts = {}};
+  c.build_libs = {{"python3-dev", {"pypi:psycopg2"}}};
+  c.required_commands = {{"pip", {"scripts"}}};
+  image::ImageFacts image = bare_base();
+  image.runtimes = {{"python", "3.10.15", "file",
+                     "file /opt/strata/toolchains/python/3.10.15/include/python3.10/patchlevel.h"}};
+  image.commands["python3"] = "/usr/local/bin/python3";
+  Candidates archive(std::map<std::string, std::string>{{"python3-dev", "3.11.2-1+b1"}, {"python3-pip", "23.0.1+dfsg-1"}},
+                     {});
+  Plan p = route({c, image, archive, "b"});
+  EXPECT_EQ(rows(p), (std::vector<std::string>{
+                         "runtime | python | >=3.10.0 <3.11.0 | base",
+                         "build-lib | python3-dev | installed | base",
+                         "command | pip | on PATH | base",
+                     }));
+  EXPECT_TRUE(p.overlay_packages.empty());
+  EXPECT_EQ(p.rows[1].why, "comes with the image's toolchain layer python 3.10.15");
+}
+
 TEST(Router, TheToolchainSourceDecidesTheUrlAndTheHosts) {
   Contract c;
   c.root = "src";
