@@ -208,3 +208,31 @@ TEST_F(BundleToolchainCli, ToolchainEntriesAreCheckedBeforeAnythingRuns) {
 
 }  // namespace
 }  // namespace strata::testing
+
+namespace strata::testing {
+namespace {
+
+// `eval "$(strata -q toolchain install …)"` is the documented use: a --dir
+// with a space, a quote or a command substitution stays one literal path.
+TEST_F(BundleToolchainCli, InstallPrintsExportLinesAShellEvaluatesLiterally) {
+  const stdfs::path odd = dir_ / "tool chains $(touch PWNED) it's";
+  auto r = run({strata_binary(), "--home", (dir_ / "home").string(), "-q", "toolchain", "install", "node@20.18.0",
+                "--dir", odd.string(), "--toolchain-source", "node=" + served().url("node"), "--toolchain-keyring",
+                "node=" + served().keyring().string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("export PATH='"), std::string::npos) << r.out;
+  std::ofstream(dir_ / "env.sh") << r.out;
+  auto ran = run({"bash", "-c", "cd " + dir_.path().string() + " && . ./env.sh && command -v node && node --version && "
+                                "echo \"$npm_config_nodedir\""});
+  ASSERT_EQ(ran.code, 0) << ran.err;
+  EXPECT_EQ(ran.out, (odd / "bin/node").string() + "\nv20.18.0\n" + (odd / "node/20.18.0").string() + "\n");
+  EXPECT_FALSE(stdfs::exists(dir_ / "PWNED")) << "the directory's name ran as a command";
+
+  auto other = run({strata_binary(), "--home", (dir_ / "home").string(), "toolchain", "install", "node@20.18.0",
+                    "--dir", (dir_ / "x").string(), "--platform", "darwin/arm64"});
+  EXPECT_EQ(other.code, 2) << other.err;
+  EXPECT_NE(other.err.find("--platform darwin/arm64: strata installs linux releases"), std::string::npos) << other.err;
+}
+
+}  // namespace
+}  // namespace strata::testing

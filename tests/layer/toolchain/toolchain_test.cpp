@@ -431,6 +431,30 @@ TEST(ToolchainRefusal, EveryDefectVariantIsRefusedAndNothingIsCached) {
   }
 }
 
+// A whiteout name in a release (bin/.wh.python3) would become
+// usr/local/bin/.wh.python3 and delete the image's own python3 below the
+// layer: refused, whatever the checksum says.
+TEST(ToolchainRefusal, AWhiteoutNameIsRefused) {
+  const stdfs::path dl = served().dir() / "go-whiteout/dl";
+  stdfs::create_directories(dl);
+  const std::string archive = (dl / "go1.22.5.linux-amd64.tar.gz").string();
+  ASSERT_EQ(shell("set -e; t=$(mktemp -d); mkdir -p $t/go/bin; printf '#!/bin/sh\\n' > $t/go/bin/go; "
+                  "cp $t/go/bin/go $t/go/bin/.wh.python3; chmod 755 $t/go/bin/*; tar -C $t -czf " +
+                  shell_quote(archive) + " go; rm -rf $t")
+                .status,
+            0);
+  const std::string sum = shell("sha256sum " + shell_quote(archive) + " | cut -d' ' -f1").out.substr(0, 64);
+  std::ofstream(dl / "index.html")
+      << R"([{"version": "go1.22.5", "stable": true, "files": [{"filename": "go1.22.5.linux-amd64.tar.gz", )"
+      << R"("os": "linux", "arch": "amd64", "version": "go1.22.5", "sha256": ")" << sum << R"(", "kind": "archive"}]}])";
+  TempDir home;
+  auto got = ensure_toolchain(http(), request("go", pin("1.22.5"), home.path(), mirror("go", "go-whiteout/dl")));
+  ASSERT_FALSE(got) << "a whiteout went into the layer";
+  EXPECT_NE(got.error().message().find(".wh.python3"), std::string::npos) << got.error().message();
+  EXPECT_NE(got.error().message().find("whiteout"), std::string::npos) << got.error().message();
+  expect_nothing_cached(home.path());
+}
+
 TEST(ToolchainRefusal, BadSignatureSuggestsTheKeyringOption) {
   TempDir home;
   served().clear_requests();
@@ -663,6 +687,18 @@ TEST(ToolchainInstallDir, UnpacksWithRelativeLinksOnceAndRefusesAnotherKey) {
   EXPECT_EQ(shell(shell_quote(link.string()) + " --version").out, "v20.18.0\n");  // untouched
   // No staging directory is left behind.
   for (const auto& e : stdfs::directory_iterator(dir / "node")) EXPECT_EQ(e.path().filename(), "20.18.0");
+
+  // Another version in the same DIR takes over DIR/bin; installing the first
+  // again (already there) points DIR/bin back at it.
+  ToolchainLayer newer = ensure(request("node", pin("22.12.0"), home.path()));
+  ASSERT_TRUE(install_dir(newer, dir.path()));
+  EXPECT_EQ(shell(shell_quote(link.string()) + " --version").out, "v22.12.0\n");
+  auto back = install_dir(l, dir.path());
+  ASSERT_TRUE(back) << back.error().message();
+  EXPECT_TRUE(back->already);
+  EXPECT_EQ(shell(shell_quote(link.string()) + " --version").out, "v20.18.0\n");
+  for (const auto& e : stdfs::directory_iterator(dir / "bin"))
+    EXPECT_FALSE(e.path().filename().string().starts_with(".")) << "a staged link is left: " << e.path();
 }
 
 }  // namespace
