@@ -102,19 +102,6 @@ std::optional<ToolchainSource> official_toolchain_source(std::string_view tool) 
   return from_source(tool, toolchain::official_source(tool));
 }
 
-std::string url_host(std::string_view url) {
-  auto scheme = url.find("://");
-  if (scheme == std::string_view::npos) return "";
-  std::string_view auth = url.substr(scheme + 3);
-  auth = auth.substr(0, auth.find_first_of("/?#"));
-  if (auto at = auth.rfind('@'); at != std::string_view::npos) auth.remove_prefix(at + 1);
-  if (auth.starts_with('[')) {
-    auto close = auth.find(']');
-    return close == std::string_view::npos ? "" : str::lower(auth.substr(1, close - 1));
-  }
-  return str::lower(auth.substr(0, auth.find(':')));
-}
-
 Result<ToolchainSource> toolchain_source(std::string_view tool, std::string_view value) {
   auto src = toolchain::parse_source(tool, value);
   if (!src) {

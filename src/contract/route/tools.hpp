@@ -45,10 +45,6 @@ std::optional<ToolchainSource> official_toolchain_source(std::string_view tool);
 // ("--toolchain-source node=ftp://x: not an https:// or http:// URL …").
 Result<ToolchainSource> toolchain_source(std::string_view tool, std::string_view value);
 
-// The host of an http(s) URL ("https://Mirror.example:8443/x" →
-// "mirror.example"); "" when it has none.
-std::string url_host(std::string_view url);
-
 // Packages and commands of the archive that are a runtime's own pieces
 // (python3-dev for python, npm for node): when the runtime comes from a
 // task toolchain, the toolchain carries them and Debian's must not be mixed

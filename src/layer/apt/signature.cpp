@@ -148,7 +148,7 @@ Result<VerifiedText> interpret(const GpgvResult& r, const TrustedKeys& keys, std
       std::string_view signing = w[2];
       std::string_view primary = w.back();
       if (fingerprint_allowed(keys, signing, primary)) accepted = std::string(primary);
-      else problems.push_back("signed by " + std::string(primary) + ", which Signed-By does not allow");
+      else problems.push_back("signed by " + std::string(primary) + ", which " + keys.trust + " does not allow");
     }
     if (w[1] == "NO_PUBKEY" && w.size() >= 3) problems.push_back("signed by unknown key " + std::string(w[2]));
     if ((w[1] == "EXPKEYSIG" || w[1] == "REVKEYSIG") && w.size() >= 3)
@@ -157,8 +157,7 @@ Result<VerifiedText> interpret(const GpgvResult& r, const TrustedKeys& keys, std
   if (accepted.empty()) {
     std::string why = problems.empty() ? "no valid signature" : str::join(problems, "; ");
     return fail(ErrorCode::kFailedPrecondition,
-                std::string(what) + ": not signed by a trusted key (" + why +
-                    "); check the source's Signed-By keyring");
+                std::string(what) + ": not signed by a trusted key (" + why + "); " + keys.next_step);
   }
   return VerifiedText{std::move(content), accepted};
 }

@@ -21,6 +21,10 @@ struct TrustedKeys {
   std::vector<std::filesystem::path> keyrings;  // binary (.gpg) or armored (.asc) key files
   std::vector<std::string> armored_keys;        // inline key blocks (deb822 Signed-By)
   std::vector<std::string> fingerprints;        // if non-empty, only these keys count
+  // Who decides which keys count, and the next step when none does, for
+  // messages: apt's Signed-By by default; a toolchain's release keys.
+  std::string trust = "Signed-By";
+  std::string next_step = "check the source's Signed-By keyring";
 };
 
 struct VerifiedText {

@@ -121,8 +121,7 @@ Result<Release> node_official(oci::http::Transport& http, const ResolveRequest& 
   auto verified = verify_clearsigned(signed_sums, release_keys("node", r.extra_keyrings), sums_url);
   if (!verified) {
     const Error e = verified.error().context("node " + rel.version);
-    return fail(e.code(), e.message() + "; nothing was downloaded or cached (if the Node.js release keys rotated, "
-                                        "pass --toolchain-keyring node=FILE with the new releaser's key)");
+    return fail(e.code(), e.message() + "; nothing was downloaded or cached");
   }
   auto sums = parse_sums(verified->content, 64);
   for (const char* ext : {".tar.xz", ".tar.gz"}) {

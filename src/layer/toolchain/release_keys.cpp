@@ -50,6 +50,9 @@ TrustedKeys release_keys(std::string_view tool, const std::vector<std::filesyste
   if (tool == "rust") keys.armored_keys.emplace_back(kRustReleaseKeys);
   if (extra.empty()) keys.fingerprints = release_fingerprints(tool);
   keys.keyrings = extra;
+  keys.trust = "strata's " + std::string(tool) + " release keys";
+  keys.next_step = "if the project's release keys changed, pass --toolchain-keyring " + std::string(tool) +
+                   "=FILE with the new key; otherwise the source serves files its project did not sign";
   return keys;
 }
 
