@@ -32,6 +32,7 @@ TEST_DEPS=(
   python3-cryptography   # ES256 signing for the test token server (tests/support/token_server.py)
   python3-yaml           # a YAML 1.1 reader (PyYAML): rendered egress policies parse to exactly the declared endpoints
   squid curl             # a real proxy enforcing the rendered egress fragment (tests/contract/egress)
+  jq                     # reading manifests and layout indexes in the decision and live tests
   xz-utils zstd bzip2 gzip
   podman runc containerd docker.io  # the runtimes users have: each stores and runs strata's images
   tcc                    # the real C compiler packaged by the toolchain fixture archive (testdata/toolchain)
