@@ -1,5 +1,7 @@
 #include "oci/store.hpp"
 
+#include "util/fs.hpp"
+
 #include "oci/media_types.hpp"
 
 namespace strata::oci {
@@ -73,6 +75,25 @@ Result<std::string> read_blob(Store& store, const Descriptor& desc, std::size_t 
   STRATA_TRY_VOID(store.fetch_blob(desc, verifying));
   STRATA_TRY_VOID(verifying.verify(store.describe() + " blob " + desc.digest.str()));
   return std::move(sink.str());
+}
+
+Result<void> write_blob_file(Store& store, const Descriptor& desc, const std::filesystem::path& file,
+                             std::string_view what) {
+  STRATA_TRY(bool have, store.has_blob(desc));
+  if (have) return {};
+  STRATA_TRY(auto w, store.blob_writer(desc));
+  if (w->present()) return {};
+  if (w->offset() > 0) STRATA_TRY_VOID(w->restart());
+  auto sent = fs::read_chunks(file, [&](std::string_view piece) { return w->write(as_bytes(piece)); });
+  if (!sent) {
+    w->abort();
+    return fail(sent.error().context(what));
+  }
+  if (auto committed = w->commit(); !committed) {
+    return fail(ErrorCode::kCorruption, std::string(what) + " is not the blob " + desc.digest.str() + " (" +
+                                            committed.error().message() + ")");
+  }
+  return {};
 }
 
 Result<void> write_blob(Store& store, const Descriptor& desc, std::string_view bytes) {

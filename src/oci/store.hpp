@@ -134,5 +134,11 @@ Result<std::string> read_blob(Store& store, const Descriptor& desc, std::size_t 
 
 // Writes bytes as a blob (no-op if present).
 Result<void> write_blob(Store& store, const Descriptor& desc, std::string_view bytes);
+// The same from a file (a cached .deb, a toolchain archive or layer),
+// streamed; nothing is written when the store has the blob. `what` names the
+// file in errors; bytes that are not `desc`'s (the file changed or was
+// damaged) are kCorruption, so the caller can say what to do about it.
+Result<void> write_blob_file(Store& store, const Descriptor& desc, const std::filesystem::path& file,
+                             std::string_view what);
 
 }  // namespace strata::oci

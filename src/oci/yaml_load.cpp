@@ -140,4 +140,29 @@ Result<YAML::Node> load_yaml(std::string_view text, std::string_view what, const
   }
 }
 
+Result<void> yaml_known_keys(const YAML::Node& node, std::initializer_list<std::string_view> keys,
+                             const std::string& where) {
+  if (!node.IsMap()) return fail(ErrorCode::kInvalidArgument, where + ": expected a mapping");
+  for (const auto& kv : node) {
+    const auto key = kv.first.as<std::string>("");
+    if (std::ranges::find(keys, key) == keys.end()) {
+      std::vector<std::string> names(keys.begin(), keys.end());
+      return fail(ErrorCode::kInvalidArgument,
+                  where + ": unknown key `" + key + "` (expected " + str::join(names, ", ") + ")");
+    }
+  }
+  return {};
+}
+
+Result<std::string> yaml_text(const YAML::Node& node, const char* key, const std::string& where, bool required) {
+  auto v = node[key];
+  if (!v) {
+    if (required) return fail(ErrorCode::kInvalidArgument, where + ": `" + key + "` is required (a string)");
+    return std::string();
+  }
+  if (!v.IsScalar() || v.Scalar().empty())
+    return fail(ErrorCode::kInvalidArgument, where + ": `" + key + "` must be a non-empty string");
+  return v.Scalar();
+}
+
 }  // namespace strata::oci

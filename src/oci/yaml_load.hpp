@@ -23,6 +23,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
+#include <string>
 #include <string_view>
 
 #include "util/error.hpp"
@@ -49,5 +51,12 @@ struct YamlLimits {
 // leaves the prefix out, for a caller that names the file itself (a
 // scanner's warning carries it).
 Result<YAML::Node> load_yaml(std::string_view text, std::string_view what, const YamlLimits& limits = {});
+
+// Config helpers over a loaded node: `node` is a mapping whose keys are
+// all among `keys` ("WHERE: unknown key `x` (expected a, b)"); `key` is a
+// non-empty string scalar ("" when absent and not `required`).
+Result<void> yaml_known_keys(const YAML::Node& node, std::initializer_list<std::string_view> keys,
+                             const std::string& where);
+Result<std::string> yaml_text(const YAML::Node& node, const char* key, const std::string& where, bool required);
 
 }  // namespace strata::oci

@@ -16,22 +16,8 @@ namespace {
 
 // Copies the cached layer blob into `dest` unless it is there.
 Result<void> put_layer(oci::Store& dest, const tc::ToolchainLayer& t) {
-  STRATA_TRY(bool present, dest.has_blob(t.layer));
-  if (present) return {};
-  STRATA_TRY(auto writer, dest.blob_writer(t.layer));
-  if (writer->present()) return {};
-  auto copy = [&]() -> Result<void> {
-    if (writer->offset() > 0) STRATA_TRY_VOID(writer->restart());
-    return fs::read_chunks(t.blob, [&](std::string_view piece) { return writer->write(oci::as_bytes(piece)); });
-  };
-  auto r = copy();
-  if (r) r = writer->commit();
-  if (!r) {
-    writer->abort();
-    return fail(r.error().context("writing the " + t.release.tool + " " + t.release.version + " layer to " +
-                                  dest.describe()));
-  }
-  return {};
+  return with_context(oci::write_blob_file(dest, t.layer, t.blob, t.blob.string()),
+                      "writing the " + t.release.tool + " " + t.release.version + " layer to " + dest.describe());
 }
 
 // The line a floor means: node's major, the others' major.minor.

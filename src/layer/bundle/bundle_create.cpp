@@ -42,21 +42,12 @@ Result<void> clear_staging(const stdfs::path& staging) {
 Result<void> put_deb(oci::Store& bundle, const stdfs::path& home, const LockPackage& p, const oci::Descriptor& layer) {
   const auto file = deb_cache_path(home, p.sha256);
   const std::string what = file.string() + " (" + p.name + " " + p.version + " " + p.architecture + ")";
-  STRATA_TRY(bool have, bundle.has_blob(layer));
-  if (have) return {};
-  STRATA_TRY(auto w, bundle.blob_writer(layer));
-  if (w->offset() > 0) STRATA_TRY_VOID(w->restart());
-  auto sent = fs::read_chunks(file, [&](std::string_view piece) { return w->write(oci::as_bytes(piece)); });
-  if (!sent) {
-    w->abort();
-    return fail(sent.error().context(what));
+  auto put = oci::write_blob_file(bundle, layer, file, what);
+  if (!put && put.error().code() == ErrorCode::kCorruption) {
+    return fail(ErrorCode::kCorruption, put.error().message() + ": it does not match the lock's size and sha256; "
+                                                                "remove it and run 'strata fetch --lock' again");
   }
-  auto committed = w->commit();
-  if (!committed) {
-    return fail(ErrorCode::kCorruption, what + " does not match the lock's size and sha256 (" +
-                                            committed.error().message() + "); remove it and run 'strata fetch --lock' again");
-  }
-  return {};
+  return put;
 }
 
 struct LockInput {

@@ -40,21 +40,7 @@ Result<oci::Descriptor> file_descriptor(const stdfs::path& file) {
 }
 
 Result<void> put_file(oci::Store& bundle, const oci::Descriptor& d, const stdfs::path& file, const std::string& what) {
-  STRATA_TRY(bool have, bundle.has_blob(d));
-  if (have) return {};
-  STRATA_TRY(auto w, bundle.blob_writer(d));
-  if (w->offset() > 0) STRATA_TRY_VOID(w->restart());
-  auto sent = fs::read_chunks(file, [&](std::string_view piece) { return w->write(oci::as_bytes(piece)); });
-  if (!sent) {
-    w->abort();
-    return fail(sent.error().context(what));
-  }
-  auto committed = w->commit();
-  if (!committed) {
-    return fail(ErrorCode::kCorruption, what + " changed while it was read into the bundle (" +
-                                            committed.error().message() + ")");
-  }
-  return {};
+  return oci::write_blob_file(bundle, d, file, what);
 }
 
 // An archive verified from the bundle, in a temporary file beside the cache.

@@ -16,30 +16,6 @@ namespace {
 constexpr std::size_t kMaxConfigBytes = 1 << 20;
 constexpr std::size_t kMaxEntries = 10000;
 
-Result<void> known_keys(const YAML::Node& node, std::initializer_list<std::string_view> keys, const std::string& where) {
-  if (!node.IsMap()) return fail(ErrorCode::kInvalidArgument, where + ": expected a mapping");
-  for (const auto& kv : node) {
-    const auto key = kv.first.as<std::string>("");
-    if (std::ranges::find(keys, key) == keys.end()) {
-      std::vector<std::string> names(keys.begin(), keys.end());
-      return fail(ErrorCode::kInvalidArgument,
-                  where + ": unknown key `" + key + "` (expected " + str::join(names, ", ") + ")");
-    }
-  }
-  return {};
-}
-
-Result<std::string> text(const YAML::Node& node, const char* key, const std::string& where, bool required) {
-  auto v = node[key];
-  if (!v) {
-    if (required) return fail(ErrorCode::kInvalidArgument, where + ": `" + key + "` is required (a string)");
-    return std::string();
-  }
-  if (!v.IsScalar() || v.Scalar().empty())
-    return fail(ErrorCode::kInvalidArgument, where + ": `" + key + "` must be a non-empty string");
-  return v.Scalar();
-}
-
 Result<std::vector<std::string>> texts(const YAML::Node& node, const char* key, const std::string& where) {
   std::vector<std::string> out;
   auto v = node[key];
@@ -65,9 +41,9 @@ std::string relative(const std::filesystem::path& base, const std::string& p) {
 Result<PrewarmConfig> parse_prewarm_config(std::string_view yaml, const std::string& file,
                                            const std::filesystem::path& relative_to) {
   STRATA_TRY(YAML::Node root, oci::load_yaml(yaml, file));
-  STRATA_TRY_VOID(known_keys(root, {"cache", "platforms", "sources", "overlays", "repos", "toolchains"}, file));
+  STRATA_TRY_VOID(oci::yaml_known_keys(root, {"cache", "platforms", "sources", "overlays", "repos", "toolchains"}, file));
   PrewarmConfig c;
-  STRATA_TRY(c.cache, text(root, "cache", file, true));
+  STRATA_TRY(c.cache, oci::yaml_text(root, "cache", file, true));
   STRATA_TRY(c.platforms, texts(root, "platforms", file));
   STRATA_TRY(c.sources, texts(root, "sources", file));
   for (auto& s : c.sources) s = relative(relative_to, s);
@@ -84,14 +60,14 @@ Result<PrewarmConfig> parse_prewarm_config(std::string_view yaml, const std::str
       const YAML::Node& n = overlays[i];
       PrewarmOverlaySpec o;
       o.where = file + ": overlays[" + std::to_string(i) + "]";
-      STRATA_TRY_VOID(known_keys(n, {"base", "packages", "platforms", "sources", "compression"}, o.where));
-      STRATA_TRY(o.base, text(n, "base", o.where, true));
+      STRATA_TRY_VOID(oci::yaml_known_keys(n, {"base", "packages", "platforms", "sources", "compression"}, o.where));
+      STRATA_TRY(o.base, oci::yaml_text(n, "base", o.where, true));
       STRATA_TRY(o.packages, texts(n, "packages", o.where));
       if (o.packages.empty()) return fail(ErrorCode::kInvalidArgument, o.where + ": `packages` must name a package");
       STRATA_TRY(o.platforms, texts(n, "platforms", o.where));
       STRATA_TRY(o.sources, texts(n, "sources", o.where));
       for (auto& s : o.sources) s = relative(relative_to, s);
-      STRATA_TRY(o.compression, text(n, "compression", o.where, false));
+      STRATA_TRY(o.compression, oci::yaml_text(n, "compression", o.where, false));
       c.overlays.push_back(std::move(o));
     }
   }
@@ -100,10 +76,10 @@ Result<PrewarmConfig> parse_prewarm_config(std::string_view yaml, const std::str
       const YAML::Node& n = repos[i];
       PrewarmRepoSpec r;
       r.where = file + ": repos[" + std::to_string(i) + "]";
-      STRATA_TRY_VOID(known_keys(n, {"path", "base", "platforms", "sources"}, r.where));
-      STRATA_TRY(auto path, text(n, "path", r.where, true));
+      STRATA_TRY_VOID(oci::yaml_known_keys(n, {"path", "base", "platforms", "sources"}, r.where));
+      STRATA_TRY(auto path, oci::yaml_text(n, "path", r.where, true));
       r.path = relative(relative_to, path);
-      STRATA_TRY(r.base, text(n, "base", r.where, true));
+      STRATA_TRY(r.base, oci::yaml_text(n, "base", r.where, true));
       STRATA_TRY(r.platforms, texts(n, "platforms", r.where));
       STRATA_TRY(r.sources, texts(n, "sources", r.where));
       for (auto& s : r.sources) s = relative(relative_to, s);

@@ -4,6 +4,7 @@
 #include <initializer_list>
 
 #include "oci/platform.hpp"
+#include "oci/yaml_load.hpp"
 #include "util/strings.hpp"
 
 namespace strata::layer::toolchain {
@@ -11,30 +12,6 @@ namespace strata::layer::toolchain {
 namespace {
 
 constexpr std::size_t kMaxEntries = 1000;
-
-Result<void> known_keys(const YAML::Node& node, std::initializer_list<std::string_view> keys, const std::string& where) {
-  if (!node.IsMap()) return fail(ErrorCode::kInvalidArgument, where + ": expected a mapping");
-  for (const auto& kv : node) {
-    const auto key = kv.first.as<std::string>("");
-    if (std::ranges::find(keys, key) == keys.end()) {
-      std::vector<std::string> names(keys.begin(), keys.end());
-      return fail(ErrorCode::kInvalidArgument,
-                  where + ": unknown key `" + key + "` (expected " + str::join(names, ", ") + ")");
-    }
-  }
-  return {};
-}
-
-Result<std::string> text(const YAML::Node& node, const char* key, const std::string& where, bool required) {
-  auto v = node[key];
-  if (!v) {
-    if (required) return fail(ErrorCode::kInvalidArgument, where + ": `" + key + "` is required (a string)");
-    return std::string();
-  }
-  if (!v.IsScalar() || v.Scalar().empty())
-    return fail(ErrorCode::kInvalidArgument, where + ": `" + key + "` must be a non-empty string");
-  return v.Scalar();
-}
 
 std::size_t dots(std::string_view v) { return static_cast<std::size_t>(std::count(v.begin(), v.end(), '.')); }
 
@@ -53,17 +30,17 @@ Result<std::vector<ToolchainEntry>> parse_toolchain_entries(const YAML::Node& li
     const YAML::Node& n = list[i];
     ToolchainEntry e;
     e.where = file + ": toolchains[" + std::to_string(i) + "]";
-    STRATA_TRY_VOID(known_keys(n, {"tool", "version", "source", "keyring", "platforms"}, e.where));
-    STRATA_TRY(e.tool, text(n, "tool", e.where, true));
+    STRATA_TRY_VOID(oci::yaml_known_keys(n, {"tool", "version", "source", "keyring", "platforms"}, e.where));
+    STRATA_TRY(e.tool, oci::yaml_text(n, "tool", e.where, true));
     if (!is_toolchain_tool(e.tool)) {
       return fail(ErrorCode::kInvalidArgument, e.where + ": `tool` " + str::quote(e.tool) +
                                                    " has no toolchain (tools with one: " +
                                                    std::string(kToolchainTools) + ")");
     }
-    STRATA_TRY(e.version, text(n, "version", e.where, true));
-    STRATA_TRY(e.source, text(n, "source", e.where, false));
+    STRATA_TRY(e.version, oci::yaml_text(n, "version", e.where, true));
+    STRATA_TRY(e.source, oci::yaml_text(n, "source", e.where, false));
     if (!e.source.empty()) STRATA_TRY_VOID(with_context(parse_source(e.tool, e.source), e.where));
-    STRATA_TRY(auto keyring, text(n, "keyring", e.where, false));
+    STRATA_TRY(auto keyring, oci::yaml_text(n, "keyring", e.where, false));
     if (!keyring.empty()) {
       std::filesystem::path k(keyring);
       e.keyring = k.is_absolute() || relative_to.empty() ? k : (relative_to / k).lexically_normal();
