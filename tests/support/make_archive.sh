@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
 # Builds the signed fixture apt archive from testdata/archive at test time.
 #   make_archive.sh build OUT            everything: keys, .debs, indexes, signed Releases
+#   make_archive.sh fresh OUT            the same, never from the cache
 #   make_archive.sh release OUT SUITE    regenerate and sign dists/SUITE/Release after a test
 #                                        changed files (env: KEY=archive|unknown|none,
 #                                        DATE_OFFSET=s, VALID_UNTIL_OFFSET=s, DETACHED=1)
 # Keys live in OUT/gnupg (throwaway); OUT/keyring.gpg holds the archive key.
+# `build` is a copy of a cached `fresh` build (cached_build.sh), keyed by what
+# the archive is made of: this script, every file of the definitions, the
+# versions of the host packages the payload hooks and the tools take bytes
+# from, and today's date (the Releases' Date field is the build's: a copy is
+# at most a day older than a fresh build).
 set -euo pipefail
 cmd=${1:?usage: make_archive.sh build|release OUT [SUITE]}
 out=${2:?output directory}
@@ -52,7 +58,7 @@ release() {
   esac
 }
 
-build() {
+build_fresh() {
   rm -rf "$out"
   mkdir -p "$out/gnupg" "$out/work"
   chmod 700 "$out/gnupg"
@@ -97,8 +103,22 @@ build() {
   rm -rf "$out/work"
 }
 
+cache_key() {
+  {
+    sha256sum < "$0"
+    (cd "$defs" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum)
+    date -u +%F
+    dpkg-query -W -f '${Package} ${Version}\n' dpkg gpg gpg-agent gcc-12 libc6 libc6-dev linux-libc-dev tcc xz-utils gzip 2>/dev/null || true
+  } | sha256sum | cut -c1-32
+}
+
+build() {
+  "$(dirname "$0")/cached_build.sh" archive "$(cache_key)" "$out" "$0" fresh
+}
+
 case "$cmd" in
   build) build ;;
+  fresh) build_fresh ;;
   release) release "${3:?suite}" ;;
   *) echo "unknown command $cmd" >&2; exit 2 ;;
 esac

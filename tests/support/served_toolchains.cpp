@@ -1,19 +1,11 @@
 #include "support/served_toolchains.hpp"
 
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <sys/file.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <mutex>
-#include <vector>
 
+#include "support/loopback_server.hpp"
 #include "support/shell.hpp"
 #include "support/source_dir.hpp"
 
@@ -21,82 +13,32 @@ namespace strata::testing {
 
 namespace {
 
-struct Running {
-  pid_t server;
-  std::filesystem::path gnupg_home;
-};
-
-std::mutex g_mu;
-std::vector<Running> g_running;
-
-void stop_all() {
-  std::lock_guard lock(g_mu);
-  for (const auto& r : g_running) {
-    std::string kill_agent = "GNUPGHOME=" + r.gnupg_home.string() + " gpgconf --kill gpg-agent >/dev/null 2>&1";
-    if (std::system(kill_agent.c_str()) != 0) {
-      // best effort: toolchain_dist.py already stopped the agent it started
-    }
-    ::kill(r.server, SIGTERM);
-    ::waitpid(r.server, nullptr, 0);
-  }
-  g_running.clear();
-}
-
 [[noreturn]] void fail(const std::string& what) {
   ADD_FAILURE() << what;
   std::abort();
 }
 
-// Builds the fixture into `dir` once: an exclusive lock beside it keeps two
-// test processes from building into the same place at once, and .complete
-// (written last by toolchain_dist.py, its own sha256) marks a finished build
-// by the script as it is now.
-void build_once(const std::filesystem::path& dir) {
-  std::filesystem::path named = dir.has_filename() ? dir : dir.parent_path();
-  std::string lock_path = named.string() + ".lock";
-  int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0 || ::flock(fd, LOCK_EX) != 0) fail("cannot lock " + lock_path);
-  std::string script = (source_dir() / "tests/support/toolchain_dist.py").string();
-  std::string digest = shell("sha256sum < " + shell_quote(script)).out.substr(0, 64);
-  std::string complete;
-  std::getline(std::ifstream(dir / ".complete"), complete);
-  if (digest.size() != 64 || complete != digest) {
-    std::string command = "python3 " + shell_quote(script) + " " + shell_quote(dir.string()) + " >/dev/null";
-    int rc = std::system(command.c_str());
-    if (rc != 0) fail("toolchain fixture build failed (" + std::to_string(rc) + "): " + command);
-  }
-  ::close(fd);  // releases the lock
+// The fixture, a copy of the one built for this version of the script and
+// these host tools (tests/support/cached_build.sh): building it signs with a
+// fresh key and writes every release, seconds per test process otherwise.
+void build(const std::filesystem::path& dir) {
+  std::string support = (source_dir() / "tests/support").string();
+  std::string script = support + "/toolchain_dist.py";
+  auto key = shell("{ sha256sum < " + shell_quote(script) +
+                   "; dpkg-query -W -f '${Package} ${Version}\\n' gpg gpg-agent python3 liblzma5 zlib1g 2>/dev/null; }"
+                   " | sha256sum | cut -c1-32");
+  if (key.status != 0 || key.out.size() != 33) fail("cannot key the toolchain fixture (sha256sum, dpkg-query)");
+  std::string command = shell_quote(support + "/cached_build.sh") + " toolchains " + key.out.substr(0, 32) + " " +
+                        shell_quote(dir.string()) + " python3 " + shell_quote(script) + " >/dev/null";
+  int rc = std::system(command.c_str());
+  if (rc != 0) fail("toolchain fixture build failed (" + std::to_string(rc) + "): " + command);
 }
 
 }  // namespace
 
 ServedToolchains::ServedToolchains(std::filesystem::path dir) : dir_(std::filesystem::absolute(dir)) {
-  build_once(dir_);
-  int fds[2];
-  if (::pipe(fds) != 0) std::abort();
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    // Dies with the test: a test that crashes must not leave a server
-    // holding ctest's output pipe (ctest would wait for its timeout).
-    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
-    ::dup2(fds[1], 1);
-    ::close(fds[0]);
-    std::string server = (source_dir() / "tests/support/dist_server.py").string();
-    ::execlp("python3", "python3", server.c_str(), dir_.c_str(), static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
-  ::close(fds[1]);
-  {
-    std::lock_guard lock(g_mu);
-    if (g_running.empty()) std::atexit(stop_all);
-    g_running.push_back({pid, dir_ / "keys/gnupg"});
-  }
-  char buf[64] = {};
-  ssize_t n = ::read(fds[0], buf, sizeof buf - 1);
-  // The read end stays open for the server's lifetime: closing it would make
-  // any later write by the server fail with EPIPE.
-  if (n <= 5 || std::sscanf(buf, "PORT %d", &port_) != 1)
-    fail("toolchain dist server did not start (python3 missing?)");
+  build(dir_);
+  port_ = start_loopback_server("dist_server.py", dir_, dir_ / "keys/gnupg");
 }
 
 std::string ServedToolchains::url(const std::string& path) const {

@@ -15,9 +15,8 @@ namespace strata::testing {
 
 class ServedToolchains {
  public:
-  // Builds the fixture into `dir` unless dir/.complete says an earlier run
-  // did (processes sharing `dir` take turns; they also share its
-  // requests.log), then serves `dir`.
+  // Puts the fixture into `dir` (a copy of the one built for this version of
+  // toolchain_dist.py, tests/support/cached_build.sh), then serves `dir`.
   explicit ServedToolchains(std::filesystem::path dir);
 
   const std::filesystem::path& dir() const { return dir_; }
