@@ -13,6 +13,7 @@
 #include "contract/node_scanner.hpp"
 #include "contract/python_scanner.hpp"
 #include "contract/shell_words.hpp"
+#include "oci/tar_entry.hpp"
 #include "oci/yaml_load.hpp"
 #include "util/strings.hpp"
 
@@ -31,11 +32,6 @@ bool dockerfile_name(std::string_view n) {
   return n.ends_with(".Dockerfile") || n.ends_with(".dockerfile");
 }
 
-std::string base_name(const std::string& rel) {
-  auto slash = rel.rfind('/');
-  return slash == std::string::npos ? rel : rel.substr(slash + 1);
-}
-
 // A version as a tool writes it in CI or an image tag: node aliases and
 // ranges through read_node_version, others as a release line, else a range.
 Result<Range> read_tool_version(const std::string& tool, const std::string& v, const KnowledgeBase& kb,
@@ -52,7 +48,7 @@ class BuildEnvScanner {
   void run() {
     std::vector<std::string> dockerfiles, workflows, devcontainers, cgo_files, docs;
     for (const auto& f : ctx_.fs().files_ending("")) {  // every indexed file
-      std::string b = base_name(f);
+      std::string b(oci::base_name(f));
       if (dockerfile_name(b)) dockerfiles.push_back(f);
       else if (f.starts_with(".github/workflows/") && (b.ends_with(".yml") || b.ends_with(".yaml"))) workflows.push_back(f);
       else if (f == ".devcontainer.json" || (f.starts_with(".devcontainer/") && b == "devcontainer.json"))
@@ -463,7 +459,7 @@ class BuildEnvScanner {
   // redis-server nginx`) describe other machines and are not read.
   static bool install_doc(const std::string& rel) {
     std::string lower = str::lower(rel);
-    std::string b = base_name(lower);
+    std::string b(oci::base_name(lower));
     if (!(b.ends_with(".md") || b.ends_with(".rst") || b.ends_with(".txt") || b == "install")) return false;
     if (b.starts_with("readme") || b.starts_with("install")) return true;
     return lower.find("install") != std::string::npos || lower.find("building") != std::string::npos ||

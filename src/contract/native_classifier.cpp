@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "contract/node_scanner.hpp"
+#include "oci/tar_entry.hpp"
 #include "util/strings.hpp"
 
 namespace strata::contract {
@@ -13,11 +14,6 @@ const std::string kKbFile = "knowledge-base:native_packages.yaml";
 std::string toolchain_key(const std::string& eco) {
   if (eco == "go") return "go:cgo";
   return eco + ":compile";
-}
-
-std::string base_name(const std::string& file) {
-  auto slash = file.rfind('/');
-  return slash == std::string::npos ? file : file.substr(slash + 1);
 }
 
 // "@s/n" → ("s", "n"); "n" → ("", "n").
@@ -231,7 +227,7 @@ class Classifier {
   // the pnpm that governs the file naming the package counts.
   void pnpm_skips(const PackageSignals& s) {
     for (const auto& e : s.evidence) {
-      std::string b = base_name(e.file);
+      std::string b(oci::base_name(e.file));
       if (b != "pnpm-lock.yaml" && b != "package.json" && b != "pnpm-workspace.yaml") continue;
       auto v = ctx_.pnpm_version_for(e.file);
       if (!v || v->major < 10) continue;

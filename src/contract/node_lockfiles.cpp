@@ -157,15 +157,9 @@ std::size_t indent_of(std::string_view line) {
   return i;
 }
 
-std::string unquote(std::string_view s) {
-  s = str::trim(s);
-  if (s.size() >= 2 && (s.front() == '"' || s.front() == '\'') && s.back() == s.front()) s = s.substr(1, s.size() - 2);
-  return std::string(s);
-}
-
 // "name@1.2.3" / "@s/n@1.2.3(peer@1)" / "/name@1.2.3" / "/name/1.2.3_peer".
 std::pair<std::string, std::string> pnpm_key(std::string_view key) {
-  std::string k = unquote(key);
+  std::string k = str::unquote(key);
   if (k.starts_with('/')) k.erase(0, 1);
   if (auto paren = k.find('('); paren != std::string::npos) k.erase(paren);
   auto at = k.rfind('@');
@@ -264,7 +258,7 @@ void scan_pnpm_lock(ScanContext& ctx, const std::string& rel) {
       flush();
       auto colon = body.find(':');
       section = std::string(body.substr(0, colon));
-      if (section == "lockfileVersion") lock_floor(ctx, "pnpm-lock", rel, "lockfileVersion", unquote(body.substr(colon + 1)));
+      if (section == "lockfileVersion") lock_floor(ctx, "pnpm-lock", rel, "lockfileVersion", str::unquote(body.substr(colon + 1)));
       return;
     }
     if (section != "packages" && section != "snapshots") return;
@@ -278,7 +272,7 @@ void scan_pnpm_lock(ScanContext& ctx, const std::string& rel) {
     } else if (ind == 4 && body.starts_with("resolution:")) {
       if (auto t = body.find("tarball: "); t != std::string_view::npos) {
         std::string_view rest = body.substr(t + 9);
-        tarball = unquote(rest.substr(0, rest.find_first_of(",}")));
+        tarball = str::unquote(rest.substr(0, rest.find_first_of(",}")));
       }
     }
   });
@@ -319,20 +313,20 @@ void scan_yarn_lock(ScanContext& ctx, const std::string& rel) {
       std::string_view spec = body;
       if (spec.ends_with(':')) spec.remove_suffix(1);
       if (auto comma = spec.find(", "); comma != std::string_view::npos) spec = spec.substr(0, comma);
-      std::string first = unquote(spec);
+      std::string first = str::unquote(spec);
       auto at = first.find('@', 1);
       name = at == std::string::npos ? first : first.substr(0, at);
       return;
     }
     if (in_metadata) {
-      if (body.starts_with("version:")) metadata_version = unquote(body.substr(8));
+      if (body.starts_with("version:")) metadata_version = str::unquote(body.substr(8));
       return;
     }
     if (ind != 2) return;
-    if (body.starts_with("version ")) version = unquote(body.substr(8));
-    else if (body.starts_with("version:")) version = unquote(body.substr(8));
+    if (body.starts_with("version ")) version = str::unquote(body.substr(8));
+    else if (body.starts_with("version:")) version = str::unquote(body.substr(8));
     else if (body.starts_with("resolved ")) {
-      resolved = unquote(body.substr(9));
+      resolved = str::unquote(body.substr(9));
       if (auto hash = resolved.find('#'); hash != std::string::npos) resolved.erase(hash);
     }
   });
@@ -368,7 +362,7 @@ void scan_bun_lock(ScanContext& ctx, const std::string& rel) {
       return;
     }
     if (in_trusted && ind == 4 && body.starts_with('"')) {
-      std::string n = unquote(body.substr(0, body.find('"', 1) + 1));
+      std::string n = str::unquote(body.substr(0, body.find('"', 1) + 1));
       PackageSignals& s = ctx.package("npm", n);
       s.build_allowed = true;
       s.evidence.push_back({rel, "trustedDependencies", n});

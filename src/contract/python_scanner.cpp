@@ -55,12 +55,6 @@ std::optional<Requirement> parse_requirement(std::string_view line) {
   return r;
 }
 
-std::string unquote(std::string_view s) {
-  s = str::trim(s);
-  if (s.size() >= 2 && (s.front() == '"' || s.front() == '\'') && s.back() == s.front()) s = s.substr(1, s.size() - 2);
-  return std::string(s);
-}
-
 class PythonScanner {
  public:
   explicit PythonScanner(ScanContext& ctx) : ctx_(ctx) {}
@@ -389,8 +383,8 @@ class PythonScanner {
         continue;
       }
       if (table == "package") {
-        if (l.starts_with("name = ")) name = pep503(unquote(l.substr(7)));
-        else if (l.starts_with("version = ")) version = unquote(l.substr(10));
+        if (l.starts_with("name = ")) name = pep503(str::unquote(l.substr(7)));
+        else if (l.starts_with("version = ")) version = str::unquote(l.substr(10));
         else if (l.starts_with("sdist = ")) { sdist = true; url_in(l, "url = ", "Python package downloads"); }
         else if (l.starts_with("wheels = ")) wheels = true;
         else if (l.starts_with("source = ")) url_in(l, "registry = ", "Python package index (lockfile)");
@@ -402,10 +396,10 @@ class PythonScanner {
       }
       if (!uv && table == "[package.source]" && l.starts_with("url = ")) url_in(l, "url = ", "Python package index (poetry.lock)");
       if (uv && table.empty() && l.starts_with("requires-python = "))
-        ctx_.constraint("python", {rel, "requires-python", unquote(l.substr(18))}, parse_pep440(unquote(l.substr(18))));
+        ctx_.constraint("python", {rel, "requires-python", str::unquote(l.substr(18))}, parse_pep440(str::unquote(l.substr(18))));
       if (!uv && table == "[metadata]" && l.starts_with("python-versions = "))
-        ctx_.constraint("python", {rel, "metadata.python-versions", unquote(l.substr(18))},
-                        parse_pep440(unquote(l.substr(18))));
+        ctx_.constraint("python", {rel, "metadata.python-versions", str::unquote(l.substr(18))},
+                        parse_pep440(str::unquote(l.substr(18))));
     }
     flush();
   }

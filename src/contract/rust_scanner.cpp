@@ -17,12 +17,6 @@ namespace {
 const std::string kCratesIoGit = "registry+https://github.com/rust-lang/crates.io-index";
 const std::string kCratesIoSparse = "sparse+https://index.crates.io/";
 
-std::string unquote(std::string_view s) {
-  s = str::trim(s);
-  if (s.size() >= 2 && s.front() == '"' && s.back() == '"') s = s.substr(1, s.size() - 2);
-  return std::string(s);
-}
-
 // Does a `[target.<key>.dependencies]` table apply to a linux x86_64 gnu
 // image? `key` is a target triple or a cfg() expression; predicates strata
 // cannot decide (features, custom cfgs) count as true so nothing applicable
@@ -423,15 +417,15 @@ class RustScanner {
         continue;
       }
       if (top && l.starts_with("version = ")) {
-        std::string v = unquote(l.substr(10));
+        std::string v = str::unquote(l.substr(10));
         if (const KbLockFloor* f = ctx_.kb().lock_floor("Cargo.lock"); f && f->versions.count(v))
           ctx_.constraint(f->tool, {rel, "version", v}, parse_npm_range(f->versions.at(v)),
                           "lockfile format implies cargo " + f->versions.at(v));
       }
       if (!in_package) continue;
-      if (l.starts_with("name = ")) name = unquote(l.substr(7));
-      else if (l.starts_with("version = ")) version = unquote(l.substr(10));
-      else if (l.starts_with("source = ")) source = unquote(l.substr(9));
+      if (l.starts_with("name = ")) name = str::unquote(l.substr(7));
+      else if (l.starts_with("version = ")) version = str::unquote(l.substr(10));
+      else if (l.starts_with("source = ")) source = str::unquote(l.substr(9));
     }
     flush();
   }

@@ -15,6 +15,18 @@ std::string_view trim(std::string_view s) {
   return s.substr(b, e - b);
 }
 
+std::string unquote(std::string_view s) {
+  s = trim(s);
+  if (s.size() >= 2 && (s.front() == '"' || s.front() == '\'') && s.back() == s.front()) s = s.substr(1, s.size() - 2);
+  return std::string(s);
+}
+
+std::string_view strip(std::string_view s, char c, bool trailing) {
+  while (s.starts_with(c)) s.remove_prefix(1);
+  while (trailing && s.ends_with(c)) s.remove_suffix(1);
+  return s;
+}
+
 std::vector<std::string_view> split(std::string_view s, char sep) {
   std::vector<std::string_view> out;
   std::size_t start = 0;

@@ -10,6 +10,10 @@
 namespace strata::str {
 
 std::string_view trim(std::string_view s);
+// Trimmed, then one pair of matching quotes ('…' or "…") around it removed.
+std::string unquote(std::string_view s);
+// `s` without any leading (and, with `trailing`, trailing) `c`: "/usr/lib/" → "usr/lib".
+std::string_view strip(std::string_view s, char c, bool trailing = false);
 std::vector<std::string_view> split(std::string_view s, char sep);
 // Splits on runs of ASCII whitespace; no empty fields.
 std::vector<std::string_view> split_ws(std::string_view s);

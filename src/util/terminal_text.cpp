@@ -16,7 +16,7 @@ bool escaped(char32_t cp) {
 }
 
 void escape(char32_t cp, std::string& out) {
-  char buf[8];
+  char buf[16];  // "\\u" and up to 8 hex digits: room for any char32_t, not only those escaped() picks
   if (cp < 0x80) std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned>(cp));
   else std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(cp));
   out += buf;

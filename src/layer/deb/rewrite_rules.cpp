@@ -21,10 +21,6 @@ std::optional<std::uint64_t> lookup_id(const oci::ImageFilesystem& fs, const cha
   return std::nullopt;
 }
 
-std::string strip_root(std::string_view p) {
-  while (p.starts_with('/')) p.remove_prefix(1);
-  return std::string(p);
-}
 
 }  // namespace
 
@@ -52,7 +48,7 @@ Result<std::vector<Diversion>> parse_diversions(std::string_view text, std::stri
   }
   std::vector<Diversion> out;
   for (std::size_t i = 0; i < lines.size(); i += 3) {
-    out.push_back({strip_root(lines[i]), strip_root(lines[i + 1]), std::string(lines[i + 2])});
+    out.push_back({std::string(str::strip(lines[i], '/')), std::string(str::strip(lines[i + 1], '/')), std::string(lines[i + 2])});
   }
   return out;
 }
@@ -104,7 +100,7 @@ Result<RewriteRules> RewriteRules::from_base(const oci::ImageFilesystem& fs, std
         continue;
       }
       StatOverride so{*uid, *gid, static_cast<std::uint32_t>(mode & 07777)};
-      std::string path = strip_root(f[3]);
+      std::string path(str::strip(f[3], '/'));
       h.update("override " + path + " " + std::to_string(so.uid) + " " + std::to_string(so.gid) + " " +
                std::to_string(so.mode) + "\n");
       r.overrides_[path] = so;

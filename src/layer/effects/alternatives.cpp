@@ -11,10 +11,6 @@ namespace {
 
 bool is_separator(const std::string& w) { return w == ";" || w == "&" || w == "|"; }
 
-std::string strip_root(std::string_view p) {
-  while (p.starts_with('/')) p.remove_prefix(1);
-  return std::string(p);
-}
 
 }  // namespace
 
@@ -155,7 +151,7 @@ Result<Effects> alternatives_effects(const OverlayView& view, std::int64_t epoch
       }
       AlternativeGroup& g = groups[inst.name];
       touched.insert(inst.name);
-      if (!view.exists(rules.place(strip_root(inst.path), p->package))) {
+      if (!view.exists(rules.place(std::string(str::strip(inst.path, '/')), p->package))) {
         fx.notes.push_back(p->package + ": alternative " + inst.name + " → " + inst.path +
                            " skipped: the target is not in the image");
         continue;
@@ -192,7 +188,7 @@ Result<Effects> alternatives_effects(const OverlayView& view, std::int64_t epoch
     }
     fx.files.push_back(effect_file("var/lib/dpkg/alternatives/" + name, format_alternative_admin(g), 0644, epoch));
     auto link = [&](const std::string& link_path, const std::string& alt_name, const std::string& target) {
-      std::string placed = rules.place(strip_root(link_path), "");
+      std::string placed = rules.place(std::string(str::strip(link_path, '/')), "");
       const FragmentEntry* in_layer = view.layer_entry(placed);
       auto in_base = view.base().lookup(placed, oci::ImageFilesystem::Follow::kNo);
       bool real_file = (in_layer && in_layer->type != oci::TarEntryType::kSymlink) ||
@@ -209,7 +205,7 @@ Result<Effects> alternatives_effects(const OverlayView& view, std::int64_t epoch
     const AlternativeChoice& c = g.choices.at(best);
     for (const auto& [sname, slink] : g.slave_links) {
       auto target = c.slave_paths.find(sname);
-      if (target == c.slave_paths.end() || !view.exists(rules.place(strip_root(target->second), ""))) continue;
+      if (target == c.slave_paths.end() || !view.exists(rules.place(std::string(str::strip(target->second, '/')), ""))) continue;
       link(slink, sname, target->second);
     }
   }

@@ -12,11 +12,6 @@ namespace strata::layer {
 
 namespace {
 
-std::string strip_root(std::string_view p) {
-  while (p.starts_with('/')) p.remove_prefix(1);
-  while (p.ends_with('/')) p.remove_suffix(1);
-  return std::string(p);
-}
 
 class ConfReader {
  public:
@@ -56,14 +51,14 @@ class ConfReader {
       if (line.empty()) continue;
       if (line.starts_with("include") && line.size() > 7 && (line[7] == ' ' || line[7] == '\t')) {
         for (auto pattern : str::split_ws(line.substr(8))) {
-          std::string p = strip_root(pattern);
+          std::string p(str::strip(pattern, '/', true));
           if (!pattern.starts_with('/')) p = std::string(oci::parent_path(path)) + "/" + p;
           for (const auto& f : glob(p)) dirs(f, out, depth + 1);
         }
         continue;
       }
       if (line.starts_with("hwcap")) continue;
-      out.push_back("/" + strip_root(line));
+      out.push_back("/" + std::string(str::strip(line, '/', true)));
     }
   }
 
@@ -239,7 +234,7 @@ Result<Effects> ldconfig_effects(const OverlayView& view, std::string_view arch,
   std::set<std::string> seen;
   MergedLibraries merged(view);
   for (const auto& d : dirs) {
-    std::string canonical = rules.place(strip_root(d) + "/.", "");
+    std::string canonical = rules.place(std::string(str::strip(d, '/', true)) + "/.", "");
     canonical = std::string(oci::parent_path(canonical));
     if (!view.exists(canonical)) continue;
     if (seen.insert(canonical).second) order.emplace_back(canonical, d);
