@@ -24,7 +24,10 @@ std::string build_summary(const layer::PlatformBuild& b, bool listed) {
 
 }  // namespace
 
-void BuildProgress::cache_hit(const std::string& tag, const oci::Descriptor&) { log_info(g_, "cached: " + tag); }
+void BuildProgress::cache_hit(const std::string& tag, const oci::Descriptor&) {
+  if (!label_.empty()) return log_debug(g_, label_ + ": cached " + tag);
+  log_info(g_, "cached: " + tag);
+}
 
 void BuildProgress::cache_expired(const std::string& tag, std::int64_t) {
   log_info(g_, tag + ": cached overlay's archive snapshot is older than --max-age " + max_age_ + "; rebuilding");
@@ -40,7 +43,7 @@ void BuildProgress::platform_built(const layer::PlatformBuild& b) {
   if (g_.verbose) {
     for (const auto& u : b.overlay.unreproduced) log_info(g_, "not reproduced: " + u);
   }
-  log_info(g_, build_summary(b, g_.verbose));
+  log_info(g_, (label_.empty() ? "" : label_ + " built, ") + build_summary(b, g_.verbose));
 }
 
 void BuildProgress::warning(const std::string& message) { log_info(g_, message); }

@@ -15,7 +15,11 @@ namespace strata::cli {
 class BuildProgress final : public layer::BuildObserver {
  public:
   // `max_age` is the --max-age text, for the message when a cached overlay is too old.
-  BuildProgress(const GlobalOptions& g, std::string max_age) : g_(g), max_age_(std::move(max_age)) {}
+  // `label` names what is built when it is not the command's own result (a
+  // scratch base under a plan): it starts the summary line, and a hit is said
+  // only with -v.
+  BuildProgress(const GlobalOptions& g, std::string max_age, std::string label = "")
+      : g_(g), max_age_(std::move(max_age)), label_(std::move(label)) {}
 
   void cache_hit(const std::string& tag, const oci::Descriptor& found) override;
   void cache_expired(const std::string& tag, std::int64_t archive_date) override;
@@ -27,6 +31,7 @@ class BuildProgress final : public layer::BuildObserver {
  private:
   const GlobalOptions& g_;
   std::string max_age_;
+  std::string label_;
 };
 
 }  // namespace strata::cli

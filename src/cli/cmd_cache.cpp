@@ -249,8 +249,8 @@ layer::Shard shard(const PrewarmArgs& args) {
 // --base B --platform P` plans it (the key provision looks up).
 void add_repo_jobs(const GlobalOptions& g, const layer::PrewarmConfig& config, oci::http::Transport& http,
                    std::list<oci::OpenedStore>& bases, std::vector<layer::PrewarmJob>& jobs) {
-  auto facts = facts_cache(g);
-  contract::route::PlanContext pc{.http = http, .clock = system_clock(), .home = g.open_options().home, .facts = &facts};
+  DecisionCaches caches(g);
+  auto pc = caches.plan_context(g, http);
   for (const auto& r : config.repos) {
     std::vector<std::string> platforms = r.platforms.empty() ? config.platforms : r.platforms;
     if (platforms.empty()) platforms.emplace_back();  // this machine's

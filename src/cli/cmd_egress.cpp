@@ -55,9 +55,8 @@ void run_render(const GlobalOptions& g, const EgressRenderArgs& a, oci::http::Tr
     f.contract.clear();
     oci::OpenedStore base;
     auto request = plan_request(g, f, base);
-    auto facts = facts_cache(g);
-    contract::route::PlanContext ctx{.http = http, .clock = system_clock(), .home = g.open_options().home,
-                                     .facts = &facts};
+    DecisionCaches caches(g);
+    auto ctx = caches.plan_context(g, http);
     out = check(contract::route::render_plan_egress(r, std::move(request), ctx));
   }
   if (!a.output.empty()) {
@@ -125,7 +124,7 @@ void register_egress(CLI::App& app, GlobalOptions& g, std::shared_ptr<oci::http:
   add_archive_options(render, a->plan);
   add_toolchain_options(render, a->plan);
   render->callback([&g, a, http] {
-    if (a->plan.image.empty() && (!a->plan.sources.empty() || !a->plan.platform.empty() ||
+    if (a->plan.image.empty() && (!a->plan.sources.empty() || !a->plan.platform.empty() || !a->plan.variant.empty() ||
                                   !a->plan.toolchain_sources.empty() || a->plan.no_toolchain_layer))
       throw Exit{kExitUsage, "egress render: --sources, --platform and the toolchain options need --base REF"};
     run_render(g, *a, *http);

@@ -15,9 +15,8 @@ namespace {
 void run_plan(const GlobalOptions& g, const DecisionFlags& f, oci::http::Transport& http) {
   oci::OpenedStore base;
   auto request = plan_request(g, f, base);
-  auto facts = facts_cache(g);
-  contract::route::PlanContext ctx{.http = http, .clock = system_clock(), .home = g.open_options().home,
-                                   .facts = &facts};
+  DecisionCaches caches(g);
+  auto ctx = caches.plan_context(g, http);
   auto planned = check(contract::route::plan_repository(request, ctx));
   if (g.json) {
     std::cout << oci::dump_json(contract::route::plan_to_json(planned.plan), 2) << "\n";
@@ -42,14 +41,21 @@ void register_plan(CLI::App& app, GlobalOptions& g, std::shared_ptr<oci::http::T
       "Route each requirement of a repository to the layer that satisfies it: base, project-bootstrap, "
       "task-toolchain, overlay or egress, and why",
       "  strata plan . --base docker://docker.io/library/debian:bookworm\n"
-      "  strata plan ~/src/app --base local:dev:1 --sources bookworm.sources --json\n\n"
+      "  strata plan ~/src/app --base local:dev:1 --sources bookworm.sources --json\n"
+      "  strata plan --repo . --base scratch --toolchain-source node=npm\n\n"
       "Text output is a table; --json is one document with the rows, the overlay request (base, packages,\n"
       "key) and the contract's digest. The key is the one `strata build` and `strata provision` use.\n");
-  cmd->add_option("DIR", f->repo, "Repository directory")->required()->check(CLI::ExistingDirectory);
-  cmd->add_option("--base", f->image, "Base image the plan routes against")->required();
+  add_repository(cmd, *f);
+  cmd->add_option("--base", f->image,
+                  "Base image the plan routes against, or scratch: the image `strata build --base scratch` makes "
+                  "from the sources")
+      ->required();
   add_archive_options(cmd, *f);
   add_toolchain_options(cmd, *f);
-  cmd->callback([&g, f, http] { run_plan(g, *f, *http); });
+  cmd->callback([&g, f, http] {
+    repository_given(*f);
+    run_plan(g, *f, *http);
+  });
 }
 
 }  // namespace strata::cli

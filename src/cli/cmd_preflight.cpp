@@ -38,9 +38,8 @@ void run_preflight(const GlobalOptions& g, const PreflightArgs& a, oci::http::Tr
   }
   oci::OpenedStore image;
   auto request = plan_request(g, f, image);
-  auto facts = facts_cache(g);
-  contract::route::PlanContext ctx{.http = http, .clock = system_clock(), .home = g.open_options().home,
-                                   .facts = &facts};
+  DecisionCaches caches(g);
+  auto ctx = caches.plan_context(g, http);
   std::string root = request.contract ? request.contract->root : f.repo;
   auto checked = check(contract::preflight::preflight_image(request, ctx, provision_hint(f, root), egress ? &*egress : nullptr));
   const auto& rep = checked.report;
@@ -72,7 +71,9 @@ void register_preflight(CLI::App& app, GlobalOptions& g, std::shared_ptr<oci::ht
       "Requirements the plan routes to project-bootstrap are provided at task time, not gaps; a task toolchain\n"
       "is a gap `strata provision` fixes (it installs it as a layer), unless --no-toolchain-layer says the task\n"
       "installs its own runtimes. A runtime in the image below its floor is a gap (it shadows the toolchain on PATH).\n");
-  cmd->add_option("--image", a->f.image, "Image to check")->required();
+  cmd->add_option("--image", a->f.image,
+                  "Image to check, or scratch: the image `strata provision --base scratch` starts from")
+      ->required();
   cmd->add_option("--repo", a->f.repo, "Repository whose contract to check")->check(CLI::ExistingDirectory);
   cmd->add_option("--contract", a->f.contract, "Contract file (`strata contract scan` output, YAML or JSON)")
       ->check(CLI::ExistingFile);

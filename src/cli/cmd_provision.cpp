@@ -43,17 +43,16 @@ void run_provision(const GlobalOptions& g, const ProvisionArgs& a, oci::http::Tr
   request.toolchains.keyrings = toolchain_keyrings(f.toolchain_keyrings);
   request.toolchains.offline = g.offline;
 
-  std::filesystem::path home = g.open_options().home;
-  layer::BaseFsCache base_fs(home / "basefs");
-  auto facts = facts_cache(g);
+  DecisionCaches caches(g);
   BuildProgress progress(g, "");
-  contract::provision::ProvisionContext ctx{.http = http, .clock = system_clock(), .home = home,
-                                            .jobs = static_cast<unsigned>(g.jobs), .base_fs = &base_fs,
-                                            .observer = &progress, .facts = &facts};
+  contract::provision::ProvisionContext ctx{.http = http, .clock = system_clock(), .home = g.open_options().home,
+                                            .jobs = static_cast<unsigned>(g.jobs), .base_fs = &caches.base_fs,
+                                            .observer = &progress, .facts = &caches.facts,
+                                            .base_observer = &caches.scratch_progress};
   auto result = check(contract::provision::provision(request, ctx));
   if (dest) check(dest->store->close());
   std::string reference = result.build || !result.toolchains.empty() ? pinned_reference(dest_text, result.digest)
-                                                                      : pinned_reference(f.image, result.digest);
+                                                                      : pinned_reference(image_reference(f), result.digest);
   if (g.json) {
     nlohmann::ordered_json j;
     j["reference"] = reference;
@@ -97,17 +96,24 @@ void register_provision(CLI::App& app, GlobalOptions& g, std::shared_ptr<oci::ht
       "The whole decision: scan, route, find or build the overlay, pre-flight it; prints the image reference to "
       "run as the last line of stdout",
       "  strata provision . --base docker://docker.io/library/debian:bookworm\n"
-      "  strata provision ~/src/app --base local:debian:12 --dest oci:/srv/overlays --sources bookworm.sources\n\n"
+      "  strata provision ~/src/app --base local:debian:12 --dest oci:/srv/overlays --sources bookworm.sources\n"
+      "  strata provision --repo . --base scratch --toolchain-source node=npm --dest local:app:dev\n\n"
       "The base itself is the result when the plan needs no overlay. A second run with nothing changed finds\n"
       "the overlay by its key. --json adds the plan, key, cached and the pre-flight result. Exit 3 when the\n"
       "result still has gaps (a stale runtime in the base, something no layer provides).\n");
-  cmd->add_option("DIR", a->f.repo, "Repository directory")->required()->check(CLI::ExistingDirectory);
-  cmd->add_option("--base", a->f.image, "Base image")->required();
+  add_repository(cmd, a->f);
+  cmd->add_option("--base", a->f.image,
+                  "Base image, or scratch: the image `strata build --base scratch` makes from the sources (kept in "
+                  "local:strata/scratch)")
+      ->required();
   cmd->add_option("--dest", a->dest, std::string("Where the overlay is looked up and written (default ") +
                                          kDefaultDest + ")");
   add_archive_options(cmd, a->f);
   add_toolchain_options(cmd, a->f);
-  cmd->callback([&g, a, http] { run_provision(g, *a, *http); });
+  cmd->callback([&g, a, http] {
+    repository_given(a->f);
+    run_provision(g, *a, *http);
+  });
 }
 
 }  // namespace strata::cli

@@ -2,12 +2,28 @@
 
 #include "contract/contract_reader.hpp"
 #include "contract/route/tools.hpp"
+#include "util/clock.hpp"
 
 namespace strata::cli {
+
+void add_repository(CLI::App* cmd, DecisionFlags& f) {
+  cmd->add_option("DIR", f.repo, "Repository directory")->check(CLI::ExistingDirectory);
+  cmd->add_option("--repo", f.repo_option, "Repository directory (the same as DIR)")->check(CLI::ExistingDirectory);
+}
+
+void repository_given(DecisionFlags& f) {
+  if (!f.repo.empty() && !f.repo_option.empty() && f.repo != f.repo_option)
+    throw Exit{kExitUsage, "give the repository once: DIR or --repo DIR"};
+  if (f.repo.empty()) f.repo = f.repo_option;
+  if (f.repo.empty()) throw Exit{kExitUsage, "a repository is required: DIR or --repo DIR"};
+}
 
 void add_archive_options(CLI::App* cmd, DecisionFlags& f) {
   cmd->add_option("--sources", f.sources, "apt sources file (.list or .sources) of the overlay archive; replaces the host's")
       ->check(CLI::ExistingFile);
+  cmd->add_option("--variant", f.variant,
+                  "With the base scratch: its package set, minbase (default) or essential, as `strata build --base "
+                  "scratch` makes it");
   cmd->add_option("--platform", f.platform, "Platform of the image to route against (default: this machine's)");
   cmd->add_flag("--allow-unsigned-archive", f.allow_unsigned, "Accept sources marked Trusted: yes (unverified)");
   add_index_max_age(cmd, f.index_max_age);
@@ -44,9 +60,17 @@ contract::route::PlanRequest plan_request(const GlobalOptions& g, const Decision
   r.repo = f.repo;
   if (!f.contract.empty()) r.contract = check(contract::read_contract_file(f.contract));
   r.base = f.image;
-  image = open_ref(g, f.image, oci::Access::kRead);
+  if (f.image == layer::kScratchBase) {
+    // The scratch base is an image in the local store, built there the first time.
+    if (!f.variant.empty()) r.variant = check(layer::parse_scratch_variant(f.variant));
+    image = open_ref(g, kScratchStore, oci::Access::kWrite);
+  } else {
+    if (!f.variant.empty()) throw Exit{kExitUsage, "--variant " + f.variant + ": only with the base scratch"};
+    image = open_ref(g, f.image, oci::Access::kRead);
+    r.base_ref = image.ref;
+  }
   r.base_store = image.store.get();
-  r.base_ref = image.ref;
+  r.offline = g.offline;
   if (!f.platform.empty()) {
     if (f.platform.find(',') != std::string::npos) throw Exit{kExitUsage, "--platform: one platform at a time"};
     r.platform = check(oci::parse_platform(f.platform));
@@ -81,6 +105,18 @@ std::map<std::string, std::vector<std::filesystem::path>> toolchain_keyrings(con
 
 contract::image::FactsCache facts_cache(const GlobalOptions& g) {
   return contract::image::FactsCache(g.open_options().home / "facts");
+}
+
+DecisionCaches::DecisionCaches(const GlobalOptions& g)
+    : facts(facts_cache(g)), base_fs(g.open_options().home / "basefs"), scratch_progress(g, "", "the scratch base") {}
+
+contract::route::PlanContext DecisionCaches::plan_context(const GlobalOptions& g, oci::http::Transport& http) {
+  return {.http = http, .clock = system_clock(), .home = g.open_options().home, .facts = &facts,
+          .jobs = static_cast<unsigned>(g.jobs), .base_fs = &base_fs, .observer = &scratch_progress};
+}
+
+std::string image_reference(const DecisionFlags& f) {
+  return f.image == layer::kScratchBase ? std::string(kScratchStore) : f.image;
 }
 
 std::string pinned_reference(const std::string& given, const std::string& digest) {

@@ -10,16 +10,23 @@
 #include <vector>
 
 #include "cli/app.hpp"
+#include "cli/build_progress.hpp"
 #include "contract/image/facts_cache.hpp"
 #include "contract/route/plan_request.hpp"
 
 namespace strata::cli {
 
+// Where `--base scratch` (and `--image scratch`) is kept: the image `strata
+// build --base scratch --dest local:strata/scratch` makes, found by its key.
+inline constexpr const char* kScratchStore = "local:strata/scratch";
+
 struct DecisionFlags {
   std::string repo;      // DIR (plan, provision) or --repo (preflight)
+  std::string repo_option;  // --repo DIR (plan, provision: the same as DIR)
   std::string contract;  // --contract FILE (preflight)
   std::string image;     // --base (plan, provision) or --image (preflight)
   std::vector<std::string> sources;
+  std::string variant;   // --variant essential|minbase, for --base scratch (empty: minbase)
   std::string platform;
   bool allow_unsigned = false;
   std::string index_max_age = kDefaultIndexMaxAge;
@@ -28,7 +35,12 @@ struct DecisionFlags {
   bool no_toolchain_layer = false;              // --no-toolchain-layer: the task installs its own runtimes
 };
 
-// Adds --sources, --platform, --allow-unsigned-archive and --index-max-age.
+// Adds the repository of plan and provision: DIR, or --repo DIR as
+// preflight names it; repository_given() (in the callback) takes the one given.
+void add_repository(CLI::App* cmd, DecisionFlags& f);
+void repository_given(DecisionFlags& f);
+
+// Adds --sources, --variant, --platform, --allow-unsigned-archive and --index-max-age.
 void add_archive_options(CLI::App* cmd, DecisionFlags& f);
 
 // Adds --toolchain-source TOOL=npm|URL, --toolchain-keyring TOOL=FILE (both
@@ -39,10 +51,26 @@ void add_toolchain_options(CLI::App* cmd, DecisionFlags& f);
 std::map<std::string, std::vector<std::filesystem::path>> toolchain_keyrings(const std::vector<std::string>& values);
 
 // The request the flags name, with the image's store opened into `image`
-// (which must outlive the request).
+// (which must outlive the request; for scratch, kScratchStore opened to write).
 contract::route::PlanRequest plan_request(const GlobalOptions& g, const DecisionFlags& f, oci::OpenedStore& image);
 
 contract::image::FactsCache facts_cache(const GlobalOptions& g);
+
+// What a decision command hands the library besides the request: the facts
+// and base-filesystem caches under $STRATA_HOME, and the progress of a
+// scratch base built the first time (one summary line on stderr).
+struct DecisionCaches {
+  explicit DecisionCaches(const GlobalOptions& g);
+  contract::route::PlanContext plan_context(const GlobalOptions& g, oci::http::Transport& http);
+
+  contract::image::FactsCache facts;
+  layer::BaseFsCache base_fs;
+  BuildProgress scratch_progress;
+};
+
+// The image the flags route against as a reference to run or copy: the
+// given one, or kScratchStore for scratch.
+std::string image_reference(const DecisionFlags& f);
 
 // `given` (an image reference) pinned to `digest`: docker:// and local:
 // references as NAME@DIGEST, layouts and archives as PATH:DIGEST.

@@ -1,4 +1,5 @@
 // strata: provision sandbox images without a container engine.
+#include <cstdlib>
 #include <iostream>
 #include <mutex>
 
@@ -70,6 +71,9 @@ int main(int argc, char** argv) {
     if (g.offline) return std::make_shared<strata::oci::http::OfflineTransport>();
     strata::oci::http::RegistryTransportOptions archive_http;
     archive_http.curl.allow_plain_http = true;  // apt's trust comes from InRelease signatures
+    // A CI's npm traffic may go through a TLS proxy whose CA Node is told
+    // about: the npm registry's toolchains (node=npm) come through it too.
+    if (const char* ca = std::getenv("NODE_EXTRA_CA_CERTS"); ca && *ca) archive_http.curl.extra_ca_files.emplace_back(ca);
     if (g.connect_timeout > 0) archive_http.curl.connect_timeout = std::chrono::seconds(g.connect_timeout);
     if (g.low_speed_timeout > 0) archive_http.curl.stall_timeout = std::chrono::seconds(g.low_speed_timeout);
     return strata::oci::http::make_registry_transport(archive_http);

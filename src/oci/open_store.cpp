@@ -39,7 +39,7 @@ Result<OpenedStore> open_store(const ImageRef& ref, Access access, const OpenOpt
   OpenedStore out;
   switch (ref.transport) {
     case Transport::kScratch:
-      return fail(ErrorCode::kInvalidArgument, "scratch is only a base for `strata build --base scratch`, not a store");
+      return fail(ErrorCode::kInvalidArgument, "scratch is a base (`strata build|plan|provision --base scratch`, `strata preflight --image scratch`), not a store");
     case Transport::kDocker: {
       if (options.offline) {
         return fail(ErrorCode::kUnreachable, "--offline (or STRATA_OFFLINE=1): " + ref.str() +

@@ -38,9 +38,14 @@ dev_files() {  # HEADER PCNAME LIB SONAME
 
 case "$name" in
   libc6)
-    # What the fixture base (the host's libc.so.6 and loader alone) lacks for tcc and make.
-    mkdir -p "$d/lib/$triplet"
-    for l in libm.so.6 libmvec.so.1 libpthread.so.0 libdl.so.2; do cp -L "/lib/$triplet/$l" "$d/lib/$triplet/"; done
+    # What tcc and make need: libc.so.6 and the loader (the same bytes the
+    # fixture base carries, so a root from the archive alone — `--base
+    # scratch` — runs them too) and what the base lacks (libm, libmvec,
+    # libpthread, libdl); /lib64's loader link as bookworm ships it.
+    mkdir -p "$d/lib/$triplet" "$d/lib64"
+    for l in libc.so.6 libm.so.6 libmvec.so.1 libpthread.so.0 libdl.so.2; do cp -L "/lib/$triplet/$l" "$d/lib/$triplet/"; done
+    cp -L "$(readlink -f /lib64/ld-linux-x86-64.so.2)" "$d/lib/$triplet/ld-linux-x86-64.so.2"
+    ln -s "/lib/$triplet/ld-linux-x86-64.so.2" "$d/lib64/ld-linux-x86-64.so.2"
     ;;
   linux-libc-dev) host_files linux-libc-dev /usr/include/ | copy_host ;;
   libc6-dev)

@@ -42,11 +42,22 @@ class DecisionFixture {
     return *f;
   }
   std::string image(const std::string& tag) const { return "oci:" + (root / "images").string() + ":" + tag; }
+  // `--base scratch`: the scratch fixture archive (testdata/scratch: its
+  // Essential and required packages make the minbase) beside the toolchain
+  // archive, served once, for the tests that start from scratch.
+  const std::vector<std::string>& scratch_sources() {
+    if (scratch_archive) return scratch_lists;
+    scratch_archive = std::make_unique<ServedArchive>(root / "scratch-archive", source_dir() / "testdata/scratch");
+    scratch_lists = {"--sources", scratch_archive->write_sources(root / "scratch.list").string(), "--sources", sources};
+    return scratch_lists;
+  }
 
   stdfs::path root;
   std::unique_ptr<ServedArchive> archive;
   std::string sources;
   std::unique_ptr<ServedToolchains> toolchains;  // official release layouts (stand-in runtimes, a test key)
+  std::unique_ptr<ServedArchive> scratch_archive;
+  std::vector<std::string> scratch_lists;  // --sources scratch.list --sources toolchain.list
 };
 
 std::string repo(const std::string& name) { return (source_dir() / "testdata/repos" / name).string(); }
@@ -68,6 +79,14 @@ class DecisionCli : public CliTest {
     return {"provision", repo(name), "--base", fx_.image("base"), "--sources", fx_.sources, "--platform",
             "linux/amd64", "--dest", dest};
   }
+  // COMMAND ARGS… --sources (the scratch and toolchain archives) --platform linux/amd64.
+  std::vector<std::string> from_scratch(std::vector<std::string> args) {
+    const auto& lists = fx_.scratch_sources();
+    args.insert(args.end(), lists.begin(), lists.end());
+    args.insert(args.end(), {"--platform", "linux/amd64"});
+    return args;
+  }
+
 };
 
 TEST_F(DecisionCli, PreflightOnABaseWithoutCcListsEveryGapInOneMessage) {
@@ -464,6 +483,138 @@ TEST_F(DecisionCli, TheStoryProvisionsNodeAsAToolchainLayerThatALoginShellFinds)
   auto task = strata(args);
   EXPECT_EQ(task.code, 0) << task.err;
   EXPECT_NE(last_line(task.out), reference);
+}
+
+// --base scratch: the image `strata build --base scratch` makes (the
+// minbase of the sources), built into the local store the first time and
+// found by its key after; its facts are that image's, and the overlay goes on it.
+TEST_F(DecisionCli, PlanOnScratchReadsTheFactsOfTheMinbaseStrataBuildMakes) {
+  auto plan = strata(from_scratch({"--json", "plan", repo("c-make-hello"), "--base", "scratch"}));
+  ASSERT_EQ(plan.code, 0) << plan.err;
+  auto doc = nlohmann::json::parse(plan.out);
+  EXPECT_EQ(doc["base"], "scratch");
+  EXPECT_EQ(doc["overlay"]["packages"], nlohmann::json::array({"build-essential"}));
+  ASSERT_EQ(doc["rows"].size(), 1u) << plan.out;
+  EXPECT_EQ(doc["rows"][0]["why"], "no cc, no make in the base; archive candidate build-essential 12.9");
+  EXPECT_NE(plan.err.find("the scratch base built, linux/amd64: 8 packages"), std::string::npos) << plan.err;
+
+  // The same image `strata build --base scratch` makes from the same sources:
+  // the base's digest is its digest, and it sits in the local store by its key.
+  auto build = strata(from_scratch({"--json", "build", "--base", "scratch", "--dest", "oci:" + (dir_ / "b").string()}));
+  ASSERT_EQ(build.code, 0) << build.err;
+  auto built = nlohmann::json::parse(build.out);
+  EXPECT_EQ(doc["base_digest"], built["digest"]) << build.out;
+  auto listed = strata({"--json", "cache", "ls"});
+  EXPECT_NE(listed.out.find(built["key"].get<std::string>()), std::string::npos) << listed.out;
+
+  // A second plan is a hit: nothing is built again.
+  auto again = strata(from_scratch({"plan", repo("c-make-hello"), "--base", "scratch"}));
+  ASSERT_EQ(again.code, 0) << again.err;
+  EXPECT_EQ(again.err.find("built"), std::string::npos) << again.err;
+  EXPECT_NE(again.out.find("overlay: scratch + build-essential (key " + doc["overlay"]["key"].get<std::string>()),
+            std::string::npos)
+      << again.out;
+
+  // --variant belongs to the base scratch.
+  auto variant = strata(from_scratch({"plan", repo("c-make-hello"), "--base", fx_.image("base"), "--variant",
+                                      "essential"}));
+  EXPECT_EQ(variant.code, 2) << variant.err;
+  EXPECT_NE(variant.err.find("--variant essential: only with the base scratch"), std::string::npos) << variant.err;
+}
+
+TEST_F(DecisionCli, ProvisionFromScratchRunsItsProgramsAndTheSecondRunIsAHit) {
+  const std::string layout = (dir_ / "out").string();
+  auto args = from_scratch({"provision", repo("c-make-hello"), "--base", "scratch", "--dest", "oci:" + layout + ":app"});
+  auto with_json = args;
+  with_json.insert(with_json.begin(), "--json");
+  auto first = strata(with_json);
+  ASSERT_EQ(first.code, 0) << first.err;
+  auto doc = nlohmann::json::parse(first.out);
+  EXPECT_FALSE(doc["cached"].get<bool>());
+  EXPECT_TRUE(doc["preflight"]["ok"].get<bool>()) << first.out;
+  const std::string digest = doc["digest"].get<std::string>();
+  EXPECT_EQ(doc["reference"], "oci:" + layout + ":" + digest);
+
+  // One image: the minbase's layer, then the overlay's.
+  auto manifest = nlohmann::json::parse(strata({"inspect", "oci:" + layout + ":app"}).out);
+  ASSERT_EQ(manifest["layers"].size(), 2u) << manifest.dump();
+
+  // It runs: make and cc from the overlay on the minbase's libc-less root
+  // (libc6 comes with build-essential), the minbase's own static sh.
+  auto unpack = run({"umoci", "unpack", "--rootless", "--image", layout + ":app", (dir_ / "b").string()});
+  ASSERT_EQ(unpack.code, 0) << unpack.err;
+  stdfs::path root = dir_ / "b/rootfs";
+  EXPECT_EQ(stdfs::read_symlink(root / "bin"), "usr/bin");
+  EXPECT_TRUE(stdfs::exists(root / "var/lib/dpkg/info/base-passwd.list"));
+  stdfs::create_directories(root / "src");
+  for (const char* f : {"Makefile", "hello.c"}) stdfs::copy_file(repo("c-make-hello") + "/" + f, root / "src" / f);
+  auto made = run({"chroot", root.string(), "/usr/bin/make", "-C", "/src", "hello"});
+  ASSERT_EQ(made.code, 0) << made.out << made.err;
+  EXPECT_EQ(sh("chroot " + root.string() + " /src/hello"), "hello from a provisioned image: sqrt(2) = 1.414\n");
+  EXPECT_EQ(sh("chroot " + root.string() + " /bin/sh -c true"), "tinysh -c true\n");
+
+  // Nothing changed: the scratch base and the overlay are found by their keys.
+  auto second = strata(args);
+  ASSERT_EQ(second.code, 0) << second.err;
+  EXPECT_EQ(last_line(second.out), "oci:" + layout + ":" + digest);
+  EXPECT_NE(second.err.find("overlay found by its key " + doc["key"].get<std::string>()), std::string::npos)
+      << second.err;
+  EXPECT_EQ(second.err.find("built"), std::string::npos) << second.err;
+
+  // --offline: everything is cached, so it works and gives the same image.
+  auto offline = args;
+  offline.insert(offline.begin(), "--offline");
+  auto off = strata(offline);
+  ASSERT_EQ(off.code, 0) << off.err;
+  EXPECT_EQ(last_line(off.out), "oci:" + layout + ":" + digest);
+
+  // A home that never fetched the archive: --offline names what is missing and the next step.
+  auto cold = run({strata_binary(), "--home", (dir_ / "cold").string(), "--offline", "plan", repo("c-make-hello"),
+                   "--base", "scratch", "--sources", fx_.scratch_sources()[1], "--platform", "linux/amd64"});
+  EXPECT_EQ(cold.code, 1);
+  EXPECT_NE(cold.err.find("the scratch base (minbase from the apt sources): --offline: "), std::string::npos)
+      << cold.err;
+  EXPECT_NE(cold.err.find("/InRelease"), std::string::npos) << cold.err;
+  EXPECT_NE(cold.err.find("this command without --offline"), std::string::npos) << cold.err;
+}
+
+TEST_F(DecisionCli, PreflightOfScratchChecksTheImageProvisionStartsFrom) {
+  // The minbase has no C toolchain: one message, the fix names --base scratch.
+  auto gaps = strata(from_scratch({"preflight", "--image", "scratch", "--repo", repo("c-make-hello")}));
+  EXPECT_EQ(gaps.code, 3) << gaps.err;
+  EXPECT_NE(gaps.err.find("image scratch has no cc, no make — run: strata provision " + repo("c-make-hello") +
+                          " --base scratch --sources "),
+            std::string::npos)
+      << gaps.err;
+  // A repository that needs nothing the minbase lacks passes.
+  stdfs::create_directories(dir_ / "plain");
+  std::ofstream(dir_ / "plain/README.md") << "# notes\n";
+  auto ok = strata(from_scratch({"preflight", "--image", "scratch", "--repo", (dir_ / "plain").string()}));
+  EXPECT_EQ(ok.code, 0) << ok.err;
+  EXPECT_NE(ok.out.find("ok: scratch satisfies "), std::string::npos) << ok.out;
+}
+
+TEST_F(DecisionCli, PrewarmOfScratchEntriesWarmsWhatProvisionFinds) {
+  const std::string layout = (dir_ / "cache").string();
+  const stdfs::path config = dir_ / "prewarm.yaml";
+  const auto& lists = fx_.scratch_sources();
+  std::ofstream(config) << "cache: oci:" << layout << "\nplatforms: [linux/amd64]\nsources: [" << lists[1] << ", "
+                        << lists[3] << "]\nrepos:\n  - {path: " << repo("c-make-hello")
+                        << ", base: scratch}\noverlays:\n  - {base: scratch, packages: [make]}\n";
+  auto warm = strata({"cache", "prewarm", "--json", "--config", config.string()});
+  ASSERT_EQ(warm.code, 0) << warm.err;
+  auto doc = nlohmann::json::parse(warm.out);
+  ASSERT_EQ(doc["overlays"].size(), 2u) << warm.out;
+  for (const auto& o : doc["overlays"]) EXPECT_EQ(o["state"], "built") << warm.out;
+
+  auto args = from_scratch({"--json", "provision", repo("c-make-hello"), "--base", "scratch", "--dest", "oci:" + layout});
+  auto hit = strata(args);
+  ASSERT_EQ(hit.code, 0) << hit.err;
+  auto p = nlohmann::json::parse(hit.out);
+  EXPECT_TRUE(p["cached"].get<bool>()) << "provision finds what prewarm built";
+  bool warmed = false;
+  for (const auto& o : doc["overlays"]) warmed = warmed || (o["key"] == p["key"] && o["digest"] == p["digest"]);
+  EXPECT_TRUE(warmed) << warm.out << hit.out;
 }
 
 }  // namespace

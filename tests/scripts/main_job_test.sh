@@ -22,11 +22,17 @@ done
 printf '#!/bin/sh\necho "strata $*" >> "%s/log"\necho local:strata/x@sha256:0\n' "$work" > "$work/build/src/cli/strata"
 chmod +x "$work"/root/scripts/*.sh "$work"/bin/* "$work/build/src/cli/strata"
 
-out=$(PATH="$work/bin:$PATH" BUILD_DIR="$work/build" STRATA_BUILD_JOBS=2 bash "$work/root/scripts/demo.sh")
-[ "$(head -1 <<< "$out")" = "local:strata/x@sha256:0" ] || fail "demo.sh did not print the image reference: $out"
+mkdir -p "$work/root/examples/pnpm-monorepo"
+cp "$src/examples/pnpm-monorepo/package.json" "$work/root/examples/pnpm-monorepo/"
+out=$(PATH="$work/bin:$PATH" BUILD_DIR="$work/build" STRATA_BUILD_JOBS=2 STRATA_DEMO_RUN=0 \
+  STRATA_DEMO_LOG="$work/demo.log" bash "$work/root/scripts/demo.sh")
+grep -qx "local:strata/x@sha256:0" <<< "$out" || fail "demo.sh did not print the image reference: $out"
 grep -qx "ninja -C $work/build -j 2 strata" "$work/log" || fail "demo.sh does not build the strata target alone: $(cat "$work/log")"
-grep -q '^strata build --base scratch build-essential --dest local:strata/build-essential:bookworm$' "$work/log" \
-  || fail "demo.sh does not run the main job: $(cat "$work/log")"
+repo="$work/root/examples/pnpm-monorepo"
+grep -qx "strata plan --repo $repo --base scratch --toolchain-source node=npm" "$work/log" \
+  || fail "demo.sh does not plan the example repository: $(cat "$work/log")"
+grep -qx "strata provision --repo $repo --base scratch --toolchain-source node=npm --dest local:strata/demo:latest" \
+  "$work/log" || fail "demo.sh does not run the main job: $(cat "$work/log")"
 
 : > "$work/log"
 PATH="$work/bin:$PATH" BUILD_DIR="$work/build" STRATA_BUILD_JOBS=2 bash "$work/root/scripts/test.sh" >/dev/null

@@ -24,7 +24,9 @@ Result<oci::Descriptor> platform_manifest(oci::Store& store, const std::string& 
 }  // namespace
 
 Result<ProvisionResult> provision(const ProvisionRequest& r, ProvisionContext& ctx) {
-  route::PlanContext pc{.http = ctx.http, .clock = ctx.clock, .home = ctx.home, .facts = ctx.facts};
+  route::PlanContext pc{.http = ctx.http, .clock = ctx.clock, .home = ctx.home, .facts = ctx.facts,
+                        .jobs = ctx.jobs, .base_fs = ctx.base_fs,
+                        .observer = ctx.base_observer ? ctx.base_observer : ctx.observer};
   ProvisionResult out;
   STRATA_TRY(out.planned, route::plan_repository(r.plan, pc));
   const route::Plan& plan = out.planned.plan;
@@ -48,7 +50,7 @@ Result<ProvisionResult> provision(const ProvisionRequest& r, ProvisionContext& c
     layer::BuildRequest build{.plan = *out.planned.overlay, .dest = dest,
                               .dest_tag = toolchains.empty() ? r.dest_tag : std::nullopt};
     layer::BuildContext bc{.http = ctx.http, .clock = ctx.clock, .home = ctx.home, .jobs = ctx.jobs,
-                           .base_fs = ctx.base_fs, .observer = ctx.observer,
+                           .base_fs = ctx.base_fs, .observer = ctx.observer, .offline = r.plan.offline,
                            .index_max_age = r.plan.index_max_age};
     STRATA_TRY(auto built, layer::build(build, bc));
     out.digest = built.root.digest.str();

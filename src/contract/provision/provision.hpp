@@ -41,8 +41,9 @@ struct ProvisionContext {
   std::filesystem::path home;
   unsigned jobs = 4;
   const layer::BaseFsCache* base_fs = nullptr;
-  layer::BuildObserver* observer = nullptr;
+  layer::BuildObserver* observer = nullptr;       // the overlay's build
   const image::FactsCache* facts = nullptr;
+  layer::BuildObserver* base_observer = nullptr;  // a scratch base built on the way (none: observer)
 };
 
 struct ProvisionResult {

@@ -22,7 +22,20 @@ Result<PlannedRepo> plan_repository(const PlanRequest& r, PlanContext& ctx) {
     STRATA_TRY(out.contract, scan_repository(r.repo));
   }
   oci::Platform platform = r.platform.architecture.empty() ? oci::host_platform() : r.platform;
-  STRATA_TRY(out.base, with_context(image::read_image_facts(*r.base_store, r.base_ref, platform, ctx.facts),
+  out.base_ref = r.base_ref;
+  out.base_name = r.base;
+  if (r.base == layer::kScratchBase) {
+    // The image `strata build --base scratch` makes, by its key: honest facts.
+    layer::BuildContext bc{.http = ctx.http, .clock = ctx.clock, .home = ctx.home, .jobs = ctx.jobs,
+                           .base_fs = ctx.base_fs, .observer = ctx.observer, .offline = r.offline,
+                           .index_max_age = r.index_max_age};
+    STRATA_TRY(auto scratch, layer::scratch_image({.store = r.base_store, .sources = r.sources, .platform = platform,
+                                                   .variant = r.variant, .allow_unsigned = r.allow_unsigned},
+                                                  bc));
+    out.base_ref = scratch.manifest.digest.str();
+    out.base_name = std::string(layer::kScratchBase) + "@" + out.base_ref;
+  }
+  STRATA_TRY(out.base, with_context(image::read_image_facts(*r.base_store, out.base_ref, platform, ctx.facts),
                                     "reading the base " + r.base));
   STRATA_TRY(std::string arch, layer::debian_arch(platform));
   STRATA_TRY(auto sources, layer::load_sources(r.sources));
@@ -32,6 +45,7 @@ Result<PlannedRepo> plan_repository(const PlanRequest& r, PlanContext& ctx) {
   ao.clock = &ctx.clock;
   ao.allow_unsigned = r.allow_unsigned;
   ao.index_max_age = r.index_max_age;
+  ao.offline = r.offline;
   ao.decode_packages = false;  // the router asks about a few names (Candidates reads them by name)
   STRATA_TRY(auto archive, layer::load_archive(ctx.http, sources, ao));
   out.archive = Candidates(archive, arch);
@@ -40,9 +54,9 @@ Result<PlannedRepo> plan_repository(const PlanRequest& r, PlanContext& ctx) {
   out.plan.warnings.insert(out.plan.warnings.end(), archive.warnings.begin(), archive.warnings.end());
   if (out.plan.needs_overlay()) {
     layer::OverlaySpec spec;
-    spec.base = r.base;
+    spec.base = out.base_name;
     spec.base_store = r.base_store;
-    spec.base_ref = r.base_ref;
+    spec.base_ref = out.base_ref;
     spec.packages = out.plan.overlay_packages;
     spec.sources = r.sources;
     spec.platforms = {platform};

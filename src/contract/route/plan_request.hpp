@@ -4,6 +4,11 @@
 // route, and — when the plan needs Debian packages — the overlay request
 // and its cache key through layer::plan_overlay, the key `strata build`
 // would look the overlay up by. Pre-flight and provision start here.
+//
+// The base `scratch` is the image `strata build --base scratch` makes (the
+// variant's package set from the request's sources), found by its key in
+// base_store or built there (layer/build/scratch_image.hpp); its facts are
+// read like any base's, and the overlay goes on it.
 #pragma once
 
 #include <filesystem>
@@ -18,6 +23,7 @@
 #include "contract/route/candidates.hpp"
 #include "contract/route/plan.hpp"
 #include "layer/build/overlay_plan.hpp"
+#include "layer/build/scratch_image.hpp"
 #include "oci/http/transport.hpp"
 #include "oci/platform.hpp"
 #include "oci/store.hpp"
@@ -28,9 +34,10 @@ namespace strata::contract::route {
 struct PlanRequest {
   std::filesystem::path repo;         // scanned when `contract` is empty
   std::optional<Contract> contract;   // a contract read from a file
-  std::string base;                   // the base's reference as given
-  oci::Store* base_store = nullptr;   // REQUIRED: holds the base
-  std::string base_ref;               // the base within base_store (tag or digest; may be empty)
+  std::string base;                   // the base's reference as given, or layer::kScratchBase
+  oci::Store* base_store = nullptr;   // REQUIRED: holds the base (scratch: where it is found or built)
+  std::string base_ref;               // the base within base_store (tag or digest; may be empty; unused for scratch)
+  layer::ScratchVariant variant = layer::ScratchVariant::kMinbase;  // the package set of a scratch base
   oci::Platform platform;             // empty architecture: this machine's
   std::vector<std::string> sources;   // apt sources files; empty: the host's
   bool allow_unsigned = false;        // accept sources marked Trusted: yes
@@ -40,6 +47,9 @@ struct PlanRequest {
   // value it refuses fails the request, naming it.
   std::map<std::string, std::string> toolchain_sources;
   bool toolchain_layer = true;        // false: the task installs its own runtimes (Plan::toolchain_layer)
+  // No network: the archive's remembered InRelease and cached indexes (and,
+  // for a scratch base not yet built, cached .debs); what is missing is named.
+  bool offline = false;
 };
 
 struct PlanContext {
@@ -47,11 +57,17 @@ struct PlanContext {
   Clock& clock;
   std::filesystem::path home;                 // $STRATA_HOME: index caches
   const image::FactsCache* facts = nullptr;   // none: every image is read from its layers
+  // For a scratch base that is not built yet (layer::BuildContext's).
+  unsigned jobs = 4;
+  const layer::BaseFsCache* base_fs = nullptr;
+  layer::BuildObserver* observer = nullptr;
 };
 
 struct PlannedRepo {
   Contract contract;
   image::ImageFacts base;
+  std::string base_ref;   // the base within the request's base_store (scratch: its manifest digest)
+  std::string base_name;  // the base as the overlay names it (scratch: "scratch@sha256:…")
   Candidates archive;
   Plan plan;
   std::optional<layer::OverlayPlan> overlay;  // when plan.needs_overlay()

@@ -179,6 +179,11 @@ Result<std::shared_ptr<const std::string>> CurlTransport::ca_bundle_for(const st
       extra += '\n';
     }
   }
+  for (const auto& f : options_.extra_ca_files) {
+    STRATA_TRY(auto pem, with_context(fs::read_file(f, 16 << 20), "extra CA certificates " + f.string()));
+    extra += pem;
+    extra += '\n';
+  }
   std::shared_ptr<const std::string> bundle;
   if (!extra.empty()) {
     // CAINFO_BLOB replaces the default bundle, so the system CAs go in too.

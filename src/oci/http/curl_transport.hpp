@@ -41,6 +41,9 @@ struct CurlOptions {
   // Searched first; tests clear this to stay hermetic.
   std::vector<std::filesystem::path> default_cert_dirs = {"/etc/docker/certs.d",
                                                           "/etc/containers/certs.d"};
+  // PEM files of CAs trusted for every host besides the system's (the CLI
+  // passes NODE_EXTRA_CA_CERTS: the TLS proxy a CI's npm traffic goes through).
+  std::vector<std::filesystem::path> extra_ca_files;
   // Plain HTTP to any host. For apt archives, whose integrity comes from the
   // signed InRelease chain rather than TLS (as apt itself does); registries
   // leave this off and name insecure hosts one by one.
@@ -71,8 +74,8 @@ class CurlTransport final : public Transport {
   struct Shared;
   void* acquire_handle();
   void release_handle(void* handle);
-  // The PEM bundle (system CAs + the host's extra CA files) for an authority,
-  // or null when the host has no extra CA files.
+  // The PEM bundle (system CAs + the host's extra CA files + extra_ca_files)
+  // for an authority, or null when there are no extra CA files.
   Result<std::shared_ptr<const std::string>> ca_bundle_for(const std::string& authority);
 
   CurlOptions options_;

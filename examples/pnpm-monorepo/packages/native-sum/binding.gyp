@@ -1,0 +1,8 @@
+{
+  "targets": [
+    {
+      "target_name": "native_sum",
+      "sources": ["src/sum.cc"]
+    }
+  ]
+}
