@@ -42,8 +42,6 @@ std::string fqdn_selector(const PolicyHost& h) {
   return h.wildcard() ? "matchPattern: " + yaml_quote(h.host) : "matchName: " + yaml_quote(h.host);
 }
 
-std::string scalar(const YAML::Node& n) { return n && n.IsScalar() ? n.Scalar() : std::string(); }
-
 // "GET", "HEAD", "GET|HEAD", "^GET$" → the method names; nullopt for a
 // regular expression strata does not read as a plain list.
 std::optional<std::vector<std::string>> methods_of(std::string m) {

@@ -51,7 +51,6 @@ Result<int> port_of(const YAML::Node& n, const std::string& where) {
   return static_cast<int>(*v);
 }
 
-std::string scalar(const YAML::Node& n) { return n && n.IsScalar() ? n.Scalar() : std::string(); }
 
 Result<void> read_endpoint(const YAML::Node& ep, const std::string& where, Allowlist& list) {
   if (!ep.IsMap()) return fail(ErrorCode::kInvalidArgument, where + ": not a mapping");

@@ -34,6 +34,8 @@ std::string yaml_comment(std::string_view s, std::size_t max) { return one_line(
 
 Result<YAML::Node> load_yaml(std::string_view text, const std::string& file) { return oci::load_yaml(text, file); }
 
+std::string scalar(const YAML::Node& n) { return n && n.IsScalar() ? n.Scalar() : std::string(); }
+
 std::string unknown_keys(const YAML::Node& map, std::initializer_list<std::string_view> known) {
   std::string out;
   for (const auto& kv : map) {

@@ -26,6 +26,9 @@ std::string yaml_comment(std::string_view s, std::size_t max = 160);
 // nesting bounded); `file` names it in errors.
 Result<YAML::Node> load_yaml(std::string_view text, const std::string& file);
 
+// A node's text if it is a scalar, else "" (absent, a sequence, a mapping).
+std::string scalar(const YAML::Node& n);
+
 // The keys of a mapping that are not in `known`, as "\"a\", \"b\"" ("" when none).
 std::string unknown_keys(const YAML::Node& map, std::initializer_list<std::string_view> known);
 
