@@ -10,7 +10,7 @@
 namespace strata::layer {
 namespace {
 
-Lock sample() {
+Lock sample_lock() {
   Lock l;
   l.platform = "linux/amd64";
   l.request = {"zlib1g-dev", "app"};
@@ -22,7 +22,7 @@ Lock sample() {
 }
 
 TEST(LockFile, RoundTripsWithDeterministicBytes) {
-  Lock l = sample();
+  Lock l = sample_lock();
   std::string a = write_lock(l);
   std::swap(l.packages[0], l.packages[1]);
   EXPECT_EQ(write_lock(l), a);  // package order does not matter
@@ -36,7 +36,7 @@ TEST(LockFile, RoundTripsWithDeterministicBytes) {
 }
 
 TEST(LockFile, TrustedKeysAreRecordedAndOptional) {
-  Lock l = sample();
+  Lock l = sample_lock();
   std::string legacy = write_lock(l);  // a lock from before keys were recorded
   EXPECT_EQ(legacy.find("keys:"), std::string::npos);
   auto old = parse_lock(legacy, "old.yaml");
@@ -61,7 +61,7 @@ TEST(LockFile, TrustedKeysAreRecordedAndOptional) {
 }
 
 TEST(LockFile, ValidationNamesTheProblem) {
-  std::string good = write_lock(sample());
+  std::string good = write_lock(sample_lock());
   auto replace = [&](const std::string& from, const std::string& to) {
     std::string s = good;
     auto pos = s.find(from);
@@ -90,7 +90,7 @@ TEST(LockFile, ValidationNamesTheProblem) {
 // refused before any tree is walked (a key the reader does not know was
 // parsed, and kept, all the same).
 TEST(LockFile, RefusesABillionLaughsNamingTheFile) {
-  auto r = parse_lock(write_lock(sample()) + testing::billion_laughs(9), "lock.yaml");
+  auto r = parse_lock(write_lock(sample_lock()) + testing::billion_laughs(9), "lock.yaml");
   ASSERT_FALSE(r.has_value()) << "a billion-laughs lock was read";
   EXPECT_EQ(r.error().message().rfind("lock.yaml: line ", 0), 0u) << r.error().message();
   EXPECT_NE(r.error().message().find(": YAML aliases expand to more than 100000 nodes (a 'billion laughs' document); "
@@ -101,11 +101,11 @@ TEST(LockFile, RefusesABillionLaughsNamingTheFile) {
 
 TEST(LockFile, ReadFromAFileUpToOneBound) {
   testing::TempDir t;
-  std::ofstream(t / "ok.lock") << write_lock(sample());
+  std::ofstream(t / "ok.lock") << write_lock(sample_lock());
   auto read = read_lock_file(t / "ok.lock");
   ASSERT_TRUE(read) << read.error().message();
-  EXPECT_EQ(write_lock(*read), write_lock(sample()));
-  std::ofstream(t / "big.lock") << write_lock(sample());
+  EXPECT_EQ(write_lock(*read), write_lock(sample_lock()));
+  std::ofstream(t / "big.lock") << write_lock(sample_lock());
   std::filesystem::resize_file(t / "big.lock", kMaxLockBytes + 1);  // sparse: cheap
   auto big = read_lock_file(t / "big.lock");
   ASSERT_FALSE(big);

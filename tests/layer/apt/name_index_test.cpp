@@ -18,7 +18,7 @@ namespace {
 
 const std::string kSha(64, 'c');
 
-std::vector<Package> sample() {
+std::vector<Package> sample_packages() {
   const char* text = R"(Package: mawk
 Version: 1.3.4-1
 Architecture: amd64
@@ -57,7 +57,7 @@ std::vector<std::uint32_t> records(NameIndex::Postings p) {
 }
 
 TEST(NameIndex, LooksUpNamesProvidesAndNegativeRelations) {
-  auto ix = NameIndex::of(sample());
+  auto ix = NameIndex::of(sample_packages());
   ASSERT_NE(ix, nullptr);
   EXPECT_EQ(ix->size(), 3u);
   EXPECT_EQ(records(ix->named("mawk")), (std::vector<std::uint32_t>{0, 2}));
@@ -77,7 +77,7 @@ TEST(NameIndex, LooksUpNamesProvidesAndNegativeRelations) {
   EXPECT_EQ(ix->names_with_prefix("zz"), Names{});
   auto all = ix->packages();
   ASSERT_TRUE(all) << all.error().message();
-  auto want = sample();
+  auto want = sample_packages();
   ASSERT_EQ(all->size(), want.size());
   for (std::size_t i = 0; i < want.size(); ++i) {
     EXPECT_EQ((*all)[i].id(), want[i].id());
@@ -89,7 +89,7 @@ TEST(NameIndex, LooksUpNamesProvidesAndNegativeRelations) {
 }
 
 TEST(NameIndex, RefusesStaleOrDamagedFiles) {
-  std::string bytes = encode_name_index(sample(), kSha);
+  std::string bytes = encode_name_index(sample_packages(), kSha);
   auto open = [&](const std::string& b, const std::string& sha = kSha) {
     auto owner = std::make_shared<const std::string>(b);
     return NameIndex::open(owner, *owner, sha, "ix-file");
@@ -131,7 +131,7 @@ TEST(NameIndex, RefusesStaleOrDamagedFiles) {
 TEST(NameIndex, CachedFilesAreMappedAndDamagedOnesIgnored) {
   testing::TempDir tmp;
   EXPECT_EQ(open_name_index(tmp.path(), kSha), nullptr);
-  auto ix = NameIndex::of(sample(), "mem", kSha);
+  auto ix = NameIndex::of(sample_packages(), "mem", kSha);
   ASSERT_TRUE(store_name_index(tmp.path(), kSha, *ix));
   auto mapped = open_name_index(tmp.path(), kSha);
   ASSERT_NE(mapped, nullptr);
@@ -152,7 +152,7 @@ TEST(NameIndex, CachedFilesAreMappedAndDamagedOnesIgnored) {
 // The structure checks when opened; a record is checked when a resolution
 // reaches it, and a damaged one fails the resolution naming the file.
 TEST(NameIndex, AResolutionReachingADamagedRecordFailsNamingTheFile) {
-  std::string bytes = encode_name_index(sample(), kSha);
+  std::string bytes = encode_name_index(sample_packages(), kSha);
   auto le = [&](std::size_t at, int n) {
     std::uint64_t v = 0;
     for (int i = 0; i < n; ++i) v |= std::uint64_t{static_cast<unsigned char>(bytes[at + i])} << (8 * i);

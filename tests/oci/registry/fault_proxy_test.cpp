@@ -13,6 +13,7 @@
 #include "oci/media_types.hpp"
 #include "oci/registry/registry_store.hpp"
 #include "support/fault_proxy.hpp"
+#include "support/random_image.hpp"
 #include "support/registry_server.hpp"
 #include "support/temp_dir.hpp"
 #include "util/fs.hpp"
@@ -21,14 +22,8 @@ namespace strata::oci::registry {
 namespace {
 
 using strata::testing::FaultProxy;
+using strata::testing::random_bytes;
 using strata::testing::RegistryServer;
-
-std::string random_bytes(std::size_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::string s(n, '\0');
-  for (auto& c : s) c = static_cast<char>(rng() & 0xFF);
-  return s;
-}
 
 class FaultProxyTest : public ::testing::Test {
  protected:

@@ -7,19 +7,14 @@
 #include "oci/media_types.hpp"
 #include "oci/registry/registry_client.hpp"
 #include "oci/registry/registry_store.hpp"
+#include "support/random_image.hpp"
 #include "support/registry_server.hpp"
 
 namespace strata::oci::registry {
 namespace {
 
+using strata::testing::random_bytes;
 using strata::testing::RegistryServer;
-
-std::string random_bytes(std::size_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::string s(n, '\0');
-  for (auto& c : s) c = static_cast<char>(rng() & 0xFF);
-  return s;
-}
 
 RegistryOptions options_for(const RegistryServer& server, std::optional<std::filesystem::path> authfile = {}) {
   RegistryOptions o;
