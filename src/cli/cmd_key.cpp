@@ -12,7 +12,7 @@ void register_key(CLI::App& app, GlobalOptions& g) {
   auto f = std::make_shared<OverlayFlags>();
   auto* cmd = add_command(app, "key", "Print the cache key of the overlay `strata build` would make",
                           "  strata key --base local:debian:12 build-essential libpq-dev\n"
-                          "  strata key --base docker://registry/base:1 git --platform linux/amd64,linux/arm64\n");
+                          "  strata key --base docker://registry.internal/base:1 git --platform linux/amd64,linux/arm64\n");
   add_overlay_options(cmd, *f);
   cmd->add_option("--dest", f->dest, "Ignored (accepted so build's command line can be reused)");
   cmd->callback([&g, f] {
