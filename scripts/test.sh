@@ -24,7 +24,9 @@ step "build"
 # earlier configure chose.
 CI=${CI:-1} STRATA_TARGETS= BUILD_DIR="$build" "$root/scripts/build.sh" -DSTRATA_TESTS=ON -DSTRATA_FUZZ=ON \
   -DSTRATA_SANITIZE=ON -DCMAKE_BUILD_TYPE=Check
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
+# A sanitizer report aborts (SIGABRT): the tests and the security tier see a
+# crash, never an exit code they might take for a refusal.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 # Every fuzz target briefly (longer runs: FUZZ_SECONDS=600 scripts/fuzz.sh).
 step "fuzz"
