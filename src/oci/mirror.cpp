@@ -481,7 +481,7 @@ std::vector<MirrorOutcome> run_mirror(const MirrorConfig& config, const MirrorOp
   }
   // Archives are written last; an image is only done once its archive is.
   auto closed = dests.close_all();
-  (void)sources.close_all();
+  (void)sources.close_all();  // opened for reading: closing one writes nothing, so no failure there changes a copy
   for (auto& o : outcomes) {
     if (options.dry_run || !o.result || !archive_destination(o.entry)) continue;
     if (auto it = closed.find(destination_key(o.entry)); it != closed.end() && !it->second) {
