@@ -74,12 +74,6 @@ std::optional<Exit> unknown_command(const CLI::App& app) {
     }
   }
   if (word.empty()) return std::nullopt;
-  // "cache gc" for `strata cache gc`: the words after the program's name.
-  std::string asked = path.size() > app.get_name().size() ? path.substr(app.get_name().size() + 1) + " " + word : word;
-  if (std::ranges::find(kPlannedCommands, asked) != std::end(kPlannedCommands)) {
-    return Exit{kExitUsage, "`" + path + " " + word + "` is not built yet (docs/CLI.md plans it); see `" + path +
-                                " --help` for the commands there are"};
-  }
   std::string nearest;
   std::size_t best = SIZE_MAX;
   for (const CLI::App* sub : at->get_subcommands([](const CLI::App*) { return true; })) {
