@@ -29,16 +29,6 @@ oci::OpenedStore open_ref(const GlobalOptions& g, const std::string& text, oci::
   return check(oci::open_store(ref, access, g.open_options()));
 }
 
-std::optional<std::string> destination_tag(const oci::ImageRef& ref, const std::string& store_ref) {
-  if (ref.transport == oci::Transport::kLocal) return ref.docker.str();
-  if (ref.transport == oci::Transport::kDocker) {
-    if (ref.docker.digest && !ref.docker.tag) return std::nullopt;
-    return ref.docker.tag.value_or("latest");
-  }
-  if (store_ref.empty() || oci::Digest::parse(store_ref)) return std::nullopt;
-  return store_ref;
-}
-
 CLI::App* add_command(CLI::App& app, const std::string& name, const std::string& description,
                       const std::string& examples) {
   auto* cmd = app.add_subcommand(name, description);

@@ -51,11 +51,6 @@ T check(Result<T> r) {
 // Opens the store an image reference names, or ends the command.
 oci::OpenedStore open_ref(const GlobalOptions& g, const std::string& text, oci::Access access);
 
-// The tag to write at a destination, if its reference names one: the tag of
-// a docker:// reference (default "latest"; none when pinned only by digest),
-// the full reference for local:, the tag of a layout or archive.
-std::optional<std::string> destination_tag(const oci::ImageRef& ref, const std::string& store_ref);
-
 // Registers a subcommand with the shared help footer and fallthrough of the
 // global options.
 CLI::App* add_command(CLI::App& app, const std::string& name, const std::string& description,

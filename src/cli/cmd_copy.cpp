@@ -30,7 +30,7 @@ void run_copy(const GlobalOptions& g, const CopyCmdOptions& o) {
   if (!o.platform.empty()) opts.platform = check(oci::parse_platform(o.platform));
   CopyProgress progress(g);
   opts.observer = &progress;
-  auto tag = destination_tag(dst_ref, dst.ref);
+  auto tag = oci::destination_tag(dst_ref);
   auto result = oci::copy_image(*src.store, src.ref, *dst.store, tag, opts);
   progress.finish();
   auto copied = check(std::move(result));

@@ -287,7 +287,7 @@ Result<CopyResult> copy_entry(CopySession& session, StorePool& sources, StorePoo
   STRATA_TRY(auto dst_ref, parse_image_ref(e.destination));
   STRATA_TRY(auto src, sources.acquire(src_ref));
   STRATA_TRY(auto dst, dests.acquire(dst_ref));
-  std::optional<std::string> tag = o.destination_tag ? o.destination_tag(dst_ref, dst.ref) : std::nullopt;
+  std::optional<std::string> tag = destination_tag(dst_ref);
   auto copied = session.copy(*src.store, src.ref, *dst.store, tag, entry_copy_options(e, o));
   if (!copied) return fail(copied.error().context(e.source + " → " + e.destination));
   return copied;
@@ -299,7 +299,7 @@ Result<CopyEstimate> estimate_entry(StorePool& sources, StorePool& dests, const 
   STRATA_TRY(auto dst_ref, parse_image_ref(e.destination));
   STRATA_TRY(auto src, sources.acquire(src_ref));
   STRATA_TRY(auto dst, with_context(dests.acquire(dst_ref), e.source + " → " + e.destination));
-  std::optional<std::string> tag = o.destination_tag ? o.destination_tag(dst_ref, dst.ref) : std::nullopt;
+  std::optional<std::string> tag = destination_tag(dst_ref);
   auto est = estimate_copy(*src.store, src.ref, dst.store, tag, entry_copy_options(e, o));
   if (!est) return fail(est.error().context(e.source + " → " + e.destination));
   return est;
