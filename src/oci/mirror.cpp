@@ -274,10 +274,11 @@ std::string destination_key(const MirrorEntry& e) {
   return ref ? StorePool::key_of(*ref) : std::string();
 }
 
-CopyOptions entry_copy_options(const MirrorEntry& e, const MirrorOptions& o) {
+CopyOptions entry_copy_options(const MirrorEntry& e, const ImageRef& dst_ref, const MirrorOptions& o) {
   CopyOptions c = o.copy;
   c.all = e.all;
   c.platform = e.platform;
+  c.pin = destination_pin(dst_ref);
   return c;
 }
 
@@ -288,7 +289,7 @@ Result<CopyResult> copy_entry(CopySession& session, StorePool& sources, StorePoo
   STRATA_TRY(auto src, sources.acquire(src_ref));
   STRATA_TRY(auto dst, dests.acquire(dst_ref));
   std::optional<std::string> tag = destination_tag(dst_ref);
-  auto copied = session.copy(*src.store, src.ref, *dst.store, tag, entry_copy_options(e, o));
+  auto copied = session.copy(*src.store, src.ref, *dst.store, tag, entry_copy_options(e, dst_ref, o));
   if (!copied) return fail(copied.error().context(e.source + " → " + e.destination));
   return copied;
 }
@@ -300,7 +301,7 @@ Result<CopyEstimate> estimate_entry(StorePool& sources, StorePool& dests, const 
   STRATA_TRY(auto src, sources.acquire(src_ref));
   STRATA_TRY(auto dst, with_context(dests.acquire(dst_ref), e.source + " → " + e.destination));
   std::optional<std::string> tag = destination_tag(dst_ref);
-  auto est = estimate_copy(*src.store, src.ref, dst.store, tag, entry_copy_options(e, o));
+  auto est = estimate_copy(*src.store, src.ref, dst.store, tag, entry_copy_options(e, dst_ref, o));
   if (!est) return fail(est.error().context(e.source + " → " + e.destination));
   return est;
 }

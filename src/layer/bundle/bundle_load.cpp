@@ -231,6 +231,7 @@ Result<BundleLoadReport> load_bundle(const BundleLoadRequest& r) {
     }
     oci::CopyOptions co = r.copy;
     co.all = true;  // the bundle holds what was chosen; carry all of it
+    co.pin = oci::destination_pin(ref);
     auto copied = session.copy(*bundle, img.root.digest.str(), *dst, tag, co);
     if (!copied) return fail(copied.error().context(img.name + " → " + targets[i]));
     if (copied->root.digest != img.root.digest) {
