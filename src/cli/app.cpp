@@ -29,16 +29,6 @@ oci::OpenedStore open_ref(const GlobalOptions& g, const std::string& text, oci::
   return check(oci::open_store(ref, access, g.open_options()));
 }
 
-std::optional<std::string> destination_tag(const oci::ImageRef& ref, const std::string& store_ref) {
-  if (ref.transport == oci::Transport::kLocal) return ref.docker.str();
-  if (ref.transport == oci::Transport::kDocker) {
-    if (ref.docker.digest && !ref.docker.tag) return std::nullopt;
-    return ref.docker.tag.value_or("latest");
-  }
-  if (store_ref.empty() || oci::Digest::parse(store_ref)) return std::nullopt;
-  return store_ref;
-}
-
 CLI::App* add_command(CLI::App& app, const std::string& name, const std::string& description,
                       const std::string& examples) {
   auto* cmd = app.add_subcommand(name, description);
@@ -74,12 +64,6 @@ std::optional<Exit> unknown_command(const CLI::App& app) {
     }
   }
   if (word.empty()) return std::nullopt;
-  // "cache gc" for `strata cache gc`: the words after the program's name.
-  std::string asked = path.size() > app.get_name().size() ? path.substr(app.get_name().size() + 1) + " " + word : word;
-  if (std::ranges::find(kPlannedCommands, asked) != std::end(kPlannedCommands)) {
-    return Exit{kExitUsage, "`" + path + " " + word + "` is not built yet (docs/CLI.md plans it); see `" + path +
-                                " --help` for the commands there are"};
-  }
   std::string nearest;
   std::size_t best = SIZE_MAX;
   for (const CLI::App* sub : at->get_subcommands([](const CLI::App*) { return true; })) {

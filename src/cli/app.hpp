@@ -5,7 +5,6 @@
 
 #include <CLI/CLI.hpp>
 
-#include <array>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -52,11 +51,6 @@ T check(Result<T> r) {
 // Opens the store an image reference names, or ends the command.
 oci::OpenedStore open_ref(const GlobalOptions& g, const std::string& text, oci::Access access);
 
-// The tag to write at a destination, if its reference names one: the tag of
-// a docker:// reference (default "latest"; none when pinned only by digest),
-// the full reference for local:, the tag of a layout or archive.
-std::optional<std::string> destination_tag(const oci::ImageRef& ref, const std::string& store_ref);
-
 // Registers a subcommand with the shared help footer and fallthrough of the
 // global options.
 CLI::App* add_command(CLI::App& app, const std::string& name, const std::string& description,
@@ -69,12 +63,9 @@ CLI::App* add_command(CLI::App& app, const std::string& name, const std::string&
 // option swallow the words after it.
 void one_value_per_occurrence(CLI::App& app);
 
-// Commands docs/CLI.md names that are not built yet (subcommands as "cache gc").
-inline constexpr std::array<std::string_view, 0> kPlannedCommands{};
-
 // After a parse error: when it is because the words name no command, the
-// exit that says so (exit 2): a planned command is "not built yet", an
-// unknown one gets the nearest known name. nullopt for any other error.
+// exit that says so (exit 2), with the nearest known name when one is close.
+// nullopt for any other error.
 std::optional<Exit> unknown_command(const CLI::App& app);
 
 // --index-max-age DURATION, on every command that reads apt indexes: an

@@ -71,7 +71,7 @@ void run_build(const GlobalOptions& g, const OverlayFlags& f, oci::http::Transpo
                           .jobs = static_cast<unsigned>(g.jobs), .base_fs = &base_fs, .observer = &progress,
                           .offline = g.offline, .index_max_age = index_max_age(f.index_max_age)};
   layer::BuildRequest request{.plan = std::move(plan), .dest = dest.store.get(),
-                              .dest_tag = destination_tag(dest_ref, dest.ref), .max_age = max_age,
+                              .dest_tag = oci::destination_tag(dest_ref), .max_age = max_age,
                               .lock_out = f.lock_out,
                               .use_refresh = dest_ref.transport == oci::Transport::kDocker ? layer::kRegistryUseRefresh
                                                                                           : layer::kLayoutUseRefresh};

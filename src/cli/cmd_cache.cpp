@@ -245,28 +245,6 @@ layer::Shard shard(const PrewarmArgs& args) {
   return env.value_or(layer::Shard{});
 }
 
-// One job per repository and platform, planned as `strata provision DIR
-// --base B --platform P` plans it (the key provision looks up).
-void add_repo_jobs(const GlobalOptions& g, const layer::PrewarmConfig& config, oci::http::Transport& http,
-                   std::list<oci::OpenedStore>& bases, std::vector<layer::PrewarmJob>& jobs) {
-  DecisionCaches caches(g);
-  auto pc = caches.plan_context(g, http);
-  for (const auto& r : config.repos) {
-    std::vector<std::string> platforms = r.platforms.empty() ? config.platforms : r.platforms;
-    if (platforms.empty()) platforms.emplace_back();  // this machine's
-    for (const auto& p : platforms) {
-      DecisionFlags f;
-      f.repo = r.path.string();
-      f.image = r.base;
-      f.sources = r.sources.empty() ? config.sources : r.sources;
-      f.platform = p;
-      std::string where = r.where + (platforms.size() > 1 ? " (" + p + ")" : "");
-      auto request = plan_request(g, f, bases.emplace_back());
-      jobs.push_back(contract::provision::prewarm_job(std::move(where), request, pc));
-    }
-  }
-}
-
 void run_prewarm(const GlobalOptions& g, const PrewarmArgs& args, oci::http::Transport& http) {
   layer::PrewarmConfig config = check(layer::load_prewarm_config(args.config));
   layer::Shard share = shard(args);
@@ -285,7 +263,12 @@ void run_prewarm(const GlobalOptions& g, const PrewarmArgs& args, oci::http::Tra
     f.compression = o.compression.empty() ? "gzip" : o.compression;
     jobs.push_back({.where = o.where, .spec = overlay_spec(g, f, bases.emplace_back())});
   }
-  add_repo_jobs(g, config, http, bases, jobs);
+  // Each repository and platform, planned as `strata provision` plans it.
+  DecisionCaches caches(g);
+  auto pc = caches.plan_context(g, http);
+  for (auto& job : check(contract::provision::prewarm_repo_jobs(
+           config, {.open = g.open_options(), .index_max_age = index_max_age(kDefaultIndexMaxAge)}, bases, pc)))
+    jobs.push_back(std::move(job));
   // Each toolchain entry and platform, as `strata toolchain install` would ensure it.
   std::vector<layer::ToolchainJob> toolchain_jobs;
   for (auto& e : check(toolchain_requests(config.toolchains, config.platforms)))

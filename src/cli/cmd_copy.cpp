@@ -30,15 +30,12 @@ void run_copy(const GlobalOptions& g, const CopyCmdOptions& o) {
   if (!o.platform.empty()) opts.platform = check(oci::parse_platform(o.platform));
   CopyProgress progress(g);
   opts.observer = &progress;
-  auto tag = destination_tag(dst_ref, dst.ref);
+  opts.pin = oci::destination_pin(dst_ref);  // a destination pinned by digest receives exactly that content
+  auto tag = oci::destination_tag(dst_ref);
   auto result = oci::copy_image(*src.store, src.ref, *dst.store, tag, opts);
   progress.finish();
   auto copied = check(std::move(result));
   check(dst.store->close());
-  // A destination pinned by digest must receive exactly that content.
-  if (dst_ref.transport == oci::Transport::kDocker && dst_ref.docker.digest && *dst_ref.docker.digest != copied.root.digest) {
-    throw Exit{kExitFailure, o.dst + ": the copied image is " + copied.root.digest.str() + ", not the digest named"};
-  }
   std::string dst_text = o.dst;
   if (auto at = dst_text.find('@'); at != std::string::npos && dst_ref.transport == oci::Transport::kDocker) dst_text.resize(at);
   if (g.json) {

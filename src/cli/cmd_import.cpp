@@ -24,7 +24,7 @@ void run_import(const GlobalOptions& g, const ImportArgs& a) {
   if (const char* sde = std::getenv("SOURCE_DATE_EPOCH"); sde && *sde) o.epoch = check(layer::parse_source_date_epoch(sde));
   auto ref = check(oci::parse_image_ref(a.dest));
   auto dest = check(oci::open_store(ref, oci::Access::kWrite, g.open_options()));
-  o.tag = destination_tag(ref, dest.ref);
+  o.tag = oci::destination_tag(ref);
   auto result = check(layer::import_rootfs(a.rootfs, o, *dest.store));
   check(dest.store->close());
   if (g.json) {

@@ -78,7 +78,6 @@ void run_mirror_cmd(const GlobalOptions& g, const MirrorCmdOptions& o) {
   mo.copy.observer = &progress;
   mo.journal = journal.get();
   mo.open = oci::with_shared_registries(g.open_options());
-  mo.destination_tag = [](const oci::ImageRef& ref, const std::string& store_ref) { return destination_tag(ref, store_ref); };
   // A registry's tag list is its bytes: a tag that breaks the grammar is
   // skipped (never matched against a pattern), said once per repository
   // with the first of them quoted and cut, and counted on the summary.

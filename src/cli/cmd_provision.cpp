@@ -36,7 +36,7 @@ void run_provision(const GlobalOptions& g, const ProvisionArgs& a, oci::http::Tr
     dest.emplace(std::move(opened));
     return dest->store.get();
   };
-  if (!a.dest.empty()) request.dest_tag = destination_tag(dest_ref, oci::store_ref(dest_ref));
+  if (!a.dest.empty()) request.dest_tag = oci::destination_tag(dest_ref);
   request.provision_hint = "strata provision " + f.repo + " --base <an image with what is missing>";
   request.toolchains.enabled = !f.no_toolchain_layer;
   request.toolchains.sources = request.plan.toolchain_sources;

@@ -86,7 +86,7 @@ contract::route::PlanRequest plan_request(const GlobalOptions& g, const Decision
       throw Exit{kExitUsage, "--toolchain-source " + t + ": " + tool + " has a source already (one per tool)"};
     r.toolchain_sources[tool] = value;
   }
-  (void)toolchain_keyrings(f.toolchain_keyrings);
+  (void)toolchain_keyrings(f.toolchain_keyrings);  // checked here (a usage exit); provision reads them for the build
   r.toolchain_layer = !f.no_toolchain_layer;
   return r;
 }

@@ -16,9 +16,8 @@
 
 namespace strata::cli {
 
-// Where `--base scratch` (and `--image scratch`) is kept: the image `strata
-// build --base scratch --dest local:strata/scratch` makes, found by its key.
-inline constexpr const char* kScratchStore = "local:strata/scratch";
+// Where `--base scratch` (and `--image scratch`) is kept.
+using contract::route::kScratchStore;
 
 struct DecisionFlags {
   std::string repo;      // DIR (plan, provision) or --repo (preflight)

@@ -98,7 +98,9 @@ Result<std::unique_ptr<ArchiveStore>> ArchiveStore::open(stdfs::path file, Archi
         auto it = e.annotations.find("io.containerd.image.name");
         if (it == e.annotations.end()) continue;
         auto raw = store->layout_->get_manifest(e.digest.str());
-        if (raw) (void)store->layout_->put_manifest(*raw, it->second);
+        // A tag that cannot be written into the staging layout is a disk
+        // failure: the image would be missing under its name.
+        if (raw) STRATA_TRY_VOID(store->named(store->layout_->put_manifest(*raw, it->second)));
       }
     }
   }
@@ -118,7 +120,7 @@ void remove_orphan_staging(const stdfs::path& dir) {
     auto pid = str::parse_u64(rest.substr(0, rest.find('-')));
     if (!pid || *pid == 0 || *pid > INT32_MAX) continue;
     if (::kill(static_cast<pid_t>(*pid), 0) == 0 || errno != ESRCH) continue;
-    (void)fs::remove_tree(entry.path());
+    (void)fs::remove_tree(entry.path());  // a dead writer's leftovers: what stays is tried again by the next open
   }
 }
 

@@ -33,6 +33,9 @@ FileSink::FileSink(FileSink&& o) noexcept
       written_(o.written_) {}
 
 FileSink::~FileSink() {
+  // Not closed by its owner, who had close() to hear of a failure: the
+  // owner gave up on the file (an error path), and a destructor has no one
+  // to tell.
   if (owned_ && fd_ >= 0) (void)fs::close_file(fd_, path_);
 }
 

@@ -142,12 +142,26 @@ Result<RawManifest> select_root(Store& src, std::string_view src_ref, const Copy
   return root;
 }
 
+// A destination pinned by digest receives exactly that content, or nothing.
+Result<void> check_pin(const Descriptor& root, const CopyOptions& o) {
+  if (!o.pin || o.pin->digest == root.digest) return {};
+  return fail(ErrorCode::kFailedPrecondition,
+              o.pin->reference + ": the image to copy is " + root.digest.str() + ", not the digest this destination "
+              "names; nothing was copied. Name the destination by tag, or by " + root.digest.str());
+}
+
 }  // namespace
+
+std::optional<DestinationPin> destination_pin(const ImageRef& ref) {
+  if (ref.transport != Transport::kDocker || !ref.docker.digest) return std::nullopt;
+  return DestinationPin{*ref.docker.digest, ref.original.empty() ? ref.str() : ref.original};
+}
 
 Result<CopyEstimate> estimate_copy(Store& src, std::string_view src_ref, Store* dst,
                                    std::optional<std::string_view> dst_tag, const CopyOptions& o) {
   CopyEstimate out;
   STRATA_TRY(auto root, select_root(src, src_ref, o));
+  STRATA_TRY_VOID(check_pin(root.descriptor, o));
   out.root = root.descriptor;
   const std::string dst_ref = dst_tag ? std::string(*dst_tag) : root.descriptor.digest.str();
   if (dst) {
@@ -276,6 +290,7 @@ Result<void> CopySession::copy_referrers(Store& src, Store& dst, const std::vect
   CopyOptions sub = o;
   sub.all = true;
   sub.referrers = true;
+  sub.pin.reset();  // a referrer is another manifest than the one the destination names
   for (const auto& s : subjects) {
     STRATA_TRY(auto refs, src.referrers(s.digest));
     for (const auto& r : refs.manifests) {
@@ -289,6 +304,7 @@ Result<CopyResult> CopySession::copy(Store& src, std::string_view src_ref, Store
                                      std::optional<std::string_view> dst_tag, const CopyOptions& o) {
   CopyResult result;
   STRATA_TRY(auto root, select_root(src, src_ref, o));
+  STRATA_TRY_VOID(check_pin(root.descriptor, o));
 
   // No-op fast path: the destination already has this exact root.
   std::string dst_ref = dst_tag ? std::string(*dst_tag) : root.descriptor.digest.str();

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "oci/reference.hpp"
 #include "oci/store.hpp"
 
 namespace strata::oci {
@@ -38,6 +39,17 @@ class CopyObserver {
   virtual void waiting_for_lock(const Descriptor& /*what*/, const std::filesystem::path& /*lock*/) {}
 };
 
+// A destination reference that names a digest (docker://HOST/REPO@sha256:…):
+// the content a copy must write there, and the reference as given (for the
+// error that names it).
+struct DestinationPin {
+  Digest digest;
+  std::string reference;
+};
+// The pin of `ref` as a copy's destination: a docker:// reference with a
+// digest; nullopt for any other.
+std::optional<DestinationPin> destination_pin(const ImageRef& ref);
+
 struct CopyOptions {
   // Copy every platform of an index. Default: only `platform` (or the host's).
   bool all = false;
@@ -53,6 +65,10 @@ struct CopyOptions {
   // can (Store::link_blob), instead of copying its bytes. Counted as mounted.
   bool link_blobs = false;
   CopyObserver* observer = nullptr;
+  // The destination names this digest (destination_pin): the copy (and its
+  // estimate) fails before anything is written unless the root it would
+  // write is exactly that content. Referrers copied along are not held to it.
+  std::optional<DestinationPin> pin;
 };
 
 struct CopyResult {

@@ -80,6 +80,9 @@ class LayoutBlobWriter final : public BlobWriter {
       STRATA_TRY(int fd, fs::open_for_write(path, O_RDWR | O_CREAT | O_NOFOLLOW));
       // Another process writing the same blob holds this lock; its listener
       // (a copy's progress) hears of the wait.
+      // On each failure below the descriptor is dropped: its close can lose
+      // nothing (no byte was written through it), and the failure that
+      // stopped the writer is the one to report.
       if (auto locked = fs::lock_exclusive(fd, path); !locked) {
         (void)fs::close_file(fd, path);
         return fail(locked.error());
@@ -96,12 +99,17 @@ class LayoutBlobWriter final : public BlobWriter {
         return fail(ErrorCode::kCorruption, path.string() + " is not a regular file; remove it and run again");
       }
       if (same && held.st_nlink > 1) {
-        // Committed by a writer killed before it dropped this name.
-        (void)fs::remove_file(path);
+        // Committed by a writer killed before it dropped this name. A name
+        // that cannot go would come back every round: say why, not that
+        // the file "kept changing".
+        if (auto removed = fs::remove_file(path); !removed) {
+          (void)fs::close_file(fd, path);
+          return fail(removed.error());
+        }
         same = false;
       }
       if (!same) {
-        (void)fs::close_file(fd, path);
+        (void)fs::close_file(fd, path);  // another writer's file now: nothing of this one to keep
         STRATA_TRY(bool present, store.has_blob(desc));
         if (present) return std::unique_ptr<LayoutBlobWriter>(new LayoutBlobWriter(store, desc, path, -1, true));
         continue;
@@ -128,7 +136,7 @@ class LayoutBlobWriter final : public BlobWriter {
     auto written = fs::write_all(fd_, data, path_);
     // The file and the hash may now disagree: this writer is done (a new
     // one re-hashes what reached the file and resumes after it).
-    if (!written) (void)fs::close_file(std::exchange(fd_, -1), path_);
+    if (!written) (void)fs::close_file(std::exchange(fd_, -1), path_);  // the write's error is the one to report
     else fs::start_writeback(fd_, before, verifier_.bytes());
     return written;
   }
@@ -152,7 +160,10 @@ class LayoutBlobWriter final : public BlobWriter {
     if (fd_ < 0) return fail(ErrorCode::kFailedPrecondition, "commit of a closed blob writer");
     auto verified = verifier_.verify(store_.describe() + ": blob " + desc_.digest.str());
     if (!verified) {
-      // Bad bytes must not be resumed from: drop them.
+      // Bad bytes must not be resumed from: drop them. Each step is best
+      // effort and the mismatch is the error: a truncate that fails is
+      // covered by the removal, and bytes left anyway are re-hashed by the
+      // next writer (recover), never trusted.
       (void)fs::truncate_file(fd_, 0, path_);
       (void)fs::remove_file(path_);
       (void)fs::close_file(std::exchange(fd_, -1), path_);
@@ -180,7 +191,7 @@ class LayoutBlobWriter final : public BlobWriter {
   }
 
   void abort() override {
-    if (fd_ >= 0) (void)fs::close_file(std::exchange(fd_, -1), path_);
+    if (fd_ >= 0) (void)fs::close_file(std::exchange(fd_, -1), path_);  // abandoned: the next writer re-hashes the file
   }
 
  private:
@@ -267,7 +278,7 @@ class UnnamedLayoutBlobWriter final : public UnnamedBlobWriter {
                                : Result<bool>(fail(ready.error()));
     int fd = std::exchange(fd_, -1);
     if (!named) {
-      (void)fs::close_file(fd, ingest_);
+      (void)fs::close_file(fd, ingest_);  // an unnamed file: closing it drops it; the naming's error is the one to report
       return fail(named.error());
     }
     (void)fs::close_file(fd, final_path);  // named and fsynced: the bytes are safe whatever close says
@@ -276,7 +287,7 @@ class UnnamedLayoutBlobWriter final : public UnnamedBlobWriter {
   }
 
   void abort() override {
-    if (fd_ >= 0) (void)fs::close_file(std::exchange(fd_, -1), ingest_);
+    if (fd_ >= 0) (void)fs::close_file(std::exchange(fd_, -1), ingest_);  // an unnamed file: closing drops it
   }
 
  private:

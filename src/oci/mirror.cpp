@@ -274,10 +274,11 @@ std::string destination_key(const MirrorEntry& e) {
   return ref ? StorePool::key_of(*ref) : std::string();
 }
 
-CopyOptions entry_copy_options(const MirrorEntry& e, const MirrorOptions& o) {
+CopyOptions entry_copy_options(const MirrorEntry& e, const ImageRef& dst_ref, const MirrorOptions& o) {
   CopyOptions c = o.copy;
   c.all = e.all;
   c.platform = e.platform;
+  c.pin = destination_pin(dst_ref);
   return c;
 }
 
@@ -287,8 +288,8 @@ Result<CopyResult> copy_entry(CopySession& session, StorePool& sources, StorePoo
   STRATA_TRY(auto dst_ref, parse_image_ref(e.destination));
   STRATA_TRY(auto src, sources.acquire(src_ref));
   STRATA_TRY(auto dst, dests.acquire(dst_ref));
-  std::optional<std::string> tag = o.destination_tag ? o.destination_tag(dst_ref, dst.ref) : std::nullopt;
-  auto copied = session.copy(*src.store, src.ref, *dst.store, tag, entry_copy_options(e, o));
+  std::optional<std::string> tag = destination_tag(dst_ref);
+  auto copied = session.copy(*src.store, src.ref, *dst.store, tag, entry_copy_options(e, dst_ref, o));
   if (!copied) return fail(copied.error().context(e.source + " → " + e.destination));
   return copied;
 }
@@ -299,8 +300,8 @@ Result<CopyEstimate> estimate_entry(StorePool& sources, StorePool& dests, const 
   STRATA_TRY(auto dst_ref, parse_image_ref(e.destination));
   STRATA_TRY(auto src, sources.acquire(src_ref));
   STRATA_TRY(auto dst, with_context(dests.acquire(dst_ref), e.source + " → " + e.destination));
-  std::optional<std::string> tag = o.destination_tag ? o.destination_tag(dst_ref, dst.ref) : std::nullopt;
-  auto est = estimate_copy(*src.store, src.ref, dst.store, tag, entry_copy_options(e, o));
+  std::optional<std::string> tag = destination_tag(dst_ref);
+  auto est = estimate_copy(*src.store, src.ref, dst.store, tag, entry_copy_options(e, dst_ref, o));
   if (!est) return fail(est.error().context(e.source + " → " + e.destination));
   return est;
 }
@@ -481,7 +482,7 @@ std::vector<MirrorOutcome> run_mirror(const MirrorConfig& config, const MirrorOp
   }
   // Archives are written last; an image is only done once its archive is.
   auto closed = dests.close_all();
-  (void)sources.close_all();
+  (void)sources.close_all();  // opened for reading: closing one writes nothing, so no failure there changes a copy
   for (auto& o : outcomes) {
     if (options.dry_run || !o.result || !archive_destination(o.entry)) continue;
     if (auto it = closed.find(destination_key(o.entry)); it != closed.end() && !it->second) {

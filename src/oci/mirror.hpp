@@ -116,8 +116,6 @@ struct MirrorOptions {
   bool keep_going = false;  // continue past failures (else stop starting new copies)
   CopyOptions copy;         // jobs, referrers, observer; `all`/`platform` come from each entry
   OpenOptions open;         // should carry a shared registry client cache
-  // The tag to write at a destination (nullopt: by digest only).
-  std::function<std::optional<std::string>(const ImageRef&, const std::string& store_ref)> destination_tag;
   // Called once per repository whose registry listed tags that are not
   // valid tags, with those tags (skipped: no image, no outcome), before
   // on_planned; the caller warns and counts them.

@@ -42,6 +42,8 @@ Result<std::unique_ptr<MirrorJournal>> MirrorJournal::open(const std::filesystem
 }
 
 MirrorJournal::~MirrorJournal() {
+  // Every record went out whole in its own write(2) (append); the file is
+  // opened O_APPEND and never fsynced, so close has nothing left to report.
   if (fd_ >= 0) (void)fs::close_file(fd_, path_);
 }
 

@@ -95,4 +95,15 @@ std::string store_ref(const ImageRef& ref) {
   }
 }
 
+std::optional<std::string> destination_tag(const ImageRef& ref) {
+  if (ref.transport == Transport::kLocal) return ref.docker.str();
+  if (ref.transport == Transport::kDocker) {
+    if (ref.docker.digest && !ref.docker.tag) return std::nullopt;
+    return ref.docker.tag.value_or("latest");
+  }
+  std::string in_store = store_ref(ref);
+  if (in_store.empty() || Digest::parse(in_store)) return std::nullopt;
+  return in_store;
+}
+
 }  // namespace strata::oci

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,11 @@ struct OpenedStore {
 Result<OpenedStore> open_store(const ImageRef& ref, Access access, const OpenOptions& options);
 // The tag or digest open_store() would give as OpenedStore::ref, without opening.
 std::string store_ref(const ImageRef& ref);
+// The tag a copy, build or import into `ref` writes there: the tag of a
+// docker:// reference (default "latest"; none when it pins a digest only),
+// the full reference for local:, the tag of a layout or archive (none when
+// it names a digest or nothing). nullopt: the image is written by digest.
+std::optional<std::string> destination_tag(const ImageRef& ref);
 
 // $STRATA_HOME, else $XDG_CACHE_HOME/strata, else ~/.cache/strata.
 std::filesystem::path default_home();

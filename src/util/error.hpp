@@ -50,8 +50,22 @@ class Error {
   std::string message_;
 };
 
+// std::expected<T, Error>, and [[nodiscard]]: a call whose Result is dropped
+// does not compile (-Werror). A caller that means to drop one writes
+// `(void)f();` with a comment saying why the failure does not matter.
+// Everything std::expected offers is inherited (its constructors, value(),
+// error(), comparisons); a std::expected<T, Error> converts to a Result<T>.
 template <class T>
-using Result = std::expected<T, Error>;
+class [[nodiscard]] Result : public std::expected<T, Error> {
+  using Base = std::expected<T, Error>;
+
+ public:
+  using Base::Base;
+  using Base::operator=;
+  Result() = default;
+  Result(const Base& b) : Base(b) {}
+  Result(Base&& b) : Base(std::move(b)) {}
+};
 
 // A network failure worth another try: a reset, a 5xx or 429
 // (kUnavailable), or a timeout (kDeadlineExceeded). A peer that cannot be

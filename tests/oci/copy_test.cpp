@@ -35,6 +35,46 @@ TEST(Copy, CopiesAnImageBitExactly) {
   for (std::size_t i = 0; i < img.layers.size(); ++i) EXPECT_EQ(*read_blob(dst, img.layers[i], 2 << 20), img.layer_bytes[i]);
 }
 
+// A destination that names a digest (docker://HOST/REPO@sha256:…) receives
+// exactly that content: another image is refused before anything is
+// written, with an error naming the destination and what to do.
+TEST(Copy, ADestinationPinnedByDigestReceivesThatContentOrNothing) {
+  MemoryStore src("src"), dst("dst");
+  auto img = testing::make_image(src, {1000, 2000}, 4);
+  ASSERT_TRUE(src.put_manifest(img.manifest, "v1"));
+  const Digest other = Digest::sha256_of("another image");
+  const std::string named = "docker://reg.example/team/app@" + other.str();
+  auto pin = destination_pin(*parse_image_ref(named));
+  ASSERT_TRUE(pin);
+  EXPECT_EQ(pin->digest, other);
+  EXPECT_EQ(pin->reference, named);
+
+  CopyOptions o;
+  o.pin = pin;
+  auto refused = copy_image(src, "v1", dst, std::nullopt, o);
+  ASSERT_FALSE(refused);
+  EXPECT_TRUE(refused.error().is(ErrorCode::kFailedPrecondition));
+  EXPECT_EQ(refused.error().message(),
+            named + ": the image to copy is " + img.manifest.descriptor.digest.str() +
+                ", not the digest this destination names; nothing was copied. Name the destination by tag, or by " +
+                img.manifest.descriptor.digest.str());
+  for (const auto& layer : img.layers) EXPECT_FALSE(*dst.has_blob(layer)) << "written before the refusal";
+  EXPECT_FALSE(dst.resolve(img.manifest.descriptor.digest.str()));
+  auto estimate = estimate_copy(src, "v1", &dst, std::nullopt, o);
+  ASSERT_FALSE(estimate);
+  EXPECT_EQ(estimate.error().message(), refused.error().message());
+
+  // The digest the source has: copied as usual.
+  o.pin = destination_pin(*parse_image_ref("docker://reg.example/team/app@" + img.manifest.descriptor.digest.str()));
+  auto copied = copy_image(src, "v1", dst, std::nullopt, o);
+  ASSERT_TRUE(copied) << copied.error().message();
+  EXPECT_EQ(copied->root.digest, img.manifest.descriptor.digest);
+
+  // Only a registry reference pins: a layout's or archive's digest names the image read.
+  EXPECT_FALSE(destination_pin(*parse_image_ref("docker://reg.example/team/app:v1")));
+  EXPECT_FALSE(destination_pin(*parse_image_ref("oci:/srv/mirror@" + other.str())));
+}
+
 TEST(Copy, SecondCopyIsANoOpWithoutBlobTraffic) {
   MemoryStore src("src"), dst("dst");
   auto img = testing::make_image(src, {1000, 2000}, 2);

@@ -42,10 +42,6 @@ std::size_t blob_puts(const RegistryServer& server) {
 MirrorOptions plain_mirror(const OpenOptions& open) {
   MirrorOptions mo;
   mo.open = open;
-  mo.destination_tag = [](const ImageRef& ref, const std::string& store_ref) -> std::optional<std::string> {
-    if (ref.transport == Transport::kDocker) return ref.docker.tag.value_or("latest");
-    return store_ref.empty() ? std::nullopt : std::optional<std::string>(store_ref);
-  };
   return mo;
 }
 
@@ -200,9 +196,6 @@ TEST(MirrorRunTest, ManyImagesIntoOneArchive) {
   ASSERT_TRUE(config) << config.error().message();
   MirrorOptions mo;
   mo.open = open;
-  mo.destination_tag = [](const ImageRef&, const std::string& store_ref) -> std::optional<std::string> {
-    return store_ref;
-  };
   auto run = run_mirror(*config, mo);
   for (const auto& o : run) ASSERT_TRUE(o.result) << o.result.error().message();
   for (const auto& e : std::filesystem::directory_iterator(tmp.path()))

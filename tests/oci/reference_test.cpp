@@ -161,5 +161,25 @@ TEST(Reference, WhatStrataPrintsParsesBackToTheSameImage) {
   EXPECT_EQ(at_path->ref, "v1");
 }
 
+// The tag a write into a reference leaves there: one rule for copy, build,
+// import, provision and mirror.
+TEST(Reference, DestinationTag) {
+  auto tag = [](const std::string& text) {
+    auto ref = parse_image_ref(text);
+    EXPECT_TRUE(ref) << text;
+    return ref ? destination_tag(*ref) : std::nullopt;
+  };
+  const std::string digest = "sha256:" + std::string(64, 'a');
+  EXPECT_EQ(tag("docker://reg.example/team/app:v1"), "v1");
+  EXPECT_EQ(tag("reg.example/team/app"), "latest");
+  EXPECT_EQ(tag("docker://reg.example/team/app@" + digest), std::nullopt);  // by digest only
+  EXPECT_EQ(tag("docker://reg.example/team/app:v1@" + digest), "v1");
+  EXPECT_EQ(tag("local:dev:1"), "docker.io/library/dev:1");
+  EXPECT_EQ(tag("oci:/srv/mirror:debian-12"), "debian-12");
+  EXPECT_EQ(tag("oci:/srv/mirror"), std::nullopt);
+  EXPECT_EQ(tag("oci:/srv/mirror@" + digest), std::nullopt);
+  EXPECT_EQ(tag("oci-archive:/tmp/a.tar:base"), "base");
+}
+
 }  // namespace
 }  // namespace strata::oci

@@ -59,6 +59,7 @@ inline void write_gzip_bomb(const std::filesystem::path& file, std::uint64_t zer
   layout.path = "blobs";
   layout.type = oci::TarEntryType::kDirectory;
   layout.mode = 0755;
+  // Into memory (GzipSink::write never fails): no write below can fail.
   (void)tar.add(layout);
   layout.path = "blobs/sha256";
   (void)tar.add(layout);

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <thread>
 
 #include "util/fs.hpp"
@@ -174,7 +175,9 @@ std::filesystem::path RegistryServer::write_authfile(const std::string& user, co
   auto path = dir_ / ("auth-" + std::to_string(std::hash<std::string>{}(user + ":" + pass)) + ".json");
   std::string body = user.empty() ? R"({"auths":{}})"
                                   : R"({"auths":{")" + host_port_ + R"(":{"auth":")" + base64(user + ":" + pass) + R"("}}})";
-  (void)fs::write_file_atomic(path, body, 0600);
+  // A test that cannot write its credentials must stop here, not fail
+  // later as a registry refusing them.
+  if (auto w = fs::write_file_atomic(path, body, 0600); !w) throw std::runtime_error(w.error().message());
   return path;
 }
 

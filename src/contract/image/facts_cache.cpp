@@ -87,6 +87,8 @@ void FactsCache::remember(const ImageFacts& facts) const {
   auto d = oci::Digest::parse(facts.manifest_digest);
   if (!d || !d->verifiable()) return;
   if (!fs::make_dirs(dir_)) return;
+  // Best effort: a cache that cannot be written only costs reading the
+  // image's layers again next time; the facts in hand are right either way.
   (void)fs::write_file_atomic(entry_path(facts.manifest_digest), facts_to_json(facts));
 }
 

@@ -31,6 +31,10 @@
 
 namespace strata::contract::route {
 
+// Where the base scratch is kept: the image `strata build --base scratch
+// --dest local:strata/scratch` makes, found there by its key.
+inline constexpr const char* kScratchStore = "local:strata/scratch";
+
 struct PlanRequest {
   std::filesystem::path repo;         // scanned when `contract` is empty
   std::optional<Contract> contract;   // a contract read from a file

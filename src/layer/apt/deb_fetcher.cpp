@@ -52,6 +52,8 @@ class SizeCapSink final : public oci::ByteSink {
       // Up to the lock's size + 1 byte reaches the file: enough to show it is wrong.
       std::size_t keep = static_cast<std::size_t>(p_.size - std::min(total_, p_.size)) + 1;
       if (keep <= data.size()) {
+        // Enough of the excess to show it on disk; the refusal below is the
+        // error whatever this write says.
         (void)next_.write(data.first(keep));
         return fail(ErrorCode::kFailedPrecondition,
                     url_ + ": the mirror sent more than the " + std::to_string(p_.size) + " bytes the lock records for " +
@@ -173,6 +175,9 @@ Result<std::uint64_t> attempt(oci::http::Transport& t, const std::string& url, c
     STRATA_TRY_VOID(fs::remove_file(partial));
     have = 0;
   }
+  // Removals of the partial file on the way out of a failure are best
+  // effort: the failure is the error, and a partial file that stays is
+  // re-checked by size and sha256 before anything trusts it.
   auto drop = [&](Error e) -> Result<std::uint64_t> {
     (void)fs::remove_file(partial);
     return fail(std::move(e));

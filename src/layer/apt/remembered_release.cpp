@@ -68,6 +68,8 @@ void remember_release(const std::filesystem::path& home, const std::string& dist
   if (!r.last_modified.empty() && header_safe(r.last_modified)) text += "last-modified " + r.last_modified + "\n";
   text += "\n";
   text += r.bytes;
+  // Best effort: the Release in hand is verified either way; one not
+  // remembered is fetched again next time (--offline names it as missing).
   if (fs::make_dirs(p.parent_path())) (void)fs::write_file_atomic(p, text);
 }
 

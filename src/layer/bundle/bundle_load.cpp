@@ -62,7 +62,7 @@ Result<std::uint64_t> seed_deb(oci::Store& bundle, const BundleDeb& d, const std
   if (stdfs::exists(final_path, ec)) return std::uint64_t{0};  // another process put it there meanwhile
   STRATA_TRY_VOID(fs::make_dirs(ingest.parent_path()));
   auto drop = [&](Error e) -> Result<std::uint64_t> {
-    (void)fs::remove_file(ingest);
+    (void)fs::remove_file(ingest);  // best effort: `e` is the error, and the ingest name is rewritten from the start next time
     return fail(std::move(e));
   };
   {
@@ -231,6 +231,7 @@ Result<BundleLoadReport> load_bundle(const BundleLoadRequest& r) {
     }
     oci::CopyOptions co = r.copy;
     co.all = true;  // the bundle holds what was chosen; carry all of it
+    co.pin = oci::destination_pin(ref);
     auto copied = session.copy(*bundle, img.root.digest.str(), *dst, tag, co);
     if (!copied) return fail(copied.error().context(img.name + " → " + targets[i]));
     if (copied->root.digest != img.root.digest) {

@@ -462,6 +462,8 @@ Result<Fragment> FragmentCache::get(const stdfs::path& deb, const std::string& d
   std::random_device rd;
   stdfs::path tmp = dir_ / (".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
   STRATA_TRY_VOID(fs::make_dirs(tmp));
+  // On failure only, after the error that is reported; a leftover .tmp-
+  // directory is never read as a fragment.
   auto cleanup = [&] { (void)fs::remove_tree(tmp); };
   auto info = convert_deb(deb, rules, compression, tmp, what, compress_jobs);
   if (!info) {

@@ -65,6 +65,7 @@ std::optional<oci::ImageFilesystem> BaseFsCache::find(const oci::Digest& manifes
 }
 
 void BaseFsCache::remember(const oci::Digest& manifest, const oci::ImageFilesystem& fs) const {
+  // Best effort: an entry not written only costs reading the base's layers again.
   if (fs::make_dirs(dir_)) (void)fs::write_file_atomic(entry_path(manifest), encode_fs(fs));
 }
 

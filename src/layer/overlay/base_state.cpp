@@ -52,6 +52,7 @@ void BaseStateCache::remember(const oci::Digest& manifest, const BaseDpkgState& 
   const std::string& digest = manifest.str();
   std::string bytes =
       bin::encode_file(kStateMagic, kBaseStateFormat, [&](bin::Writer& w) { state_fields(w, digest, state); });
+  // Best effort: an entry not written only costs reading the base's dpkg state again.
   if (fs::make_dirs(dir_)) (void)fs::write_file_atomic(entry_path(manifest), bytes);
 }
 

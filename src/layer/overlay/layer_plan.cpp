@@ -289,6 +289,8 @@ Result<Fragment> fragment_without(const Fragment& f, const std::set<std::string>
 
   std::random_device rd;
   stdfs::path tmp = f.tar.parent_path() / (".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
+  // On failure only, after the error that is reported; a leftover .tmp-
+  // directory is never read as a piece.
   auto cleanup = [&] { (void)fs::remove_tree(tmp); };
   auto written = fs::make_dirs(tmp);
   if (written) written = fs::write_file_atomic(tmp / "data.tar", tar.str());

@@ -636,6 +636,8 @@ Result<InstalledDir> install_dir(const ToolchainLayer& layer, const stdfs::path&
       }
     }
   };
+  // The staging directory goes on failure, best effort: the failure is the
+  // error, and a leftover staging directory is never taken for a release.
   if (auto u = unpack(); !u) {
     (void)fs::remove_tree(staging);
     return fail(u.error().context("unpacking " + layer.release.tool + " " + layer.release.version + " into " +

@@ -405,6 +405,8 @@ Result<bool> RegistryStore::mount_blob(const Descriptor& desc, Store& source) {
       http::Request del;
       del.method = "DELETE";
       del.url = *loc;
+      // Best effort, as in blob_upload.cpp: the registry purges stale sessions
+      // anyway, and the caller copies the bytes whatever this answers.
       (void)client_->send(del, {scope("pull,push")});
     }
   }
