@@ -18,7 +18,7 @@ echo "bench: $(git -C "$work/src" log -1 --format='%h %s' | cut -c1-80)"
 echo "bench: $(nproc) cores, log in $work/log"
 start=$(date +%s)
 status=0
-( cd "$work/src" && CCACHE_DISABLE=1 STRATA_TEST_CACHE="$work/fixtures" TMPDIR="$work" \
+( cd "$work/src" && CCACHE_DISABLE=1 STRATA_TEST_CACHE="$work/fx" TMPDIR="$work" \
     /usr/bin/time -f 'bench: cpu %U s user + %S s system' ./scripts/test.sh ) > "$work/log" 2>&1 || status=$?
 end=$(date +%s)
 # scripts/test.sh prints "test.sh: PHASE (Ns since start)" as each phase begins.

@@ -525,16 +525,25 @@ case_java_release() {
 
 # ==== 6. Memory bombs =========================================================
 
-# Bombs run with 2 GiB of address space (prlimit --as): a defect fails, it does not hog the machine.
+# Bombs run with 2 GiB of memory: a defect fails, it does not hog the machine.
+# A plain binary gets 2 GiB of address space (prlimit --as); one built with
+# AddressSanitizer (scripts/test.sh's) reserves terabytes of address space
+# for its shadow memory, so there ASan itself kills it past 2 GiB resident
+# (hard_rss_limit_mb), which the verdict sees as a crash, as it should.
+if ldd "$strata" 2>/dev/null | grep -q libasan; then
+  memcap=(env "ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}hard_rss_limit_mb=2048")
+else
+  memcap=(prlimit --as=2147483648 --)
+fi
 
 case_yaml_bomb_project() {
   local d
   newcase yaml_bomb_project
   mkdir -p "$d/repo/.mac"
   "${tool[@]}" laughs "$d/repo/.mac/project.yaml" project
-  run 60 scan prlimit --as=2147483648 -- "$strata" contract scan "$d/repo"
+  run 60 scan "${memcap[@]}" "$strata" contract scan "$d/repo"
   local rs=$rc
-  run 60 render prlimit --as=2147483648 -- "$strata" egress render --repo "$d/repo" --format json
+  run 60 render "${memcap[@]}" "$strata" egress render --repo "$d/repo" --format json
   local b
   b=$(broken "$rs")$(broken "$rc")
   if [ -n "$b" ]; then verdict yaml_bomb_project defect "$b"
@@ -549,7 +558,7 @@ case_yaml_bomb_prewarm() {
   local d
   newcase yaml_bomb_prewarm
   "${tool[@]}" laughs "$d/prewarm.yaml" prewarm
-  run 60 prewarm prlimit --as=2147483648 -- "$strata" cache prewarm --config "$d/prewarm.yaml" --dry-run
+  run 60 prewarm "${memcap[@]}" "$strata" cache prewarm --config "$d/prewarm.yaml" --dry-run
   judge_refusal yaml_bomb_prewarm "$rc" "$d/prewarm.err" prewarm.yaml
 }
 

@@ -4,7 +4,8 @@
 # indexes, release trees) costs seconds each time.
 #   cached_build.sh KIND KEY OUT BUILD_COMMAND...
 # KEY must name everything the fixture is made of (the caller hashes its
-# inputs). Under $STRATA_TEST_CACHE (default $TMPDIR/strata-test-cache),
+# inputs; 16 hex digits, as the path stays short: a gpg-agent's sockets live
+# in the fixture's keys directory, and a socket's path has at most 107 bytes). Under $STRATA_TEST_CACHE (default $TMPDIR/strata-test-cache),
 # KIND-KEY is built once by `BUILD_COMMAND... DIR` — one builder at a time,
 # the others wait for it — with the gpg-agents it started stopped and their
 # sockets removed, then marked complete; OUT gets its own copy to change.

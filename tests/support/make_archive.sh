@@ -109,7 +109,7 @@ cache_key() {
     (cd "$defs" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum)
     date -u +%F
     dpkg-query -W -f '${Package} ${Version}\n' dpkg gpg gpg-agent gcc-12 libc6 libc6-dev linux-libc-dev tcc xz-utils gzip 2>/dev/null || true
-  } | sha256sum | cut -c1-32
+  } | sha256sum | cut -c1-16
 }
 
 build() {

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "support/scoped_env_var.hpp"
 #include "support/shell.hpp"
 #include "support/temp_dir.hpp"
 
@@ -192,19 +193,28 @@ TEST(ServedToolchains, RequestsAreCountedByPrefix) {
   EXPECT_EQ(served().requests(), 0u);
 }
 
-TEST(ServedToolchains, ABuiltTreeIsReusedAndAStaleOneRebuilt) {
+// Each fixture is a copy of the one built for this toolchain_dist.py
+// (tests/support/cached_build.sh): the same keys in every copy, nothing left
+// over from what was in the directory, and a cache without that build builds
+// it afresh.
+TEST(ServedToolchains, EachFixtureIsACopyOfTheOneBuildForThisScript) {
   std::string fpr = served().fingerprint();
-  ServedToolchains again(served().dir());
-  EXPECT_EQ(again.fingerprint(), fpr);  // the same keys: not rebuilt
+  TempDir t;
+  std::filesystem::create_directories(t / "dist");
+  write_file(t / "dist/leftover", "from an earlier run\n");
+  ServedToolchains again(t / "dist");
+  EXPECT_EQ(again.fingerprint(), fpr);  // the same keys: copied, not rebuilt
+  EXPECT_FALSE(std::filesystem::exists(t / "dist/leftover"));
   EXPECT_NE(again.url(""), served().url(""));
   get(again.url("node/index.json"));
 
-  TempDir t;
-  std::filesystem::create_directories(t / "dist");
-  write_file(t / "dist/.complete", "left by another version of toolchain_dist.py\n");
-  ServedToolchains rebuilt(t / "dist");
+  // (a short path: gpg-agent's sockets live in the keys' directory, and a
+  // socket's path has at most 107 bytes)
+  ScopedEnvVar cache("STRATA_TEST_CACHE", (t / "c").string());
+  ServedToolchains rebuilt(t / "dist2");
   EXPECT_EQ(rebuilt.fingerprint().size(), 40u);
-  EXPECT_NE(rebuilt.fingerprint(), fpr);
+  EXPECT_NE(rebuilt.fingerprint(), fpr);  // built anew: a new throwaway key
+  EXPECT_TRUE(std::filesystem::exists(t / "c"));
 }
 
 }  // namespace
