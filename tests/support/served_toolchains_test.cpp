@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -208,13 +210,20 @@ TEST(ServedToolchains, EachFixtureIsACopyOfTheOneBuildForThisScript) {
   EXPECT_NE(again.url(""), served().url(""));
   get(again.url("node/index.json"));
 
-  // (a short path: gpg-agent's sockets live in the keys' directory, and a
-  // socket's path has at most 107 bytes)
-  ScopedEnvVar cache("STRATA_TEST_CACHE", (t / "c").string());
-  ServedToolchains rebuilt(t / "dist2");
-  EXPECT_EQ(rebuilt.fingerprint().size(), 40u);
-  EXPECT_NE(rebuilt.fingerprint(), fpr);  // built anew: a new throwaway key
-  EXPECT_TRUE(std::filesystem::exists(t / "c"));
+  // A short path directly under /tmp, whatever TMPDIR is: gpg-agent's
+  // sockets live in the keys' directory, and a socket's path has at most
+  // 107 bytes.
+  char tmpl[] = "/tmp/stc-XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  std::filesystem::path other = tmpl;
+  {
+    ScopedEnvVar cache("STRATA_TEST_CACHE", other.string());
+    ServedToolchains rebuilt(t / "dist2");
+    EXPECT_EQ(rebuilt.fingerprint().size(), 40u);
+    EXPECT_NE(rebuilt.fingerprint(), fpr);  // built anew: a new throwaway key
+  }
+  EXPECT_FALSE(std::filesystem::is_empty(other));
+  std::filesystem::remove_all(other);
 }
 
 }  // namespace
