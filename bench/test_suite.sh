@@ -4,7 +4,7 @@
 # (CCACHE_DISABLE=1) and an empty test-fixture cache, so every phase pays what
 # it pays on a fresh machine (setup finds the packages already installed: run
 # it on a machine that has run scripts/setup.sh test once). Prints
-# scripts/test.sh's phases (setup, build, fuzz, tests) with their wall times,
+# scripts/test.sh's phases (setup, build, tests) with their wall times,
 # the CPU time of the whole run, and the total. The log stays in the printed
 # directory.
 # Usage: bench/test_suite.sh [COMMIT]

@@ -6,7 +6,8 @@
 # ASan+UBSan and -Werror, compiled as a unity build: the libraries, the
 # strata binary, every test binary and the fuzz targets share its objects, so
 # the code is compiled once and every tier (unit, integration, interop,
-# security) runs under the sanitizers. Each fuzz target runs briefly first.
+# security) runs under the sanitizers. Each fuzz target is a test too (label
+# fuzz): its corpus, then FUZZ_SECONDS (default 10) of mutated inputs.
 # Servers (registries, archive, token server, fault proxy) are started by the
 # tests themselves on loopback ports and stopped by PID.
 # Where the time goes, and the command that measures it: docs/benchmarks.md
@@ -23,14 +24,13 @@ step "build"
 # Everything, the test suite and the fuzz targets included, whatever an
 # earlier configure chose.
 CI=${CI:-1} STRATA_TARGETS= BUILD_DIR="$build" "$root/scripts/build.sh" -DSTRATA_TESTS=ON -DSTRATA_FUZZ=ON \
-  -DSTRATA_SANITIZE=ON -DCMAKE_BUILD_TYPE=Check
+  -DSTRATA_SANITIZE=ON -DCMAKE_BUILD_TYPE=Check -DSTRATA_FUZZ_SECONDS="${FUZZ_SECONDS:-10}"
 # A sanitizer report aborts (SIGABRT): the tests and the security tier see a
 # crash, never an exit code they might take for a refusal.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-# Every fuzz target briefly (longer runs: FUZZ_SECONDS=600 scripts/fuzz.sh).
-step "fuzz"
-FUZZ_BUILD_DIR="$build" FUZZ_SECONDS=${FUZZ_SECONDS:-10} "$root/scripts/fuzz.sh"
+# Every tier, the fuzz targets among them (longer fuzz runs, with each crash's
+# log: FUZZ_SECONDS=600 scripts/fuzz.sh).
 step "tests"
 exclude=(-LE live)
 [ -n "${STRATA_LIVE:-}" ] && exclude=()

@@ -36,13 +36,13 @@ TempFile::~TempFile() {
 }
 
 Result<void> TempFile::copy_range(std::uint64_t off, std::uint64_t len, ByteSink& sink) const {
-  std::string buf(std::size_t{1} << 20, '\0');
+  fs::ReadBuffer buf(len);
   while (len > 0) {
     std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(len, buf.size()));
     ssize_t n = ::pread(fd_, buf.data(), want, static_cast<off_t>(off));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return fail(fs::io_error("reading back", path_, n < 0 ? errno : EIO));
-    STRATA_TRY_VOID(sink.write(as_bytes(std::string_view(buf.data(), static_cast<std::size_t>(n)))));
+    STRATA_TRY_VOID(sink.write(std::span<const std::byte>(buf.data(), static_cast<std::size_t>(n))));
     off += static_cast<std::uint64_t>(n);
     len -= static_cast<std::uint64_t>(n);
   }

@@ -212,7 +212,7 @@ class LayoutBlobWriter final : public BlobWriter {
     if (desc_.size >= 0 && st.st_size > desc_.size) {
       return fs::truncate_file(fd_, 0, path_);
     }
-    std::vector<std::byte> buf(kChunk);
+    fs::ReadBuffer buf(static_cast<std::uint64_t>(st.st_size), kChunk);
     std::uint64_t done = 0;
     while (done < static_cast<std::uint64_t>(st.st_size)) {
       ssize_t n = ::pread(fd_, buf.data(), buf.size(), static_cast<off_t>(done));
@@ -575,7 +575,7 @@ Result<void> LayoutStore::fetch_blob(const Descriptor& desc, ByteSink& sink, std
     return fail(opened.error().context(describe() + ": blob " + desc.digest.str()));
   }
   const int fd = opened->fd();
-  std::vector<std::byte> buf(kChunk);
+  fs::ReadBuffer buf(opened->size() > offset ? opened->size() - offset : 0, kChunk);
   off_t pos = static_cast<off_t>(offset);
   Result<void> result;
   while (true) {

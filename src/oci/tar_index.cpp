@@ -77,8 +77,15 @@ bool checksum_ok(const std::array<char, kBlock>& h) {
   return sum == *want;
 }
 
+// The records of a pax extended header that name the next member.
+struct PaxHeader {
+  std::string path;
+  bool sized = false;  // a plain flag and value: g++ 12 at -O2 takes an optional's value for uninitialised
+  std::uint64_t size = 0;
+};
+
 // "LEN key=value\n" records of a pax extended header.
-void pax_records(std::string_view body, std::string& path, std::optional<std::uint64_t>& size) {
+void pax_records(std::string_view body, PaxHeader& pax) {
   while (!body.empty()) {
     auto space = body.find(' ');
     if (space == std::string_view::npos) return;
@@ -89,8 +96,12 @@ void pax_records(std::string_view body, std::string& path, std::optional<std::ui
     auto eq = rec.find('=');
     if (eq != std::string_view::npos) {
       auto key = rec.substr(0, eq), value = rec.substr(eq + 1);
-      if (key == "path") path = std::string(value);
-      if (key == "size") size = str::parse_u64(value);
+      if (key == "path") pax.path = std::string(value);
+      if (key == "size") {
+        auto size = str::parse_u64(value);
+        pax.sized = size.has_value();
+        pax.size = size.value_or(0);
+      }
     }
     body.remove_prefix(*len);
   }
@@ -127,8 +138,7 @@ Result<TarIndex> index_tar(const std::filesystem::path& file, const std::string&
   TarIndex index;
   std::uint64_t at = 0;
   std::string long_name;
-  std::string pax_path;
-  std::optional<std::uint64_t> pax_size;
+  PaxHeader pax;
   std::size_t headers = 0;
   std::array<char, kBlock> h{};
   while (at + kBlock <= total) {
@@ -143,7 +153,7 @@ Result<TarIndex> index_tar(const std::filesystem::path& file, const std::string&
     if (!size) return fail(ErrorCode::kInvalidArgument, what + ": corrupt archive (bad size at byte " + std::to_string(at) + ")");
     const char type = h[156];
     const std::uint64_t data = at + kBlock;
-    std::uint64_t len = pax_size && type != 'x' && type != 'g' && type != 'L' ? *pax_size : *size;
+    const std::uint64_t len = pax.sized && type != 'x' && type != 'g' && type != 'L' ? pax.size : *size;
     if (data + len > total || data + len < data)
       return fail(ErrorCode::kInvalidArgument, what + ": truncated archive (a member runs past the end)");
     const std::uint64_t next = data + (len + kBlock - 1) / kBlock * kBlock;
@@ -152,7 +162,7 @@ Result<TarIndex> index_tar(const std::filesystem::path& file, const std::string&
       std::string body(len, '\0');
       STRATA_TRY_VOID(pread_all(f.fd, body.data(), body.size(), data, what));
       if (type == 'L') long_name = body.substr(0, strnlen(body.data(), body.size()));
-      else pax_records(body, pax_path, pax_size);
+      else pax_records(body, pax);
       at = next;
       continue;
     }
@@ -160,7 +170,7 @@ Result<TarIndex> index_tar(const std::filesystem::path& file, const std::string&
       at = next;
       continue;
     }
-    std::string name = !pax_path.empty() ? pax_path : !long_name.empty() ? long_name : [&] {
+    std::string name = !pax.path.empty() ? pax.path : !long_name.empty() ? long_name : [&] {
       std::string prefix = field(h.data() + 345, 155), base = field(h.data(), 100);
       // POSIX ustar ("ustar\0") has a prefix field; GNU ("ustar  ") keeps times there.
       bool ustar = std::memcmp(h.data() + 257, "ustar\0", 6) == 0;
@@ -170,8 +180,7 @@ Result<TarIndex> index_tar(const std::filesystem::path& file, const std::string&
     if (index.members.size() > max_members)
       return fail(ErrorCode::kInvalidArgument, what + ": more than " + std::to_string(max_members) + " members");
     long_name.clear();
-    pax_path.clear();
-    pax_size.reset();
+    pax = PaxHeader{};
     at = next;
   }
   if (at == total && total == 0) return fail(ErrorCode::kInvalidArgument, what + ": empty archive");
@@ -182,8 +191,8 @@ Result<TarIndex> index_tar(const std::filesystem::path& file, const std::string&
 
 Result<void> read_tar_member(int fd, const TarMember& m, std::uint64_t from, ByteSink& sink, const std::string& what) {
   if (from > m.size) return fail(ErrorCode::kInvalidArgument, what + ": read past the end of a member");
-  std::vector<std::byte> buf(1 << 20);
   std::uint64_t at = m.offset + from, left = m.size - from;
+  fs::ReadBuffer buf(left);
   while (left > 0) {
     const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(left, buf.size()));
     STRATA_TRY_VOID(pread_all(fd, buf.data(), n, at, what));

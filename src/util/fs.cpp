@@ -99,13 +99,13 @@ Result<std::string> read_file(const stdfs::path& path, std::uint64_t limit) {
 
 Result<void> read_chunks(const stdfs::path& path, const std::function<Result<void>(std::string_view)>& piece) {
   STRATA_TRY(auto file, ReadableFile::open(path));
-  std::string buf(std::size_t{1} << 20, '\0');
+  ReadBuffer buf(file.size());
   while (true) {
     ssize_t n = ::read(file.fd(), buf.data(), buf.size());
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return fail(io_error("cannot read", path, errno));
     if (n == 0) return {};
-    STRATA_TRY_VOID(piece(std::string_view(buf.data(), static_cast<std::size_t>(n))));
+    STRATA_TRY_VOID(piece(std::string_view(buf.chars(), static_cast<std::size_t>(n))));
   }
 }
 

@@ -7,9 +7,12 @@
 // errno text.
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -49,6 +52,25 @@ class ReadableFile {
   ReadableFile(int fd, std::uint64_t size) : fd_(fd), size_(size) {}
   int fd_ = -1;
   std::uint64_t size_ = 0;
+};
+
+// A read buffer for a copy of `left` more bytes: at most `cap` bytes (1 MiB
+// by default), at least one, and not zeroed. A store read sizes its buffer to
+// what it reads: a manifest of a few hundred bytes took a zeroed MiB before,
+// which was most of the time `cache gc` spent walking a layout's manifests.
+class ReadBuffer {
+ public:
+  static constexpr std::size_t kDefaultCap = std::size_t{1} << 20;
+  explicit ReadBuffer(std::uint64_t left, std::size_t cap = kDefaultCap)
+      : size_(static_cast<std::size_t>(std::clamp<std::uint64_t>(left, 1, cap))),
+        data_(std::make_unique_for_overwrite<std::byte[]>(size_)) {}
+  std::byte* data() { return data_.get(); }
+  char* chars() { return reinterpret_cast<char*>(data_.get()); }
+  std::size_t size() const { return size_; }
+
+ private:
+  std::size_t size_;
+  std::unique_ptr<std::byte[]> data_;
 };
 
 // Reads a whole file (opened as ReadableFile). Refuses files larger than

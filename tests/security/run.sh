@@ -14,9 +14,19 @@
 # closing line `N passed, N failed` (passed = handled + refused) that CI reads.
 # Exit 1 when any case is a defect. SECURITY_CASES="a b" runs only those cases;
 # SECURITY_KEEP=1 keeps the work directory (each command's .out and .err).
+# A second argument K/N runs the K-th of N shards (every N-th case from the
+# K-th): ctest runs the tier as three shards beside the other tests.
 set -u
 
-strata=${1:?usage: tests/security/run.sh STRATA_BINARY}
+usage="usage: tests/security/run.sh STRATA_BINARY [K/N]"
+strata=${1:?$usage}
+shard=${2:-1/1}
+if ! [[ $shard =~ ^([1-9][0-9]*)/([1-9][0-9]*)$ ]] || [ "${BASH_REMATCH[1]}" -gt "${BASH_REMATCH[2]}" ]; then
+  echo "security: shard '$shard' is not K/N with 1 <= K <= N; $usage" >&2
+  exit 2
+fi
+shard_k=${BASH_REMATCH[1]}
+shard_n=${BASH_REMATCH[2]}
 strata=$(realpath "$strata")
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -869,7 +879,11 @@ all_cases=(
   e3_bad_crc_import e5_sparse_10g_import e5_sparse_all_hole_import traversal_import symlink_escape_import
   e6_nested_index_copy e7_index_json_reads_back e10_latin1_scan
 )
-cases=(${SECURITY_CASES:-${all_cases[@]}})
+selected=(${SECURITY_CASES:-${all_cases[@]}})
+cases=()
+for i in "${!selected[@]}"; do
+  [ $((i % shard_n)) -eq $((shard_k - 1)) ] && cases+=("${selected[$i]}")
+done
 
 for tool_needed in python3 skopeo prlimit timeout /usr/bin/docker-registry; do
   command -v "$tool_needed" >/dev/null || { echo "security: $tool_needed is missing; run scripts/setup.sh test" >&2; exit 2; }
