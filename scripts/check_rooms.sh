@@ -9,7 +9,7 @@ cd "$root"
 
 # room → the rooms it may include (besides itself). A room is a folder under
 # src/ (src/layer/<room> for the Debian side, src/contract/<room> for the
-# decision built on the contract; src/contract/ itself is the scanner).
+# contract and the decision built on it).
 declare -A allowed=(
   [util]=""
   [oci]="util"
@@ -24,13 +24,15 @@ declare -A allowed=(
   [layer/toolchain]="util oci layer/debian layer/apt"
   [layer/build]="util oci layer/debian layer/apt layer/deb layer/effects layer/overlay layer/scratch"
   [layer/cache]="util oci layer/debian layer/apt layer/deb layer/effects layer/overlay layer/scratch layer/build layer/toolchain"
-  [contract]="util oci"
-  [contract/egress]="util oci contract"
+  [contract/model]="util oci"
+  [contract/knowledge]="util oci contract/model"
+  [contract/scan]="util oci contract/model contract/knowledge"
+  [contract/egress]="util oci contract/model contract/scan"
   [contract/image]="util oci layer/debian"
-  [contract/route]="util oci layer/debian layer/apt layer/build layer/toolchain contract contract/egress contract/image"
-  [contract/preflight]="util oci layer/debian contract contract/egress contract/image contract/route"
-  [contract/provision]="util oci layer/debian layer/apt layer/deb layer/effects layer/overlay layer/scratch layer/build layer/cache layer/toolchain contract contract/egress contract/image contract/route contract/preflight"
-  [cli]="util oci layer/debian layer/apt layer/deb layer/effects layer/overlay layer/scratch layer/import layer/bundle layer/build layer/cache layer/toolchain contract contract/egress contract/image contract/route contract/preflight contract/provision"
+  [contract/route]="util oci layer/debian layer/apt layer/build layer/toolchain contract/model contract/knowledge contract/scan contract/egress contract/image"
+  [contract/preflight]="util oci layer/debian contract/model contract/egress contract/image contract/route"
+  [contract/provision]="util oci layer/debian layer/apt layer/deb layer/effects layer/overlay layer/scratch layer/build layer/cache layer/toolchain contract/model contract/knowledge contract/scan contract/egress contract/image contract/route contract/preflight"
+  [cli]="util oci layer/debian layer/apt layer/deb layer/effects layer/overlay layer/scratch layer/import layer/bundle layer/build layer/cache layer/toolchain contract/model contract/knowledge contract/scan contract/egress contract/image contract/route contract/preflight contract/provision"
 )
 
 # One pass over every quoted include in src/ (file:line:#include "path"); a

@@ -4,8 +4,8 @@
 #include <string>
 
 #include "cli/commands.hpp"
-#include "contract/scan.hpp"
-#include "contract/serialize.hpp"
+#include "contract/scan/scan.hpp"
+#include "contract/model/serialize.hpp"
 
 namespace strata::cli {
 namespace {

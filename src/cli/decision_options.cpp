@@ -1,6 +1,6 @@
 #include "cli/decision_options.hpp"
 
-#include "contract/contract_reader.hpp"
+#include "contract/model/contract_reader.hpp"
 #include "contract/route/tools.hpp"
 #include "util/clock.hpp"
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "contract/version_range.hpp"
+#include "contract/model/version_range.hpp"
 #include "oci/platform.hpp"
 
 namespace strata::cli {

@@ -84,9 +84,10 @@ TEST(FalseCompile, PureSdistIsAssumedAndWheelsDecide) {
   // A Windows wheel does not help a Linux image either.
   EXPECT_EQ(build_of(c, "pypi", "mysqlclient"), "compile");
   EXPECT_TRUE(c.native_build_required);
-  // CI's setup-python 3.12 is a constraint next to requires-python.
+  // CI's setup-python 3.12 is a version tested, next to requires-python (the floor).
   EXPECT_TRUE(has_constraint(c, "python", ".github/workflows/test.yml", "jobs.test.steps[1].with.python-version"));
-  EXPECT_EQ(floor_of(c, "python"), "3.12.0");
+  EXPECT_EQ(floor_of(c, "python"), "3.11.0");
+  EXPECT_EQ(floors(c, "python")->provision, ">=3.12.0 <3.13.0");
   // [tool.uv.sources] pins a package to a git repository.
   EXPECT_EQ(origin_of(c, "git.example.org"), "config");
 }
@@ -146,9 +147,11 @@ TEST(MissedBuilds, GoCgoModuleFromGoMod) {
   EXPECT_EQ(lib(c.build_libs, "libsqlite3-dev"), nullptr);  // the amalgamation is bundled
   EXPECT_TRUE(has_command(c, "gcc"));
   EXPECT_TRUE(c.native_build_required);
-  // FROM golang:${GO_VERSION}-bookworm with ARG GO_VERSION=1.22.5.
+  // FROM golang:${GO_VERSION}-bookworm with ARG GO_VERSION=1.22.5: a builder
+  // stage, so a version the build runs; go.mod's go 1.22 is the floor.
   EXPECT_TRUE(has_constraint(c, "go", "Dockerfile", "FROM"));
-  EXPECT_EQ(floor_of(c, "go"), "1.22.5");
+  EXPECT_EQ(floor_of(c, "go"), "1.22.0");
+  EXPECT_EQ(floors(c, "go")->provision, "=1.22.5");
   EXPECT_EQ(floors(c, "go")->constraints.size(), 2u);  // go.mod and the golang image; debian:bookworm-slim is no tool
 }
 
@@ -311,7 +314,12 @@ TEST(FloorsAndHosts, CiMatrixDevcontainerDockerfileAndCorepack) {
   EXPECT_TRUE(has_constraint(c, "node", ".github/workflows/ci.yml", "jobs.test.steps[1].with.node-version"));
   EXPECT_TRUE(has_constraint(c, "node", ".devcontainer/devcontainer.json", "image"));
   EXPECT_TRUE(has_constraint(c, "node", "Dockerfile", "FROM"));
-  EXPECT_EQ(f->floor, "20.15.1");
+  // engines >=18 is the floor; the image's stage (node:20-alpine) pins the 20
+  // line, the version provisioned; CI, the devcontainer and the builder stage are tested.
+  EXPECT_EQ(f->floor, "18.0.0");
+  EXPECT_EQ(f->pin, ">=20.0.0 <21.0.0");
+  EXPECT_EQ(f->provision, ">=20.0.0 <21.0.0");
+  EXPECT_EQ(f->tested, (std::vector<std::string>{">=20.0.0 <21.0.0", "=20.15.1", ">=22.0.0 <23.0.0"}));
   EXPECT_TRUE(f->conflicts.empty());
   EXPECT_TRUE(has_constraint(c, "python", ".devcontainer/devcontainer.json", "features."));
   EXPECT_EQ(floor_of(c, "python"), "3.12.0");
@@ -322,7 +330,8 @@ TEST(FloorsAndHosts, CiMatrixDevcontainerDockerfileAndCorepack) {
 
 TEST(FloorsAndHosts, LegacyRustToolchainFile) {
   Contract c = scan_fixture("rust-legacy-toolchain");
-  EXPECT_EQ(floor_of(c, "rust"), "1.76.0");
+  EXPECT_EQ(floor_of(c, "rust"), "1.56.0");  // edition 2021
+  EXPECT_EQ(floors(c, "rust")->provision, "=1.76.0");  // the legacy rust-toolchain file pins it
   const EgressHost* h = egress(c, "static.rust-lang.org");
   ASSERT_NE(h, nullptr);
   EXPECT_EQ(h->evidence.front().file, "rust-toolchain");

@@ -1,13 +1,13 @@
 // A contract read back is the contract written: YAML and JSON, every fixture
 // repository; bad documents are errors naming the file and the field.
-#include "contract/contract_reader.hpp"
+#include "contract/model/contract_reader.hpp"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
-#include "contract/scan.hpp"
-#include "contract/serialize.hpp"
+#include "contract/scan/scan.hpp"
+#include "contract/model/serialize.hpp"
 #include "support/yaml_bombs.hpp"
 
 namespace strata::contract {

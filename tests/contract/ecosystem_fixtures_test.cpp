@@ -1,6 +1,6 @@
 // Reviewed expectations for the Python, Go, Rust, C/C++, version-manager,
 // declared-egress, realistic and hostile fixture repositories.
-#include "contract/serialize.hpp"
+#include "contract/model/serialize.hpp"
 #include "fixture_support.hpp"
 
 namespace strata::contract::testing {
@@ -18,8 +18,10 @@ TEST(PythonFixtures, DjangoWithPsycopg2CompilesAgainstLibpq) {
   EXPECT_TRUE(required_by(c.build_libs, "libpq-dev", "pypi:psycopg2"));
   EXPECT_TRUE(required_by(c.build_libs, "python3-dev", "pypi:psycopg2"));
   EXPECT_TRUE(required_by(c.run_libs, "libpq5", "pypi:psycopg2"));
-  // runtime.txt pins 3.12.4, requires-python >=3.11.
-  EXPECT_EQ(floor_of(c, "python"), "3.12.4");
+  // requires-python >=3.11 is the floor; runtime.txt pins 3.12.4, the version provisioned.
+  EXPECT_EQ(floor_of(c, "python"), "3.11.0");
+  EXPECT_EQ(floors(c, "python")->pin, "=3.12.4");
+  EXPECT_EQ(floors(c, "python")->provision, "=3.12.4");
   EXPECT_EQ(origin_of(c, "pypi.org"), "config");
   EXPECT_EQ(origin_of(c, "files.pythonhosted.org"), "<absent>");  // a custom index was set
 }
@@ -36,7 +38,10 @@ TEST(PythonFixtures, UvLockSdistOnlyAndMisspeltVersionFile) {
   EXPECT_EQ(lib(c.build_libs, "python3-dev")->required_by, std::vector<std::string>{"pypi:mysqlclient"});
   EXPECT_EQ(build_of(c, "pypi", "pydub"), "none");
   EXPECT_TRUE(required_by(c.run_libs, "ffmpeg", "pypi:pydub"));
-  EXPECT_EQ(floor_of(c, "python"), "3.12.0");
+  // requires-python >=3.10,<3.14 is the floor; .python-version pins the 3.12 line.
+  EXPECT_EQ(floor_of(c, "python"), "3.10.0");
+  EXPECT_EQ(floors(c, "python")->pin, ">=3.12.0 <3.13.0");
+  EXPECT_EQ(floors(c, "python")->provision, ">=3.12.0 <3.13.0");
   EXPECT_TRUE(warned(c, ".python-version.txt", "misspelt"));
   EXPECT_EQ(origin_of(c, "pypi.internal.example.com"), "config");
   EXPECT_EQ(egress(c, "pypi.org"), nullptr);
@@ -59,7 +64,10 @@ TEST(GoFixtures, GoLineToolchainAndGodebug) {
   EXPECT_EQ(f->constraints[0].source.field, "go");
   EXPECT_EQ(f->constraints[0].floor, "1.22.0");
   EXPECT_EQ(f->constraints[1].source.value, "go1.23.4");
-  EXPECT_EQ(f->floor, "1.23.4");
+  EXPECT_EQ(f->floor, "1.22.0");  // the go directive: the minimum the module supports
+  EXPECT_EQ(constraint_kind_name(f->constraints[1].kind), std::string("pin"));
+  EXPECT_EQ(f->pin, f->constraints[1].range);  // toolchain go1.23.4: the version chosen
+  EXPECT_EQ(f->provision, f->pin);
   EXPECT_TRUE(noted(c, "go.mod", "would download the toolchain"));
   EXPECT_EQ(origin_of(c, "proxy.golang.org"), "default");
   EXPECT_EQ(origin_of(c, "sum.golang.org"), "default");
@@ -88,8 +96,11 @@ TEST(RustFixtures, OpensslSysNeedsLibsslAndPkgConfig) {
   EXPECT_TRUE(required_by(c.build_libs, "libssl-dev", "crates:openssl-sys"));
   EXPECT_TRUE(required_by(c.build_libs, "pkg-config", "crates:openssl-sys"));
   EXPECT_TRUE(required_by(c.run_libs, "libssl3", "crates:openssl-sys"));
-  // rust-version 1.74, edition 2021 (1.56), Cargo.lock v4 (1.78), toolchain 1.79.0 exactly.
-  EXPECT_EQ(floor_of(c, "rust"), "1.79.0");
+  // rust-version 1.74, edition 2021 (1.56), Cargo.lock v4 (1.78): the floor 1.78;
+  // rust-toolchain.toml pins 1.79.0 exactly, the version provisioned.
+  EXPECT_EQ(floor_of(c, "rust"), "1.78.0");
+  EXPECT_EQ(floors(c, "rust")->pin, "=1.79.0");
+  EXPECT_EQ(floors(c, "rust")->provision, "=1.79.0");
   EXPECT_EQ(floors(c, "rust")->constraints.size(), 4u);
   EXPECT_EQ(origin_of(c, "index.crates.io"), "lockfile");
   EXPECT_EQ(origin_of(c, "static.crates.io"), "lockfile");

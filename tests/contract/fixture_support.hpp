@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <string>
 
-#include "contract/scan.hpp"
+#include "contract/scan/scan.hpp"
 
 namespace strata::contract::testing {
 

@@ -1,10 +1,10 @@
 // The host-name rule of egress grants: names pass, everything a hostile or
 // careless declaration could smuggle in is refused with its reason.
-#include "contract/host_name.hpp"
+#include "contract/model/host_name.hpp"
 
 #include <gtest/gtest.h>
 
-#include "contract/public_suffix.hpp"
+#include "contract/model/public_suffix.hpp"
 
 namespace strata::contract {
 namespace {

@@ -3,7 +3,7 @@
 // detection.md), not by copying scanner output.
 #include <algorithm>
 
-#include "contract/serialize.hpp"
+#include "contract/model/serialize.hpp"
 #include "fixture_support.hpp"
 
 namespace strata::contract::testing {
@@ -11,10 +11,13 @@ namespace {
 
 TEST(NodeFixtures, NvmrcLtsStarResolvesThroughDatedTable) {
   Contract c = scan_fixture("node-nvmrc-lts");
-  // .nvmrc lts/* = newest LTS in runtime_aliases.yaml (Krypton, 24) ∩ engines >=18.
-  EXPECT_EQ(floor_of(c, "node"), "24.0.0");
+  // engines >=18 is the floor; .nvmrc lts/* = the newest LTS in runtime_aliases.yaml
+  // (Krypton, 24) is the pin, and the version provisioned.
+  EXPECT_EQ(floor_of(c, "node"), "18.0.0");
   const RuntimeFloor* f = floors(c, "node");
   ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->pin, ">=24.0.0 <25.0.0");
+  EXPECT_EQ(f->provision, ">=24.0.0 <25.0.0");
   ASSERT_EQ(f->constraints.size(), 2u);
   bool saw_alias = false;
   for (const auto& k : f->constraints)
@@ -31,12 +34,16 @@ TEST(NodeFixtures, NvmrcLtsStarResolvesThroughDatedTable) {
 
 TEST(NodeFixtures, EnginesUnionIntersectsVersionFiles) {
   Contract c = scan_fixture("node-engines-or");
-  // engines ^20 || ^22, .nvmrc "v20" (after a comment line), .node-version 20.11.1 → exactly 20.11.1.
-  EXPECT_EQ(floor_of(c, "node"), "20.11.1");
-  EXPECT_EQ(floors(c, "node")->satisfying, "=20.11.1");
+  // engines ^20 || ^22 is the support; .nvmrc "v20" (after a comment line) and
+  // .node-version 20.11.1 agree on the pin 20.11.1.
+  EXPECT_EQ(floor_of(c, "node"), "20.0.0");
+  EXPECT_EQ(floors(c, "node")->satisfying, ">=20.0.0 <21.0.0 || >=22.0.0 <23.0.0");
+  EXPECT_EQ(floors(c, "node")->pin, "=20.11.1");
+  EXPECT_EQ(floors(c, "node")->provision, "=20.11.1");
   EXPECT_EQ(floors(c, "node")->constraints.size(), 3u);
-  // npm: engines >=10 and packageManager npm@10.8.2 (exact).
-  EXPECT_EQ(floor_of(c, "npm"), "10.8.2");
+  // npm: engines >=10 and packageManager npm@10.8.2 (exact, the pin).
+  EXPECT_EQ(floor_of(c, "npm"), "10.0.0");
+  EXPECT_EQ(floors(c, "npm")->provision, "=10.8.2");
 }
 
 TEST(NodeFixtures, ConflictingConstraintsAreReported) {
@@ -103,7 +110,9 @@ TEST(NodeFixtures, Pnpm9LockfileHasNoBuildSignalSoKnowledgeAndAllowlistDecide) {
   // pnpm 10 will skip better-sqlite3's script: it is not in onlyBuiltDependencies.
   EXPECT_TRUE(warned(c, "package.json", "better-sqlite3"));
   EXPECT_FALSE(warned(c, "package.json", "skips the build script of bcrypt"));
-  EXPECT_EQ(floor_of(c, "pnpm"), "10.4.1");
+  // The lockfile format implies pnpm >=9; packageManager pins pnpm 10.4.1.
+  EXPECT_EQ(floor_of(c, "pnpm"), "9.0.0");
+  EXPECT_EQ(floors(c, "pnpm")->provision, "=10.4.1");
   EXPECT_EQ(origin_of(c, "codeload.github.com"), "lockfile");
   // The default registry, and where corepack fetches pnpm 10.4.1 from.
   EXPECT_EQ(origin_of(c, "registry.npmjs.org"), "install-time");
@@ -117,7 +126,13 @@ TEST(NodeFixtures, WorkspacesWithScopedRegistries) {
   EXPECT_TRUE(has_workspace(c, "packages/web"));
   EXPECT_TRUE(has_workspace(c, "packages/native-addon"));
   EXPECT_FALSE(has_workspace(c, "tools/scratch"));
-  EXPECT_EQ(floor_of(c, "node"), "22.0.0");  // root >=20.9, packages/web >=22
+  // The root's >=20.9 is the floor; packages/web's >=22 is its own scope, not a
+  // rewrite of the root's (the plan warns when the version provided misses it).
+  EXPECT_EQ(floor_of(c, "node"), "20.9.0");
+  ASSERT_EQ(floors(c, "node")->scopes.size(), 1u);
+  EXPECT_EQ(floors(c, "node")->scopes[0].scope, "packages/web");
+  EXPECT_EQ(floors(c, "node")->scopes[0].floor, "22.0.0");
+  EXPECT_TRUE(floors(c, "node")->conflicts.empty());
   // The .npmrc registry is a .internal name: a note, never a grant (host_name.hpp).
   EXPECT_EQ(egress(c, "npm.acme.internal"), nullptr);
   EXPECT_TRUE(std::any_of(c.notes.begin(), c.notes.end(), [](const Diagnostic& d) {
@@ -140,7 +155,8 @@ TEST(NodeFixtures, YarnBerryCanvas2DownloadsAndScopedRegistry) {
   Contract c = scan_fixture("node-yarn-berry");
   EXPECT_EQ(build_of(c, "npm", "canvas"), "download");
   EXPECT_EQ(native(c, "npm", "canvas")->version, "2.11.2");
-  EXPECT_EQ(floor_of(c, "yarn"), "4.5.0");  // packageManager, within __metadata 8 → >=3
+  EXPECT_EQ(floor_of(c, "yarn"), "3.0.0");  // __metadata 8 → >=3
+  EXPECT_EQ(floors(c, "yarn")->provision, "=4.5.0");  // packageManager pins it
   EXPECT_EQ(origin_of(c, "registry.yarnpkg.com"), "config");
   EXPECT_EQ(origin_of(c, "artifacts.corp.example.com"), "config");
   EXPECT_TRUE(c.build_libs.empty());  // a download does not compile

@@ -1,5 +1,5 @@
 // Reviewed expectations for the programs an application executes
-// (src/contract/program_scanner.cpp): each fixture's calls were read by hand;
+// (src/contract/scan/program_scanner.cpp): each fixture's calls were read by hand;
 // the Debian package of each program is the one that ships it in Debian 12.
 // What must not count — tests, vendored code, build scripts, tooling,
 // comments, a program held in a variable, RegExp.exec, a *_PATH default that

@@ -1,4 +1,4 @@
-#include "contract/version_range.hpp"
+#include "contract/model/version_range.hpp"
 
 #include <gtest/gtest.h>
 

@@ -15,8 +15,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "contract/scan.hpp"
-#include "contract/serialize.hpp"
+#include "contract/scan/scan.hpp"
+#include "contract/model/serialize.hpp"
 
 namespace {
 

@@ -11,9 +11,9 @@
 
 #include "contract/egress/output_text.hpp"
 #include "contract/egress/yaml_text.hpp"
-#include "contract/host_name.hpp"
-#include "contract/public_suffix.hpp"
-#include "contract/utf8.hpp"
+#include "contract/model/host_name.hpp"
+#include "contract/model/public_suffix.hpp"
+#include "contract/model/utf8.hpp"
 
 namespace {
 

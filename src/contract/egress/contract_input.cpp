@@ -5,8 +5,8 @@
 #include <array>
 #include <nlohmann/json.hpp>
 
-#include "contract/scan.hpp"
-#include "contract/serialize.hpp"
+#include "contract/scan/scan.hpp"
+#include "contract/model/serialize.hpp"
 #include "oci/yaml_load.hpp"
 #include "util/fs.hpp"
 #include "util/sha.hpp"

@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <string>
 
-#include "contract/contract.hpp"
+#include "contract/model/contract.hpp"
 #include "util/error.hpp"
 
 namespace strata::contract::egress {

@@ -1,6 +1,6 @@
 #include "contract/egress/output_text.hpp"
 
-#include "contract/utf8.hpp"
+#include "contract/model/utf8.hpp"
 
 namespace strata::contract::egress {
 

@@ -4,7 +4,7 @@
 #include <array>
 #include <tuple>
 
-#include "contract/host_name.hpp"
+#include "contract/model/host_name.hpp"
 #include "util/strings.hpp"
 
 namespace strata::contract::egress {

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "contract/contract.hpp"
+#include "contract/model/contract.hpp"
 #include "util/error.hpp"
 
 namespace strata::contract::egress {

@@ -7,7 +7,7 @@
 #include "contract/egress/json_policy.hpp"
 #include "contract/egress/openshell_policy.hpp"
 #include "contract/egress/squid_policy.hpp"
-#include "contract/host_name.hpp"
+#include "contract/model/host_name.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
 

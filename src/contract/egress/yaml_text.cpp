@@ -4,7 +4,7 @@
 #include <cstdio>
 
 #include "contract/egress/output_text.hpp"
-#include "contract/utf8.hpp"
+#include "contract/model/utf8.hpp"
 #include "oci/yaml_load.hpp"
 #include "util/strings.hpp"
 

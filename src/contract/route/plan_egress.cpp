@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "contract/contract_reader.hpp"
+#include "contract/model/contract_reader.hpp"
 
 namespace strata::contract::route {
 

@@ -2,7 +2,7 @@
 
 #include "contract/route/router.hpp"
 #include "contract/route/tools.hpp"
-#include "contract/scan.hpp"
+#include "contract/scan/scan.hpp"
 #include "layer/apt/resolve_request.hpp"
 
 namespace strata::contract::route {

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "contract/contract.hpp"
+#include "contract/model/contract.hpp"
 #include "contract/image/facts_cache.hpp"
 #include "contract/image/image_facts.hpp"
 #include "contract/route/candidates.hpp"

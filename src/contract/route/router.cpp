@@ -5,10 +5,10 @@
 #include <set>
 #include <tuple>
 
-#include "contract/contract_reader.hpp"
+#include "contract/model/contract_reader.hpp"
 #include "contract/image/runtime_markers.hpp"
 #include "contract/route/tools.hpp"
-#include "contract/version_range.hpp"
+#include "contract/model/version_range.hpp"
 #include "util/strings.hpp"
 
 namespace strata::contract::route {
@@ -132,10 +132,12 @@ class Router {
     for (const auto& k : rf.constraints) row.required_by.push_back(k.source.file + " " + k.source.field);
     const ToolInfo* info = tool_info(tool);
     const image::RuntimeFact* stale = nullptr;
+    std::string provided;  // the version the image will have, for the sub-projects' checks
     for (const image::RuntimeFact* f : base_.runtime(tool)) {
       if (w.admits(f->version)) {
         row.layer = Layer::kBase;
         row.why = f->source;
+        provided = f->version;
         // A toolchain layer in the image carries the runtime's own pieces
         // (headers, venv, pip, npm) as the task toolchain it came from did.
         if (f->source.find(kToolchainRoot) != std::string::npos) layered_[tool] = tool + " " + f->version;
@@ -152,6 +154,7 @@ class Router {
         row.packages = {pkg->first};
         row.why = "archive candidate " + pkg->first + " " + pkg->second + " satisfies " + w.text;
         overlay_.insert(pkg->first);
+        provided = pkg->second;
       } else if (info && !info->url.empty() && !w.floor) {
         // A release download needs a release number; "any" names none.
         row.layer = Layer::kUnrouted;
@@ -160,7 +163,15 @@ class Router {
       } else if (info && !info->url.empty()) {
         row.layer = Layer::kTaskToolchain;
         ToolchainSource src = source_of(tool);
-        TaskToolchain t{tool, w.floor ? w.floor->str() : "latest", rf.satisfying, src.url, {}, src.base};
+        // What is installed is the version the repository means (its pin,
+        // else the newest it tests, within its support), else the floor.
+        std::optional<Version> from = w.floor;
+        std::string range = rf.satisfying;
+        if (auto p = parse_npm_range(rf.provision); !rf.provision.empty() && p && p->floor()) {
+          from = p->floor();
+          range = rf.provision;
+        }
+        TaskToolchain t{tool, from ? from->str() : "latest", range, src.url, {}, src.base};
         t.url = replace_all(replace_all(t.url, "{version}", t.version), "{arch}",
                             download_arch(tool, base_.platform.architecture));
         for (const auto& h : src.hosts) {
@@ -172,12 +183,14 @@ class Router {
         }
         // The release is the newest of the floor's line the source lists
         // (provision resolves it: contract/provision/toolchain_stack.hpp).
-        std::string line = w.floor ? std::to_string(w.floor->major) +
-                                         (tool == "node" ? "" : "." + std::to_string(w.floor->minor)) + ".x"
-                                   : "latest";
+        std::string line = from ? std::to_string(from->major) +
+                                      (tool == "node" ? "" : "." + std::to_string(from->minor)) + ".x"
+                                : "latest";
         row.why = "the newest " + tool + " " + line + " release at or above " + t.version + " from " + src.base +
-                  ", as a toolchain layer (" + archive_note(tool, info) + ")";
+                  ", as a toolchain layer (" + archive_note(tool, info) + ")" +
+                  (rf.provision.empty() ? std::string() : "; " + rf.provision_reason);
         toolchains_[tool] = tool + " " + t.version;
+        provided = t.version;
         row.toolchain = std::move(t);
       } else {
         row.layer = Layer::kUnrouted;
@@ -186,8 +199,28 @@ class Router {
       }
       if (stale) row.shadow = shadow(tool, *stale, w, info);
     }
+    if (!provided.empty()) scoped(tool, rf, provided, row.layer);
     routed_runtimes_[tool] = row.layer;
     plan_.rows.push_back(std::move(row));
+  }
+
+  // A sub-project whose own support the version provided does not meet is
+  // one warning naming it (docs/contract.md, "Runtime versions"); the root's
+  // floor is not rewritten for it.
+  void scoped(const std::string& tool, const RuntimeFloor& rf, const std::string& provided, Layer layer) {
+    // "18.19.0+dfsg-6~deb12u2" → 18.19.0: the upstream part of a Debian version.
+    std::string upstream = provided.substr(provided.find(':') == std::string::npos ? 0 : provided.find(':') + 1);
+    upstream = upstream.substr(0, upstream.find_first_not_of("0123456789."));
+    auto v = parse_version(upstream);
+    if (!v) return;
+    for (const auto& s : rf.scopes) {
+      if (s.satisfying.empty()) continue;
+      auto r = parse_npm_range(s.satisfying);
+      if (!r || r->contains(*v)) continue;
+      plan_.warnings.push_back(tool + ": " + s.scope + " supports " + s.satisfying + ", which " + tool + " " +
+                               upstream + " (" + layer_name(layer) + ") is not: build it with its own " + tool +
+                               ", or raise the root's floor if the sandbox must build it");
+    }
   }
 
   // The archive package that carries `tool` within `w`: the table's

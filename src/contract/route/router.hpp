@@ -24,7 +24,7 @@
 #include <map>
 #include <string>
 
-#include "contract/contract.hpp"
+#include "contract/model/contract.hpp"
 #include "contract/image/image_facts.hpp"
 #include "contract/route/candidates.hpp"
 #include "contract/route/plan.hpp"

@@ -6,8 +6,8 @@
 
 #include "contract/egress/contract_input.hpp"
 #include "contract/egress/policy.hpp"
-#include "contract/scan.hpp"
-#include "contract/serialize.hpp"
+#include "contract/scan/scan.hpp"
+#include "contract/model/serialize.hpp"
 #include "egress_test_support.hpp"
 #include "support/temp_dir.hpp"
 #include "support/yaml_bombs.hpp"

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "contract/version_range.hpp"
+#include "contract/model/version_range.hpp"
 #include "layer/toolchain/release.hpp"
 #include "layer/toolchain/toolchain_layer.hpp"
 #include "oci/http/curl_transport.hpp"

@@ -1,0 +1,650 @@
+#include "contract/scan/build_env_scanner.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <map>
+#include <set>
+#include <nlohmann/json.hpp>
+#include <tuple>
+
+#include "contract/knowledge/tool_version.hpp"
+#include "contract/scan/python_scanner.hpp"
+#include "contract/scan/shell_words.hpp"
+#include "oci/tar_entry.hpp"
+#include "oci/yaml_load.hpp"
+#include "util/strings.hpp"
+
+namespace strata::contract {
+namespace {
+
+bool dockerfile_name(std::string_view n) {
+  // Dockerfile.dockerignore, Dockerfile.md, Dockerfile.j2: beside a Dockerfile, not one.
+  for (std::string_view ext : {".dockerignore", ".md", ".txt", ".rst", ".j2", ".tpl", ".tmpl", ".template", ".orig",
+                               ".bak", ".swp", ".yml", ".yaml", ".json", ".sh"})
+    if (n.ends_with(ext)) return false;
+  for (std::string_view stem : {"Dockerfile", "Containerfile"})
+    if (n == stem || (n.starts_with(stem) && n.size() > stem.size() && std::string_view(".-_").find(n[stem.size()]) !=
+                                                                          std::string_view::npos))
+      return true;  // Dockerfile.dev, Dockerfile-alpine, Dockerfile_prod
+  return n.ends_with(".Dockerfile") || n.ends_with(".dockerfile");
+}
+
+class BuildEnvScanner {
+ public:
+  explicit BuildEnvScanner(ScanContext& ctx) : ctx_(ctx), kb_(ctx.kb()) {}
+
+  void run() {
+    std::vector<std::string> dockerfiles, workflows, devcontainers, cgo_files, docs;
+    for (const auto& f : ctx_.fs().files_ending("")) {  // every indexed file
+      std::string b(oci::base_name(f));
+      if (dockerfile_name(b)) dockerfiles.push_back(f);
+      else if (f.starts_with(".github/workflows/") && (b.ends_with(".yml") || b.ends_with(".yaml"))) workflows.push_back(f);
+      else if (f == ".devcontainer.json" || (f.starts_with(".devcontainer/") && b == "devcontainer.json"))
+        devcontainers.push_back(f);
+      else if (b == "Makefile" || b.starts_with(".goreleaser")) cgo_files.push_back(f);
+      else if (install_doc(f)) docs.push_back(f);
+    }
+    for (const auto& f : dockerfiles) dockerfile(f);
+    for (const auto& f : docs) install_doc_lines(f);
+    for (const auto& f : devcontainers) devcontainer(f);
+    for (const auto& f : workflows) workflow(f);
+    for (const auto& f : cgo_files) cgo_text(f);
+  }
+
+ private:
+  void cgo_setting(const std::string& rel, std::string_view text, const std::string& field) {
+    for (std::size_t p = text.find("CGO_ENABLED"); p != std::string_view::npos; p = text.find("CGO_ENABLED", p + 1)) {
+      std::size_t i = p + 11;
+      while (i < text.size() && (text[i] == ' ' || text[i] == '=' || text[i] == ':' || text[i] == '"' || text[i] == '\''))
+        ++i;
+      if (i >= text.size() || (text[i] != '0' && text[i] != '1')) continue;
+      if (i + 1 < text.size() && std::isalnum(static_cast<unsigned char>(text[i + 1]))) continue;
+      Evidence ev{rel, field, std::string(1, text[i])};
+      // cgo in use anywhere wins over a 0 elsewhere (a lint job, a static build).
+      if (!ctx_.cgo_setting || (ctx_.cgo_setting->value == "0" && ev.value == "1")) ctx_.cgo_setting = ev;
+    }
+  }
+
+  void cgo_text(const std::string& rel) {
+    if (auto text = ctx_.fs().read_text(rel)) cgo_setting(rel, *text, "CGO_ENABLED");
+  }
+
+  // "node:20-alpine", "docker.io/library/python:3.12-slim",
+  // "mcr.microsoft.com/devcontainers/typescript-node:1-20-bookworm".
+  void image(const std::string& rel, const std::string& field, const std::string& ref, ConstraintKind kind) {
+    std::string r = ref;
+    if (auto at = r.find('@'); at != std::string::npos) r.erase(at);
+    std::string repo = r, tag;
+    if (auto colon = r.rfind(':'); colon != std::string::npos && r.find('/', colon) == std::string::npos) {
+      repo = r.substr(0, colon);
+      tag = r.substr(colon + 1);
+    }
+    for (const char* prefix : {"docker.io/", "index.docker.io/", "registry-1.docker.io/"})
+      if (repo.starts_with(prefix)) repo.erase(0, std::string_view(prefix).size());
+    const std::string* tool = kb_.image_tool(repo);
+    if (!tool) return;
+    auto parts = str::split(tag, '-');
+    std::string version = parts.empty() ? "" : std::string(parts[0]);
+    if (repo.starts_with("mcr.microsoft.com/devcontainers/") && parts.size() >= 2 && parse_version(parts[1]))
+      version = std::string(parts[1]);  // "<image version>-<tool version>-<os>"
+    if (version == "lts" && *tool == "node") version = "lts/*";
+    std::string note;
+    if (version.empty() || !(parse_version(version) || version == "lts/*")) {
+      ctx_.note(rel, field + " " + str::quote(ref) + " names no " + *tool + " version; no floor taken from it");
+      return;
+    }
+    auto range = read_tool_version(*tool, version, kb_, note);
+    ctx_.constraint(*tool, kind, {rel, field, ref}, range,
+                    note.empty() ? "the image's tag is the " + *tool + " version" : note);
+  }
+
+  void dockerfile(const std::string& rel) {
+    auto text = ctx_.fs().read_text(rel);
+    if (!text) return;
+    std::map<std::string, std::string> args;
+    struct Run {
+      std::size_t line;
+      int stage;
+      std::string text;
+    };
+    std::vector<Run> runs;
+    int stage = -1;
+    // BuildKit's automatic platform arguments, for the linux/amd64 image
+    // strata builds: `FROM runner-${TARGETOS}-${TARGETARCH}` names a stage.
+    args = {{"TARGETOS", "linux"}, {"TARGETARCH", "amd64"}, {"TARGETPLATFORM", "linux/amd64"}};
+    std::map<std::string, int> stage_names;  // `FROM … AS name` → stage
+    std::vector<std::pair<int, std::string>> froms;  // stage → the image it starts FROM
+    std::vector<int> parent;                 // stage → the earlier stage it starts FROM, else -1
+    auto lines = str::split(*text, '\n');
+    for (std::size_t n = 0; n < lines.size(); ++n) {
+      auto f = str::split_ws(lines[n]);
+      if (f.empty() || f[0].starts_with('#')) continue;
+      std::string kw = str::lower(f[0]);
+      if (kw == "arg" && f.size() >= 2) {
+        std::string a(f[1]);
+        if (auto eq = a.find('='); eq != std::string::npos) args[a.substr(0, eq)] = a.substr(eq + 1);
+      } else if (kw == "from") {
+        ++stage;
+        std::size_t i = 1;
+        while (i < f.size() && f[i].starts_with("--")) ++i;
+        std::string from = i < f.size() ? substitute(std::string(f[i]), args) : "";
+        auto base = stage_names.find(str::lower(from));
+        parent.push_back(base == stage_names.end() ? -1 : base->second);
+        if (i + 2 < f.size() && str::lower(f[i + 1]) == "as") stage_names[str::lower(f[i + 2])] = stage;
+        if (base == stage_names.end() && !from.empty()) froms.push_back({stage, from});
+      } else if (kw == "add" && f.size() >= 3) {
+        for (std::size_t i = 1; i + 1 < f.size(); ++i)
+          if (f[i].starts_with("http://") || f[i].starts_with("https://"))
+            downloaded(Evidence{rel, "line " + std::to_string(n + 1), std::string(str::trim(lines[n])).substr(0, 160)},
+                       substitute(std::string(f[i]), args));
+      } else if (kw == "run") {
+        // One instruction over its continuation lines; comment lines inside
+        // a continuation are dropped, as Docker does.
+        Run r{n + 1, stage, std::string(str::trim(lines[n]))};
+        while (r.text.ends_with('\\') && n + 1 < lines.size()) {
+          r.text.pop_back();
+          std::string_view next = str::trim(lines[++n]);
+          if (next.starts_with('#')) {
+            r.text += '\\';
+            continue;
+          }
+          r.text += ' ';
+          r.text += next;
+        }
+        // A here-document (BuildKit's Dockerfile 1.4): its lines belong to
+        // the instruction, up to the delimiter. `RUN <<EOF` makes them the
+        // script; in `RUN cat <<EOF > /etc/app.conf` they are a file's
+        // content, not commands. The delimiter is a word (`$((1<<2))` is not one),
+        // and without its closing line nothing is taken.
+        if (auto h = r.text.find("<<"); h != std::string::npos) {
+          std::string_view rest = std::string_view(r.text).substr(h + 2);
+          if (rest.starts_with('-')) rest.remove_prefix(1);
+          if (!rest.empty() && (rest.front() == '"' || rest.front() == '\'')) rest.remove_prefix(1);
+          std::string delim;
+          for (char ch : rest) {
+            if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '_')) break;
+            delim += ch;
+          }
+          std::size_t close = n + 1;
+          while (close < lines.size() && str::trim(lines[close]) != delim) ++close;
+          if (!delim.empty() && !std::isdigit(static_cast<unsigned char>(delim[0])) && close < lines.size()) {
+            std::string script;
+            for (std::size_t k = n + 1; k < close; ++k) script += std::string(lines[k]) + "\n";
+            if (run_body(r.text).starts_with("<<")) r.text = "RUN " + script;
+            n = close;  // past the delimiter line
+          }
+        }
+        runs.push_back(std::move(r));
+      }
+    }
+    // The image is the final stage and the stages it is built FROM by name.
+    std::set<int> image_stages;
+    for (int st = stage; st >= 0 && !image_stages.count(st); st = parent[static_cast<std::size_t>(st)]) image_stages.insert(st);
+    for (const auto& r : runs) installs(rel, r.line, r.text, image_stages.count(r.stage) > 0);
+    // The image the final stage is built on pins its runtime; an earlier
+    // stage's is a version the build runs (a builder), as CI's are, and so is
+    // every stage of a devcontainer's or a CI job's Dockerfile.
+    const bool dev_image = rel.starts_with(".devcontainer/") || rel.starts_with(".github/") ||
+                           rel.starts_with(".gitlab/") || rel.starts_with(".circleci/");
+    for (const auto& [st, from] : froms)
+      image(rel, "FROM", from,
+            image_stages.count(st) && !dev_image ? ConstraintKind::kPin : ConstraintKind::kTested);
+    cgo_setting(rel, *text, "CGO_ENABLED");
+  }
+
+  // `apt-get install` / `apt install` / `apk add` in a RUN instruction: the
+  // repository's own statement of what its image needs. Packages of the final
+  // stage are run-time needs, except -dev packages and build tools; earlier
+  // stages are build needs. Alpine names go through `alpine_packages`. The
+  // same line's package-manager commands and downloads are read too.
+  void installs(const std::string& rel, std::size_t line, const std::string& run, bool final_stage) {
+    auto commands = shell_commands_of(run_body(run));
+    for (const auto& [name, apk] : installed_packages(commands)) {
+      if (const std::string* tool = kb_.runtime_install(name))
+        ctx_.needs_tool(*tool, Evidence{rel, "RUN", run.substr(0, 160)},
+                        "line " + std::to_string(line) + " installs " + name + " (the distribution's " + *tool +
+                            "; its version is not read)");
+      declared_package("dockerfile:" + rel, rel, line, run, name, apk, final_stage);
+    }
+    package_manager_commands(commands, rel, "RUN", "line " + std::to_string(line));
+    downloads(commands, rel, line);
+  }
+
+  // The shell text of a RUN instruction: after `RUN` and its `--mount=…`
+  // flags; the exec form (`RUN ["apt-get", "install", "vim"]`) as one command,
+  // or the script of `["sh", "-c", "…"]`.
+  static std::string run_body(std::string_view run) {
+    auto words = str::split_ws(run);
+    std::size_t skip = 0;
+    std::string_view rest = str::trim(run);
+    if (!words.empty() && str::lower(words[0]) == "run") {
+      rest = str::trim(rest.substr(words[0].size()));
+      for (skip = 1; skip < words.size() && words[skip].starts_with("--"); ++skip)
+        rest = str::trim(rest.substr(words[skip].size()));
+    }
+    if (!rest.starts_with('[')) return std::string(rest);
+    try {
+      auto argv = nlohmann::json::parse(rest);
+      if (!argv.is_array()) return std::string(rest);
+      std::vector<std::string> args;
+      for (const auto& a : argv)
+        if (a.is_string()) args.push_back(a.get<std::string>());
+      if (args.size() >= 3 && (program_base(args[0]) == "sh" || program_base(args[0]) == "bash") && args[1] == "-c")
+        return args[2];
+      std::string quoted;
+      for (const auto& a : args) {
+        std::string q;
+        for (char c : a) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+        quoted += (quoted.empty() ? "'" : " '") + q + "'";
+      }
+      return quoted;
+    } catch (const nlohmann::json::exception&) {
+      return std::string(rest);
+    }
+  }
+
+  // Options of a command that take the next word as their value (unless
+  // written `--opt=value`); the value is neither a package nor a URL to fetch.
+  static bool takes_value(std::string_view program, std::string_view opt) {
+    static const std::vector<std::string_view> kApt = {"-o", "-c", "-t", "--option", "--config-file",
+                                                       "--target-release", "--default-release"};
+    static const std::vector<std::string_view> kApk = {"-t", "--virtual", "-X", "--repository", "--repositories-file",
+                                                       "-p", "--root", "--arch", "--cache-dir", "--keys-dir"};
+    static const std::vector<std::string_view> kPip = {
+        "-r", "--requirement", "-c", "--constraint", "-e", "--editable", "-w", "--wheel-dir", "-d", "--dest", "-i",
+        "--index-url", "--extra-index-url", "-f", "--find-links", "-t", "--target", "--prefix", "--root", "--src",
+        "--python-version", "--abi", "--implementation", "--platform", "--trusted-host", "--cache-dir", "--log",
+        "--log-file", "--proxy", "--cert", "--client-cert", "--global-option", "--build-option", "--install-option",
+        "-C", "--config-settings", "--report", "--upgrade-strategy", "--exists-action", "--retries", "--timeout",
+        "--progress-bar", "--python", "--keyring-provider", "--use-feature", "--hash", "--no-binary",
+        "--only-binary", "--root-user-action"};
+    static const std::vector<std::string_view> kNpm = {"--registry", "--prefix", "-C", "--cache", "--userconfig",
+                                                       "--omit", "--include", "--workspace", "-w", "--tag"};
+    static const std::vector<std::string_view> kCurl = {
+        "-H", "--header", "-e", "--referer", "-A", "--user-agent", "-d", "--data", "--data-raw", "--data-binary",
+        "--data-urlencode", "-u", "--user", "-x", "--proxy", "-o", "--output", "-b", "--cookie", "-c", "--cookie-jar",
+        "-F", "--form", "-T", "--upload-file", "-w", "--write-out", "-K", "--config", "--cacert", "--cert", "--key",
+        "-m", "--max-time", "--connect-timeout", "--retry", "-r", "--range", "-X", "--request", "-U", "--proxy-user",
+        "-P", "--ftp-port", "-E", "-y", "-Y", "-z", "-C", "--continue-at"};
+    static const std::vector<std::string_view> kWget = {
+        "-O", "--output-document", "-o", "--output-file", "-a", "--append-output", "-P", "--directory-prefix", "-e",
+        "--execute", "-U", "--user-agent", "--header", "--referer", "--post-data", "--post-file", "--user",
+        "--password", "-t", "--tries", "-T", "--timeout", "-w", "--wait", "-Q", "--quota", "-A", "--accept", "-R",
+        "--reject", "-l", "--level", "-i", "--input-file", "-B", "--base", "--bind-address", "--ca-certificate"};
+    static const std::vector<std::string_view> kGit = {"-b", "--branch", "--depth", "-o", "--origin", "-c",
+                                                       "--config", "--reference", "--separate-git-dir", "--filter",
+                                                       "-j", "--jobs", "--shallow-since", "--shallow-exclude",
+                                                       "-u", "--upload-pack", "--template"};
+    const std::vector<std::string_view>* table = nullptr;
+    if (program == "apt-get" || program == "apt" || program == "xx-apt-get" || program == "xx-apt") table = &kApt;
+    else if (program == "apk" || program == "xx-apk") table = &kApk;
+    else if (program == "pip" || program == "pip3") table = &kPip;
+    else if (program == "npm" || program == "pnpm" || program == "yarn") table = &kNpm;
+    else if (program == "curl") table = &kCurl;
+    else if (program == "wget") table = &kWget;
+    else if (program == "git") table = &kGit;
+    if (!table || opt.find('=') != std::string_view::npos) return false;
+    return std::find(table->begin(), table->end(), opt) != table->end();
+  }
+
+  // A URL the image's build downloads (RUN curl/wget/git clone, ADD <url>):
+  // its host is reached at build time. A host built from a variable is not
+  // a host strata can name.
+  void downloaded(const Evidence& at, const std::string& url) {
+    std::string host = url_host(url);  // "host" or "host:port"
+    if (host.empty()) return;
+    ctx_.egress(host, EgressOrigin::kInstallTime, "the image's build downloads " + url.substr(0, 100), at, {},
+                url.starts_with("http://") ? 80 : 443);
+  }
+
+  static std::string command_text(const ShellCommand& c) {
+    std::string out;
+    for (std::size_t k = c.start; k < c.words.size() && out.size() < 160; ++k) out += (out.empty() ? "" : " ") + c.words[k];
+    return out.substr(0, 160);
+  }
+
+  // `curl -LsSf https://astral.sh/uv/install.sh | sh`, `wget https://www.sqlite.org/…`,
+  // `git clone https://github.com/…`: the image's build reads those hosts.
+  // A clone over SSH (`git@host:repo`) cannot go through a read-only HTTP
+  // policy: a note.
+  void downloads(const std::vector<ShellCommand>& commands, const std::string& rel, std::size_t line) {
+    for (const auto& c : commands) {
+      if (!c.program()) continue;
+      std::string_view prog = program_base(*c.program());
+      std::size_t from = c.start + 1;
+      if (prog == "git") {
+        if (from >= c.words.size() || c.words[from] != "clone") continue;
+        ++from;
+      } else if (prog != "curl" && prog != "wget") {
+        continue;
+      }
+      Evidence at{rel, "line " + std::to_string(line), command_text(c)};
+      for (std::size_t k = from; k < c.words.size(); ++k) {
+        const std::string& w = c.words[k];
+        if (w.starts_with('-')) {
+          if (takes_value(prog, w)) ++k;
+          continue;
+        }
+        if (w.starts_with("http://") || w.starts_with("https://")) downloaded(at, w);
+        else if (prog == "git" && (w.starts_with("git@") || w.starts_with("ssh://")))
+          ctx_.note(rel, "line " + std::to_string(line) + ": git clone " + w.substr(0, 80) +
+                             " is over SSH, which a read-only HTTP egress policy cannot grant");
+      }
+    }
+  }
+
+  // `npm install -g less`, `pip install apprise`, `python3 -m pip install …`,
+  // `(cd ui && yarn)` in a Dockerfile RUN line or a workflow's run step
+  // (`field` names the tool constraint's place, `RUN` or the step; `where`
+  // which line): the tool the command runs on, and — when no manifest of its
+  // ecosystem is in the tree, so no scanner has decided its registry — the
+  // registry it fetches from. Only a command's program counts: `echo "npm
+  // install"` installs nothing. The evidence is the command.
+  void package_manager_commands(const std::vector<ShellCommand>& commands, const std::string& rel,
+                                const std::string& field, const std::string& where) {
+    for (const auto& c : commands) {
+      if (!c.program()) continue;
+      std::size_t idx = c.start;
+      std::string_view prog = program_base(c.words[idx]);
+      if (prog.starts_with("python") && idx + 2 < c.words.size() && c.words[idx + 1] == "-m")
+        prog = c.words[idx += 2];  // python3 -m pip
+      const KbInstallCommand* ic = kb_.install_command(prog);
+      if (!ic) continue;
+      std::size_t j = idx + 1;
+      while (j < c.words.size() && c.words[j].starts_with('-')) ++j;
+      std::string sub = j < c.words.size() ? c.words[j] : "";
+      if (std::find(ic->subcommands.begin(), ic->subcommands.end(), sub) == ic->subcommands.end()) continue;
+      std::string text = command_text(c);
+      std::string shown = sub.empty() ? std::string(prog) : std::string(prog) + " " + sub;
+      for (const auto& tool : ic->tools) ctx_.needs_tool(tool, Evidence{rel, field, text}, where + " runs " + shown);
+      Evidence ev{rel, where, text};
+      // `pip install -i https://pypi.internal/simple`, `--extra-index-url …`,
+      // `npm install --registry …`: indexes the command names; the first and
+      // last replace the default one.
+      bool own_index = false;
+      for (std::size_t k = j; k < c.words.size(); ++k) {
+        std::string_view w = c.words[k];
+        std::string_view opt = w.substr(0, w.find('='));
+        bool replaces = opt == "-i" || opt == "--index-url" || opt == "--registry";
+        if (!replaces && opt != "--extra-index-url" && opt != "-f" && opt != "--find-links") continue;
+        std::string_view value = opt.size() < w.size() ? w.substr(opt.size() + 1)
+                                 : k + 1 < c.words.size() ? std::string_view(c.words[k + 1])
+                                                          : std::string_view{};
+        std::string host = value.find("://") != std::string_view::npos ? url_host(value) : std::string{};
+        if (host.empty()) continue;
+        own_index = own_index || replaces;
+        ctx_.egress(host, EgressOrigin::kConfig, "an index the command names (" + std::string(opt) + ")",
+                    Evidence{rel, where, std::string(value.substr(0, 160))});
+      }
+      if (!ctx_.has_ecosystem(ic->ecosystem) && !own_index)
+        for (const auto& h : ic->hosts) ctx_.egress(h, EgressOrigin::kInstallTime, ic->reason, ev);
+      if (ic->ecosystem == "python" && !sub.empty()) pip_requirements(rel, where, ev, c.words, j + 1);
+    }
+  }
+
+  // The packages a `pip install|wheel|download` names after its subcommand:
+  // each is a direct dependency (a `pip wheel … mysqlclient` compiles like a
+  // requirements file's). An option's value (`-r requirements.txt`, `-t DIR`)
+  // and a path are not packages; a URL or VCS requirement
+  // (`git+https://git.example.com/r.git`) is a host the install reaches.
+  void pip_requirements(const std::string& file, const std::string& where, const Evidence& ev,
+                        const std::vector<std::string>& words, std::size_t j) {
+    for (; j < words.size(); ++j) {
+      const std::string& w = words[j];
+      if (w.starts_with('-')) {
+        if (takes_value("pip", w)) ++j;
+        continue;
+      }
+      if (w.find("://") != std::string::npos) {
+        if (std::string host = url_host(w); !host.empty())
+          ctx_.egress(host, EgressOrigin::kInstallTime, "pip installs " + w.substr(0, 100), ev);
+        continue;
+      }
+      if (w.find('/') != std::string::npos || w.starts_with('.')) continue;  // a local path or archive
+      python_requirement(ctx_, file, where, w);
+    }
+  }
+
+  // The package names of every install command of a shell line: (name, apk).
+  static std::vector<std::pair<std::string, bool>> installed_packages(const std::vector<ShellCommand>& commands) {
+    std::vector<std::pair<std::string, bool>> out;
+    for (const auto& c : commands) {
+      if (!c.program()) continue;
+      std::string_view prog = program_base(*c.program());
+      // xx-apt-get / xx-apk: the cross-compilation wrappers (tonistiigi/xx) take the same arguments.
+      bool apt = prog == "apt-get" || prog == "apt" || prog == "xx-apt-get" || prog == "xx-apt";
+      bool apk = prog == "apk" || prog == "xx-apk";
+      if (!apt && !apk) continue;
+      std::size_t j = c.start + 1;
+      for (; j < c.words.size() && c.words[j].starts_with('-'); ++j)
+        if (takes_value(prog, c.words[j])) ++j;
+      if (j >= c.words.size() || c.words[j] != (apt ? "install" : "add")) continue;
+      for (++j; j < c.words.size(); ++j) {
+        std::string_view w = c.words[j];
+        if (w.starts_with('-')) {
+          if (takes_value(prog, w)) ++j;
+          continue;
+        }
+        if (apt) {
+          if (w.ends_with('-')) continue;  // apt's "remove this one"
+          w = w.substr(0, w.find_first_of("=:/"));  // =version, :arch, /release
+        } else {
+          w = w.substr(0, w.find_first_of("=~<>@"));  // apk version constraints and repository tags
+        }
+        bool name = !w.empty() &&
+                    (std::islower(static_cast<unsigned char>(w[0])) || std::isdigit(static_cast<unsigned char>(w[0])));
+        for (char ch : w)
+          if (!std::islower(static_cast<unsigned char>(ch)) && !std::isdigit(static_cast<unsigned char>(ch)) &&
+              ch != '-' && ch != '+' && ch != '.')
+            name = false;
+        if (name) out.emplace_back(std::string(w), apk);
+      }
+    }
+    return out;
+  }
+
+  static bool build_tool(const std::string& pkg) {
+    static constexpr std::array<std::string_view, 12> kBuildTools = {
+        "build-essential", "gcc", "g++", "make", "cmake", "pkg-config", "clang", "autoconf", "automake", "libtool",
+        "patchelf", "libc6-dev"};
+    return pkg.ends_with("-dev") || std::find(kBuildTools.begin(), kBuildTools.end(), pkg) != kBuildTools.end();
+  }
+
+  // Install documentation (a Markdown or reStructuredText file whose path
+  // says install or build, README, INSTALL): a command line that installs
+  // packages for building from source — it names a -dev package or a build
+  // tool. Lines installing only services (`apt install postgresql
+  // redis-server nginx`) describe other machines and are not read.
+  static bool install_doc(const std::string& rel) {
+    std::string lower = str::lower(rel);
+    std::string b(oci::base_name(lower));
+    if (!(b.ends_with(".md") || b.ends_with(".rst") || b.ends_with(".txt") || b == "install")) return false;
+    if (b.starts_with("readme") || b.starts_with("install")) return true;
+    return lower.find("install") != std::string::npos || lower.find("building") != std::string::npos ||
+           lower.find("build-from-source") != std::string::npos;
+  }
+
+  void install_doc_lines(const std::string& rel) {
+    auto text = ctx_.fs().read_text(rel);
+    if (!text) return;
+    std::size_t n = 0;
+    for (auto raw : str::split(*text, '\n')) {
+      ++n;
+      std::string line(str::trim(raw));
+      for (std::string_view prompt : {"$ ", "# ", "> ", "sudo "})
+        if (line.starts_with(prompt)) line = std::string(str::trim(std::string_view(line).substr(prompt.size())));
+      if (!line.starts_with("apt") && !line.starts_with("sudo ")) continue;
+      auto pkgs = installed_packages(shell_commands_of(line));
+      bool for_building = std::any_of(pkgs.begin(), pkgs.end(), [](const auto& p) { return !p.second && build_tool(p.first); });
+      if (!for_building) continue;
+      for (const auto& [name, apk] : pkgs)
+        if (!apk) declared_package("docs:" + rel, rel, n, line, name, false, true);
+    }
+  }
+
+  // `final_stage`: what is not a build tool or -dev package is needed at run time.
+  void declared_package(const std::string& required_by, const std::string& rel, std::size_t line,
+                        const std::string& text, const std::string& name, bool apk, bool final_stage) {
+    std::vector<std::string> debian{name};
+    if (apk) {
+      const auto* mapped = kb_.alpine_package(name);
+      if (!mapped) {
+        ctx_.note(rel, "line " + std::to_string(line) + ": Alpine package " + name +
+                           " is not in alpine_packages (toolchains.yaml); its Debian name is unknown");
+        return;
+      }
+      debian = *mapped;
+    }
+    Evidence ev{rel, "line " + std::to_string(line), text.substr(0, 160)};
+    for (const auto& pkg : debian) {
+      if (!final_stage || build_tool(pkg)) ctx_.build_lib(pkg, required_by, ev);
+      else ctx_.run_lib(pkg, required_by, ev);
+    }
+  }
+
+  static std::string substitute(std::string s, const std::map<std::string, std::string>& args) {
+    for (const auto& [k, v] : args) {
+      for (const std::string& form : {"${" + k + "}", "$" + k}) {
+        for (auto p = s.find(form); p != std::string::npos; p = s.find(form, p + v.size())) s.replace(p, form.size(), v);
+      }
+    }
+    return s;
+  }
+
+  void devcontainer(const std::string& rel) {
+    auto text = ctx_.fs().read_text(rel);
+    if (!text) return;
+    nlohmann::json j = nlohmann::json::parse(*text, nullptr, false, /*ignore_comments=*/true);
+    if (j.is_discarded() || !j.is_object()) {
+      ctx_.warn(rel, "malformed JSON (JSONC comments are accepted, trailing commas are not); not used");
+      return;
+    }
+    if (j.contains("image") && j["image"].is_string())
+      image(rel, "image", j["image"].get<std::string>(), ConstraintKind::kTested);
+    if (!j.contains("features") || !j["features"].is_object()) return;
+    for (const auto& [id, opts] : j["features"].items()) {
+      // "ghcr.io/devcontainers/features/node:1" → node
+      auto p = id.find("/features/");
+      if (p == std::string::npos) continue;
+      std::string name = id.substr(p + 10);
+      name = name.substr(0, name.find(':'));
+      std::string tool = name == "node" ? "node" : name == "python" ? "python" : name == "go" ? "go" : name == "rust" ? "rust" : "";
+      if (tool.empty()) continue;
+      std::string v = opts.is_object() && opts.contains("version") && opts["version"].is_string()
+                          ? opts["version"].get<std::string>() : "latest";
+      if (v == "lts" && tool == "node") v = "lts/*";
+      if (v == "latest" || v == "none" || v == "os-provided" || v == "lts") {
+        ctx_.note(rel, "features." + id + ".version " + str::quote(v) + " names no release; no floor taken from it");
+        continue;
+      }
+      std::string note;
+      ctx_.constraint(tool, ConstraintKind::kTested, {rel, "features." + id + ".version", v}, read_tool_version(tool, v, kb_, note),
+                      note.empty() ? "devcontainer feature installs this version" : note);
+    }
+  }
+
+  // A with: value, with ${{ matrix.X }} replaced by the job's matrix list.
+  std::vector<std::string> values(const YAML::Node& v, const YAML::Node& job) {
+    std::vector<std::string> out;
+    if (!v || !v.IsScalar()) return out;
+    std::string s = v.as<std::string>();
+    auto m = s.find("matrix.");
+    if (s.find("${{") != std::string::npos && m != std::string::npos) {
+      std::string key(str::trim(s.substr(m + 7, s.find("}}") - m - 7)));
+      YAML::Node list = job["strategy"]["matrix"][key];
+      if (list && list.IsSequence())
+        for (const auto& e : list)
+          if (e.IsScalar()) out.push_back(e.as<std::string>());
+      return out;
+    }
+    if (s.find("${{") != std::string::npos) return out;
+    for (auto line : str::split(s, '\n'))
+      if (auto t = str::trim(line); !t.empty()) out.emplace_back(t);
+    return out;
+  }
+
+  void ci_constraint(const std::string& rel, const std::string& field, const std::string& tool,
+                     const std::vector<std::string>& vs, const std::string& action) {
+    if (vs.empty()) return;
+    Range u{{}};
+    std::string shown, note;
+    bool ok = true;
+    for (const auto& v : vs) {
+      std::string n;
+      auto r = read_tool_version(tool, v, kb_, n);
+      if (!r) ok = false;
+      else u.any_of.insert(u.any_of.end(), r->any_of.begin(), r->any_of.end());
+      shown += (shown.empty() ? "" : ", ") + v;
+      if (!n.empty()) note = n;
+    }
+    if (vs.size() > 1) note = "CI matrix: any of these versions (" + action + ")";
+    else if (note.empty()) note = "CI installs this version (" + action + ")";
+    Result<Range> r = ok ? Result<Range>(u) : Result<Range>(fail(ErrorCode::kInvalidArgument, "unreadable version"));
+    ctx_.constraint(tool, ConstraintKind::kTested, {rel, field, shown}, r, note);
+  }
+
+  void workflow(const std::string& rel) {
+    auto text = ctx_.fs().read_text(rel);
+    if (!text) return;
+    cgo_setting(rel, *text, "env.CGO_ENABLED");
+    auto loaded = oci::load_yaml(*text, "");
+    if (!loaded) {
+      ctx_.warn(rel, "not used: " + loaded.error().message());
+      return;
+    }
+    const YAML::Node doc = *loaded;
+    if (!doc.IsMap() || !doc["jobs"] || !doc["jobs"].IsMap()) return;
+    static const std::vector<std::tuple<std::string, std::string, std::string>> kActions = {
+        {"actions/setup-node@", "node-version", "node"},  {"actions/setup-python@", "python-version", "python"},
+        {"actions/setup-go@", "go-version", "go"},        {"oven-sh/setup-bun@", "bun-version", "bun"},
+        {"pnpm/action-setup@", "version", "pnpm"}};
+    try {
+      for (const auto& jkv : doc["jobs"]) {
+        std::string job = jkv.first.as<std::string>();
+        const YAML::Node& j = jkv.second;
+        if (!j.IsMap()) continue;
+        YAML::Node container = j["container"];
+        if (container && container.IsScalar())
+          image(rel, "jobs." + job + ".container", container.as<std::string>(), ConstraintKind::kTested);
+        else if (container && container.IsMap() && container["image"] && container["image"].IsScalar())
+          image(rel, "jobs." + job + ".container.image", container["image"].as<std::string>(), ConstraintKind::kTested);
+        if (!j["steps"] || !j["steps"].IsSequence()) continue;
+        std::size_t i = 0;
+        for (const auto& step : j["steps"]) {
+          std::string base = "jobs." + job + ".steps[" + std::to_string(i++) + "]";
+          if (step.IsMap() && step["run"] && step["run"].IsScalar()) {
+            const std::string script = step["run"].as<std::string>();
+            for (const auto& line : str::split(script, '\n'))
+              if (auto t = str::trim(line); !t.empty())
+                package_manager_commands(shell_commands_of(t), rel, base + ".run", base + ".run");
+          }
+          if (!step.IsMap() || !step["uses"] || !step["uses"].IsScalar()) continue;
+          std::string uses = step["uses"].as<std::string>();
+          for (const auto& [prefix, input, tool] : kActions) {
+            if (!uses.starts_with(prefix) || !step["with"] || !step["with"].IsMap()) continue;
+            ci_constraint(rel, base + ".with." + input, tool, values(step["with"][input], j), uses);
+          }
+        }
+      }
+    } catch (const YAML::Exception& e) {
+      ctx_.warn(rel, std::string("unexpected workflow shape, partly read: ") + e.what());
+    }
+  }
+
+  ScanContext& ctx_;
+  const KnowledgeBase& kb_;
+};
+
+}  // namespace
+
+bool build_env_file(std::string_view name) {
+  return dockerfile_name(name) || name.ends_with(".yml") || name.ends_with(".yaml") || name == "devcontainer.json" ||
+         name == ".devcontainer.json" || name.ends_with(".md") || name.ends_with(".rst") || name == "INSTALL";
+}
+
+void scan_build_envs(ScanContext& ctx) { BuildEnvScanner(ctx).run(); }
+
+}  // namespace strata::contract

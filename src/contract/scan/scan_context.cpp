@@ -1,0 +1,465 @@
+#include "contract/scan/scan_context.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <tuple>
+
+#include "contract/model/host_name.hpp"
+#include "util/strings.hpp"
+
+namespace strata::contract {
+namespace {
+
+// Per host, evidence is kept once per file and capped: a 30 MB lockfile names
+// the same registry a hundred thousand times.
+constexpr std::size_t kMaxEvidencePerHost = 8;
+
+int origin_rank(EgressOrigin o) {
+  switch (o) {
+    case EgressOrigin::kDeclared: return 0;
+    case EgressOrigin::kConfig: return 1;
+    case EgressOrigin::kLockfile: return 2;
+    case EgressOrigin::kInstallTime: return 3;
+    case EgressOrigin::kDefault: return 4;
+  }
+  return 5;
+}
+
+}  // namespace
+
+std::string url_host(std::string_view url) {
+  auto scheme = url.find("://");
+  if (scheme == std::string_view::npos) return {};
+  url.remove_prefix(scheme + 3);
+  auto end = url.find_first_of("/?#");
+  std::string_view auth = url.substr(0, end);
+  if (auto at = auth.rfind('@'); at != std::string_view::npos) auth.remove_prefix(at + 1);
+  std::string host = str::lower(auth);
+  // Default ports say nothing: "registry.npmjs.org:443" is the same host.
+  if (host.ends_with(":443") || host.ends_with(":80")) host.erase(host.rfind(':'));
+  for (char c : host)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == ':' || c == '[' || c == ']'))
+      return {};
+  return host;
+}
+
+void ScanContext::constraint(const std::string& tool, ConstraintKind kind, Evidence ev, const Result<Range>& range,
+                             std::string note) {
+  Constraint c;
+  c.source = std::move(ev);
+  c.note = std::move(note);
+  c.kind = kind;
+  c.scope = scope_of(c.source.file);
+  auto& tc = tools_[tool];
+  if (range) {
+    c.range = range->str();
+    if (auto f = range->floor()) c.floor = f->str();
+    tc.ranges.push_back(*range);
+  } else {
+    warn(c.source.file, c.source.field + ": cannot read " + str::quote(c.source.value) + " as a version range (" +
+                            range.error().message() + "); kept verbatim, not used for the floor");
+    tc.ranges.push_back(std::nullopt);
+  }
+  tc.constraints.push_back(std::move(c));
+}
+
+std::string ScanContext::scope_of(std::string_view file) {
+  if (file.starts_with(".github/") || file.starts_with(".gitlab") || file.starts_with(".circleci/") ||
+      file.starts_with(".devcontainer") || file.starts_with(".buildkite/") || file == "azure-pipelines.yml")
+    return ".";
+  if (!project_dirs_) {
+    project_dirs_.emplace();
+    for (std::string_view manifest : {"package.json", "pyproject.toml", "setup.py", "setup.cfg", "Pipfile",
+                                      "requirements.txt", "go.mod", "Cargo.toml", "Gemfile", "composer.json"})
+      for (const auto& f : fs_.files_named(manifest)) project_dirs_->insert(dir_of(f));
+  }
+  for (std::string dir = dir_of(file);; dir = dir_of(dir)) {
+    if (dir == "." || project_dirs_->count(dir)) return dir;
+  }
+}
+
+bool set_aside_tree(std::string_view file) {
+  static constexpr std::string_view kAside[] = {"example", "examples", "sample", "samples", "demo", "demos",
+                                                "doc", "docs", "documentation", "packaging", "release",
+                                                "releases", "fixtures", "testdata", "test-fixtures"};
+  std::string_view dirs = file.substr(0, file.rfind('/') == std::string_view::npos ? 0 : file.rfind('/'));
+  for (auto part : str::split(dirs, '/')) {
+    std::string lower = str::lower(part);
+    for (auto a : kAside)
+      if (lower == a) return true;
+  }
+  return false;
+}
+
+void ScanContext::needs_tool(const std::string& tool, Evidence ev, std::string note) {
+  constexpr std::size_t kMaxPresenceEvidence = 4;
+  if (set_aside_tree(ev.file)) return;  // an example's or a doc's tool is not the repository's
+  auto& v = needed_tools_[tool];
+  if (v.size() < kMaxPresenceEvidence) v.push_back({std::move(ev), "", "", std::move(note)});
+}
+
+void ScanContext::needs_tool(const std::string& tool, const std::vector<std::string>& manifests, std::string note) {
+  auto depth = [](const std::string& f) { return std::count(f.begin(), f.end(), '/'); };
+  std::vector<std::string> own;
+  for (const auto& m : manifests)
+    if (!set_aside_tree(m)) own.push_back(m);
+  auto at = std::min_element(own.begin(), own.end(), [&](const std::string& a, const std::string& b) {
+    return std::make_tuple(depth(a), a) < std::make_tuple(depth(b), b);
+  });
+  if (at != own.end()) needs_tool(tool, Evidence{*at, "file", "present"}, std::move(note));
+}
+
+PackageSignals& ScanContext::package(const std::string& ecosystem, const std::string& name) {
+  auto& p = packages_[{ecosystem, name}];
+  if (p.name.empty()) {
+    p.ecosystem = ecosystem;
+    p.name = name;
+  }
+  return p;
+}
+
+std::optional<Version> ScanContext::pnpm_version_for(std::string_view file) const {
+  std::string dir(file);
+  for (;;) {
+    auto slash = dir.rfind('/');
+    dir = slash == std::string::npos ? "." : dir.substr(0, slash);
+    if (auto it = pnpm_versions.find(dir); it != pnpm_versions.end()) return it->second;
+    if (dir == ".") return std::nullopt;
+  }
+}
+
+void ScanContext::build_lib(const std::string& pkg, const std::string& by) { build_libs_[pkg].insert(by); }
+void ScanContext::run_lib(const std::string& pkg, const std::string& by) { run_libs_[pkg].insert(by); }
+
+namespace {
+void keep_evidence(std::vector<Evidence>& evs, Evidence ev) {
+  if (evs.size() < ScanContext::kRunLibEvidence && std::find(evs.begin(), evs.end(), ev) == evs.end())
+    evs.push_back(std::move(ev));
+}
+}  // namespace
+
+void ScanContext::run_lib(const std::string& pkg, const std::string& by, Evidence ev) {
+  run_libs_[pkg].insert(by);
+  keep_evidence(run_lib_evidence_[pkg], std::move(ev));
+}
+
+void ScanContext::build_lib(const std::string& pkg, const std::string& by, Evidence ev) {
+  build_libs_[pkg].insert(by);
+  keep_evidence(build_lib_evidence_[pkg], std::move(ev));
+}
+
+void ScanContext::egress(const std::string& host_in, EgressOrigin origin, const std::string& reason,
+                         std::optional<Evidence> ev, const std::string& mirror_env, int port) {
+  std::string host = host_in;
+  if (auto colon = host.rfind(':'); colon != std::string::npos && host.find(']') == std::string::npos) {
+    if (auto p = str::parse_u64(std::string_view(host).substr(colon + 1)); p && *p >= 1 && *p <= 65535) {
+      port = static_cast<int>(*p);
+      host.erase(colon);
+    }
+  }
+  if (host.empty()) return;
+  // An inferred host must be one a policy can grant (a DNS name, no IP
+  // literal, no stray port); `https://[::1]:8080/x` or `host:abc` is a note.
+  if (origin != EgressOrigin::kDeclared) {
+    if (auto problem = host_name_problem(host, false)) {
+      note(ev ? ev->file : ".", (ev ? ev->field + ": " : std::string()) + "host " + str::quote(host, 60) +
+                                    " is not an egress host (" + *problem + "); left out");
+      return;
+    }
+  }
+  auto [it, fresh] = egress_.try_emplace({host, port});
+  EgressHost& h = it->second;
+  if (fresh || origin_rank(origin) < origin_rank(h.origin)) {
+    h.host = host;
+    h.port = port;
+    h.origin = origin;
+    h.reason = reason;
+  }
+  if (h.mirror_env.empty()) h.mirror_env = mirror_env;
+  // A lockfile names its registry once per package: one entry per file is
+  // evidence enough. Config files keep every field (registry and auth line).
+  auto same = [&](const Evidence& e) {
+    return e.file == ev->file && (origin == EgressOrigin::kLockfile || e.field == ev->field);
+  };
+  if (ev && h.evidence.size() < kMaxEvidencePerHost && std::none_of(h.evidence.begin(), h.evidence.end(), same))
+    h.evidence.push_back(std::move(*ev));
+}
+
+void ScanContext::egress_url(std::string_view url, EgressOrigin origin, const std::string& reason, Evidence ev) {
+  std::string host = url_host(url);
+  if (host.empty()) return;
+  egress(host, origin, reason, std::move(ev));
+}
+
+void ScanContext::egress_rejected(RejectedEgress r) {
+  warn(r.file, r.entry + " " + r.message);
+  egress_rejected_.push_back(std::move(r));
+}
+
+void ScanContext::command(const std::string& name, const std::string& reason) { commands_[name].insert(reason); }
+
+void ScanContext::workspace(Workspace ws) {
+  for (const auto& w : workspaces_)
+    if (w.path == ws.path && w.manager == ws.manager) return;
+  workspaces_.push_back(std::move(ws));
+}
+
+Contract ScanContext::finish(std::string root, std::vector<NativePackage> natives) {
+  Contract c;
+  c.root = std::move(root);
+  c.ecosystems.assign(ecosystems_.begin(), ecosystems_.end());
+  for (auto& [tool, tc] : tools_) {
+    RuntimeFloor rf = floor_of(tool, tc);
+    if (rf.constraints.empty()) continue;  // every statement was in a set-aside tree (a note says so)
+    c.runtime_floors[tool] = std::move(rf);
+  }
+  for (auto& [tool, evidence] : needed_tools_)
+    if (!c.runtime_floors.count(tool)) c.runtime_floors[tool].constraints = std::move(evidence);
+  std::sort(natives.begin(), natives.end(), [](const NativePackage& a, const NativePackage& b) {
+    return std::tie(a.ecosystem, a.name) < std::tie(b.ecosystem, b.name);
+  });
+  // An `assumed` compile is reported but decides nothing (docs/contract.md).
+  c.native_build_required = std::any_of(natives.begin(), natives.end(), [](const NativePackage& n) {
+    return n.build == BuildKind::kCompile && n.certainty != Certainty::kAssumed && !n.optional;
+  });
+  // Whatever links a -dev package at build time loads its library at run time.
+  for (const auto& [pkg, by] : std::map<std::string, std::set<std::string>>(build_libs_))
+    if (const auto* run = kb_.runtime_packages(pkg))
+      for (const auto& r : *run) run_libs_[r].insert(by.begin(), by.end());
+  c.native_packages = std::move(natives);
+  auto with_evidence = [](const std::map<std::string, std::set<std::string>>& libs,
+                          const std::map<std::string, std::vector<Evidence>>& evidence, std::vector<SystemLib>& out) {
+    for (const auto& [pkg, by] : libs) {
+      auto ev = evidence.find(pkg);
+      out.push_back({pkg, {by.begin(), by.end()}, ev == evidence.end() ? std::vector<Evidence>{} : ev->second});
+    }
+  };
+  with_evidence(build_libs_, build_lib_evidence_, c.build_libs);
+  with_evidence(run_libs_, run_lib_evidence_, c.run_libs);
+  for (auto& [key, h] : egress_) c.egress_hosts.push_back(std::move(h));
+  c.egress_rejected = std::move(egress_rejected_);
+  for (auto& [name, why] : commands_) c.required_commands.push_back({name, {why.begin(), why.end()}});
+  c.workspaces = std::move(workspaces_);
+  std::sort(c.workspaces.begin(), c.workspaces.end(),
+            [](const Workspace& a, const Workspace& b) { return std::tie(a.path, a.manager) < std::tie(b.path, b.manager); });
+  for (const auto& [file, date] : kb_.dates()) c.knowledge[file] = date;
+  c.warnings = fs_.take_warnings();
+  c.notes = fs_.take_notes();
+  scrub_credentials(c);
+  return c;
+}
+
+namespace {
+
+std::string where(const Constraint& k) { return k.source.file + " " + k.source.field + "=" + str::quote(k.source.value, 60); }
+
+// The pin a scope selects: a version file before a Dockerfile's FROM (the
+// project states its version in one place; the image follows it).
+std::optional<std::size_t> chosen_pin(const std::vector<std::size_t>& pins, const std::vector<Constraint>& cs) {
+  std::optional<std::size_t> best;
+  for (std::size_t i : pins) {
+    bool image = cs[i].source.field == "FROM";
+    if (!best || (!image && cs[*best].source.field == "FROM")) best = i;
+  }
+  return best;
+}
+
+}  // namespace
+
+// The model of docs/contract.md ("Runtime versions"): the root project's
+// support is the floor; a pin is the version chosen; a tested version is
+// one CI runs. Statements of sub-projects are their own scope's; statements
+// in set-aside trees (examples, docs, packaging) are reported, not used.
+RuntimeFloor ScanContext::floor_of(const std::string& tool, const ToolConstraints& tc) {
+  RuntimeFloor rf;
+  const auto& cs = tc.constraints;
+  std::vector<std::size_t> used;
+  std::vector<std::string> aside;
+  for (std::size_t i = 0; i < cs.size(); ++i) {
+    if (set_aside_tree(cs[i].source.file)) aside.push_back(cs[i].source.file);
+    else used.push_back(i);
+  }
+  if (!aside.empty()) {
+    std::sort(aside.begin(), aside.end());
+    aside.erase(std::unique(aside.begin(), aside.end()), aside.end());
+    note(aside.front(), tool + " versions stated in " + std::to_string(aside.size()) +
+                            " file(s) of example, documentation or packaging trees (" +
+                            str::join(std::vector<std::string>(aside.begin(), aside.begin() + std::min<std::size_t>(aside.size(), 3)), ", ") +
+                            (aside.size() > 3 ? ", …" : "") + ") are not the repository's own; not used");
+  }
+  for (std::size_t i : used) rf.constraints.push_back(cs[i]);
+  if (used.empty()) return rf;
+
+  auto pick = [&](ConstraintKind kind, auto&& scope_ok) {
+    std::vector<std::size_t> out;
+    for (std::size_t i : used)
+      if (cs[i].kind == kind && scope_ok(cs[i].scope) && tc.ranges[i]) out.push_back(i);
+    return out;
+  };
+  auto root = [](const std::string& s) { return s == "."; };
+  auto sub = [](const std::string& s) { return s != "."; };
+  auto meet = [&](const std::vector<std::size_t>& idx) {
+    Range all = Range::all();
+    for (std::size_t i : idx) all = intersect(all, *tc.ranges[i]);
+    return all;
+  };
+  auto join = [&](const std::vector<std::size_t>& idx) {  // each interval once
+    Range u{{}};
+    std::set<std::string> seen;
+    for (std::size_t i : idx)
+      for (const auto& iv : tc.ranges[i]->any_of)
+        if (seen.insert(Range{{iv}}.str()).second) u.any_of.push_back(iv);
+    return u;
+  };
+
+  // The support: the root's declared range; without one, what the
+  // sub-projects declare together; then the root's pin; then a sub-project's
+  // pin; then the versions CI tests; then a sub-project's builder image.
+  const auto root_support = pick(ConstraintKind::kSupport, root);
+  const auto sub_support = pick(ConstraintKind::kSupport, sub);
+  const auto root_pins = pick(ConstraintKind::kPin, root);
+  const auto sub_pins = pick(ConstraintKind::kPin, sub);
+  const auto tested = pick(ConstraintKind::kTested, root);
+  const auto sub_tested = pick(ConstraintKind::kTested, sub);
+  // The root's pin: what its pins agree on (.nvmrc "20" and .node-version
+  // "20.11.1" pin 20.11.1); when they disagree, a version file's before an
+  // image's.
+  std::optional<Range> pin;
+  std::vector<std::size_t> pinned_by;
+  if (!root_pins.empty()) {
+    if (Range m = meet(root_pins); !m.is_empty()) {
+      pin = m;
+      pinned_by = root_pins;
+    } else {
+      pinned_by = {*chosen_pin(root_pins, cs)};
+      pin = *tc.ranges[pinned_by.front()];
+    }
+  }
+  std::optional<Range> support;
+  if (!root_support.empty()) support = meet(root_support);
+  else if (!sub_support.empty()) support = meet(sub_support);
+  else if (pin) support = *pin;
+  else if (!sub_pins.empty()) support = meet(sub_pins);
+  else if (!tested.empty()) support = join(tested);
+  else if (!sub_tested.empty()) support = join(sub_tested);  // a sub-project's builder image, at the last
+  if (support && !support->is_empty()) {
+    if (auto f = support->floor()) rf.floor = f->str();
+    rf.satisfying = support->str();
+  } else if (support) {
+    // The root's own support ranges exclude each other: no version is
+    // supported. Say which, once; the floor is the highest lower bound.
+    std::optional<Version> highest;
+    for (std::size_t i : root_support.empty() ? sub_support : root_support)
+      if (auto f = tc.ranges[i]->floor(); f && (!highest || *highest < *f)) highest = f;
+    if (highest) rf.floor = highest->str();
+    std::vector<std::string> parts;
+    for (std::size_t i : root_support.empty() ? sub_support : root_support)
+      parts.push_back(where(cs[i]) + " (" + cs[i].range + ")");
+    rf.conflicts.push_back("no version satisfies every declared range: " + str::join(parts, ", "));
+  }
+
+  // Tested versions, each alternative once, lowest first.
+  std::vector<Range> alternatives;
+  for (std::size_t i : tested)
+    for (const auto& iv : tc.ranges[i]->any_of) alternatives.push_back(Range{{iv}});
+  std::sort(alternatives.begin(), alternatives.end(), [](const Range& a, const Range& b) {
+    return a.floor().value_or(Version{}) < b.floor().value_or(Version{});
+  });
+  for (const auto& a : alternatives)
+    if (rf.tested.empty() || rf.tested.back() != a.str()) rf.tested.push_back(a.str());
+
+  // The version to provision.
+  const Range in_support = support && !support->is_empty() ? *support : Range::all();
+  if (pin) rf.pin = pin->str();
+  if (pin && !intersect(*pin, in_support).is_empty()) {
+    rf.provision = intersect(*pin, in_support).str();
+    std::vector<std::string> by;
+    for (std::size_t i : pinned_by) by.push_back(where(cs[i]));
+    rf.provision_reason = "the version " + str::join(by, " and ") + " pin" + (by.size() == 1 ? "s" : "");
+  } else {
+    for (auto a = alternatives.rbegin(); a != alternatives.rend(); ++a) {
+      Range r = intersect(*a, in_support);
+      if (r.is_empty() || !r.floor()) continue;
+      rf.provision = r.str();
+      rf.provision_reason = "the newest version CI tests within the supported range";
+      break;
+    }
+    if (rf.provision.empty())
+      rf.provision_reason = rf.satisfying.empty() ? "no version is stated"
+                                                  : "the lowest release in the supported range a source has";
+  }
+
+  // A pin outside its own scope's support is the one conflict worth a line.
+  std::set<std::string> scopes;
+  for (std::size_t i : used) scopes.insert(cs[i].scope);
+  for (const auto& scope : scopes) {
+    auto here = [&](const std::string& s) { return s == scope; };
+    auto s_support = pick(ConstraintKind::kSupport, here);
+    auto s_pins = pick(ConstraintKind::kPin, here);
+    std::optional<Range> sr;
+    if (!s_support.empty()) sr = meet(s_support);
+    else if (scope != "." && support) sr = support;  // a sub-project without its own range follows the root's
+    for (std::size_t i : s_pins)
+      if (sr && !sr->is_empty() && intersect(*tc.ranges[i], *sr).is_empty())
+        rf.conflicts.push_back(where(cs[i]) + " pins " + cs[i].range + ", outside " +
+                               (scope == "." ? std::string("the project's") : scope + "'s") + " supported range " +
+                               sr->str() + (s_support.empty() ? "" : " (" + where(cs[s_support.front()]) + ")"));
+    if (scope == "." || (s_support.empty() && s_pins.empty())) continue;
+    ScopedRequirement req{scope, {}, {}, {}};
+    if (!s_support.empty() && !meet(s_support).is_empty()) {
+      Range m = meet(s_support);
+      req.satisfying = m.str();
+      if (auto f = m.floor()) req.floor = f->str();
+    }
+    if (auto p = chosen_pin(s_pins, cs)) req.pin = cs[*p].range;
+    if (!req.satisfying.empty() || !req.pin.empty()) rf.scopes.push_back(std::move(req));
+  }
+  return rf;
+}
+
+std::string without_credentials(std::string_view text) {
+  std::string out(text);
+  for (auto at = out.find("://"); at != std::string::npos; at = out.find("://", at + 3)) {
+    std::size_t start = at + 3;
+    std::size_t end = out.find_first_of("/?# \t\"'`", start);
+    if (end == std::string::npos) end = out.size();
+    std::size_t user_end = out.rfind('@', end == 0 ? 0 : end - 1);
+    if (user_end == std::string::npos || user_end < start) continue;
+    if (out.compare(start, user_end - start, "git") == 0) continue;  // ssh://git@host: a user name, not a secret
+    static constexpr std::string_view kHidden = "(credential, not shown)";
+    out.replace(start, user_end - start, kHidden);
+  }
+  return out;
+}
+
+// Everything a contract quotes from the repository (evidence, reasons,
+// messages) without the user and password of a URL: `https://__token__:…@gitlab…`
+// in a Dockerfile's pip line stays in the Dockerfile, not in the contract or the
+// policies rendered from it.
+void scrub_credentials(Contract& c) {
+  auto scrub = [](std::string& s) {
+    if (s.find('@') != std::string::npos) s = without_credentials(s);
+  };
+  auto scrub_all = [&](std::vector<Evidence>& evs) {
+    for (auto& e : evs) scrub(e.value);
+  };
+  for (auto& [tool, rf] : c.runtime_floors)
+    for (auto& k : rf.constraints) {
+      scrub(k.source.value);
+      scrub(k.note);
+    }
+  for (auto& n : c.native_packages) {
+    scrub(n.reason);
+    scrub_all(n.evidence);
+  }
+  for (auto* libs : {&c.build_libs, &c.run_libs})
+    for (auto& l : *libs) scrub_all(l.evidence);
+  for (auto& h : c.egress_hosts) {
+    scrub(h.reason);
+    scrub_all(h.evidence);
+  }
+  for (auto* diags : {&c.warnings, &c.notes})
+    for (auto& d : *diags) scrub(d.message);
+}
+
+}  // namespace strata::contract

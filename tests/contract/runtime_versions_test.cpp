@@ -1,0 +1,151 @@
+// Runtime versions mean what the repository means (docs/contract.md,
+// "Runtime versions"): the root's support is the floor, a pin is the version
+// chosen, CI's versions are tested, sub-projects keep their own scope and
+// example trees are set aside. One fixture per rule, each read by hand.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "contract/knowledge/knowledge.hpp"
+#include "contract/model/version_range.hpp"
+#include "contract/fixture_support.hpp"
+
+namespace strata::contract::testing {
+namespace {
+
+const ScopedRequirement* scope(const RuntimeFloor& f, const std::string& dir) {
+  for (const auto& s : f.scopes)
+    if (s.scope == dir) return &s;
+  return nullptr;
+}
+
+bool noted(const Contract& c, const std::string& needle) {
+  return std::any_of(c.notes.begin(), c.notes.end(),
+                     [&](const Diagnostic& d) { return (d.file + ": " + d.message).find(needle) != std::string::npos; });
+}
+
+// uptime-kuma's shape: engines ">= 20.4.0", a test matrix of 20 and 22 and one
+// job that builds images on 26. The floor is the engines'; 26 is a version
+// CI runs, not a requirement.
+TEST(RuntimeVersions, ANewerCiJobIsTestedNotTheFloor) {
+  Contract c = scan_fixture("versions-engines-newer-ci");
+  const RuntimeFloor* f = floors(c, "node");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->floor, "20.4.0");
+  EXPECT_EQ(f->satisfying, ">=20.4.0");
+  EXPECT_EQ(f->tested, (std::vector<std::string>{">=20.0.0 <21.0.0", ">=22.0.0 <23.0.0", ">=26.0.0 <27.0.0"}));
+  EXPECT_TRUE(f->pin.empty());
+  EXPECT_EQ(f->provision, ">=26.0.0 <27.0.0") << "the newest version CI tests within the support";
+  EXPECT_TRUE(f->conflicts.empty());
+  for (const auto& k : f->constraints)
+    EXPECT_EQ(constraint_kind_name(k.kind), std::string(k.source.file == "package.json" ? "support" : "tested"))
+        << k.source.file << " " << k.source.field;
+}
+
+// paperless-ngx's shape: requires-python ">=3.11", a matrix 3.11–3.14 and a
+// lint job on 3.14.
+TEST(RuntimeVersions, RequiresPythonIsTheFloorAndTheMatrixIsTested) {
+  Contract c = scan_fixture("versions-python-matrix-lint");
+  const RuntimeFloor* f = floors(c, "python");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->floor, "3.11.0");
+  EXPECT_EQ(f->satisfying, ">=3.11.0");
+  ASSERT_EQ(f->tested.size(), 4u);
+  EXPECT_EQ(f->tested.front(), ">=3.11.0 <3.12.0");
+  EXPECT_EQ(f->tested.back(), ">=3.14.0 <3.15.0");
+  EXPECT_EQ(f->provision, ">=3.14.0 <3.15.0");
+  EXPECT_TRUE(f->conflicts.empty());
+}
+
+// A TypeScript monorepo: the root declares >=18.18.0, two apps' Dockerfiles
+// use node:lts, packages/cli needs >=22 and an example wants >=24. The root
+// floor stands; the apps and the CLI are scoped; the example is set aside;
+// nothing conflicts.
+TEST(RuntimeVersions, SubProjectsAreScopedAndExamplesSetAside) {
+  Contract c = scan_fixture("versions-monorepo-scopes");
+  const RuntimeFloor* f = floors(c, "node");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->floor, "18.18.0");
+  EXPECT_EQ(f->satisfying, ">=18.18.0");
+  EXPECT_TRUE(f->conflicts.empty()) << f->conflicts.front();
+  EXPECT_TRUE(f->tested.empty()) << "a sub-project's builder stage is that sub-project's";
+  EXPECT_TRUE(f->provision.empty());
+  const ScopedRequirement* cli = scope(*f, "packages/cli");
+  ASSERT_NE(cli, nullptr);
+  EXPECT_EQ(cli->floor, "22.0.0");
+  const ScopedRequirement* api = scope(*f, "apps/api");
+  ASSERT_NE(api, nullptr);
+  EXPECT_FALSE(api->pin.empty()) << "node:lts pins the api's image";
+  ASSERT_NE(scope(*f, "apps/web"), nullptr);
+  EXPECT_EQ(scope(*f, "examples/plugin"), nullptr);
+  for (const auto& k : f->constraints) EXPECT_EQ(k.source.file.find("examples/"), std::string::npos);
+  EXPECT_TRUE(noted(c, "examples/plugin/package.json"));
+}
+
+TEST(RuntimeVersions, TheImageStagesFromPinsInsideTheSupport) {
+  Contract c = scan_fixture("versions-dockerfile-pin-inside");
+  const RuntimeFloor* f = floors(c, "node");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->floor, "20.0.0");
+  EXPECT_EQ(f->pin, ">=22.0.0 <23.0.0") << "the final stage's FROM";
+  EXPECT_EQ(f->provision, ">=22.0.0 <23.0.0");
+  EXPECT_NE(f->provision_reason.find("Dockerfile"), std::string::npos) << f->provision_reason;
+  EXPECT_EQ(f->tested, (std::vector<std::string>{"=20.11.1"})) << "the builder stage";
+  EXPECT_TRUE(f->conflicts.empty());
+}
+
+TEST(RuntimeVersions, APinOutsideTheSupportIsOneConflictLine) {
+  Contract c = scan_fixture("versions-dockerfile-pin-outside");
+  const RuntimeFloor* f = floors(c, "node");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->floor, "20.0.0");
+  EXPECT_EQ(f->pin, ">=18.0.0 <19.0.0");
+  ASSERT_EQ(f->conflicts.size(), 1u);
+  EXPECT_NE(f->conflicts[0].find("Dockerfile FROM"), std::string::npos) << f->conflicts[0];
+  EXPECT_NE(f->conflicts[0].find("engines.node"), std::string::npos) << f->conflicts[0];
+  EXPECT_TRUE(f->provision.empty()) << "a pin outside the support is not provisioned";
+}
+
+TEST(RuntimeVersions, NvmrcLtsIsAPinThroughTheAliasTable) {
+  Contract c = scan_fixture("versions-nvmrc-lts");
+  const RuntimeFloor* f = floors(c, "node");
+  ASSERT_NE(f, nullptr);
+  auto kb = KnowledgeBase::embedded();
+  ASSERT_TRUE(kb);
+  const int newest_lts = kb->node_lts_majors().back();
+  const std::string line = ">=" + std::to_string(newest_lts) + ".0.0 <" + std::to_string(newest_lts + 1) + ".0.0";
+  EXPECT_EQ(f->pin, line);
+  EXPECT_EQ(f->satisfying, line) << "without a support range the pin is the support";
+  EXPECT_EQ(f->floor, std::to_string(newest_lts) + ".0.0");
+  EXPECT_EQ(f->provision, line);
+  ASSERT_EQ(f->constraints.size(), 1u);
+  EXPECT_NE(f->constraints[0].note.find("lts/*"), std::string::npos);
+}
+
+TEST(RuntimeVersions, ARustToolchainPinAboveRustVersionIsProvisioned) {
+  Contract c = scan_fixture("versions-rust-toolchain-pin");
+  const RuntimeFloor* f = floors(c, "rust");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->floor, "1.74.0");
+  auto pin = parse_npm_range(f->pin);
+  ASSERT_TRUE(pin);
+  EXPECT_TRUE(pin->contains(*parse_version("1.82.0")));
+  EXPECT_FALSE(pin->contains(*parse_version("1.82.1")));
+  EXPECT_EQ(f->provision, f->pin);
+  EXPECT_TRUE(f->conflicts.empty());
+}
+
+// CKAN's shape: setup.cfg's python_requires is the support; CI's container
+// is a version tested.
+TEST(RuntimeVersions, SetupCfgIsReadLikeSetupPy) {
+  Contract c = scan_fixture("versions-setup-cfg");
+  const RuntimeFloor* f = floors(c, "python");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->floor, "3.10.0");
+  EXPECT_EQ(f->satisfying, ">=3.10.0");
+  EXPECT_EQ(f->tested, (std::vector<std::string>{">=3.10.0 <3.11.0"}));
+  EXPECT_NE(native(c, "pypi", "psycopg2"), nullptr) << "install_requires is read";
+}
+
+}  // namespace
+}  // namespace strata::contract::testing
