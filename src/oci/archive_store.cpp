@@ -1,22 +1,19 @@
 #include "oci/archive_store.hpp"
 
-#include <archive.h>
-#include <archive_entry.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <map>
 #include <optional>
 #include <random>
-#include <set>
 
 #include "oci/docker_archive.hpp"
+#include "oci/layout_tar.hpp"
 #include "oci/media_types.hpp"
 #include "util/env.hpp"
 #include "oci/tar_reader.hpp"
@@ -443,98 +440,23 @@ Result<void> ArchiveStore::extract() {
 }
 
 Result<void> ArchiveStore::write_tar() {
-  // Deterministic member order and metadata: the same images give the same tar.
-  std::vector<std::string> members;
-  for (auto name : {"oci-layout", "index.json", "manifest.json", "repositories"})
-    if (stdfs::exists(staging_ / name)) members.emplace_back(name);
-  std::vector<std::string> blobs;
-  for (const auto& alg : stdfs::directory_iterator(staging_ / "blobs")) {
-    if (!alg.is_directory()) continue;
-    for (const auto& b : stdfs::directory_iterator(alg.path()))
-      if (b.is_regular_file()) blobs.push_back("blobs/" + alg.path().filename().string() + "/" + b.path().filename().string());
-  }
+  // The one writer of a layout as a tar (layout_tar.hpp): the same images
+  // give the same bytes, and the same bytes as a bundle of them.
+  LayoutTarOptions options;
+  options.optional_files = {"manifest.json", "repositories"};
   // Blobs an existing archive holds that were not staged come from its file.
-  std::map<std::string, TarMember> from_archive;
   if (archive_fd_ >= 0) {
-    std::set<std::string> staged(blobs.begin(), blobs.end());
-    for (const auto& [name, m] : archived_.members)
-      if (m.type == '0' && name.starts_with("blobs/") && !staged.contains(name)) from_archive.emplace(name, m);
-    for (const auto& [name, m] : from_archive) blobs.push_back(name);
-  }
-  std::sort(blobs.begin(), blobs.end());
-
-  STRATA_TRY(auto out, fs::AtomicFile::create(file_));
-  struct archive* a = archive_write_new();
-  archive_write_set_format_pax_restricted(a);
-  archive_write_set_bytes_per_block(a, 0);  // no record padding
-  std::string temp = out.temp_path().string();
-  if (archive_write_open_filename(a, temp.c_str()) != ARCHIVE_OK) {
-    archive_write_free(a);
-    return fail(ErrorCode::kIoError, describe() + ": cannot write " + temp);
-  }
-  auto fail_with = [&](std::string what) -> Result<void> {
-    std::string msg = archive_error_string(a) ? archive_error_string(a) : "";
-    archive_write_free(a);
-    return fail(ErrorCode::kIoError, describe() + ": " + what + (msg.empty() ? "" : ": " + msg));
-  };
-  auto add_entry = [&](const std::string& name, bool dir, std::int64_t size) -> bool {
-    struct archive_entry* e = archive_entry_new();
-    archive_entry_set_pathname(e, name.c_str());
-    archive_entry_set_filetype(e, dir ? AE_IFDIR : AE_IFREG);
-    archive_entry_set_perm(e, dir ? 0755 : 0644);
-    archive_entry_set_size(e, dir ? 0 : size);
-    archive_entry_set_mtime(e, 0, 0);
-    archive_entry_set_uid(e, 0);
-    archive_entry_set_gid(e, 0);
-    bool ok = archive_write_header(a, e) == ARCHIVE_OK;
-    archive_entry_free(e);
-    return ok;
-  };
-  auto add_file = [&](const std::string& name) -> Result<void> {
-    stdfs::path p = staging_ / name;
-    std::error_code ec;
-    auto size = stdfs::file_size(p, ec);
-    if (ec) return fail(ErrorCode::kIoError, "cannot stat " + p.string());
-    if (!add_entry(name, false, static_cast<std::int64_t>(size))) return fail(ErrorCode::kIoError, "cannot add " + name);
-    return fs::read_chunks(p, [&](std::string_view piece) -> Result<void> {
-      if (archive_write_data(a, piece.data(), piece.size()) != static_cast<la_ssize_t>(piece.size())) {
-        return fail(ErrorCode::kIoError, "cannot write " + name);
-      }
-      return {};
-    });
-  };
-  auto add_archived = [&](const std::string& name, const TarMember& m) -> Result<void> {
-    if (!add_entry(name, false, static_cast<std::int64_t>(m.size))) return fail(ErrorCode::kIoError, "cannot add " + name);
-    struct ToArchive final : ByteSink {
-      struct archive* a;
-      std::string name;
-      Result<void> write(std::span<const std::byte> data) override {
-        if (archive_write_data(a, data.data(), data.size()) != static_cast<la_ssize_t>(data.size()))
-          return fail(ErrorCode::kIoError, "cannot write " + name);
-        return {};
-      }
-    } sink;
-    sink.a = a;
-    sink.name = name;
-    return read_tar_member(archive_fd_, m, 0, sink, describe() + ": " + name);
-  };
-  for (const auto& m : members)
-    if (auto r = add_file(m); !r) return fail_with(r.error().message());
-  std::set<std::string> dirs;
-  for (const auto& b : blobs) {
-    auto alg_dir = b.substr(0, b.rfind('/') + 1);
-    if (dirs.insert("blobs/").second && !add_entry("blobs/", true, 0)) return fail_with("cannot add blobs/");
-    if (dirs.insert(alg_dir).second && !add_entry(alg_dir, true, 0)) return fail_with("cannot add " + alg_dir);
-    if (auto it = from_archive.find(b); it != from_archive.end()) {
-      if (auto r = add_archived(b, it->second); !r) return fail_with(r.error().message());
-      continue;
+    for (const auto& member : archived_.members) {
+      const TarMember& m = member.second;
+      if (m.type != '0' || !member.first.starts_with("blobs/")) continue;
+      const std::string what = describe() + ": " + member.first;
+      options.extra_blobs.emplace(member.first, LayoutTarBlob{m.size, [this, m, what](ByteSink& sink) {
+                                    return read_tar_member(archive_fd_, m, 0, sink, what);
+                                  }});
     }
-    if (auto r = add_file(b); !r) return fail_with(r.error().message());
   }
-  if (archive_write_close(a) != ARCHIVE_OK) return fail_with("cannot finish archive");
-  archive_write_free(a);
-  // libarchive wrote through its own descriptor; AtomicFile fsyncs and renames.
-  return out.commit();
+  STRATA_TRY_VOID(with_context(write_layout_tar(staging_, file_, options), "writing " + describe()));
+  return {};
 }
 
 Result<void> ArchiveStore::close() {

@@ -15,7 +15,8 @@
 // Writing stages into `.FILE.strata-staging` beside FILE, held by an
 // exclusive lock (`.FILE.strata-staging.lock`: a second writer of the same
 // archive is refused), and close() writes the tar atomically (temp file,
-// fsync, rename), so a failed or killed write never leaves a partial archive
+// fsync, rename) with the one writer of a layout as a tar (layout_tar.hpp,
+// also a tar bundle's: the same layout gives the same bytes), so a failed or killed write never leaves a partial archive
 // under FILE. Writing into an existing archive adds to it: its images and
 // tags stay (a tag written again moves), its blobs count as present (a re-run
 // moves only what is new), and they are copied from the old file into the

@@ -23,6 +23,9 @@
 
 #include "layer/apt/lock_file.hpp"
 #include "layer/overlay/overlay_fixture.hpp"
+#include "oci/archive_store.hpp"
+#include "oci/copy.hpp"
+#include "oci/layout_store.hpp"
 #include "support/cli_test.hpp"
 #include "support/registry_server.hpp"
 #include "util/sha.hpp"
@@ -114,6 +117,30 @@ TEST_F(BundleCli, TheSameInputsGiveTheSameBytesAndALoadMovesThemOnce) {
   ASSERT_EQ(dir.code, 0) << dir.err;
   EXPECT_EQ(nlohmann::json::parse(dir.out)["digest"], j1["digest"]);
   EXPECT_FALSE(stdfs::exists(dir_ / "dir" / ".strata"));
+  // The same layout written as an oci-archive (every tag copied into it) is
+  // the tar bundle, byte for byte: one writer of a layout as a tar.
+  {
+    auto layout = oci::LayoutStore::open(dir_ / "dir", oci::LayoutMode::kReadOnly);
+    ASSERT_TRUE(layout) << layout.error().message();
+    auto archive = oci::ArchiveStore::open(dir_ / "archive.tar", oci::ArchiveFormat::kOci, oci::ArchiveMode::kWrite);
+    ASSERT_TRUE(archive) << archive.error().message();
+    auto tags = (*layout)->list_tags();
+    ASSERT_TRUE(tags) << tags.error().message();
+    ASSERT_EQ(tags->size(), 2u);  // the image and the bundle index
+    oci::CopyOptions all;
+    all.all = true;
+    for (const auto& tag : *tags) {
+      auto copied = oci::copy_image(**layout, tag, **archive, tag, all);
+      ASSERT_TRUE(copied) << tag << ": " << copied.error().message();
+    }
+    auto closed = (*archive)->close();
+    ASSERT_TRUE(closed) << closed.error().message();
+  }
+  EXPECT_TRUE(slurp(dir_ / "archive.tar") == slurp(dir_ / "one.tar"))
+      << run({"sh", "-c", "cmp -l " + (dir_ / "archive.tar").string() + " " + (dir_ / "one.tar").string() +
+                              " | head; tar -tvf " + (dir_ / "archive.tar").string() + "; tar -tvf " +
+                              (dir_ / "one.tar").string()})
+             .out;
   // An existing output is refused, naming it.
   auto again = create("h1", dir_ / "one.tar");
   EXPECT_EQ(again.code, 1);

@@ -3,8 +3,8 @@
 #include <map>
 #include <set>
 
-#include "layer/bundle/layout_tar.hpp"
 #include "oci/layout_store.hpp"
+#include "oci/layout_tar.hpp"
 #include "oci/mirror.hpp"
 #include "util/fs.hpp"
 #include "util/sha.hpp"
@@ -214,7 +214,7 @@ Result<BundleCreateReport> create_bundle(const BundleCreateRequest& r, oci::http
                                                "the bundle stays in " + staging.string());
   }
   if (report.tar) {
-    STRATA_TRY(report.sha256, write_layout_tar(staging, r.out));
+    STRATA_TRY(report.sha256, oci::write_layout_tar(staging, r.out));
     STRATA_TRY_VOID(fs::remove_tree(staging));
   } else {
     STRATA_TRY_VOID(fs::rename_file(staging, r.out));
