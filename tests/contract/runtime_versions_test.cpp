@@ -13,6 +13,20 @@
 namespace strata::contract::testing {
 namespace {
 
+// The fixture's contract and one tool's entry (an empty entry, and a
+// failure, when the tool is absent).
+struct Scanned {
+  Contract c;
+  RuntimeFloor f;
+};
+Scanned scanned(const std::string& fixture_name, const std::string& tool) {
+  Scanned s{scan_fixture(fixture_name), {}};
+  const RuntimeFloor* f = floors(s.c, tool);
+  EXPECT_NE(f, nullptr) << fixture_name << " has no " << tool;
+  if (f) s.f = *f;
+  return s;
+}
+
 const ScopedRequirement* scope(const RuntimeFloor& f, const std::string& dir) {
   for (const auto& s : f.scopes)
     if (s.scope == dir) return &s;
@@ -28,16 +42,14 @@ bool noted(const Contract& c, const std::string& needle) {
 // job that builds images on 26. The floor is the engines'; 26 is a version
 // CI runs, not a requirement.
 TEST(RuntimeVersions, ANewerCiJobIsTestedNotTheFloor) {
-  Contract c = scan_fixture("versions-engines-newer-ci");
-  const RuntimeFloor* f = floors(c, "node");
-  ASSERT_NE(f, nullptr);
-  EXPECT_EQ(f->floor, "20.4.0");
-  EXPECT_EQ(f->satisfying, ">=20.4.0");
-  EXPECT_EQ(f->tested, (std::vector<std::string>{">=20.0.0 <21.0.0", ">=22.0.0 <23.0.0", ">=26.0.0 <27.0.0"}));
-  EXPECT_TRUE(f->pin.empty());
-  EXPECT_EQ(f->provision, ">=26.0.0 <27.0.0") << "the newest version CI tests within the support";
-  EXPECT_TRUE(f->conflicts.empty());
-  for (const auto& k : f->constraints)
+  const auto [c, f] = scanned("versions-engines-newer-ci", "node");
+  EXPECT_EQ(f.floor, "20.4.0");
+  EXPECT_EQ(f.satisfying, ">=20.4.0");
+  EXPECT_EQ(f.tested, (std::vector<std::string>{">=20.0.0 <21.0.0", ">=22.0.0 <23.0.0", ">=26.0.0 <27.0.0"}));
+  EXPECT_TRUE(f.pin.empty());
+  EXPECT_EQ(f.provision, ">=26.0.0 <27.0.0") << "the newest version CI tests within the support";
+  EXPECT_TRUE(f.conflicts.empty());
+  for (const auto& k : f.constraints)
     EXPECT_EQ(constraint_kind_name(k.kind), std::string(k.source.file == "package.json" ? "support" : "tested"))
         << k.source.file << " " << k.source.field;
 }
@@ -45,16 +57,14 @@ TEST(RuntimeVersions, ANewerCiJobIsTestedNotTheFloor) {
 // paperless-ngx's shape: requires-python ">=3.11", a matrix 3.11–3.14 and a
 // lint job on 3.14.
 TEST(RuntimeVersions, RequiresPythonIsTheFloorAndTheMatrixIsTested) {
-  Contract c = scan_fixture("versions-python-matrix-lint");
-  const RuntimeFloor* f = floors(c, "python");
-  ASSERT_NE(f, nullptr);
-  EXPECT_EQ(f->floor, "3.11.0");
-  EXPECT_EQ(f->satisfying, ">=3.11.0");
-  ASSERT_EQ(f->tested.size(), 4u);
-  EXPECT_EQ(f->tested.front(), ">=3.11.0 <3.12.0");
-  EXPECT_EQ(f->tested.back(), ">=3.14.0 <3.15.0");
-  EXPECT_EQ(f->provision, ">=3.14.0 <3.15.0");
-  EXPECT_TRUE(f->conflicts.empty());
+  const auto [c, f] = scanned("versions-python-matrix-lint", "python");
+  EXPECT_EQ(f.floor, "3.11.0");
+  EXPECT_EQ(f.satisfying, ">=3.11.0");
+  ASSERT_EQ(f.tested.size(), 4u);
+  EXPECT_EQ(f.tested.front(), ">=3.11.0 <3.12.0");
+  EXPECT_EQ(f.tested.back(), ">=3.14.0 <3.15.0");
+  EXPECT_EQ(f.provision, ">=3.14.0 <3.15.0");
+  EXPECT_TRUE(f.conflicts.empty());
 }
 
 // A TypeScript monorepo: the root declares >=18.18.0, two apps' Dockerfiles
@@ -62,89 +72,89 @@ TEST(RuntimeVersions, RequiresPythonIsTheFloorAndTheMatrixIsTested) {
 // floor stands; the apps and the CLI are scoped; the example is set aside;
 // nothing conflicts.
 TEST(RuntimeVersions, SubProjectsAreScopedAndExamplesSetAside) {
-  Contract c = scan_fixture("versions-monorepo-scopes");
-  const RuntimeFloor* f = floors(c, "node");
-  ASSERT_NE(f, nullptr);
-  EXPECT_EQ(f->floor, "18.18.0");
-  EXPECT_EQ(f->satisfying, ">=18.18.0");
-  EXPECT_TRUE(f->conflicts.empty()) << f->conflicts.front();
-  EXPECT_TRUE(f->tested.empty()) << "a sub-project's builder stage is that sub-project's";
-  EXPECT_TRUE(f->provision.empty());
-  const ScopedRequirement* cli = scope(*f, "packages/cli");
+  const auto [c, f] = scanned("versions-monorepo-scopes", "node");
+  EXPECT_EQ(f.floor, "18.18.0");
+  EXPECT_EQ(f.satisfying, ">=18.18.0");
+  EXPECT_TRUE(f.conflicts.empty()) << f.conflicts.front();
+  EXPECT_TRUE(f.tested.empty()) << "a sub-project's builder stage is that sub-project's";
+  EXPECT_TRUE(f.provision.empty());
+  const ScopedRequirement* cli = scope(f, "packages/cli");
   ASSERT_NE(cli, nullptr);
   EXPECT_EQ(cli->floor, "22.0.0");
-  const ScopedRequirement* api = scope(*f, "apps/api");
+  const ScopedRequirement* api = scope(f, "apps/api");
   ASSERT_NE(api, nullptr);
   EXPECT_FALSE(api->pin.empty()) << "node:lts pins the api's image";
-  ASSERT_NE(scope(*f, "apps/web"), nullptr);
-  EXPECT_EQ(scope(*f, "examples/plugin"), nullptr);
-  for (const auto& k : f->constraints) EXPECT_EQ(k.source.file.find("examples/"), std::string::npos);
+  ASSERT_NE(scope(f, "apps/web"), nullptr);
+  EXPECT_EQ(scope(f, "examples/plugin"), nullptr);
+  for (const auto& k : f.constraints) EXPECT_EQ(k.source.file.find("examples/"), std::string::npos);
   EXPECT_TRUE(noted(c, "examples/plugin/package.json"));
 }
 
 TEST(RuntimeVersions, TheImageStagesFromPinsInsideTheSupport) {
-  Contract c = scan_fixture("versions-dockerfile-pin-inside");
-  const RuntimeFloor* f = floors(c, "node");
-  ASSERT_NE(f, nullptr);
-  EXPECT_EQ(f->floor, "20.0.0");
-  EXPECT_EQ(f->pin, ">=22.0.0 <23.0.0") << "the final stage's FROM";
-  EXPECT_EQ(f->provision, ">=22.0.0 <23.0.0");
-  EXPECT_NE(f->provision_reason.find("Dockerfile"), std::string::npos) << f->provision_reason;
-  EXPECT_EQ(f->tested, (std::vector<std::string>{"=20.11.1"})) << "the builder stage";
-  EXPECT_TRUE(f->conflicts.empty());
+  const auto [c, f] = scanned("versions-dockerfile-pin-inside", "node");
+  EXPECT_EQ(f.floor, "20.0.0");
+  EXPECT_EQ(f.pin, ">=22.0.0 <23.0.0") << "the final stage's FROM";
+  EXPECT_EQ(f.provision, ">=22.0.0 <23.0.0");
+  EXPECT_NE(f.provision_reason.find("Dockerfile"), std::string::npos) << f.provision_reason;
+  EXPECT_EQ(f.tested, (std::vector<std::string>{"=20.11.1"})) << "the builder stage";
+  EXPECT_TRUE(f.conflicts.empty());
 }
 
 TEST(RuntimeVersions, APinOutsideTheSupportIsOneConflictLine) {
-  Contract c = scan_fixture("versions-dockerfile-pin-outside");
-  const RuntimeFloor* f = floors(c, "node");
-  ASSERT_NE(f, nullptr);
-  EXPECT_EQ(f->floor, "20.0.0");
-  EXPECT_EQ(f->pin, ">=18.0.0 <19.0.0");
-  ASSERT_EQ(f->conflicts.size(), 1u);
-  EXPECT_NE(f->conflicts[0].find("Dockerfile FROM"), std::string::npos) << f->conflicts[0];
-  EXPECT_NE(f->conflicts[0].find("engines.node"), std::string::npos) << f->conflicts[0];
-  EXPECT_TRUE(f->provision.empty()) << "a pin outside the support is not provisioned";
+  const auto [c, f] = scanned("versions-dockerfile-pin-outside", "node");
+  EXPECT_EQ(f.floor, "20.0.0");
+  EXPECT_EQ(f.pin, ">=18.0.0 <19.0.0");
+  ASSERT_EQ(f.conflicts.size(), 1u);
+  EXPECT_NE(f.conflicts[0].find("Dockerfile FROM"), std::string::npos) << f.conflicts[0];
+  EXPECT_NE(f.conflicts[0].find("engines.node"), std::string::npos) << f.conflicts[0];
+  EXPECT_TRUE(f.provision.empty()) << "a pin outside the support is not provisioned";
 }
 
 TEST(RuntimeVersions, NvmrcLtsIsAPinThroughTheAliasTable) {
-  Contract c = scan_fixture("versions-nvmrc-lts");
-  const RuntimeFloor* f = floors(c, "node");
-  ASSERT_NE(f, nullptr);
+  const auto [c, f] = scanned("versions-nvmrc-lts", "node");
   auto kb = KnowledgeBase::embedded();
   ASSERT_TRUE(kb);
   const int newest_lts = kb->node_lts_majors().back();
   const std::string line = ">=" + std::to_string(newest_lts) + ".0.0 <" + std::to_string(newest_lts + 1) + ".0.0";
-  EXPECT_EQ(f->pin, line);
-  EXPECT_EQ(f->satisfying, line) << "without a support range the pin is the support";
-  EXPECT_EQ(f->floor, std::to_string(newest_lts) + ".0.0");
-  EXPECT_EQ(f->provision, line);
-  ASSERT_EQ(f->constraints.size(), 1u);
-  EXPECT_NE(f->constraints[0].note.find("lts/*"), std::string::npos);
+  EXPECT_EQ(f.pin, line);
+  EXPECT_EQ(f.satisfying, line) << "without a support range the pin is the support";
+  EXPECT_EQ(f.floor, std::to_string(newest_lts) + ".0.0");
+  EXPECT_EQ(f.provision, line);
+  ASSERT_EQ(f.constraints.size(), 1u);
+  EXPECT_NE(f.constraints[0].note.find("lts/*"), std::string::npos);
 }
 
 TEST(RuntimeVersions, ARustToolchainPinAboveRustVersionIsProvisioned) {
-  Contract c = scan_fixture("versions-rust-toolchain-pin");
-  const RuntimeFloor* f = floors(c, "rust");
-  ASSERT_NE(f, nullptr);
-  EXPECT_EQ(f->floor, "1.74.0");
-  auto pin = parse_npm_range(f->pin);
+  const auto [c, f] = scanned("versions-rust-toolchain-pin", "rust");
+  EXPECT_EQ(f.floor, "1.74.0");
+  auto pin = parse_npm_range(f.pin);
   ASSERT_TRUE(pin);
   EXPECT_TRUE(pin->contains(*parse_version("1.82.0")));
   EXPECT_FALSE(pin->contains(*parse_version("1.82.1")));
-  EXPECT_EQ(f->provision, f->pin);
-  EXPECT_TRUE(f->conflicts.empty());
+  EXPECT_EQ(f.provision, f.pin);
+  EXPECT_TRUE(f.conflicts.empty());
 }
 
 // CKAN's shape: setup.cfg's python_requires is the support; CI's container
 // is a version tested.
 TEST(RuntimeVersions, SetupCfgIsReadLikeSetupPy) {
-  Contract c = scan_fixture("versions-setup-cfg");
-  const RuntimeFloor* f = floors(c, "python");
-  ASSERT_NE(f, nullptr);
-  EXPECT_EQ(f->floor, "3.10.0");
-  EXPECT_EQ(f->satisfying, ">=3.10.0");
-  EXPECT_EQ(f->tested, (std::vector<std::string>{">=3.10.0 <3.11.0"}));
+  const auto [c, f] = scanned("versions-setup-cfg", "python");
+  EXPECT_EQ(f.floor, "3.10.0");
+  EXPECT_EQ(f.satisfying, ">=3.10.0");
+  EXPECT_EQ(f.tested, (std::vector<std::string>{">=3.10.0 <3.11.0"}));
   EXPECT_NE(native(c, "pypi", "psycopg2"), nullptr) << "install_requires is read";
+}
+
+
+// The policy a team overrides: `.mac/project.yaml` `runtimes: {node: "22"}` is
+// the version to provision, before .nvmrc's 20, still inside engines >=20.
+TEST(RuntimeVersions, ADeclaredRuntimeIsThePinBeforeVersionFiles) {
+  const auto [c, f] = scanned("versions-declared-runtime", "node");
+  EXPECT_EQ(f.floor, "20.0.0");
+  EXPECT_EQ(f.pin, ">=22.0.0 <23.0.0");
+  EXPECT_EQ(f.provision, ">=22.0.0 <23.0.0");
+  EXPECT_NE(f.provision_reason.find(".mac/project.yaml runtimes.node"), std::string::npos) << f.provision_reason;
+  EXPECT_TRUE(f.conflicts.empty());
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <map>
 #include <variant>
 
+#include "contract/knowledge/tool_version.hpp"
 #include "contract/model/host_name.hpp"
 #include "oci/yaml_load.hpp"
 #include "util/strings.hpp"
@@ -138,6 +139,27 @@ void scan_project_yaml(ScanContext& ctx) {
         std::string shown = d.host + (d.port == 443 ? "" : ":" + std::to_string(d.port));
         ctx.egress(d.host, EgressOrigin::kDeclared, d.reason, Evidence{rel, entry, shown + " (" + d.access + ")"}, {},
                    d.port);
+      }
+    }
+    // The version to provision, chosen by the team (docs/contract.md,
+    // "Runtime versions"): a pin before every other, still checked against
+    // the project's support.
+    if (YAML::Node rt = doc["runtimes"]; rt) {
+      if (!rt.IsMap()) {
+        ctx.warn(rel, "runtimes must be a mapping of a tool to its version (node: \"22\")");
+      } else {
+        for (const auto& kv : rt) {
+          const std::string tool = kv.first.as<std::string>();
+          if (!kv.second.IsScalar() || kv.second.Scalar().empty()) {
+            ctx.warn(rel, "runtimes." + tool + " must be a version (\"22\", \"3.12\", \"1.82.0\")");
+            continue;
+          }
+          std::string note;
+          const std::string v = kv.second.Scalar();
+          ctx.constraint(tool, ConstraintKind::kPin, {rel, "runtimes." + tool, v},
+                         read_tool_version(tool, v, ctx.kb(), note),
+                         note.empty() ? "declared: the version to provision" : note);
+        }
       }
     }
     if (YAML::Node tc = doc["toolchain"]; tc && tc.IsMap() && tc["required_commands"]) {

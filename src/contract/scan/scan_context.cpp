@@ -253,14 +253,17 @@ namespace {
 
 std::string where(const Constraint& k) { return k.source.file + " " + k.source.field + "=" + str::quote(k.source.value, 60); }
 
-// The pin a scope selects: a version file before a Dockerfile's FROM (the
+// The pin a scope selects when its pins disagree: the team's declaration in
+// .mac/project.yaml, then a version file, then a Dockerfile's FROM (the
 // project states its version in one place; the image follows it).
 std::optional<std::size_t> chosen_pin(const std::vector<std::size_t>& pins, const std::vector<Constraint>& cs) {
+  auto rank = [&](std::size_t i) {
+    if (cs[i].source.file.ends_with(".mac/project.yaml")) return 0;
+    return cs[i].source.field == "FROM" ? 2 : 1;
+  };
   std::optional<std::size_t> best;
-  for (std::size_t i : pins) {
-    bool image = cs[i].source.field == "FROM";
-    if (!best || (!image && cs[*best].source.field == "FROM")) best = i;
-  }
+  for (std::size_t i : pins)
+    if (!best || rank(i) < rank(*best)) best = i;
   return best;
 }
 
@@ -326,8 +329,11 @@ RuntimeFloor ScanContext::floor_of(const std::string& tool, const ToolConstraint
   // image's.
   std::optional<Range> pin;
   std::vector<std::size_t> pinned_by;
+  const bool declared = std::any_of(root_pins.begin(), root_pins.end(), [&](std::size_t i) {
+    return cs[i].source.file.ends_with(".mac/project.yaml");
+  });
   if (!root_pins.empty()) {
-    if (Range m = meet(root_pins); !m.is_empty()) {
+    if (Range m = meet(root_pins); !m.is_empty() && !declared) {
       pin = m;
       pinned_by = root_pins;
     } else {
