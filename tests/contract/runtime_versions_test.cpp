@@ -88,6 +88,10 @@ TEST(RuntimeVersions, SubProjectsAreScopedAndExamplesSetAside) {
   EXPECT_EQ(scope(f, "examples/plugin"), nullptr);
   for (const auto& k : f.constraints) EXPECT_EQ(k.source.file.find("examples/"), std::string::npos);
   EXPECT_TRUE(noted(c, "examples/plugin/package.json"));
+  // A release tree's installer image (navidrome's release/wix) installs jq for
+  // itself, not for the repository.
+  EXPECT_EQ(lib(c.run_libs, "jq"), nullptr);
+  EXPECT_TRUE(noted(c, "release/wix/msitools.dockerfile: a Dockerfile in an example"));
 }
 
 TEST(RuntimeVersions, TheImageStagesFromPinsInsideTheSupport) {

@@ -183,7 +183,16 @@ class BuildEnvScanner {
     // The image is the final stage and the stages it is built FROM by name.
     std::set<int> image_stages;
     for (int st = stage; st >= 0 && !image_stages.count(st); st = parent[static_cast<std::size_t>(st)]) image_stages.insert(st);
-    for (const auto& r : runs) installs(rel, r.line, r.text, image_stages.count(r.stage) > 0);
+    // A Dockerfile of an example, the docs or a release/packaging tree (a
+    // Windows installer's build image) says what that image needs, not the
+    // repository: its installs are a note.
+    if (set_aside_tree(rel)) {
+      if (!runs.empty())
+        ctx_.note(rel, "a Dockerfile in an example, documentation or packaging tree: the packages it installs are "
+                       "not the repository's own needs; not used");
+    } else {
+      for (const auto& r : runs) installs(rel, r.line, r.text, image_stages.count(r.stage) > 0);
+    }
     // The image the final stage is built on pins its runtime; an earlier
     // stage's is a version the build runs (a builder), as CI's are, and so is
     // every stage of a devcontainer's or a CI job's Dockerfile.

@@ -45,12 +45,16 @@ std::string url_host(std::string_view url) {
 
 void ScanContext::constraint(const std::string& tool, ConstraintKind kind, Evidence ev, const Result<Range>& range,
                              std::string note) {
+  auto& tc = tools_[tool];
+  // The same statement read twice (a matrix job repeated, a file read by two
+  // scanners) is one constraint.
+  for (const auto& k : tc.constraints)
+    if (k.source == ev && k.kind == kind) return;
   Constraint c;
   c.source = std::move(ev);
   c.note = std::move(note);
   c.kind = kind;
   c.scope = scope_of(c.source.file);
-  auto& tc = tools_[tool];
   if (range) {
     c.range = range->str();
     if (auto f = range->floor()) c.floor = f->str();

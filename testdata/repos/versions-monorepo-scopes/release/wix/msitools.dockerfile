@@ -1,0 +1,2 @@
+FROM alpine:3.20
+RUN apk update && apk add jq msitools
