@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "contract/model/version_range.hpp"
+#include "util/version_range.hpp"
 #include "oci/platform.hpp"
 
 namespace strata::cli {
@@ -16,22 +16,22 @@ Result<tc::VersionWant> toolchain_want(const std::string& tool, const std::strin
     w.exact = text;
     return w;
   }
-  auto range = tc::is_release_version(text) ? contract::parse_version_line(text) : contract::parse_npm_range(text);
+  auto range = tc::is_release_version(text) ? parse_version_line(text) : parse_npm_range(text);
   if (!range) {
     return fail(ErrorCode::kInvalidArgument, tool + "@" + text + ": " + range.error().message() +
                                                  " (give X.Y.Z, a line such as 22 or 3.12, or a range such as "
                                                  "\">=20 <21\")");
   }
   w.admits = [r = *range](std::string_view v) {
-    auto pv = contract::parse_version(v);
+    auto pv = parse_version(v);
     return pv && pv->pre.empty() && r.contains(*pv);
   };
   return w;
 }
 
 bool npm_range_admits(std::string_view range, std::string_view version) {
-  auto r = contract::parse_npm_range(range);
-  auto pv = contract::parse_version(version);
+  auto r = parse_npm_range(range);
+  auto pv = parse_version(version);
   return r && pv && r->contains(*pv);
 }
 

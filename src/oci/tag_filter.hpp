@@ -2,14 +2,16 @@
 //   include  regular expressions in RE2 syntax (matched anywhere; anchor
 //            with ^…$): a tag is kept when one matches (no list: every tag)
 //   exclude  regular expressions: a tag any of them matches is dropped
-//   semver   a range over tags that read as versions (`v` prefix allowed,
-//            missing parts are 0: "12" is 12.0.0): comparators joined by
-//            spaces are all required, alternatives are joined by "||":
-//            ">=1.2 <2", "^1.4" (>=1.4.0 <2.0.0; ^0.3 is >=0.3.0 <0.4.0),
-//            "~1.4.2" (>=1.4.2 <1.5.0), "1.4" or "1.4.x" (>=1.4.0 <1.5.0),
-//            "=1.4.2", "*". A tag with a pre-release part (1.2.0-rc1)
-//            matches only an alternative that names a pre-release.
-//            Tags that are not versions are dropped.
+//   semver   an npm range (util/version_range, read strictly) over tags
+//            that read as versions (`v` prefix allowed, missing parts are 0:
+//            "12" is 12.0.0): comparators joined by spaces are all required,
+//            alternatives are joined by "||": ">=1.2 <2", "^1.4" (>=1.4.0
+//            <2.0.0; ^0.3 is >=0.3.0 <0.4.0), "~1.4.2" (>=1.4.2 <1.5.0),
+//            "1.4" or "1.4.x" (>=1.4.0 <1.5.0), "1.2 - 1.4" (>=1.2.0
+//            <1.5.0), "=1.4.2", "*". A tag with a pre-release part
+//            (1.2.0-rc1) matches only an alternative that names a
+//            pre-release (Range::selects). Tags that are not versions are
+//            dropped.
 //   newest   keep the N highest versions left (tags that are not versions
 //            are dropped; equal versions such as 1.2 and 1.2.0 both stay).
 // The result is sorted (versions high to low when `newest` or `semver` is
@@ -29,6 +31,7 @@
 #include <vector>
 
 #include "util/error.hpp"
+#include "util/version_range.hpp"
 
 namespace strata::oci {
 
@@ -41,14 +44,10 @@ struct TagFilter {
   bool empty() const { return include.empty() && exclude.empty() && semver.empty() && newest == 0; }
 };
 
-// A tag read as a version ("v1.2.3-rc.1+build"), or nullopt.
-struct TagVersion {
-  std::vector<long long> numbers;  // major, minor, patch (missing parts are 0)
-  std::string prerelease;          // "" for a release
-};
-std::optional<TagVersion> parse_tag_version(std::string_view tag);
-// <0, 0, >0 as a < b, a == b, a > b (semver precedence; build metadata ignored).
-int compare_versions(const TagVersion& a, const TagVersion& b);
+// A tag read as a version ("v1.2.3-rc.1", "12-slim"), or nullopt: semver's
+// grammar (VersionSyntax::kStrict), so "1.2.3.4" is not one. Versions order
+// by semver precedence (Version's <=>).
+std::optional<Version> parse_tag_version(std::string_view tag);
 
 // Checks the regular expressions (RE2 syntax; RE2's own message on a
 // refusal) and the range; `where` names the filter in errors

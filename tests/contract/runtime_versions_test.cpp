@@ -7,7 +7,7 @@
 #include <algorithm>
 
 #include "contract/knowledge/knowledge.hpp"
-#include "contract/model/version_range.hpp"
+#include "util/version_range.hpp"
 #include "contract/fixture_support.hpp"
 
 namespace strata::contract::testing {

@@ -36,6 +36,8 @@ TEST(TagFilterTest, SemverRangesOrderHighToLow) {
   EXPECT_EQ(pick(f), (std::vector<std::string>{"12", "1.3.0"}));
   f.semver = "=2.0.0";
   EXPECT_EQ(pick(f), (std::vector<std::string>{"2.0.0"}));
+  f.semver = "1.2 - 1.3";  // a hyphen range: >=1.2.0 <1.4.0
+  EXPECT_EQ(pick(f), (std::vector<std::string>{"1.3.0", "v1.2.5", "1.2.0"}));
   // A pre-release only when the range names one.
   f.semver = ">=1.3.0-rc0 <1.3.1";
   EXPECT_EQ(pick(f), (std::vector<std::string>{"1.3.0", "1.3.0-rc1"}));
@@ -57,17 +59,17 @@ TEST(TagFilterTest, NewestKeepsTheHighestVersions) {
 
 TEST(TagFilterTest, VersionsCompareAsSemverDoes) {
   auto v = [](std::string_view s) { return *parse_tag_version(s); };
-  EXPECT_LT(compare_versions(v("1.2.0-rc.2"), v("1.2.0-rc.10")), 0);
-  EXPECT_LT(compare_versions(v("1.2.0-rc.10"), v("1.2.0")), 0);
-  EXPECT_LT(compare_versions(v("1.9"), v("1.10")), 0);
-  EXPECT_EQ(compare_versions(v("v1.2"), v("1.2.0")), 0);
+  EXPECT_LT(v("1.2.0-rc.2"), v("1.2.0-rc.10"));
+  EXPECT_LT(v("1.2.0-rc.10"), v("1.2.0"));
+  EXPECT_LT(v("1.9"), v("1.10"));
+  EXPECT_EQ(v("v1.2"), v("1.2.0"));
   EXPECT_FALSE(parse_tag_version("latest"));
   EXPECT_FALSE(parse_tag_version("1.2.3.4"));
 }
 
 TEST(TagFilterTest, MistakesNameTheFilter) {
   for (auto [semver, include] : std::vector<std::pair<std::string, std::string>>{
-           {">=banana", ""}, {"^", ""}, {">=1 ||", ""}, {"", "(unclosed"}}) {
+           {">=banana", ""}, {"^", ""}, {">=1 ||", ""}, {" ", ""}, {"latest", ""}, {">=1.2.3.4", ""}, {"", "(unclosed"}}) {
     TagFilter f;
     f.semver = semver;
     if (!include.empty()) f.include = {include};

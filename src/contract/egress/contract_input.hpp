@@ -1,12 +1,13 @@
 // Where a policy's contract comes from: a repository scanned now (--repo) or
 // a contract file written by `strata contract scan` (--contract, YAML or
-// JSON). Either way the digest is the sha256 of the contract's canonical JSON
-// (the bytes `strata contract scan --format json` prints), so a repository
-// and the contract file scanned from it carry the same digest in the
-// policy header. Only the fields a policy needs are read back from a file.
+// JSON), read by the one contract reader (contract/model/contract_reader:
+// bounded, every field checked, the same Contract plan, preflight and
+// provision read). Either way the digest is contract_digest: the sha256 of
+// the contract's canonical JSON (the bytes `strata contract scan --format
+// json` prints), so a repository and the contract file scanned from it carry
+// the same digest in the policy header, and a plan names the same one.
 #pragma once
 
-#include <cstdint>
 #include <filesystem>
 #include <string>
 
@@ -15,15 +16,12 @@
 
 namespace strata::contract::egress {
 
-// Contract files larger than this are refused before they are read.
-inline constexpr std::uintmax_t kMaxContractFileBytes = 64u << 20;
-
 struct ContractInput {
-  Contract contract;   // root, egress_hosts and egress_rejected filled
-  std::string digest;  // "sha256:<hex>"
+  Contract contract;
+  std::string digest;  // contract_digest(contract): "sha256:<hex>"
 };
 
 Result<ContractInput> scan_for_policy(const std::filesystem::path& repo);
-Result<ContractInput> read_contract_file(const std::filesystem::path& file);
+Result<ContractInput> read_contract_input(const std::filesystem::path& file);
 
 }  // namespace strata::contract::egress

@@ -18,7 +18,7 @@ Result<std::string> render_policy(const Policy& p, const RenderRequest& r) {
 Result<ContractInput> read_render_input(const RenderRequest& r) {
   if (r.repo.empty() == r.contract_file.empty())
     return fail(ErrorCode::kInvalidArgument, "give exactly one of --repo DIR and --contract FILE");
-  return r.repo.empty() ? read_contract_file(r.contract_file) : scan_for_policy(r.repo);
+  return r.repo.empty() ? read_contract_input(r.contract_file) : scan_for_policy(r.repo);
 }
 
 Result<Rendered> render_contract(const ContractInput& in, const RenderRequest& r) {

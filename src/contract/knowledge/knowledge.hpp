@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "contract/model/contract.hpp"
-#include "contract/model/version_range.hpp"
+#include "util/version_range.hpp"
 #include "util/error.hpp"
 
 namespace strata::contract {

@@ -10,7 +10,7 @@
 #include <string_view>
 
 #include "contract/knowledge/knowledge.hpp"
-#include "contract/model/version_range.hpp"
+#include "util/version_range.hpp"
 #include "util/error.hpp"
 
 namespace strata::contract {

@@ -38,6 +38,13 @@ json to_tree(const YAML::Node& n) {
   }
 }
 
+// The path of a field: "egress_hosts[2].port", "ecosystems" at the top.
+std::string field(std::string_view at, std::string_view key) {
+  return at.empty() ? std::string(key) : std::string(at) + "." + std::string(key);
+}
+// The path of a list's entry: "egress_hosts[2]".
+std::string item(std::string_view at, std::size_t i) { return std::string(at) + "[" + std::to_string(i) + "]"; }
+
 class Reader {
  public:
   explicit Reader(std::string where) : where_(std::move(where)) {}
@@ -46,7 +53,7 @@ class Reader {
     auto it = o.find(key);
     if (it == o.end() || it->is_null()) {
       if (nullable) return std::string();
-      return fail(ErrorCode::kInvalidArgument, where_ + ": " + std::string(at) + "." + key + " is missing");
+      return fail(ErrorCode::kInvalidArgument, where_ + ": " + field(at, key) + " is missing");
     }
     if (!it->is_string()) return bad(at, key, "a string");
     return it->get<std::string>();
@@ -105,8 +112,8 @@ class Reader {
   Result<std::vector<Evidence>> evidence_list(const json& o, std::string_view at) {
     std::vector<Evidence> out;
     STRATA_TRY(const json* l, list(o, "evidence", at));
-    for (const auto& e : *l) {
-      STRATA_TRY(auto ev, evidence(e, std::string(at) + ".evidence"));
+    for (std::size_t i = 0; i < l->size(); ++i) {
+      STRATA_TRY(auto ev, evidence((*l)[i], item(field(at, "evidence"), i)));
       out.push_back(std::move(ev));
     }
     return out;
@@ -119,7 +126,7 @@ class Reader {
 
  private:
   std::unexpected<Error> bad(std::string_view at, const char* key, const char* want) const {
-    return fail(ErrorCode::kInvalidArgument, where_ + ": " + std::string(at) + "." + key + " must be " + want);
+    return fail(ErrorCode::kInvalidArgument, where_ + ": " + field(at, key) + " must be " + want);
   }
   std::string where_;
 };
@@ -145,9 +152,10 @@ Result<EgressOrigin> origin(Reader& r, const std::string& v, std::string_view at
 
 Result<std::vector<SystemLib>> libs(Reader& r, const json& o, const char* key) {
   std::vector<SystemLib> out;
-  std::string at = std::string("system_libs.") + key;
   STRATA_TRY(const json* l, r.list(o, key, "system_libs"));
-  for (const auto& e : *l) {
+  for (std::size_t i = 0; i < l->size(); ++i) {
+    const json& e = (*l)[i];
+    const std::string at = item(field("system_libs", key), i);
     SystemLib lib;
     STRATA_TRY(lib.package, r.str(e, "package", at, false));
     STRATA_TRY(lib.required_by, r.strings(e, "required_by", at));
@@ -160,10 +168,10 @@ Result<std::vector<SystemLib>> libs(Reader& r, const json& o, const char* key) {
 Result<std::vector<Diagnostic>> diagnostics(Reader& r, const json& t, const char* key) {
   std::vector<Diagnostic> out;
   STRATA_TRY(const json* l, r.list(t, key, ""));
-  for (const auto& e : *l) {
+  for (std::size_t i = 0; i < l->size(); ++i) {
     Diagnostic d;
-    STRATA_TRY(d.file, r.str(e, "file", key));
-    STRATA_TRY(d.message, r.str(e, "message", key));
+    STRATA_TRY(d.file, r.str((*l)[i], "file", item(key, i)));
+    STRATA_TRY(d.message, r.str((*l)[i], "message", item(key, i)));
     out.push_back(std::move(d));
   }
   return out;
@@ -179,19 +187,21 @@ Result<void> read_floors(Reader& r, const json& t, Contract& c) {
     STRATA_TRY(rf.satisfying, r.str(f, "satisfying", at));
     STRATA_TRY(rf.conflicts, r.strings(f, "conflicts", at));
     STRATA_TRY(const json* cs, r.list(f, "constraints", at));
-    for (const auto& k : *cs) {
+    for (std::size_t i = 0; i < cs->size(); ++i) {
+      const json& k = (*cs)[i];
+      const std::string kat = item(at + ".constraints", i);
       Constraint con;
-      STRATA_TRY(con.source, r.evidence(k, at + ".constraints"));
-      STRATA_TRY(con.range, r.str(k, "range", at));
-      STRATA_TRY(con.floor, r.str(k, "floor", at));
-      STRATA_TRY(con.note, r.str(k, "note", at));
-      STRATA_TRY(std::string kind, r.str(k, "kind", at));
+      STRATA_TRY(con.source, r.evidence(k, kat));
+      STRATA_TRY(con.range, r.str(k, "range", kat));
+      STRATA_TRY(con.floor, r.str(k, "floor", kat));
+      STRATA_TRY(con.note, r.str(k, "note", kat));
+      STRATA_TRY(std::string kind, r.str(k, "kind", kat));
       if (kind.empty() || kind == "support") con.kind = ConstraintKind::kSupport;  // absent before the field
       else if (kind == "pin") con.kind = ConstraintKind::kPin;
       else if (kind == "tested") con.kind = ConstraintKind::kTested;
-      else return fail(ErrorCode::kInvalidArgument, r.where() + ": " + at + ".constraints: kind " + str::quote(kind, 40) +
+      else return fail(ErrorCode::kInvalidArgument, r.where() + ": " + kat + ".kind " + str::quote(kind, 40) +
                                                         " is not support, pin or tested");
-      STRATA_TRY(con.scope, r.str(k, "scope", at));
+      STRATA_TRY(con.scope, r.str(k, "scope", kat));
       if (con.scope.empty()) con.scope = ".";
       rf.constraints.push_back(std::move(con));
     }
@@ -201,12 +211,14 @@ Result<void> read_floors(Reader& r, const json& t, Contract& c) {
     STRATA_TRY(rf.provision, r.str(*pv, "range", at + ".provision"));
     STRATA_TRY(rf.provision_reason, r.str(*pv, "why", at + ".provision"));
     STRATA_TRY(const json* scopes, r.list(f, "scopes", at));
-    for (const auto& x : *scopes) {
+    for (std::size_t i = 0; i < scopes->size(); ++i) {
+      const json& x = (*scopes)[i];
+      const std::string sat = item(at + ".scopes", i);
       ScopedRequirement sc;
-      STRATA_TRY(sc.scope, r.str(x, "scope", at + ".scopes", false));
-      STRATA_TRY(sc.satisfying, r.str(x, "satisfying", at + ".scopes"));
-      STRATA_TRY(sc.floor, r.str(x, "floor", at + ".scopes"));
-      STRATA_TRY(sc.pin, r.str(x, "pin", at + ".scopes"));
+      STRATA_TRY(sc.scope, r.str(x, "scope", sat, false));
+      STRATA_TRY(sc.satisfying, r.str(x, "satisfying", sat));
+      STRATA_TRY(sc.floor, r.str(x, "floor", sat));
+      STRATA_TRY(sc.pin, r.str(x, "pin", sat));
       rf.scopes.push_back(std::move(sc));
     }
     c.runtime_floors[tool] = std::move(rf);
@@ -218,8 +230,9 @@ Result<void> read_natives(Reader& r, const json& t, Contract& c) {
   STRATA_TRY(const json* nb, r.object(t, "native_build", ""));
   STRATA_TRY(c.native_build_required, r.boolean(*nb, "required", "native_build"));
   STRATA_TRY(const json* pkgs, r.list(*nb, "packages", "native_build"));
-  const std::string at = "native_build.packages";
-  for (const auto& p : *pkgs) {
+  for (std::size_t i = 0; i < pkgs->size(); ++i) {
+    const json& p = (*pkgs)[i];
+    const std::string at = item("native_build.packages", i);
     NativePackage n;
     STRATA_TRY(n.ecosystem, r.str(p, "ecosystem", at, false));
     STRATA_TRY(n.name, r.str(p, "name", at, false));
@@ -255,43 +268,49 @@ Result<void> read_rest(Reader& r, const json& t, Contract& c) {
   STRATA_TRY(c.run_libs, libs(r, *sl, "run"));
 
   STRATA_TRY(const json* eg, r.list(t, "egress_hosts", ""));
-  for (const auto& e : *eg) {
+  for (std::size_t i = 0; i < eg->size(); ++i) {
+    const json& e = (*eg)[i];
+    const std::string at = item("egress_hosts", i);
     EgressHost h;
-    STRATA_TRY(h.host, r.str(e, "host", "egress_hosts", false));
-    STRATA_TRY(h.port, r.port(e, "port", "egress_hosts"));
-    STRATA_TRY(std::string o, r.str(e, "origin", "egress_hosts", false));
-    STRATA_TRY(h.origin, origin(r, o, "egress_hosts.origin"));
-    STRATA_TRY(std::string access, r.str(e, "access", "egress_hosts"));
+    STRATA_TRY(h.host, r.str(e, "host", at, false));
+    STRATA_TRY(h.port, r.port(e, "port", at));
+    STRATA_TRY(std::string o, r.str(e, "origin", at, false));
+    STRATA_TRY(h.origin, origin(r, o, at + ".origin"));
+    STRATA_TRY(std::string access, r.str(e, "access", at));
     if (!access.empty()) h.access = access;
-    STRATA_TRY(h.reason, r.str(e, "reason", "egress_hosts"));
-    STRATA_TRY(h.mirror_env, r.str(e, "mirror_env", "egress_hosts"));
-    STRATA_TRY(h.evidence, r.evidence_list(e, "egress_hosts"));
+    STRATA_TRY(h.reason, r.str(e, "reason", at));
+    STRATA_TRY(h.mirror_env, r.str(e, "mirror_env", at));
+    STRATA_TRY(h.evidence, r.evidence_list(e, at));
     c.egress_hosts.push_back(std::move(h));
   }
   STRATA_TRY(const json* rejected, r.list(t, "egress_rejected", ""));
-  for (const auto& e : *rejected) {
+  for (std::size_t i = 0; i < rejected->size(); ++i) {
+    const json& e = (*rejected)[i];
+    const std::string at = item("egress_rejected", i);
     RejectedEgress x;
-    STRATA_TRY(x.file, r.str(e, "file", "egress_rejected"));
-    STRATA_TRY(x.entry, r.str(e, "entry", "egress_rejected"));
-    STRATA_TRY(x.message, r.str(e, "message", "egress_rejected", false));
+    STRATA_TRY(x.file, r.str(e, "file", at));
+    STRATA_TRY(x.entry, r.str(e, "entry", at));
+    STRATA_TRY(x.message, r.str(e, "message", at, false));
     c.egress_rejected.push_back(std::move(x));
   }
 
   STRATA_TRY(const json* tc, r.object(t, "toolchain", ""));
   STRATA_TRY(const json* cmds, r.list(*tc, "required_commands", "toolchain"));
-  for (const auto& e : *cmds) {
+  for (std::size_t i = 0; i < cmds->size(); ++i) {
+    const std::string at = item("toolchain.required_commands", i);
     RequiredCommand rc;
-    STRATA_TRY(rc.name, r.str(e, "name", "toolchain.required_commands", false));
-    STRATA_TRY(rc.reasons, r.strings(e, "reasons", "toolchain.required_commands"));
+    STRATA_TRY(rc.name, r.str((*cmds)[i], "name", at, false));
+    STRATA_TRY(rc.reasons, r.strings((*cmds)[i], "reasons", at));
     c.required_commands.push_back(std::move(rc));
   }
 
   STRATA_TRY(const json* ws, r.list(t, "workspaces", ""));
-  for (const auto& e : *ws) {
+  for (std::size_t i = 0; i < ws->size(); ++i) {
+    const std::string at = item("workspaces", i);
     Workspace w;
-    STRATA_TRY(w.path, r.str(e, "path", "workspaces"));
-    STRATA_TRY(w.name, r.str(e, "name", "workspaces"));
-    STRATA_TRY(w.manager, r.str(e, "manager", "workspaces"));
+    STRATA_TRY(w.path, r.str((*ws)[i], "path", at));
+    STRATA_TRY(w.name, r.str((*ws)[i], "name", at));
+    STRATA_TRY(w.manager, r.str((*ws)[i], "manager", at));
     c.workspaces.push_back(std::move(w));
   }
   STRATA_TRY(const json* kb, r.object(t, "knowledge", ""));

@@ -3,7 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "contract/model/version_range.hpp"
+#include "util/version_range.hpp"
 #include "oci/append_layer.hpp"
 #include "oci/manifest.hpp"
 #include "oci/media_types.hpp"

@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include "contract/model/contract_reader.hpp"
-
 namespace strata::contract::route {
 
 void add_plan_hosts(Contract& contract, const Plan& plan) {
@@ -22,13 +20,12 @@ void add_plan_hosts(Contract& contract, const Plan& plan) {
 }
 
 Result<egress::Rendered> render_plan_egress(const egress::RenderRequest& render, PlanRequest plan, PlanContext& ctx) {
+  // The contract is read once, by the one reader: the plan routes what the
+  // policy renders.
   STRATA_TRY(auto in, egress::read_render_input(render));
   plan.repo = render.repo;
   plan.contract.reset();
-  if (!render.contract_file.empty()) {
-    STRATA_TRY(auto c, contract::read_contract_file(render.contract_file));
-    plan.contract = std::move(c);
-  }
+  if (!render.contract_file.empty()) plan.contract = in.contract;
   STRATA_TRY(auto planned, plan_repository(plan, ctx));
   add_plan_hosts(in.contract, planned.plan);
   return egress::render_contract(in, render);

@@ -8,7 +8,7 @@
 #include "contract/model/contract_reader.hpp"
 #include "contract/image/runtime_markers.hpp"
 #include "contract/route/tools.hpp"
-#include "contract/model/version_range.hpp"
+#include "util/version_range.hpp"
 #include "util/strings.hpp"
 
 namespace strata::contract::route {

@@ -20,7 +20,7 @@
 #include "contract/model/contract.hpp"
 #include "contract/knowledge/knowledge.hpp"
 #include "contract/scan/repo_fs.hpp"
-#include "contract/model/version_range.hpp"
+#include "util/version_range.hpp"
 
 namespace strata::contract {
 

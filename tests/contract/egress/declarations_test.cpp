@@ -139,7 +139,7 @@ TEST(ContractInput, AContractWhoseAliasesExpandWithoutEndIsRefused) {
   strata::testing::TempDir dir;
   // Five levels of ten: 111 111 nodes from 400 bytes (nine: a billion).
   std::ofstream(dir / "c.yaml") << "schema_version: 1\n" << strata::testing::billion_laughs(5, "notes");
-  auto r = read_contract_file(dir / "c.yaml");
+  auto r = read_contract_input(dir / "c.yaml");
   ASSERT_FALSE(r.has_value()) << "a billion-laughs contract was read";
   EXPECT_EQ(r.error().message(), (dir / "c.yaml").string() +
                                      ": line 8: YAML aliases expand to more than 100000 nodes (a 'billion laughs' "
@@ -249,18 +249,18 @@ TEST(ContractInput, MalformedContractFilesAreNamed) {
   strata::testing::TempDir dir;
   auto err = [&](const std::string& text) {
     std::ofstream(dir / "c.yaml", std::ios::trunc) << text;
-    auto r = read_contract_file(dir / "c.yaml");
+    auto r = read_contract_input(dir / "c.yaml");
     EXPECT_FALSE(r.has_value());
     return r ? std::string() : r.error().message();
   };
-  EXPECT_NE(err("schema_version: 2\n").find("c.yaml: not a contract of schema_version 1"), std::string::npos);
-  EXPECT_NE(err("- a\n").find("not a contract"), std::string::npos);
+  EXPECT_NE(err("schema_version: 2\n").find("c.yaml: schema_version 2 (this strata reads 1)"), std::string::npos);
+  EXPECT_NE(err("- a\n").find("c.yaml: not a contract"), std::string::npos);
   EXPECT_NE(err("schema_version: 1\negress_hosts:\n  - host: \"a.example.com\"\n    origin: \"elsewhere\"\n")
-                .find("c.yaml: egress_hosts[0]: origin \"elsewhere\""),
+                .find("c.yaml: egress_hosts[0].origin: unknown value \"elsewhere\""),
             std::string::npos);
-  EXPECT_NE(err("schema_version: 1\negress_hosts: {}\n").find("egress_hosts is not a list"), std::string::npos);
-  EXPECT_NE(err("{\"schema_version\": 1,").find("not valid JSON"), std::string::npos);
-  EXPECT_NE(err("a: [b\n").find("not valid YAML"), std::string::npos);
+  EXPECT_NE(err("schema_version: 1\negress_hosts: {}\n").find("c.yaml: egress_hosts must be a list"), std::string::npos);
+  EXPECT_NE(err("{\"schema_version\": 1,").find("c.yaml: not valid YAML"), std::string::npos);  // JSON is read as YAML
+  EXPECT_NE(err("a: [b\n").find("c.yaml: not valid YAML"), std::string::npos);
   RenderRequest absent;
   absent.contract_file = dir / "absent.yaml";
   absent.format = "json";

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "contract/model/version_range.hpp"
+#include "util/version_range.hpp"
 #include "layer/toolchain/release.hpp"
 #include "layer/toolchain/toolchain_layer.hpp"
 #include "oci/http/curl_transport.hpp"
@@ -50,18 +50,18 @@ oci::http::Transport& http() {
 }
 
 bool npm_satisfies(std::string_view range, std::string_view version) {
-  auto r = contract::parse_npm_range(range);
-  auto v = contract::parse_version(version);
+  auto r = parse_npm_range(range);
+  auto v = parse_version(version);
   return r && v && r->contains(*v);
 }
 
 VersionWant range(const std::string& text) {
-  auto parsed = contract::parse_npm_range(text);
+  auto parsed = parse_npm_range(text);
   EXPECT_TRUE(parsed) << text;
-  contract::Range r = parsed ? *parsed : contract::Range{};
+  Range r = parsed ? *parsed : Range{};
   return {std::nullopt,
           [r](std::string_view v) {
-            auto pv = contract::parse_version(v);
+            auto pv = parse_version(v);
             return pv && r.contains(*pv);
           },
           text};

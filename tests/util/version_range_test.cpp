@@ -1,8 +1,10 @@
-#include "contract/model/version_range.hpp"
+#include "util/version_range.hpp"
 
 #include <gtest/gtest.h>
 
-namespace strata::contract {
+#include <iterator>
+
+namespace strata {
 namespace {
 
 Version v(const char* s) { return *parse_version(s); }
@@ -39,6 +41,30 @@ TEST(Version, OrdersPreReleaseBeforeRelease) {
   EXPECT_LT(v("9.99.99"), v("10.0.0"));
 }
 
+// Semver precedence (semver.org, item 11), which a mirror's tag order relies on.
+TEST(Version, OrdersPreReleasesAsSemverDoes) {
+  const char* ordered[] = {"1.0.0-alpha", "1.0.0-alpha.1", "1.0.0-alpha.beta", "1.0.0-beta", "1.0.0-beta.2",
+                           "1.0.0-beta.11", "1.0.0-rc.1", "1.0.0-rc.2", "1.0.0-rc.10", "1.0.0"};
+  for (std::size_t i = 0; i + 1 < std::size(ordered); ++i) {
+    EXPECT_LT(v(ordered[i]), v(ordered[i + 1])) << ordered[i] << " < " << ordered[i + 1];
+    EXPECT_GT(v(ordered[i + 1]), v(ordered[i])) << ordered[i + 1] << " > " << ordered[i];
+  }
+  EXPECT_LT(v("3.13.0a1"), v("3.13.0b1"));
+  EXPECT_LT(v("3.13.0b1"), v("3.13.0rc1"));
+  EXPECT_EQ(v("v1.2"), v("1.2.0"));
+}
+
+// Strictly is semver's grammar: what a config strata reads may say.
+TEST(Version, StrictlyIsSemver) {
+  auto strict = [](const char* s) { return parse_version(s, VersionSyntax::kStrict); };
+  EXPECT_EQ(strict("v1.2.3-rc.1")->str(), "1.2.3-rc.1");
+  EXPECT_EQ(strict("12-slim")->str(), "12.0.0-slim");
+  EXPECT_EQ(strict("1.2.3+build.5")->str(), "1.2.3");
+  for (const char* s : {"1.2.3.4", "1.21rc1", "3.13.0b2", "1!2.0", "1.2.3-rc..1", "1.2.3-rc_1", "1.2.3-", "x", ""})
+    EXPECT_FALSE(strict(s)) << s;
+  EXPECT_EQ(v("1.2.3.4").str(), "1.2.3");  // leniently: a fourth part is dropped
+}
+
 TEST(NpmRange, CaretTildeAndXRanges) {
   EXPECT_EQ(npm("^20"), ">=20.0.0 <21.0.0");
   EXPECT_EQ(npm("^1.2.3"), ">=1.2.3 <2.0.0");
@@ -72,6 +98,39 @@ TEST(NpmRange, RejectsGarbage) {
   EXPECT_FALSE(parse_npm_range("^1.x.3").has_value());
   EXPECT_FALSE(parse_npm_range("1.2.3 - ").has_value());
   EXPECT_FALSE(parse_npm_range(std::string(10000, '^')).has_value());
+}
+
+// Strictly, what npm would read as "*" or a lenient spelling is a mistake.
+TEST(NpmRange, StrictlyAMistakeIsAnError) {
+  auto strict = [](const char* s) {
+    auto r = parse_npm_range(s, VersionSyntax::kStrict);
+    return r ? r->str() : "ERR";
+  };
+  EXPECT_EQ(npm(">=1 ||"), ">=1.0.0 || *");  // leniently, as npm: any version
+  EXPECT_EQ(strict(">=1 ||"), "ERR");
+  EXPECT_EQ(strict(""), "ERR");
+  EXPECT_EQ(strict("latest"), "ERR");
+  EXPECT_EQ(strict(">=1.2.3.4"), "ERR");
+  EXPECT_EQ(strict(">=1.21rc1"), "ERR");
+  EXPECT_EQ(strict(">=1.2-rc1"), "ERR");  // a pre-release follows three numbers
+  EXPECT_EQ(strict("^"), "ERR");
+  EXPECT_EQ(strict(">=1.2 <2 || ^3.1"), ">=1.2.0 <2.0.0 || >=3.1.0 <4.0.0");
+  EXPECT_EQ(strict("1.2 - 1.4"), ">=1.2.0 <1.5.0");
+  EXPECT_EQ(strict(">= 1.2"), ">=1.2.0");
+  EXPECT_EQ(strict("*"), "*");
+}
+
+// `selects` picks a pre-release only through an alternative that names one;
+// `contains` (floors) does not ask.
+TEST(Range, SelectsPreReleasesOnlyWhenNamed) {
+  auto range = [](const char* s) { return *parse_npm_range(s, VersionSyntax::kStrict); };
+  EXPECT_FALSE(range(">=1.2 <2").selects(v("1.3.0-rc1")));
+  EXPECT_TRUE(range(">=1.2 <2").contains(v("1.3.0-rc1")));
+  EXPECT_TRUE(range(">=1.2 <2").selects(v("1.3.0")));
+  EXPECT_TRUE(range(">=1.3.0-rc0 <1.3.1").selects(v("1.3.0-rc1")));
+  EXPECT_TRUE(range(">=1.0.0-rc0 >=1.2 <2").selects(v("1.3.0-rc1")));  // named, though not the tightest bound
+  EXPECT_FALSE(range(">=1.3.0-rc0 <1.3.1 || >=2").selects(v("2.1.0-rc1")));
+  EXPECT_FALSE(range("*").selects(v("12.0.0-slim")));
 }
 
 TEST(Pep440, Specifiers) {
@@ -111,4 +170,4 @@ TEST(VersionLine, ReleaseLines) {
 }
 
 }  // namespace
-}  // namespace strata::contract
+}  // namespace strata

@@ -1,12 +1,11 @@
-#include "contract/model/version_range.hpp"
+#include "util/version_range.hpp"
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 
 #include "util/strings.hpp"
 
-namespace strata::contract {
+namespace strata {
 namespace {
 
 // A possibly partial version: "1", "1.2", "1.x", "1.2.3-rc.1". A missing or
@@ -21,12 +20,24 @@ struct Partial {
 
 bool is_wild(std::string_view s) { return s == "x" || s == "X" || s == "*"; }
 
+bool all_digits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// Semver's pre-release: dot-separated identifiers, each non-empty [0-9A-Za-z-].
+bool semver_pre(std::string_view pre) {
+  for (auto id : str::split(pre, '.')) {
+    if (id.empty()) return false;
+    for (char c : id)
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-') return false;
+  }
+  return true;
+}
+
+// A version's number: digits only, at most 18 of them (no overflow when bumped).
 std::optional<std::uint64_t> number(std::string_view s) {
-  if (s.empty() || s.size() > 18) return std::nullopt;
-  std::uint64_t v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
-  return v;
+  if (s.size() > 18) return std::nullopt;
+  return str::parse_u64(s);
 }
 
 // Splits a trailing pre-release off a numeric component: "0rc1" → (0, "rc1").
@@ -48,21 +59,23 @@ std::optional<std::uint64_t> number_with_pre(std::string_view s, std::string& pr
   return n;
 }
 
-std::optional<Partial> parse_partial(std::string_view text) {
+std::optional<Partial> parse_partial(std::string_view text, VersionSyntax syntax) {
+  const bool strict = syntax == VersionSyntax::kStrict;
   text = str::trim(text);
   if (!text.empty() && (text.front() == 'v' || text.front() == 'V')) text.remove_prefix(1);
   if (auto plus = text.find('+'); plus != std::string_view::npos) text = text.substr(0, plus);
-  if (auto bang = text.find('!'); bang != std::string_view::npos) text = text.substr(bang + 1);
+  if (auto bang = text.find('!'); !strict && bang != std::string_view::npos) text = text.substr(bang + 1);
   Partial p;
   if (text.empty() || is_wild(text)) return p;
   std::string pre;
   if (auto dash = text.find('-'); dash != std::string_view::npos) {
     pre = std::string(text.substr(dash + 1));
     text = text.substr(0, dash);
-    if (pre.empty()) return std::nullopt;
+    if (pre.empty() || (strict && !semver_pre(pre))) return std::nullopt;
   }
   auto comps = str::split(text, '.');
   if (comps.size() > 3) {
+    if (strict) return std::nullopt;
     // PEP 440 ".post1"/".dev0" and four-part versions: keep three numbers.
     for (std::size_t i = 3; i < comps.size(); ++i)
       if (!std::isalnum(static_cast<unsigned char>(comps[i].empty() ? ' ' : comps[i][0])))
@@ -77,7 +90,7 @@ std::optional<Partial> parse_partial(std::string_view text) {
     }
     if (wild) return std::nullopt;  // "1.x.3" is not a version
     std::string comp_pre;
-    auto n = number_with_pre(comps[i], comp_pre);
+    auto n = strict ? number(comps[i]) : number_with_pre(comps[i], comp_pre);
     if (!n) return std::nullopt;
     if (!comp_pre.empty()) {
       if (!pre.empty() || i + 1 != comps.size()) return std::nullopt;
@@ -123,12 +136,66 @@ bool upper_le(const std::optional<Bound>& a, const std::optional<Bound>& b) {
 
 Interval meet(const Interval& a, const Interval& b) {
   Interval r;
+  r.names_pre = a.names_pre || b.names_pre;
   r.lo = lower_le(a.lo, b.lo) ? b.lo : a.lo;
   r.hi = upper_le(a.hi, b.hi) ? a.hi : b.hi;
   return r;
 }
 
-Result<Interval> npm_comparator(std::string_view tok) {
+bool holds(const Interval& i, const Version& v) {
+  if (i.empty()) return false;
+  bool above = !i.lo || (i.lo->inclusive ? !(v < i.lo->v) : i.lo->v < v);
+  bool below = !i.hi || (i.hi->inclusive ? !(i.hi->v < v) : v < i.hi->v);
+  return above && below;
+}
+
+// A partial version as a range bound: strictly, a pre-release follows all
+// three numbers ("1.2-rc1" is no bound).
+std::optional<Partial> parse_bound(std::string_view text, VersionSyntax syntax) {
+  auto p = parse_partial(text, syntax);
+  if (p && syntax == VersionSyntax::kStrict && !p->pre.empty() && (!p->part[1] || !p->part[2])) return std::nullopt;
+  return p;
+}
+
+// The interval of one comparator: `op` applied to the version `p`.
+Interval npm_interval(std::string_view op, const Partial& p) {
+  if (p.any()) {
+    if (op == "<" || op == ">") return Interval{Bound{Version{}, false}, Bound{Version{}, false}};
+    return Interval{};
+  }
+  Version low = low_of(p);
+  bool partial = !p.part[1] || !p.part[2];
+  if (op.empty() || op == "=") {
+    if (partial) return between(low, next_after(p));
+    return Interval{Bound{low, true}, Bound{low, true}};
+  }
+  if (op == ">=") return ge(low);
+  if (op == ">") {
+    if (partial) return ge(next_after(p));
+    return Interval{Bound{low, false}, std::nullopt};
+  }
+  if (op == "<") return lt(low);
+  if (op == "<=") {
+    if (partial) return lt(next_after(p));
+    return Interval{std::nullopt, Bound{low, true}};
+  }
+  if (op == "~" || op == "~>") {
+    Partial up = p;
+    if (up.part[1]) up.part[2].reset();  // ~1.2.3 → <1.3.0; ~1 → <2.0.0
+    return between(low, next_after(up));
+  }
+  // Caret: the left-most non-zero component may not change.
+  Partial up = p;
+  if (*p.part[0] != 0 || !p.part[1]) {
+    up.part[1].reset();
+    up.part[2].reset();
+  } else if (*p.part[1] != 0 || !p.part[2]) {
+    up.part[2].reset();
+  }
+  return between(low, next_after(up));
+}
+
+Result<Interval> npm_comparator(std::string_view tok, VersionSyntax syntax) {
   std::string_view op;
   for (std::string_view cand : {">=", "<=", "~>", ">", "<", "=", "^", "~"}) {
     if (tok.starts_with(cand)) {
@@ -136,52 +203,22 @@ Result<Interval> npm_comparator(std::string_view tok) {
       break;
     }
   }
-  auto p = parse_partial(tok.substr(op.size()));
+  auto p = parse_bound(tok.substr(op.size()), syntax);
   if (!p) return fail(ErrorCode::kInvalidArgument, "not a version: " + str::quote(tok));
-  if (p->any()) {
-    if (op == "<" || op == ">") return Interval{Bound{Version{}, false}, Bound{Version{}, false}};
-    return Interval{};
-  }
-  Version low = low_of(*p);
-  bool partial = !p->part[1] || !p->part[2];
-  if (op.empty() || op == "=") {
-    if (partial) return between(low, next_after(*p));
-    return Interval{Bound{low, true}, Bound{low, true}};
-  }
-  if (op == ">=") return ge(low);
-  if (op == ">") {
-    if (partial) return ge(next_after(*p));
-    return Interval{Bound{low, false}, std::nullopt};
-  }
-  if (op == "<") return lt(low);
-  if (op == "<=") {
-    if (partial) return lt(next_after(*p));
-    return Interval{std::nullopt, Bound{low, true}};
-  }
-  if (op == "~" || op == "~>") {
-    Partial up = *p;
-    if (up.part[1]) up.part[2].reset();  // ~1.2.3 → <1.3.0; ~1 → <2.0.0
-    return between(low, next_after(up));
-  }
-  // Caret: the left-most non-zero component may not change.
-  Partial up = *p;
-  if (*p->part[0] != 0 || !p->part[1]) {
-    up.part[1].reset();
-    up.part[2].reset();
-  } else if (*p->part[1] != 0 || !p->part[2]) {
-    up.part[2].reset();
-  }
-  return between(low, next_after(up));
+  Interval iv = npm_interval(op, *p);
+  iv.names_pre = !p->pre.empty();
+  return iv;
 }
 
-Result<Range> npm_set(std::string_view set) {
+Result<Range> npm_set(std::string_view set, VersionSyntax syntax) {
   auto toks = str::split_ws(set);
   // Hyphen range "A - B".
   if (toks.size() == 3 && toks[1] == "-") {
-    auto a = parse_partial(toks[0]);
-    auto b = parse_partial(toks[2]);
+    auto a = parse_bound(toks[0], syntax);
+    auto b = parse_bound(toks[2], syntax);
     if (!a || !b) return fail(ErrorCode::kInvalidArgument, "bad hyphen range " + str::quote(set));
     Interval iv;
+    iv.names_pre = !a->pre.empty() || !b->pre.empty();
     if (!a->any()) iv.lo = Bound{low_of(*a), true};
     if (!b->any()) {
       if (!b->part[1] || !b->part[2])
@@ -200,7 +237,7 @@ Result<Range> npm_set(std::string_view set) {
       if (i + 1 >= toks.size()) return fail(ErrorCode::kInvalidArgument, "dangling operator in " + str::quote(set));
       tok += toks[++i];
     }
-    STRATA_TRY(Interval iv, npm_comparator(tok));
+    STRATA_TRY(Interval iv, npm_comparator(tok, syntax));
     acc = meet(acc, iv);
   }
   return Range{{acc}};
@@ -220,11 +257,21 @@ std::strong_ordering operator<=>(const Version& a, const Version& b) {
   if (auto c = a.patch <=> b.patch; c != 0) return c;
   if (a.pre.empty() != b.pre.empty()) return a.pre.empty() ? std::strong_ordering::greater
                                                            : std::strong_ordering::less;
-  return a.pre <=> b.pre;
+  // Semver precedence: identifier by identifier, numbers numerically and below
+  // words, and a prefix below what extends it (rc < rc.1).
+  auto as = str::split(a.pre, '.'), bs = str::split(b.pre, '.');
+  for (std::size_t i = 0; i < std::min(as.size(), bs.size()); ++i) {
+    const bool an = all_digits(as[i]), bn = all_digits(bs[i]);
+    if (an != bn) return an ? std::strong_ordering::less : std::strong_ordering::greater;
+    if (an)
+      if (auto c = as[i].size() <=> bs[i].size(); c != 0) return c;
+    if (auto c = as[i] <=> bs[i]; c != 0) return c;
+  }
+  return as.size() <=> bs.size();
 }
 
-std::optional<Version> parse_version(std::string_view text) {
-  auto p = parse_partial(text);
+std::optional<Version> parse_version(std::string_view text, VersionSyntax syntax) {
+  auto p = parse_partial(text, syntax);
   if (!p || p->any()) return std::nullopt;
   return low_of(*p);
 }
@@ -249,13 +296,12 @@ bool Range::unbounded_below() const {
 }
 
 bool Range::contains(const Version& v) const {
-  for (const auto& i : any_of) {
-    if (i.empty()) continue;
-    bool above = !i.lo || (i.lo->inclusive ? !(v < i.lo->v) : i.lo->v < v);
-    bool below = !i.hi || (i.hi->inclusive ? !(i.hi->v < v) : v < i.hi->v);
-    if (above && below) return true;
-  }
-  return false;
+  return std::any_of(any_of.begin(), any_of.end(), [&](const Interval& i) { return holds(i, v); });
+}
+
+bool Range::selects(const Version& v) const {
+  return std::any_of(any_of.begin(), any_of.end(),
+                     [&](const Interval& i) { return (v.pre.empty() || i.names_pre) && holds(i, v); });
 }
 
 std::optional<Version> Range::floor() const {
@@ -297,17 +343,19 @@ Range intersect(const Range& a, const Range& b) {
   return r;
 }
 
-Result<Range> parse_npm_range(std::string_view text) {
+Result<Range> parse_npm_range(std::string_view text, VersionSyntax syntax) {
   text = str::trim(text);
   Range out;
   std::size_t start = 0;
   while (true) {
     std::size_t bar = text.find("||", start);
     std::string_view set = str::trim(text.substr(start, bar == std::string_view::npos ? text.npos : bar - start));
-    if (set.empty() || set == "latest" || set == "*") {
+    if (syntax == VersionSyntax::kStrict && set.empty())
+      return fail(ErrorCode::kInvalidArgument, "an empty alternative in " + str::quote(text));
+    if (set.empty() || (set == "latest" && syntax == VersionSyntax::kLenient) || set == "*") {
       out.any_of.push_back(Interval{});
     } else {
-      STRATA_TRY(Range r, npm_set(set));
+      STRATA_TRY(Range r, npm_set(set, syntax));
       out.any_of.insert(out.any_of.end(), r.any_of.begin(), r.any_of.end());
     }
     if (bar == std::string_view::npos) break;
@@ -341,7 +389,7 @@ Result<Range> parse_pep440(std::string_view text) {
     std::string_view ver = str::trim(spec.substr(op.size()));
     bool star = ver.ends_with(".*");
     if (star) ver.remove_suffix(2);
-    auto p = parse_partial(ver);
+    auto p = parse_partial(ver, VersionSyntax::kLenient);
     if (!p || p->any()) return fail(ErrorCode::kInvalidArgument, "bad version in specifier " + str::quote(spec));
     if (star && op != "==" && op != "!=")
       return fail(ErrorCode::kInvalidArgument, "wildcard only allowed with == or != in " + str::quote(spec));
@@ -365,17 +413,18 @@ Result<Range> parse_pep440(std::string_view text) {
     } else {
       iv = Interval{std::nullopt, Bound{low, true}};
     }
+    iv.names_pre = !p->pre.empty();
     acc = meet(acc, iv);
   }
   return Range{{acc}};
 }
 
 Result<Range> parse_version_line(std::string_view text) {
-  auto p = parse_partial(text);
+  auto p = parse_partial(text, VersionSyntax::kLenient);
   if (!p) return fail(ErrorCode::kInvalidArgument, "not a version: " + str::quote(text));
   if (p->any()) return Range::all();
   if (p->part[1] && p->part[2]) return Range::exactly(low_of(*p));
   return Range{{between(low_of(*p), next_after(*p))}};
 }
 
-}  // namespace strata::contract
+}  // namespace strata
