@@ -150,6 +150,16 @@ TEST(RuntimeVersions, SetupCfgIsReadLikeSetupPy) {
 }
 
 
+// Two sub-projects pinned apart and nothing at the root: the repository needs
+// one of their versions, which is no conflict.
+TEST(RuntimeVersions, SubProjectsPinnedApartAreAnyOfTheirVersions) {
+  const auto [c, f] = scanned("versions-subprojects-pinned-apart", "node");
+  EXPECT_EQ(f.floor, "20.0.0");
+  EXPECT_EQ(f.satisfying, ">=20.0.0 <21.0.0 || >=22.0.0 <23.0.0");
+  EXPECT_TRUE(f.conflicts.empty()) << f.conflicts.front();
+  EXPECT_EQ(f.scopes.size(), 2u);
+}
+
 // The policy a team overrides: `.mac/project.yaml` `runtimes: {node: "22"}` is
 // the version to provision, before .nvmrc's 20, still inside engines >=20.
 TEST(RuntimeVersions, ADeclaredRuntimeIsThePinBeforeVersionFiles) {

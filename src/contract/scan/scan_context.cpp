@@ -349,13 +349,13 @@ RuntimeFloor ScanContext::floor_of(const std::string& tool, const ToolConstraint
   if (!root_support.empty()) support = meet(root_support);
   else if (!sub_support.empty()) support = meet(sub_support);
   else if (pin) support = *pin;
-  else if (!sub_pins.empty()) support = meet(sub_pins);
+  else if (!sub_pins.empty()) support = join(sub_pins);  // sub-projects pinned apart: any of theirs
   else if (!tested.empty()) support = join(tested);
   else if (!sub_tested.empty()) support = join(sub_tested);  // a sub-project's builder image, at the last
   if (support && !support->is_empty()) {
     if (auto f = support->floor()) rf.floor = f->str();
     rf.satisfying = support->str();
-  } else if (support) {
+  } else if (support && !(root_support.empty() && sub_support.empty())) {
     // The root's own support ranges exclude each other: no version is
     // supported. Say which, once; the floor is the highest lower bound.
     std::optional<Version> highest;
