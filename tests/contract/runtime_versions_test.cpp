@@ -168,6 +168,15 @@ TEST(RuntimeVersions, ADeclaredRuntimeIsThePinBeforeVersionFiles) {
   EXPECT_EQ(f.pin, ">=22.0.0 <23.0.0");
   EXPECT_EQ(f.provision, ">=22.0.0 <23.0.0");
   EXPECT_NE(f.provision_reason.find(".mac/project.yaml runtimes.node"), std::string::npos) << f.provision_reason;
+  // Each reading keeps its note (the range is read before the note is passed on).
+  for (const auto& k : f.constraints) {
+    if (k.source.file == ".tool-versions") {
+      EXPECT_NE(k.note.find("lts/iron"), std::string::npos) << k.note;
+    }
+    if (k.source.file == ".mac/project.yaml") {
+      EXPECT_EQ(k.note, "declared: the version to provision");
+    }
+  }
   EXPECT_TRUE(f.conflicts.empty());
 }
 

@@ -208,9 +208,7 @@ class Router {
   // one warning naming it (docs/contract.md, "Runtime versions"); the root's
   // floor is not rewritten for it.
   void scoped(const std::string& tool, const RuntimeFloor& rf, const std::string& provided, Layer layer) {
-    // "18.19.0+dfsg-6~deb12u2" → 18.19.0: the upstream part of a Debian version.
-    std::string upstream = provided.substr(provided.find(':') == std::string::npos ? 0 : provided.find(':') + 1);
-    upstream = upstream.substr(0, upstream.find_first_not_of("0123456789."));
+    const std::string upstream = image::upstream_version(provided);  // "18.19.0+dfsg-6~deb12u2" → 18.19.0
     auto v = parse_version(upstream);
     if (!v) return;
     for (const auto& s : rf.scopes) {

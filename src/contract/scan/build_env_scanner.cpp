@@ -550,7 +550,8 @@ class BuildEnvScanner {
         continue;
       }
       std::string note;
-      ctx_.constraint(tool, ConstraintKind::kTested, {rel, "features." + id + ".version", v}, read_tool_version(tool, v, kb_, note),
+      auto range = read_tool_version(tool, v, kb_, note);  // before `note` is read
+      ctx_.constraint(tool, ConstraintKind::kTested, {rel, "features." + id + ".version", v}, range,
                       note.empty() ? "devcontainer feature installs this version" : note);
     }
   }

@@ -156,8 +156,8 @@ void scan_project_yaml(ScanContext& ctx) {
           }
           std::string note;
           const std::string v = kv.second.Scalar();
-          ctx.constraint(tool, ConstraintKind::kPin, {rel, "runtimes." + tool, v},
-                         read_tool_version(tool, v, ctx.kb(), note),
+          auto range = read_tool_version(tool, v, ctx.kb(), note);  // before `note` is read
+          ctx.constraint(tool, ConstraintKind::kPin, {rel, "runtimes." + tool, v}, range,
                          note.empty() ? "declared: the version to provision" : note);
         }
       }

@@ -416,10 +416,9 @@ RuntimeFloor ScanContext::floor_of(const std::string& tool, const ToolConstraint
                                sr->str() + (s_support.empty() ? "" : " (" + where(cs[s_support.front()]) + ")"));
     if (scope == "." || (s_support.empty() && s_pins.empty())) continue;
     ScopedRequirement req{scope, {}, {}, {}};
-    if (!s_support.empty() && !meet(s_support).is_empty()) {
-      Range m = meet(s_support);
-      req.satisfying = m.str();
-      if (auto f = m.floor()) req.floor = f->str();
+    if (sr && !s_support.empty() && !sr->is_empty()) {  // sr is this scope's own support here
+      req.satisfying = sr->str();
+      if (auto f = sr->floor()) req.floor = f->str();
     }
     if (auto p = chosen_pin(s_pins, cs)) req.pin = cs[*p].range;
     if (!req.satisfying.empty() || !req.pin.empty()) rf.scopes.push_back(std::move(req));

@@ -23,7 +23,8 @@ void record(ScanContext& ctx, const std::string& rel, const std::string& field, 
     return;
   }
   std::string note;
-  ctx.constraint(tool, ConstraintKind::kPin, {rel, field, value}, read_tool_version(tool, value, ctx.kb(), note), note);
+  auto range = read_tool_version(tool, value, ctx.kb(), note);  // before `note` is passed on
+  ctx.constraint(tool, ConstraintKind::kPin, {rel, field, value}, range, note);
 }
 
 void tool_versions(ScanContext& ctx, const std::string& rel) {
