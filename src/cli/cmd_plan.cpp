@@ -52,6 +52,7 @@ void register_plan(CLI::App& app, GlobalOptions& g, std::shared_ptr<oci::http::T
       ->required();
   add_archive_options(cmd, *f);
   add_toolchain_options(cmd, *f);
+  add_include_option(cmd, *f);
   cmd->callback([&g, f, http] {
     repository_given(*f);
     run_plan(g, *f, *http);

@@ -83,6 +83,7 @@ void register_preflight(CLI::App& app, GlobalOptions& g, std::shared_ptr<oci::ht
       ->check(CLI::ExistingFile);
   add_archive_options(cmd, a->f);
   add_toolchain_options(cmd, a->f);
+  add_include_option(cmd, a->f);
   cmd->callback([&g, a, http] { run_preflight(g, *a, *http); });
 }
 

@@ -110,6 +110,7 @@ void register_provision(CLI::App& app, GlobalOptions& g, std::shared_ptr<oci::ht
                                          kDefaultDest + ")");
   add_archive_options(cmd, a->f);
   add_toolchain_options(cmd, a->f);
+  add_include_option(cmd, a->f);
   cmd->callback([&g, a, http] {
     repository_given(a->f);
     run_provision(g, *a, *http);

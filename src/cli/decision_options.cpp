@@ -1,5 +1,7 @@
 #include "cli/decision_options.hpp"
 
+#include <algorithm>
+
 #include "contract/model/contract_reader.hpp"
 #include "contract/route/tools.hpp"
 #include "util/clock.hpp"
@@ -40,6 +42,14 @@ void add_toolchain_options(CLI::App* cmd, DecisionFlags& f) {
   cmd->add_flag("--no-toolchain-layer", f.no_toolchain_layer,
                 "The task installs its own runtimes: task-toolchain rows are provided at task time, not a layer of "
                 "the image");
+}
+
+void add_include_option(CLI::App* cmd, DecisionFlags& f) {
+  cmd->add_option("--include", f.include,
+                  "Needs to provision besides building and testing the repository: run (what only its production "
+                  "image needs, such as packages its Dockerfile's final stage installs); repeatable")
+      ->type_name("run")
+      ->check(CLI::IsMember({"run", "build"}));
 }
 
 namespace {
@@ -88,6 +98,7 @@ contract::route::PlanRequest plan_request(const GlobalOptions& g, const Decision
   }
   (void)toolchain_keyrings(f.toolchain_keyrings);  // checked here (a usage exit); provision reads them for the build
   r.toolchain_layer = !f.no_toolchain_layer;
+  r.include_run = std::find(f.include.begin(), f.include.end(), "run") != f.include.end();
   return r;
 }
 

@@ -32,6 +32,7 @@ struct DecisionFlags {
   std::vector<std::string> toolchain_sources;   // --toolchain-source TOOL=npm|npm:URL|URL
   std::vector<std::string> toolchain_keyrings;  // --toolchain-keyring TOOL=FILE (for the toolchain layer's build)
   bool no_toolchain_layer = false;              // --no-toolchain-layer: the task installs its own runtimes
+  std::vector<std::string> include;             // --include run: needs beyond building and testing
 };
 
 // Adds the repository of plan and provision: DIR, or --repo DIR as
@@ -45,6 +46,10 @@ void add_archive_options(CLI::App* cmd, DecisionFlags& f);
 // Adds --toolchain-source TOOL=npm|URL, --toolchain-keyring TOOL=FILE (both
 // repeatable) and --no-toolchain-layer.
 void add_toolchain_options(CLI::App* cmd, DecisionFlags& f);
+
+// Adds --include NEED (repeatable): `run` provisions what only the
+// production image needs too (docs/contract.md, "Needs").
+void add_include_option(CLI::App* cmd, DecisionFlags& f);
 
 // --toolchain-keyring TOOL=FILE values by tool (each file must exist).
 std::map<std::string, std::vector<std::filesystem::path>> toolchain_keyrings(const std::vector<std::string>& values);

@@ -46,6 +46,13 @@ TEST(ContractReader, BadDocumentsNameTheFileAndField) {
   ASSERT_FALSE(t);
   EXPECT_EQ(t.error().message(), "c.yaml: ecosystems must be a list");
   EXPECT_FALSE(parse_contract("[1, 2", "c.yaml"));
+  auto p = parse_contract("schema_version: 1\nsystem_libs:\n  run:\n    - {package: ffmpeg, purpose: deploy}\n", "c.yaml");
+  ASSERT_FALSE(p);
+  EXPECT_EQ(p.error().message(),
+            "c.yaml: system_libs.run[0].purpose: unknown value \"deploy\" (docs/contract.md lists the values)");
+  auto i = parse_contract("schema_version: 1\ninclude: [build, run]\n", "c.yaml");
+  ASSERT_FALSE(i);
+  EXPECT_EQ(i.error().message(), "c.yaml: include: unknown value \"build\" (docs/contract.md lists the values)");
 }
 
 TEST(ContractReader, RefusesAliasesThatExpandWithoutEnd) {
@@ -107,7 +114,7 @@ Contract every_field() {
   c.native_packages = {n};
   c.system_libs_source = "fallback";
   c.build_libs = {{"libvips-dev", {"npm:sharp"}, {{"src/img.js", "line 3", "spawn('vips')"}}}};
-  c.run_libs = {{"libvips42", {"npm:sharp"}, {{"src/img.js", "line 3", "spawn('vips')"}}}};
+  c.run_libs = {{"libvips42", {"npm:sharp"}, {{"src/img.js", "line 3", "spawn('vips')"}}, Purpose::kRun}};
   EgressHost h;
   h.host = "registry.npmjs.org";
   h.port = 8443;
@@ -116,7 +123,9 @@ Contract every_field() {
   h.reason = "npm install";
   h.mirror_env = "NPM_CONFIG_REGISTRY";
   h.evidence = {{"package-lock.json", "packages.node_modules/sharp.resolved", "https://registry.npmjs.org/sharp"}};
+  h.purpose = Purpose::kRun;
   c.egress_hosts = {h};
+  c.include = {"run"};
   c.egress_rejected = {{".mac/project.yaml", "egress[1]", "port 70000 is not a TCP port"}};
   c.required_commands = {{"node", {"package.json scripts.build"}}};
   c.workspaces = {{"packages/api", "api", "npm"}};

@@ -55,12 +55,21 @@ Result<Policy> build_policy(const Contract& c, PolicyHeader header) {
   }
   Policy p;
   p.header = std::move(header);
+  const bool include_run =
+      std::find(c.include.begin(), c.include.end(), purpose_name(Purpose::kRun)) != c.include.end();
   for (const auto& h : c.egress_hosts) {
     bool declared = h.origin == EgressOrigin::kDeclared;
     if (declared && p.header.include == Include::kInferred) continue;
     if (!declared && p.header.include == Include::kDeclared) continue;
     std::string where = (h.evidence.empty() ? std::string("the contract") : h.evidence.front().file + " " +
                                                                                 h.evidence.front().field);
+    // What only the production image reaches is not the sandbox's, unless
+    // the repository includes its run needs (docs/contract.md, "Needs").
+    if (h.purpose == Purpose::kRun && !include_run) {
+      p.notes.push_back("left out " + h.host + " (" + egress_origin_name(h.origin) + ", " + where +
+                        "): only the production image reaches it; include: [run] in .mac/project.yaml grants it");
+      continue;
+    }
     if (auto why = host_name_problem(h.host, declared)) {
       if (declared)
         return fail(ErrorCode::kInvalidArgument, "declared egress host " + str::quote(h.host) + " (" + where + ") " +

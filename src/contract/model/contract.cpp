@@ -30,6 +30,8 @@ const char* constraint_kind_name(ConstraintKind k) {
   return "support";
 }
 
+const char* purpose_name(Purpose p) { return p == Purpose::kRun ? "run" : "build"; }
+
 const char* egress_origin_name(EgressOrigin o) {
   switch (o) {
     case EgressOrigin::kDeclared: return "declared";

@@ -118,12 +118,24 @@ struct NativePackage {
   std::optional<CompileNeeds> fallback_needs;  // fallback == compile: what the compile would need
 };
 
+// Which need a finding serves (docs/contract.md, "Needs"):
+//   build — building and testing the repository, the sandbox's job: what
+//           `plan` and `provision` deliver by default;
+//   run   — running the production image: what only the image stages of a
+//           Dockerfile that is not a development one install or download
+//           (ffmpeg in the final stage). Reported; provisioned when asked
+//           (`--include run`, or `include: [run]` in .mac/project.yaml).
+// A finding with both is a build need.
+enum class Purpose { kBuild, kRun };
+const char* purpose_name(Purpose p);
+
 struct SystemLib {
   std::string package;                  // Debian package name
   std::vector<std::string> required_by; // "npm:sharp", "toolchain:npm-compile", "exec:ffmpeg", …
   // Where the repository's own code executes a program this package ships
   // (file, "line N", the call); written only when present.
   std::vector<Evidence> evidence{};
+  Purpose purpose = Purpose::kBuild;
 };
 
 enum class EgressOrigin { kDeclared, kLockfile, kConfig, kDefault, kInstallTime };
@@ -137,6 +149,7 @@ struct EgressHost {
   std::string reason;
   std::string mirror_env;  // env var that redirects the download, if any
   std::vector<Evidence> evidence;
+  Purpose purpose = Purpose::kBuild;
 };
 
 // A `.mac/project.yaml` egress entry that cannot be granted (a malformed or
@@ -179,6 +192,9 @@ struct Contract {
   std::vector<RejectedEgress> egress_rejected;
   std::vector<RequiredCommand> required_commands;
   std::vector<Workspace> workspaces;
+  // The needs beyond building and testing the repository that its own
+  // `.mac/project.yaml` asks to provision: "run" (Purpose::kRun).
+  std::vector<std::string> include;
   std::map<std::string, std::string> knowledge;  // table name → "as of" date
   std::vector<Diagnostic> warnings;  // malformed or suspicious inputs
   std::vector<Diagnostic> notes;     // skipped files, limits reached

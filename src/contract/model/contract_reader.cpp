@@ -150,6 +150,14 @@ Result<EgressOrigin> origin(Reader& r, const std::string& v, std::string_view at
   return fail(r.unknown(at, v));
 }
 
+// Absent: build (the field is written only for run).
+Result<Purpose> purpose(Reader& r, const json& o, std::string_view at) {
+  STRATA_TRY(std::string v, r.str(o, "purpose", at));
+  if (v.empty() || v == purpose_name(Purpose::kBuild)) return Purpose::kBuild;
+  if (v == purpose_name(Purpose::kRun)) return Purpose::kRun;
+  return fail(r.unknown(std::string(at) + ".purpose", v));
+}
+
 Result<std::vector<SystemLib>> libs(Reader& r, const json& o, const char* key) {
   std::vector<SystemLib> out;
   STRATA_TRY(const json* l, r.list(o, key, "system_libs"));
@@ -160,6 +168,7 @@ Result<std::vector<SystemLib>> libs(Reader& r, const json& o, const char* key) {
     STRATA_TRY(lib.package, r.str(e, "package", at, false));
     STRATA_TRY(lib.required_by, r.strings(e, "required_by", at));
     STRATA_TRY(lib.evidence, r.evidence_list(e, at));
+    STRATA_TRY(lib.purpose, purpose(r, e, at));
     out.push_back(std::move(lib));
   }
   return out;
@@ -281,6 +290,7 @@ Result<void> read_rest(Reader& r, const json& t, Contract& c) {
     STRATA_TRY(h.reason, r.str(e, "reason", at));
     STRATA_TRY(h.mirror_env, r.str(e, "mirror_env", at));
     STRATA_TRY(h.evidence, r.evidence_list(e, at));
+    STRATA_TRY(h.purpose, purpose(r, e, at));
     c.egress_hosts.push_back(std::move(h));
   }
   STRATA_TRY(const json* rejected, r.list(t, "egress_rejected", ""));
@@ -313,6 +323,9 @@ Result<void> read_rest(Reader& r, const json& t, Contract& c) {
     STRATA_TRY(w.manager, r.str((*ws)[i], "manager", at));
     c.workspaces.push_back(std::move(w));
   }
+  STRATA_TRY(c.include, r.strings(t, "include", ""));
+  for (const auto& need : c.include)
+    if (need != purpose_name(Purpose::kRun)) return fail(r.unknown("include", need));
   STRATA_TRY(const json* kb, r.object(t, "knowledge", ""));
   for (const auto& [file, date] : kb->items())
     if (date.is_string()) c.knowledge[file] = date.get<std::string>();

@@ -28,6 +28,7 @@ ordered_json libs(const std::vector<SystemLib>& v) {
   for (const auto& l : v) {
     ordered_json x = {{"package", l.package}, {"required_by", strings(l.required_by)}};
     if (!l.evidence.empty()) x["evidence"] = evidence_list(l.evidence);
+    if (l.purpose != Purpose::kBuild) x["purpose"] = purpose_name(l.purpose);
     a.push_back(std::move(x));
   }
   return a;
@@ -175,6 +176,7 @@ ordered_json contract_to_tree(const Contract& c) {
     x["reason"] = h.reason;
     if (!h.mirror_env.empty()) x["mirror_env"] = h.mirror_env;
     x["evidence"] = evidence_list(h.evidence);
+    if (h.purpose != Purpose::kBuild) x["purpose"] = purpose_name(h.purpose);
     eg.push_back(std::move(x));
   }
   t["egress_hosts"] = std::move(eg);
@@ -189,6 +191,7 @@ ordered_json contract_to_tree(const Contract& c) {
   ordered_json ws = ordered_json::array();
   for (const auto& w : c.workspaces) ws.push_back({{"path", w.path}, {"name", w.name}, {"manager", w.manager}});
   t["workspaces"] = std::move(ws);
+  if (!c.include.empty()) t["include"] = strings(c.include);
 
   ordered_json kb = ordered_json::object();
   for (const auto& [file, date] : c.knowledge) kb[file] = date;

@@ -55,6 +55,7 @@ Report check(const route::Plan& plan, const image::ImageFacts& image, const std:
   const bool layer_toolchains = plan.toolchain_layer;
   bool overlay_rows = false;
   for (const Row& r : plan.rows) {
+    if (!r.needed) continue;
     overlay_rows = overlay_rows || r.layer == Layer::kOverlay;
     if (layer_toolchains && r.layer == Layer::kTaskToolchain && r.toolchain)
       add_unique(provides, "toolchain " + r.toolchain->tool + " " + r.toolchain->version + " from " +
@@ -65,10 +66,10 @@ Report check(const route::Plan& plan, const image::ImageFacts& image, const std:
   std::vector<std::string> task_needs, overlay_needs, egress_needs, found, fixes;
 
   for (const Row& r : plan.rows) {
+    if (!r.needed) continue;  // reported by the plan, not provisioned: not the image's to have
     const std::string req = requirement(r);
     switch (r.layer) {
       case Layer::kEgress:
-        if (!r.needed) break;
         rep.egress_hosts.push_back(r.name);
         egress_needs.push_back(r.name);
         if (egress && !egress->allows(r.name)) {

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "contract/model/contract.hpp"
+
 namespace strata::contract::route {
 
 enum class Layer { kBase, kProjectBootstrap, kTaskToolchain, kOverlay, kEgress, kUnrouted };
@@ -47,7 +49,13 @@ struct Row {
   // A stale runtime in the image that would shadow what the row routes to
   // (e.g. node 18 on PATH when Node >= 22 comes from a task toolchain).
   std::string shadow{};
-  bool needed = true;  // false: an egress host the plan chose not to depend on
+  // Which need the row serves (contract.hpp, Purpose): a run row is what
+  // only the production image needs.
+  Purpose purpose = Purpose::kBuild;
+  // false: reported, not provisioned — a run need the request did not
+  // include, an egress host the plan chose not to depend on; `why` ends
+  // with the reason it is left out.
+  bool needed = true;
 };
 
 // How a package that downloads a prebuilt or compiles was routed.
@@ -68,6 +76,7 @@ struct Plan {
   std::vector<std::string> overlay_packages;  // sorted, unique; empty: the base is enough
   std::string overlay_key;                    // the overlay's cache key (hex); "" without an overlay
   std::vector<std::string> warnings;          // conflicting floors, archive notes
+  bool include_run = false;                   // run needs are provisioned too (Purpose::kRun)
   // Whether task-toolchain rows become a layer of the image (`strata
   // provision` installs them; pre-flight counts them as gaps until then), or
   // the task installs its own runtimes (`--no-toolchain-layer`: provided at

@@ -34,7 +34,8 @@ nlohmann::ordered_json plan_to_json(const Plan& p) {
                         {"source", r.toolchain->source}};
     }
     if (!r.shadow.empty()) x["shadow"] = r.shadow;
-    if (r.kind == Kind::kEgress) x["needed"] = r.needed;
+    x["purpose"] = purpose_name(r.purpose);
+    x["needed"] = r.needed;
     rows.push_back(std::move(x));
   }
   j["rows"] = std::move(rows);
@@ -47,13 +48,20 @@ nlohmann::ordered_json plan_to_json(const Plan& p) {
     j["overlay"] = nullptr;
   }
   j["toolchain_layer"] = p.toolchain_layer;
+  j["include_run"] = p.include_run;
   j["warnings"] = p.warnings;
   return j;
 }
 
 std::string plan_table(const Plan& p) {
   std::vector<std::array<std::string, 5>> lines{{"KIND", "NAME", "NEED", "LAYER", "WHY"}};
-  for (const auto& r : p.rows) lines.push_back({kind_name(r.kind), r.name, r.need, layer_name(r.layer), r.why});
+  std::vector<std::string> left_out;
+  for (const auto& r : p.rows) {
+    // A row reported but not provisioned says so where its layer is read.
+    std::string layer = r.needed ? layer_name(r.layer) : std::string("(") + layer_name(r.layer) + ")";
+    lines.push_back({kind_name(r.kind), r.name, r.need, layer, r.why});
+    if (!r.needed && r.purpose == Purpose::kRun) left_out.push_back(r.name);
+  }
   std::array<std::size_t, 4> width{};
   for (const auto& l : lines)
     for (std::size_t i = 0; i < width.size(); ++i) width[i] = std::max(width[i], l[i].size());
@@ -75,6 +83,9 @@ std::string plan_table(const Plan& p) {
   } else {
     out += "overlay: none (the base is enough)\n";
   }
+  if (!left_out.empty())
+    out += "left out: " + std::to_string(left_out.size()) + " only the production image needs (" +
+           str::join(left_out, ", ") + "): --include run provisions them\n";
   for (const auto& w : p.warnings) out += "warning: " + w + "\n";
   return out;
 }

@@ -16,6 +16,7 @@ Result<PlannedRepo> plan_repository(const PlanRequest& r, PlanContext& ctx) {
   PlannedRepo out;
   out.toolchain_sources = r.toolchain_sources;
   out.toolchain_layer = r.toolchain_layer;
+  out.include_run = r.include_run;
   if (r.contract) {
     out.contract = *r.contract;
   } else {
@@ -50,7 +51,7 @@ Result<PlannedRepo> plan_repository(const PlanRequest& r, PlanContext& ctx) {
   STRATA_TRY(auto archive, layer::load_archive(ctx.http, sources, ao));
   out.archive = Candidates(archive, arch);
 
-  out.plan = route({out.contract, out.base, out.archive, r.base, r.toolchain_sources, r.toolchain_layer});
+  out.plan = route({out.contract, out.base, out.archive, r.base, r.toolchain_sources, r.toolchain_layer, r.include_run});
   out.plan.warnings.insert(out.plan.warnings.end(), archive.warnings.begin(), archive.warnings.end());
   if (out.plan.needs_overlay()) {
     layer::OverlaySpec spec;
@@ -69,7 +70,8 @@ Result<PlannedRepo> plan_repository(const PlanRequest& r, PlanContext& ctx) {
 }
 
 Plan replan(const PlannedRepo& planned, const image::ImageFacts& image, const std::string& image_ref) {
-  return route({planned.contract, image, planned.archive, image_ref, planned.toolchain_sources, planned.toolchain_layer});
+  return route({planned.contract, image, planned.archive, image_ref, planned.toolchain_sources, planned.toolchain_layer,
+                planned.include_run});
 }
 
 }  // namespace strata::contract::route

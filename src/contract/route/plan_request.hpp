@@ -51,6 +51,7 @@ struct PlanRequest {
   // value it refuses fails the request, naming it.
   std::map<std::string, std::string> toolchain_sources;
   bool toolchain_layer = true;        // false: the task installs its own runtimes (Plan::toolchain_layer)
+  bool include_run = false;           // provision what only the production image needs too (RouteInput)
   // No network: the archive's remembered InRelease and cached indexes (and,
   // for a scratch base not yet built, cached .debs); what is missing is named.
   bool offline = false;
@@ -77,6 +78,7 @@ struct PlannedRepo {
   std::optional<layer::OverlayPlan> overlay;  // when plan.needs_overlay()
   std::map<std::string, std::string> toolchain_sources;  // the request's, for replan
   bool toolchain_layer = true;
+  bool include_run = false;
 };
 
 Result<PlannedRepo> plan_repository(const PlanRequest& request, PlanContext& ctx);

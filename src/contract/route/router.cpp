@@ -64,6 +64,8 @@ class Router {
     plan_.base_digest = base_.manifest_digest;
     plan_.platform = base_.platform.str();
     plan_.toolchain_layer = in_.toolchain_layer;
+    plan_.include_run = in_.include_run || std::find(c_.include.begin(), c_.include.end(),
+                                                     purpose_name(Purpose::kRun)) != c_.include.end();
     for (const auto& [tool, rf] : c_.runtime_floors)
       for (const auto& conflict : rf.conflicts) plan_.warnings.push_back(tool + ": " + conflict);
     // A version file of the image that gave no version (too large, malformed)
@@ -79,15 +81,25 @@ class Router {
     std::stable_sort(plan_.rows.begin(), plan_.rows.end(), [](const Row& a, const Row& b) {
       return std::make_tuple(static_cast<int>(a.kind), a.name) < std::make_tuple(static_cast<int>(b.kind), b.name);
     });
-    plan_.overlay_packages.assign(overlay_.begin(), overlay_.end());
+    // The overlay is what the rows provisioned put there, and nothing else.
+    std::set<std::string> overlay;
+    for (const auto& r : plan_.rows)
+      if (r.needed && r.layer == Layer::kOverlay) overlay.insert(r.packages.begin(), r.packages.end());
+    plan_.overlay_packages.assign(overlay.begin(), overlay.end());
     return std::move(plan_);
   }
 
  private:
   // --- download or compile ------------------------------------------------
   void decide_downloads() {
-    for (const auto& l : c_.build_libs) build_libs_[l.package].insert(l.required_by.begin(), l.required_by.end());
-    for (const auto& l : c_.run_libs) run_libs_[l.package].insert(l.required_by.begin(), l.required_by.end());
+    for (const auto& l : c_.build_libs) {
+      build_libs_[l.package].insert(l.required_by.begin(), l.required_by.end());
+      if (l.purpose == Purpose::kRun) run_only_[Kind::kBuildLib].insert(l.package);
+    }
+    for (const auto& l : c_.run_libs) {
+      run_libs_[l.package].insert(l.required_by.begin(), l.required_by.end());
+      if (l.purpose == Purpose::kRun) run_only_[Kind::kRunLib].insert(l.package);
+    }
     for (const auto& rc : c_.required_commands) commands_[rc.name].insert(rc.reasons.begin(), rc.reasons.end());
     compile_ = c_.native_build_required;
     for (const auto& n : c_.native_packages) {
@@ -113,8 +125,14 @@ class Router {
       compile_ = true;
       compilers_.insert(by);
       compiled_downloads_.insert(by);
-      for (const auto& d : need.build_libs) build_libs_[d].insert(by);
-      for (const auto& d : need.run_libs) run_libs_[d].insert(by);
+      for (const auto& d : need.build_libs) {
+        build_libs_[d].insert(by);
+        run_only_[Kind::kBuildLib].erase(d);
+      }
+      for (const auto& d : need.run_libs) {
+        run_libs_[d].insert(by);
+        run_only_[Kind::kRunLib].erase(d);
+      }
       for (const auto& cmd : need.commands) commands_[cmd].insert(by + " compiles");
       for (const auto& h : need.egress) extra_hosts_[h].insert(by + " compiles");
     }
@@ -153,7 +171,6 @@ class Router {
         row.layer = Layer::kOverlay;
         row.packages = {pkg->first};
         row.why = "archive candidate " + pkg->first + " " + pkg->second + " satisfies " + w.text;
-        overlay_.insert(pkg->first);
         provided = pkg->second;
       } else if (info && !info->url.empty() && !w.floor) {
         // A release download needs a release number; "any" names none.
@@ -308,7 +325,6 @@ class Router {
       row.layer = Layer::kOverlay;
       row.packages = {"build-essential"};
       row.why = "no " + str::join(missing, ", no ") + " in the base; archive candidate build-essential " + *v;
-      overlay_.insert("build-essential");
     } else {
       std::vector<std::string> pkgs;
       for (const auto& cmd : missing) {
@@ -326,7 +342,6 @@ class Router {
         row.layer = Layer::kOverlay;
         row.packages = pkgs;
         row.why = "no " + str::join(missing, ", no ") + " in the base; the archive has " + str::join(pkgs, ", ");
-        overlay_.insert(pkgs.begin(), pkgs.end());
       }
     }
     plan_.rows.push_back(std::move(row));
@@ -351,7 +366,6 @@ class Router {
     row.packages = {sat};
     row.why = sat == package ? "archive candidate " + sat + " " + *archive_.version(sat)
                              : "archive package " + sat + " provides " + package;
-    overlay_.insert(sat);
   }
 
   void libs(Kind kind, const std::map<std::string, std::set<std::string>>& libs) {
@@ -359,13 +373,21 @@ class Router {
       if (compile_ && is_toolchain_package(pkg)) continue;  // the toolchain row
       Row row{.kind = kind, .name = pkg, .need = "installed"};
       row.required_by.assign(by.begin(), by.end());
-      if (!base_.package_version(pkg) && carried_by_toolchain(row, package_of_runtime(pkg))) {
-        plan_.rows.push_back(std::move(row));
-        continue;
-      }
-      package_row(row, pkg);
+      if (run_only_[kind].contains(pkg)) row.purpose = Purpose::kRun;
+      if (base_.package_version(pkg) || !carried_by_toolchain(row, package_of_runtime(pkg))) package_row(row, pkg);
+      leave_out_run(row);
       plan_.rows.push_back(std::move(row));
     }
+  }
+
+  // A row only the production image needs, when run needs are not
+  // included: where it would go stays on the row, the overlay does not get
+  // it, and why says so (docs/contract.md, "Needs").
+  void leave_out_run(Row& row) const {
+    if (row.purpose != Purpose::kRun || plan_.include_run || row.layer == Layer::kBase) return;
+    row.needed = false;
+    row.why += std::string(" — left out: only the production image needs it (its Dockerfile's final stage); "
+                           "--include run ") + (row.kind == Kind::kEgress ? "allows" : "provisions") + " it";
   }
 
   void commands() {
@@ -416,6 +438,10 @@ class Router {
       headers_local(row);
       if (auto it = extra_hosts_.find(h.host); it != extra_hosts_.end())
         row.required_by.insert(row.required_by.end(), it->second.begin(), it->second.end());
+      else if (h.purpose == Purpose::kRun && row.needed) {
+        row.purpose = Purpose::kRun;
+        leave_out_run(row);
+      }
       seen.insert(h.host);
       plan_.rows.push_back(std::move(row));
     }
@@ -458,9 +484,9 @@ class Router {
   const image::ImageFacts& base_;
   const Candidates& archive_;
   Plan plan_;
-  std::set<std::string> overlay_;
   std::map<std::string, std::set<std::string>> build_libs_, run_libs_, commands_, extra_hosts_;
   std::set<std::string> compilers_, compiled_downloads_;
+  std::map<Kind, std::set<std::string>> run_only_;  // libraries only the production image needs
   std::map<std::string, Layer> routed_runtimes_;
   std::map<std::string, std::string> toolchains_;  // tool → "python 3.10.0": runtimes routed to a task toolchain
   std::map<std::string, std::string> layered_;     // tool → "python 3.10.15": a toolchain layer in the image has it

@@ -15,6 +15,9 @@
 // toolchain, the rows that ask the archive for that runtime's own pieces
 // (python3-dev, python3-venv, npm, the python3/pip/node commands…) go with
 // it: the toolchain carries them, and Debian's would be another version's.
+// A library or host only the production image needs (Purpose::kRun) is a
+// row that is reported, not provisioned (`needed: false`, with why), unless
+// the request or the contract includes run needs.
 // A runtime in the base below the
 // floor is flagged on its row (`shadow`): on PATH it shadows the task
 // toolchain. Pure: nothing is read or fetched; the overlay key is the
@@ -42,6 +45,9 @@ struct RouteInput {
   // request, plan_request.hpp, refuses it before routing).
   std::map<std::string, std::string> toolchain_sources{};
   bool toolchain_layer = true;  // Plan::toolchain_layer
+  // Provision what only the production image needs (Purpose::kRun) too;
+  // the contract's own `include: [run]` says the same.
+  bool include_run = false;
 };
 
 Plan route(const RouteInput& in);

@@ -111,6 +111,12 @@ class BuildEnvScanner {
       std::string text;
     };
     std::vector<Run> runs;
+    struct Add {
+      Evidence at;
+      int stage;
+      std::string url;
+    };
+    std::vector<Add> adds;
     int stage = -1;
     // BuildKit's automatic platform arguments, for the linux/amd64 image
     // strata builds: `FROM runner-${TARGETOS}-${TARGETARCH}` names a stage.
@@ -138,8 +144,8 @@ class BuildEnvScanner {
       } else if (kw == "add" && f.size() >= 3) {
         for (std::size_t i = 1; i + 1 < f.size(); ++i)
           if (f[i].starts_with("http://") || f[i].starts_with("https://"))
-            downloaded(Evidence{rel, "line " + std::to_string(n + 1), std::string(str::trim(lines[n])).substr(0, 160)},
-                       substitute(std::string(f[i]), args));
+            adds.push_back({Evidence{rel, "line " + std::to_string(n + 1), std::string(str::trim(lines[n])).substr(0, 160)},
+                            stage, substitute(std::string(f[i]), args)});
       } else if (kw == "run") {
         // One instruction over its continuation lines; comment lines inside
         // a continuation are dropped, as Docker does.
@@ -183,6 +189,13 @@ class BuildEnvScanner {
     // The image is the final stage and the stages it is built FROM by name.
     std::set<int> image_stages;
     for (int st = stage; st >= 0 && !image_stages.count(st); st = parent[static_cast<std::size_t>(st)]) image_stages.insert(st);
+    // What a production image's own stages install or download is what
+    // running that image needs, not what building and testing the repository
+    // does (Purpose::kRun); a builder stage builds the repository, and every
+    // stage of a development image (a devcontainer's, CI's, Dockerfile.dev)
+    // is how the repository is built and tested.
+    const bool dev_image = development_dockerfile(rel);
+    auto purpose = [&](int st) { return image_stages.count(st) && !dev_image ? Purpose::kRun : Purpose::kBuild; };
     // A Dockerfile of an example, the docs or a release/packaging tree (a
     // Windows installer's build image) says what that image needs, not the
     // repository: its installs are a note.
@@ -191,13 +204,12 @@ class BuildEnvScanner {
         ctx_.note(rel, "a Dockerfile in an example, documentation or packaging tree: the packages it installs are "
                        "not the repository's own needs; not used");
     } else {
-      for (const auto& r : runs) installs(rel, r.line, r.text, image_stages.count(r.stage) > 0);
+      for (const auto& r : runs) installs(rel, r.line, r.text, image_stages.count(r.stage) > 0, purpose(r.stage));
     }
+    for (const auto& a : adds) downloaded(a.at, a.url, purpose(a.stage));
     // The image the final stage is built on pins its runtime; an earlier
     // stage's is a version the build runs (a builder), as CI's are, and so is
-    // every stage of a devcontainer's or a CI job's Dockerfile.
-    const bool dev_image = rel.starts_with(".devcontainer/") || rel.starts_with(".github/") ||
-                           rel.starts_with(".gitlab/") || rel.starts_with(".circleci/");
+    // every stage of a development image's Dockerfile.
     for (const auto& [st, from] : froms)
       image(rel, "FROM", from,
             image_stages.count(st) && !dev_image ? ConstraintKind::kPin : ConstraintKind::kTested);
@@ -209,17 +221,37 @@ class BuildEnvScanner {
   // stage are run-time needs, except -dev packages and build tools; earlier
   // stages are build needs. Alpine names go through `alpine_packages`. The
   // same line's package-manager commands and downloads are read too.
-  void installs(const std::string& rel, std::size_t line, const std::string& run, bool final_stage) {
+  void installs(const std::string& rel, std::size_t line, const std::string& run, bool final_stage, Purpose purpose) {
     auto commands = shell_commands_of(run_body(run));
     for (const auto& [name, apk] : installed_packages(commands)) {
       if (const std::string* tool = kb_.runtime_install(name))
         ctx_.needs_tool(*tool, Evidence{rel, "RUN", run.substr(0, 160)},
                         "line " + std::to_string(line) + " installs " + name + " (the distribution's " + *tool +
                             "; its version is not read)");
-      declared_package("dockerfile:" + rel, rel, line, run, name, apk, final_stage);
+      declared_package("dockerfile:" + rel, rel, line, run, name, apk, final_stage, purpose);
     }
-    package_manager_commands(commands, rel, "RUN", "line " + std::to_string(line));
-    downloads(commands, rel, line);
+    package_manager_commands(commands, rel, "RUN", "line " + std::to_string(line), purpose);
+    downloads(commands, rel, line, purpose);
+  }
+
+  // A Dockerfile the repository is developed, built or tested in, not one
+  // that makes the image it ships: under .devcontainer/ or a CI directory,
+  // or named so (Dockerfile.dev, test.Dockerfile, docker/ci/Dockerfile).
+  static bool development_dockerfile(const std::string& rel) {
+    for (std::string_view dir : {".devcontainer/", ".github/", ".gitlab/", ".circleci/", ".buildkite/"})
+      if (rel.starts_with(dir)) return true;
+    static constexpr std::array<std::string_view, 10> kWords = {
+        "dev", "devel", "develop", "development", "devcontainer", "test", "tests", "testing", "ci", "e2e"};
+    std::string word;
+    for (char ch : str::lower(rel) + "/") {
+      if (std::isalnum(static_cast<unsigned char>(ch))) {
+        word += ch;
+        continue;
+      }
+      if (std::find(kWords.begin(), kWords.end(), word) != kWords.end()) return true;
+      word.clear();
+    }
+    return false;
   }
 
   // The shell text of a RUN instruction: after `RUN` and its `--mount=…`
@@ -302,11 +334,11 @@ class BuildEnvScanner {
   // A URL the image's build downloads (RUN curl/wget/git clone, ADD <url>):
   // its host is reached at build time. A host built from a variable is not
   // a host strata can name.
-  void downloaded(const Evidence& at, const std::string& url) {
+  void downloaded(const Evidence& at, const std::string& url, Purpose purpose) {
     std::string host = url_host(url);  // "host" or "host:port"
     if (host.empty()) return;
     ctx_.egress(host, EgressOrigin::kInstallTime, "the image's build downloads " + url.substr(0, 100), at, {},
-                url.starts_with("http://") ? 80 : 443);
+                url.starts_with("http://") ? 80 : 443, purpose);
   }
 
   static std::string command_text(const ShellCommand& c) {
@@ -319,7 +351,7 @@ class BuildEnvScanner {
   // `git clone https://github.com/…`: the image's build reads those hosts.
   // A clone over SSH (`git@host:repo`) cannot go through a read-only HTTP
   // policy: a note.
-  void downloads(const std::vector<ShellCommand>& commands, const std::string& rel, std::size_t line) {
+  void downloads(const std::vector<ShellCommand>& commands, const std::string& rel, std::size_t line, Purpose purpose) {
     for (const auto& c : commands) {
       if (!c.program()) continue;
       std::string_view prog = program_base(*c.program());
@@ -337,7 +369,7 @@ class BuildEnvScanner {
           if (takes_value(prog, w)) ++k;
           continue;
         }
-        if (w.starts_with("http://") || w.starts_with("https://")) downloaded(at, w);
+        if (w.starts_with("http://") || w.starts_with("https://")) downloaded(at, w, purpose);
         else if (prog == "git" && (w.starts_with("git@") || w.starts_with("ssh://")))
           ctx_.note(rel, "line " + std::to_string(line) + ": git clone " + w.substr(0, 80) +
                              " is over SSH, which a read-only HTTP egress policy cannot grant");
@@ -353,7 +385,8 @@ class BuildEnvScanner {
   // registry it fetches from. Only a command's program counts: `echo "npm
   // install"` installs nothing. The evidence is the command.
   void package_manager_commands(const std::vector<ShellCommand>& commands, const std::string& rel,
-                                const std::string& field, const std::string& where) {
+                                const std::string& field, const std::string& where,
+                                Purpose purpose = Purpose::kBuild) {
     for (const auto& c : commands) {
       if (!c.program()) continue;
       std::size_t idx = c.start;
@@ -386,11 +419,11 @@ class BuildEnvScanner {
         if (host.empty()) continue;
         own_index = own_index || replaces;
         ctx_.egress(host, EgressOrigin::kConfig, "an index the command names (" + std::string(opt) + ")",
-                    Evidence{rel, where, std::string(value.substr(0, 160))});
+                    Evidence{rel, where, std::string(value.substr(0, 160))}, {}, 443, purpose);
       }
       if (!ctx_.has_ecosystem(ic->ecosystem) && !own_index)
-        for (const auto& h : ic->hosts) ctx_.egress(h, EgressOrigin::kInstallTime, ic->reason, ev);
-      if (ic->ecosystem == "python" && !sub.empty()) pip_requirements(rel, where, ev, c.words, j + 1);
+        for (const auto& h : ic->hosts) ctx_.egress(h, EgressOrigin::kInstallTime, ic->reason, ev, {}, 443, purpose);
+      if (ic->ecosystem == "python" && !sub.empty()) pip_requirements(rel, where, ev, c.words, j + 1, purpose);
     }
   }
 
@@ -400,7 +433,7 @@ class BuildEnvScanner {
   // and a path are not packages; a URL or VCS requirement
   // (`git+https://git.example.com/r.git`) is a host the install reaches.
   void pip_requirements(const std::string& file, const std::string& where, const Evidence& ev,
-                        const std::vector<std::string>& words, std::size_t j) {
+                        const std::vector<std::string>& words, std::size_t j, Purpose purpose) {
     for (; j < words.size(); ++j) {
       const std::string& w = words[j];
       if (w.starts_with('-')) {
@@ -409,7 +442,7 @@ class BuildEnvScanner {
       }
       if (w.find("://") != std::string::npos) {
         if (std::string host = url_host(w); !host.empty())
-          ctx_.egress(host, EgressOrigin::kInstallTime, "pip installs " + w.substr(0, 100), ev);
+          ctx_.egress(host, EgressOrigin::kInstallTime, "pip installs " + w.substr(0, 100), ev, {}, 443, purpose);
         continue;
       }
       if (w.find('/') != std::string::npos || w.starts_with('.')) continue;  // a local path or archive
@@ -496,7 +529,8 @@ class BuildEnvScanner {
 
   // `final_stage`: what is not a build tool or -dev package is needed at run time.
   void declared_package(const std::string& required_by, const std::string& rel, std::size_t line,
-                        const std::string& text, const std::string& name, bool apk, bool final_stage) {
+                        const std::string& text, const std::string& name, bool apk, bool final_stage,
+                        Purpose purpose = Purpose::kBuild) {
     std::vector<std::string> debian{name};
     if (apk) {
       const auto* mapped = kb_.alpine_package(name);
@@ -509,8 +543,9 @@ class BuildEnvScanner {
     }
     Evidence ev{rel, "line " + std::to_string(line), text.substr(0, 160)};
     for (const auto& pkg : debian) {
+      // A build tool or -dev package builds the repository, in whichever stage.
       if (!final_stage || build_tool(pkg)) ctx_.build_lib(pkg, required_by, ev);
-      else ctx_.run_lib(pkg, required_by, ev);
+      else ctx_.run_lib(pkg, required_by, ev, purpose);
     }
   }
 

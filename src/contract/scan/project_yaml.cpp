@@ -162,6 +162,20 @@ void scan_project_yaml(ScanContext& ctx) {
         }
       }
     }
+    // Needs beyond building and testing the repository that the sandbox
+    // should carry too: `include: [run]` (what the production image needs).
+    if (YAML::Node inc = doc["include"]; inc) {
+      std::vector<std::string> needs;
+      if (inc.IsScalar()) needs.push_back(inc.Scalar());
+      else if (inc.IsSequence())
+        for (const auto& n : inc) needs.push_back(n.IsScalar() ? n.Scalar() : "");
+      else ctx.warn(rel, "include must be a list of needs ([run])");
+      for (const auto& n : needs) {
+        if (n == purpose_name(Purpose::kRun)) ctx.include(n);
+        else if (n != purpose_name(Purpose::kBuild))  // build: always provisioned
+          ctx.warn(rel, "include: " + str::quote(n, 40) + " is not a need strata knows (run); not used");
+      }
+    }
     if (YAML::Node tc = doc["toolchain"]; tc && tc.IsMap() && tc["required_commands"]) {
       YAML::Node cmds = tc["required_commands"];
       if (cmds.IsSequence())

@@ -132,28 +132,43 @@ std::optional<Version> ScanContext::pnpm_version_for(std::string_view file) cons
   }
 }
 
-void ScanContext::build_lib(const std::string& pkg, const std::string& by) { build_libs_[pkg].insert(by); }
-void ScanContext::run_lib(const std::string& pkg, const std::string& by) { run_libs_[pkg].insert(by); }
-
 namespace {
 void keep_evidence(std::vector<Evidence>& evs, Evidence ev) {
   if (evs.size() < ScanContext::kRunLibEvidence && std::find(evs.begin(), evs.end(), ev) == evs.end())
     evs.push_back(std::move(ev));
 }
+
+// A finding needed for building is a build need, whatever else needs it.
+void merge_purpose(Purpose& into, Purpose p, bool fresh) {
+  if (fresh || p == Purpose::kBuild) into = p;
+}
 }  // namespace
 
-void ScanContext::run_lib(const std::string& pkg, const std::string& by, Evidence ev) {
+void ScanContext::build_lib(const std::string& pkg, const std::string& by) {
+  build_libs_[pkg].insert(by);
+  build_lib_purpose_[pkg] = Purpose::kBuild;
+}
+void ScanContext::run_lib(const std::string& pkg, const std::string& by) {
   run_libs_[pkg].insert(by);
+  run_lib_purpose_[pkg] = Purpose::kBuild;
+}
+
+void ScanContext::run_lib(const std::string& pkg, const std::string& by, Evidence ev, Purpose purpose) {
+  run_libs_[pkg].insert(by);
+  auto [it, fresh] = run_lib_purpose_.try_emplace(pkg, purpose);
+  merge_purpose(it->second, purpose, fresh);
   keep_evidence(run_lib_evidence_[pkg], std::move(ev));
 }
 
-void ScanContext::build_lib(const std::string& pkg, const std::string& by, Evidence ev) {
+void ScanContext::build_lib(const std::string& pkg, const std::string& by, Evidence ev, Purpose purpose) {
   build_libs_[pkg].insert(by);
+  auto [it, fresh] = build_lib_purpose_.try_emplace(pkg, purpose);
+  merge_purpose(it->second, purpose, fresh);
   keep_evidence(build_lib_evidence_[pkg], std::move(ev));
 }
 
 void ScanContext::egress(const std::string& host_in, EgressOrigin origin, const std::string& reason,
-                         std::optional<Evidence> ev, const std::string& mirror_env, int port) {
+                         std::optional<Evidence> ev, const std::string& mirror_env, int port, Purpose purpose) {
   std::string host = host_in;
   if (auto colon = host.rfind(':'); colon != std::string::npos && host.find(']') == std::string::npos) {
     if (auto p = str::parse_u64(std::string_view(host).substr(colon + 1)); p && *p >= 1 && *p <= 65535) {
@@ -179,6 +194,7 @@ void ScanContext::egress(const std::string& host_in, EgressOrigin origin, const 
     h.origin = origin;
     h.reason = reason;
   }
+  merge_purpose(h.purpose, purpose, fresh);
   if (h.mirror_env.empty()) h.mirror_env = mirror_env;
   // A lockfile names its registry once per package: one entry per file is
   // evidence enough. Config files keep every field (registry and auth line).
@@ -226,24 +242,33 @@ Contract ScanContext::finish(std::string root, std::vector<NativePackage> native
   c.native_build_required = std::any_of(natives.begin(), natives.end(), [](const NativePackage& n) {
     return n.build == BuildKind::kCompile && n.certainty != Certainty::kAssumed && !n.optional;
   });
-  // Whatever links a -dev package at build time loads its library at run time.
+  // Whatever links a -dev package at build time loads its library at run
+  // time, for the same need.
   for (const auto& [pkg, by] : std::map<std::string, std::set<std::string>>(build_libs_))
     if (const auto* run = kb_.runtime_packages(pkg))
-      for (const auto& r : *run) run_libs_[r].insert(by.begin(), by.end());
+      for (const auto& r : *run) {
+        auto [it, fresh] = run_lib_purpose_.try_emplace(r, build_lib_purpose_[pkg]);
+        merge_purpose(it->second, build_lib_purpose_[pkg], fresh);
+        run_libs_[r].insert(by.begin(), by.end());
+      }
   c.native_packages = std::move(natives);
   auto with_evidence = [](const std::map<std::string, std::set<std::string>>& libs,
-                          const std::map<std::string, std::vector<Evidence>>& evidence, std::vector<SystemLib>& out) {
+                          const std::map<std::string, std::vector<Evidence>>& evidence,
+                          const std::map<std::string, Purpose>& purposes, std::vector<SystemLib>& out) {
     for (const auto& [pkg, by] : libs) {
       auto ev = evidence.find(pkg);
-      out.push_back({pkg, {by.begin(), by.end()}, ev == evidence.end() ? std::vector<Evidence>{} : ev->second});
+      auto p = purposes.find(pkg);
+      out.push_back({pkg, {by.begin(), by.end()}, ev == evidence.end() ? std::vector<Evidence>{} : ev->second,
+                     p == purposes.end() ? Purpose::kBuild : p->second});
     }
   };
-  with_evidence(build_libs_, build_lib_evidence_, c.build_libs);
-  with_evidence(run_libs_, run_lib_evidence_, c.run_libs);
+  with_evidence(build_libs_, build_lib_evidence_, build_lib_purpose_, c.build_libs);
+  with_evidence(run_libs_, run_lib_evidence_, run_lib_purpose_, c.run_libs);
   for (auto& [key, h] : egress_) c.egress_hosts.push_back(std::move(h));
   c.egress_rejected = std::move(egress_rejected_);
   for (auto& [name, why] : commands_) c.required_commands.push_back({name, {why.begin(), why.end()}});
   c.workspaces = std::move(workspaces_);
+  c.include.assign(include_.begin(), include_.end());
   std::sort(c.workspaces.begin(), c.workspaces.end(),
             [](const Workspace& a, const Workspace& b) { return std::tie(a.path, a.manager) < std::tie(b.path, b.manager); });
   for (const auto& [file, date] : kb_.dates()) c.knowledge[file] = date;

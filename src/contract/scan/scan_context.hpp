@@ -89,21 +89,28 @@ class ScanContext {
   void build_lib(const std::string& pkg, const std::string& required_by);
   void run_lib(const std::string& pkg, const std::string& required_by);
   // A package with where it is needed (a program the code executes, a
-  // Dockerfile install line); at most kRunLibEvidence pieces of evidence are
-  // kept per package.
-  void run_lib(const std::string& pkg, const std::string& required_by, Evidence ev);
-  void build_lib(const std::string& pkg, const std::string& required_by, Evidence ev);
+  // Dockerfile install line) and for what (contract.hpp, Purpose: a package
+  // needed for both is a build need); at most kRunLibEvidence pieces of
+  // evidence are kept per package.
+  void run_lib(const std::string& pkg, const std::string& required_by, Evidence ev,
+               Purpose purpose = Purpose::kBuild);
+  void build_lib(const std::string& pkg, const std::string& required_by, Evidence ev,
+                 Purpose purpose = Purpose::kBuild);
   static constexpr std::size_t kRunLibEvidence = 5;
   // Records a host the repository reaches. `host` may carry a port
   // ("r.example.com:8080", as url_host gives it); otherwise `port` applies.
+  // `purpose` as for libraries: a host any build need reaches is a build host.
   void egress(const std::string& host, EgressOrigin origin, const std::string& reason,
-              std::optional<Evidence> ev = std::nullopt, const std::string& mirror_env = {}, int port = 443);
+              std::optional<Evidence> ev = std::nullopt, const std::string& mirror_env = {}, int port = 443,
+              Purpose purpose = Purpose::kBuild);
   // A declaration that cannot be granted; also a warning on its file.
   void egress_rejected(RejectedEgress r);
   // Adds the host of a URL ("https://r.example.com/x" → "r.example.com").
   void egress_url(std::string_view url, EgressOrigin origin, const std::string& reason, Evidence ev);
   void command(const std::string& name, const std::string& reason);
   void workspace(Workspace ws);
+  // A need beyond building and testing that the repository asks to provision ("run").
+  void include(const std::string& need) { include_.insert(need); }
   void warn(std::string file, std::string message) { fs_.warn(std::move(file), std::move(message)); }
   void note(std::string file, std::string message) { fs_.note(std::move(file), std::move(message)); }
 
@@ -144,6 +151,8 @@ class ScanContext {
   std::map<std::pair<std::string, std::string>, PackageSignals> packages_;
   std::map<std::string, std::set<std::string>> build_libs_, run_libs_;
   std::map<std::string, std::vector<Evidence>> build_lib_evidence_, run_lib_evidence_;
+  std::map<std::string, Purpose> build_lib_purpose_, run_lib_purpose_;
+  std::set<std::string> include_;
   std::map<std::pair<std::string, int>, EgressHost> egress_;
   std::vector<RejectedEgress> egress_rejected_;
   std::map<std::string, std::set<std::string>> commands_;

@@ -67,6 +67,21 @@ TEST(Declarations, IncludeSelectsDeclaredOrInferred) {
   EXPECT_FALSE(parse_include("some").has_value());
 }
 
+// A host only the production image's final stage reaches (a download in
+// its RUN line) is not granted to the sandbox: a note says why and how to
+// grant it; the registry the build needs stays.
+TEST(Declarations, AHostOnlyTheProductionImageReachesIsLeftOutWithANote) {
+  auto r = render_fixture(request("needs-production-image", "json"));
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  EXPECT_EQ(find(r->policy, "downloads.example-media.org"), nullptr);
+  EXPECT_NE(find(r->policy, "registry.npmjs.org"), nullptr);
+  auto note = std::find_if(r->policy.notes.begin(), r->policy.notes.end(), [](const std::string& n) {
+    return n.starts_with("left out downloads.example-media.org (install-time, Dockerfile line 11): only the "
+                         "production image reaches it; include: [run] in .mac/project.yaml grants it");
+  });
+  EXPECT_NE(note, r->policy.notes.end()) << ::testing::PrintToString(r->policy.notes);
+}
+
 // Each hostile entry of testdata/repos/egress-hostile and the message it gets.
 const std::vector<std::pair<std::string, std::string>> kHostile = {
     {"egress[0]", "(\"10.0.0.5\"): host is an IP literal in the private range 10.0.0.0/8"},

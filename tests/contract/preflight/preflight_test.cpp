@@ -75,6 +75,24 @@ TEST(Preflight, AStaleRuntimeIsAGapAndEgressIsCheckedAgainstThePolicy) {
   EXPECT_EQ(r.message.find("github.com"), std::string::npos) << "a host the plan does not need: " << r.message;
 }
 
+// A row the plan reports but does not provision (a run need: what only the
+// production image needs) is not the image's to have: no gap, no overlay.
+TEST(Preflight, ARowThePlanLeavesOutIsNotAGap) {
+  Row gs = row(Kind::kRunLib, "ghostscript", "installed", Layer::kOverlay);
+  gs.packages = {"ghostscript"};
+  gs.purpose = Purpose::kRun;
+  gs.needed = false;
+  Row host = row(Kind::kEgress, "downloads.example-media.org", "read-only", Layer::kEgress);
+  host.purpose = Purpose::kRun;
+  host.needed = false;
+  auto p = plan_with({gs, host});
+  p.overlay_key.clear();
+  Report r = check(p, {}, "img", "x");
+  EXPECT_TRUE(r.ok()) << r.message;
+  EXPECT_TRUE(r.gaps.empty());
+  EXPECT_TRUE(r.egress_hosts.empty());
+}
+
 route::TaskToolchain node_toolchain() {
   return {.tool = "node", .version = "20.18.0", .range = ">=20.18.0 <21.0.0",
           .url = "https://nodejs.org/dist/v20.18.0/node-v20.18.0-linux-x64.tar.xz", .hosts = {"nodejs.org"},

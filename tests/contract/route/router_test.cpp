@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "contract/route/plan_output.hpp"
 #include "contract/route/tools.hpp"
 #include "contract/scan/scan.hpp"
@@ -52,7 +54,7 @@ std::vector<std::string> rows(const Plan& p) {
   for (const auto& r : p.rows) {
     std::string line = std::string(kind_name(r.kind)) + " | " + r.name + " | " + r.need + " | " + layer_name(r.layer);
     if (!r.packages.empty()) line += " | " + str::join(r.packages, " ");
-    if (r.kind == Kind::kEgress && !r.needed) line += " | not needed";
+    if (!r.needed) line += r.purpose == Purpose::kRun ? " | left out (run)" : " | not needed";
     out.push_back(line);
   }
   return out;
@@ -386,6 +388,93 @@ TEST(Router, AMalformedToolchainSourceIsRefusedNamingWhatIsWrong) {
   EXPECT_EQ(p.rows[0].toolchain->source, "https://nodejs.org/dist");
   ASSERT_EQ(p.warnings.size(), 1u);
   EXPECT_NE(p.warnings[0].find("toolchain source node=ftp://x"), std::string::npos) << p.warnings[0];
+}
+
+}  // namespace
+}  // namespace strata::contract::route
+
+namespace strata::contract::route {
+namespace {
+
+const SystemLib* lib(const std::vector<SystemLib>& libs, const std::string& name) {
+  for (const auto& l : libs)
+    if (l.package == name) return &l;
+  return nullptr;
+}
+
+Candidates media_archive() {
+  return Candidates({{"build-essential", "12.9"}, {"g++", "4:12.2.0-3"}, {"make", "4.3-4.1"},
+                     {"python3", "3.11.2-1+b1"}, {"ffmpeg", "7:5.1.6-0+deb12u1"},
+                     {"ghostscript", "10.0.0~dfsg-11+deb12u6"}, {"libvips42", "8.14.1-3+deb12u1"},
+                     {"sqlite3", "3.40.1-2+deb12u1"}},
+                    {});
+}
+
+// What the sandbox needs is what building and testing the repository
+// needs: a production Dockerfile's final stage says what running the
+// service needs (docs/contract.md, "Needs"). Those rows are in the plan,
+// out of the overlay, each saying why; the code's own `execFile("ffmpeg")`,
+// the builder stage and the development Dockerfile are build needs.
+TEST(Router, WhatOnlyTheProductionImageNeedsIsReportedNotProvisioned) {
+  Contract c = scan("needs-production-image");
+  for (const char* name : {"ghostscript", "libvips42"}) {
+    const SystemLib* l = lib(c.run_libs, name);
+    ASSERT_TRUE(l) << name;
+    EXPECT_EQ(l->purpose, Purpose::kRun) << name;
+  }
+  ASSERT_TRUE(lib(c.run_libs, "ffmpeg"));
+  EXPECT_EQ(lib(c.run_libs, "ffmpeg")->purpose, Purpose::kBuild) << "the code runs it: a test needs it";
+  ASSERT_TRUE(lib(c.run_libs, "sqlite3"));
+  EXPECT_EQ(lib(c.run_libs, "sqlite3")->purpose, Purpose::kBuild) << "Dockerfile.dev is a development image";
+  ASSERT_TRUE(lib(c.build_libs, "g++"));
+  EXPECT_EQ(lib(c.build_libs, "g++")->purpose, Purpose::kBuild) << "a builder stage builds the repository";
+  auto host = std::find_if(c.egress_hosts.begin(), c.egress_hosts.end(),
+                           [](const EgressHost& h) { return h.host == "downloads.example-media.org"; });
+  ASSERT_NE(host, c.egress_hosts.end());
+  EXPECT_EQ(host->purpose, Purpose::kRun);
+
+  Candidates archive = media_archive();
+  Plan p = route({c, bare_base(), archive, "b"});
+  auto r = rows(p);
+  for (const char* want : {"run-lib | ghostscript | installed | overlay | ghostscript | left out (run)",
+                           "run-lib | libvips42 | installed | overlay | libvips42 | left out (run)",
+                           "run-lib | ffmpeg | installed | overlay | ffmpeg",
+                           "run-lib | sqlite3 | installed | overlay | sqlite3",
+                           "egress | downloads.example-media.org | read-only | egress | left out (run)"})
+    EXPECT_NE(std::find(r.begin(), r.end(), want), r.end()) << want << "\n" << str::join(r, "\n");
+  EXPECT_EQ(std::count(p.overlay_packages.begin(), p.overlay_packages.end(), "ghostscript"), 0);
+  EXPECT_EQ(std::count(p.overlay_packages.begin(), p.overlay_packages.end(), "ffmpeg"), 1);
+  for (const auto& row : p.rows) {
+    if (row.name == "ghostscript") {
+      EXPECT_NE(row.why.find("left out: only the production image needs it"), std::string::npos) << row.why;
+    }
+  }
+  const std::string table = plan_table(p);
+  EXPECT_NE(table.find("left out: 3 only the production image needs (ghostscript, libvips42, "
+                       "downloads.example-media.org): --include run provisions them"),
+            std::string::npos)
+      << table;
+  EXPECT_EQ(plan_to_json(p)["include_run"], false);
+
+  // --include run: the same rows, provisioned.
+  Plan all = route({c, bare_base(), archive, "b", {}, true, /*include_run=*/true});
+  EXPECT_EQ(std::count(all.overlay_packages.begin(), all.overlay_packages.end(), "ghostscript"), 1);
+  EXPECT_EQ(std::count(all.overlay_packages.begin(), all.overlay_packages.end(), "libvips42"), 1);
+  for (const auto& row : all.rows) EXPECT_TRUE(row.needed) << row.name;
+  EXPECT_EQ(plan_table(all).find("left out"), std::string::npos);
+}
+
+// `.mac/project.yaml` `include: [run]`: the repository asks for its run
+// needs itself (a sandbox that runs the service end to end).
+TEST(Router, AProjectYamlIncludeRunProvisionsTheProductionImagesNeeds) {
+  Contract c = scan("needs-include-run");
+  EXPECT_EQ(c.include, std::vector<std::string>{"run"});
+  ASSERT_TRUE(lib(c.run_libs, "ghostscript"));
+  EXPECT_EQ(lib(c.run_libs, "ghostscript")->purpose, Purpose::kRun);
+  Candidates archive = media_archive();
+  Plan p = route({c, bare_base(), archive, "b"});
+  EXPECT_TRUE(p.include_run);
+  EXPECT_EQ(std::count(p.overlay_packages.begin(), p.overlay_packages.end(), "ghostscript"), 1);
 }
 
 }  // namespace
