@@ -122,6 +122,7 @@ class BuildEnvScanner {
     // strata builds: `FROM runner-${TARGETOS}-${TARGETARCH}` names a stage.
     args = {{"TARGETOS", "linux"}, {"TARGETARCH", "amd64"}, {"TARGETPLATFORM", "linux/amd64"}};
     std::map<std::string, int> stage_names;  // `FROM … AS name` → stage
+    std::set<std::string> read_from;         // the stages (names or numbers) COPY --from and RUN --mount read
     std::vector<std::pair<int, std::string>> froms;  // stage → the image it starts FROM
     std::vector<int> parent;                 // stage → the earlier stage it starts FROM, else -1
     auto lines = str::split(*text, '\n');
@@ -141,7 +142,21 @@ class BuildEnvScanner {
         parent.push_back(base == stage_names.end() ? -1 : base->second);
         if (i + 2 < f.size() && str::lower(f[i + 1]) == "as") stage_names[str::lower(f[i + 2])] = stage;
         if (base == stage_names.end() && !from.empty()) froms.push_back({stage, from});
-      } else if (kw == "add" && f.size() >= 3) {
+      } else if (kw == "copy" || kw == "run") {
+        // COPY --from=builder, RUN --mount=type=bind,from=builder: a stage
+        // another one reads from is a builder, not an image of its own.
+        for (std::size_t i = 1; i < f.size() && f[i].starts_with("--"); ++i) {
+          std::string_view opt = f[i];
+          for (std::string_view key : {"--from=", "from="})
+            for (auto at = opt.find(key); at != std::string_view::npos; at = opt.find(key, at + key.size())) {
+              if (key == "from=" && at > 0 && opt[at - 1] != ',' && opt[at - 1] != '=') continue;
+              std::string_view v = opt.substr(at + key.size());
+              v = v.substr(0, v.find(','));
+              read_from.insert(str::lower(substitute(std::string(v), args)));
+            }
+        }
+      }
+      if (kw == "add" && f.size() >= 3) {
         for (std::size_t i = 1; i + 1 < f.size(); ++i)
           if (f[i].starts_with("http://") || f[i].starts_with("https://"))
             adds.push_back({Evidence{rel, "line " + std::to_string(n + 1), std::string(str::trim(lines[n])).substr(0, 160)},
@@ -187,15 +202,31 @@ class BuildEnvScanner {
       }
     }
     // The image is the final stage and the stages it is built FROM by name.
+    auto with_parents = [&](int last, std::set<int>& into) {
+      for (int st = last; st >= 0 && !into.count(st); st = parent[static_cast<std::size_t>(st)]) into.insert(st);
+    };
     std::set<int> image_stages;
-    for (int st = stage; st >= 0 && !image_stages.count(st); st = parent[static_cast<std::size_t>(st)]) image_stages.insert(st);
+    with_parents(stage, image_stages);
+    // The images a Dockerfile can make (`docker build --target`): the final
+    // stage and every stage no other stage starts FROM or reads files from
+    // (uptime-kuma's base2-slim beside base2), with what they are built on.
+    std::vector<std::string> names_of(static_cast<std::size_t>(stage + 1));
+    for (const auto& [name, st] : stage_names) names_of[static_cast<std::size_t>(st)] = name;
+    std::set<int> target_stages, started_from(parent.begin(), parent.end());
+    for (int st = 0; st <= stage; ++st) {
+      const std::string& name = names_of[static_cast<std::size_t>(st)];
+      bool read = started_from.count(st) || read_from.count(std::to_string(st)) || (!name.empty() && read_from.count(name));
+      // A target named for development (`--target dev`, `test`) is how the
+      // repository is built and tested, like a development Dockerfile.
+      if ((st == stage || !read) && !development_name(name)) with_parents(st, target_stages);
+    }
     // What a production image's own stages install or download is what
     // running that image needs, not what building and testing the repository
     // does (Purpose::kRun); a builder stage builds the repository, and every
     // stage of a development image (a devcontainer's, CI's, Dockerfile.dev)
     // is how the repository is built and tested.
     const bool dev_image = development_dockerfile(rel);
-    auto purpose = [&](int st) { return image_stages.count(st) && !dev_image ? Purpose::kRun : Purpose::kBuild; };
+    auto purpose = [&](int st) { return target_stages.count(st) && !dev_image ? Purpose::kRun : Purpose::kBuild; };
     // A Dockerfile of an example, the docs or a release/packaging tree (a
     // Windows installer's build image) says what that image needs, not the
     // repository: its installs are a note.
@@ -204,7 +235,8 @@ class BuildEnvScanner {
         ctx_.note(rel, "a Dockerfile in an example, documentation or packaging tree: the packages it installs are "
                        "not the repository's own needs; not used");
     } else {
-      for (const auto& r : runs) installs(rel, r.line, r.text, image_stages.count(r.stage) > 0, purpose(r.stage));
+      for (const auto& r : runs)
+        installs(rel, r.line, r.text, image_stages.count(r.stage) + target_stages.count(r.stage) > 0, purpose(r.stage));
     }
     for (const auto& a : adds) downloaded(a.at, a.url, purpose(a.stage));
     // The image the final stage is built on pins its runtime; an earlier
@@ -240,10 +272,15 @@ class BuildEnvScanner {
   static bool development_dockerfile(const std::string& rel) {
     for (std::string_view dir : {".devcontainer/", ".github/", ".gitlab/", ".circleci/", ".buildkite/"})
       if (rel.starts_with(dir)) return true;
+    return development_name(rel);
+  }
+
+  // A path or a stage name with a word that says development or testing.
+  static bool development_name(const std::string& name) {
     static constexpr std::array<std::string_view, 10> kWords = {
         "dev", "devel", "develop", "development", "devcontainer", "test", "tests", "testing", "ci", "e2e"};
     std::string word;
-    for (char ch : str::lower(rel) + "/") {
+    for (char ch : str::lower(name) + "/") {
       if (std::isalnum(static_cast<unsigned char>(ch))) {
         word += ch;
         continue;

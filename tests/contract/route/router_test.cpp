@@ -406,7 +406,8 @@ Candidates media_archive() {
   return Candidates({{"build-essential", "12.9"}, {"g++", "4:12.2.0-3"}, {"make", "4.3-4.1"},
                      {"python3", "3.11.2-1+b1"}, {"ffmpeg", "7:5.1.6-0+deb12u1"},
                      {"ghostscript", "10.0.0~dfsg-11+deb12u6"}, {"libvips42", "8.14.1-3+deb12u1"},
-                     {"sqlite3", "3.40.1-2+deb12u1"}},
+                     {"sqlite3", "3.40.1-2+deb12u1"}, {"curl", "7.88.1-10+deb12u8"}, {"tini", "0.19.0-1"},
+                     {"strace", "6.1-0.1"}, {"jq", "1.6-2.1"}},
                     {});
 }
 
@@ -428,6 +429,16 @@ TEST(Router, WhatOnlyTheProductionImageNeedsIsReportedNotProvisioned) {
   EXPECT_EQ(lib(c.run_libs, "sqlite3")->purpose, Purpose::kBuild) << "Dockerfile.dev is a development image";
   ASSERT_TRUE(lib(c.build_libs, "g++"));
   EXPECT_EQ(lib(c.build_libs, "g++")->purpose, Purpose::kBuild) << "a builder stage builds the repository";
+  // docker/worker.Dockerfile: a stage nothing reads is an image (--target
+  // worker); one COPY --from reads is a builder; a `test` target is testing.
+  ASSERT_TRUE(lib(c.run_libs, "tini"));
+  EXPECT_EQ(lib(c.run_libs, "tini")->purpose, Purpose::kRun);
+  ASSERT_TRUE(lib(c.run_libs, "jq"));
+  EXPECT_EQ(lib(c.run_libs, "jq")->purpose, Purpose::kRun);
+  ASSERT_TRUE(lib(c.build_libs, "curl"));
+  EXPECT_EQ(lib(c.build_libs, "curl")->purpose, Purpose::kBuild);
+  ASSERT_TRUE(lib(c.build_libs, "strace"));
+  EXPECT_EQ(lib(c.build_libs, "strace")->purpose, Purpose::kBuild);
   auto host = std::find_if(c.egress_hosts.begin(), c.egress_hosts.end(),
                            [](const EgressHost& h) { return h.host == "downloads.example-media.org"; });
   ASSERT_NE(host, c.egress_hosts.end());
@@ -450,7 +461,7 @@ TEST(Router, WhatOnlyTheProductionImageNeedsIsReportedNotProvisioned) {
     }
   }
   const std::string table = plan_table(p);
-  EXPECT_NE(table.find("left out: 3 only the production image needs (ghostscript, libvips42, "
+  EXPECT_NE(table.find("left out: 5 only the production image needs (ghostscript, jq, libvips42, tini, "
                        "downloads.example-media.org): --include run provisions them"),
             std::string::npos)
       << table;
