@@ -33,6 +33,9 @@ std::string facts_to_json(const ImageFacts& f) {
   j["labels"] = object_of(f.labels);
   j["annotations"] = object_of(f.annotations);
   j["packages"] = object_of(f.packages);
+  ordered_json provides = ordered_json::object();
+  for (const auto& [name, providers] : f.provides) provides[name] = providers;
+  j["provides"] = std::move(provides);
   j["commands"] = object_of(f.commands);
   ordered_json rt = ordered_json::array();
   for (const auto& r : f.runtimes)
@@ -54,6 +57,7 @@ Result<ImageFacts> facts_from_json(std::string_view text, std::string_view where
     f.labels = j.at("labels").get<std::map<std::string, std::string>>();
     f.annotations = j.at("annotations").get<std::map<std::string, std::string>>();
     f.packages = j.at("packages").get<std::map<std::string, std::string>>();
+    f.provides = j.at("provides").get<std::map<std::string, std::vector<std::string>>>();
     f.commands = j.at("commands").get<std::map<std::string, std::string>>();
     for (const auto& r : j.at("runtimes")) {
       f.runtimes.push_back({r.at("tool").get<std::string>(), r.at("version").get<std::string>(),

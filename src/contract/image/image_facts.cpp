@@ -83,6 +83,10 @@ Result<ImageFacts> facts_of(oci::Store& store, const oci::RawManifest& raw, cons
   STRATA_TRY(auto installed, with_context(installed_packages(fs), where));
   for (const auto& p : installed) {
     f.packages[p.name] = p.version;
+    for (const auto& v : p.provides) {
+      auto& providers = f.provides[v.name];
+      if (std::find(providers.begin(), providers.end(), p.name) == providers.end()) providers.push_back(p.name);
+    }
     if (auto tool = runtime_of_package(p.name))
       f.runtimes.push_back({*tool, upstream_version(p.version), "dpkg", "dpkg " + p.name + " " + p.version});
   }
@@ -123,6 +127,12 @@ Result<ImageFacts> facts_of(oci::Store& store, const oci::RawManifest& raw, cons
 const std::string* ImageFacts::package_version(std::string_view name) const {
   auto it = packages.find(std::string(name));
   return it == packages.end() ? nullptr : &it->second;
+}
+
+const std::string* ImageFacts::installed_satisfier(std::string_view name) const {
+  if (auto it = packages.find(std::string(name)); it != packages.end()) return &it->first;
+  auto it = provides.find(std::string(name));
+  return it == provides.end() || it->second.empty() ? nullptr : &it->second.front();
 }
 
 const std::string* ImageFacts::command(std::string_view name) const {

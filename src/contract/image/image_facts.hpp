@@ -30,7 +30,7 @@ namespace strata::contract::image {
 // 2: version files are parsed without std::regex and bounded, and `notes`
 // says which gave no version.
 // 3: runtimes of strata's toolchain layer (/opt/strata/toolchains) are read.
-inline constexpr int kFactsFormat = 3;
+inline constexpr int kFactsFormat = 4;
 
 // One runtime version and where it was read.
 struct RuntimeFact {
@@ -51,6 +51,9 @@ struct ImageFacts {
   std::map<std::string, std::string> labels;  // config Labels
   std::map<std::string, std::string> annotations;  // manifest annotations
   std::map<std::string, std::string> packages;     // installed Debian packages: name → version
+  // Virtual packages the installed ones provide: name → its installed
+  // providers ("git-core" → {"git"}), as dpkg counts a dependency satisfied.
+  std::map<std::string, std::vector<std::string>> provides;
   std::map<std::string, std::string> commands;     // executable name → first path on PATH ("/usr/bin/cc")
   std::vector<RuntimeFact> runtimes;               // sorted by tool, then kind (dpkg, env, file)
   // What the reader found but could not use, one line each, naming the
@@ -59,6 +62,9 @@ struct ImageFacts {
   std::vector<std::string> notes;
 
   const std::string* package_version(std::string_view name) const;
+  // The installed package that satisfies a requirement of `name`: itself,
+  // else the first installed package that provides it; nullptr when none.
+  const std::string* installed_satisfier(std::string_view name) const;
   const std::string* command(std::string_view name) const;
   std::vector<const RuntimeFact*> runtime(std::string_view tool) const;
   friend bool operator==(const ImageFacts&, const ImageFacts&) = default;

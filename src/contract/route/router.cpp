@@ -301,7 +301,11 @@ class Router {
 
   std::string shadow(const std::string& tool, const image::RuntimeFact& stale, const Want& w,
                      const ToolInfo* info) const {
-    std::string s = "the image has " + tool + " " + stale.version + " (" + stale.source + "), below " + w.text;
+    // "below" only when it is: a 3.11 against ">=3.10.0 <3.11.0" is above it.
+    auto v = parse_version(stale.version);
+    const bool below = v && w.floor && *v < *w.floor;
+    std::string s = "the image has " + tool + " " + stale.version + " (" + stale.source + "), " +
+                    (below ? "below " : "outside ") + w.text;
     const std::string* on_path = info && !info->command.empty() ? base_.command(info->command) : nullptr;
     if (on_path)
       s += ", on PATH at " + *on_path + ": it shadows what this row installs (a login shell that resets PATH runs it)";
@@ -356,6 +360,13 @@ class Router {
       row.why = "dpkg " + package + " " + *v;
       return;
     }
+    // An installed package that provides it satisfies it, as dpkg counts a
+    // dependency (git provides git-core).
+    if (const std::string* by = base_.installed_satisfier(package)) {
+      row.layer = Layer::kBase;
+      row.why = "dpkg " + *by + " " + *base_.package_version(*by) + " provides " + package;
+      return;
+    }
     std::string sat = archive_.satisfier(package);
     if (sat.empty()) {
       row.layer = Layer::kUnrouted;
@@ -374,7 +385,7 @@ class Router {
       Row row{.kind = kind, .name = pkg, .need = "installed"};
       row.required_by.assign(by.begin(), by.end());
       if (run_only_[kind].contains(pkg)) row.purpose = Purpose::kRun;
-      if (base_.package_version(pkg) || !carried_by_toolchain(row, package_of_runtime(pkg))) package_row(row, pkg);
+      if (base_.installed_satisfier(pkg) || !carried_by_toolchain(row, package_of_runtime(pkg))) package_row(row, pkg);
       leave_out_run(row);
       plan_.rows.push_back(std::move(row));
     }

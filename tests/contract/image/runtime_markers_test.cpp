@@ -162,6 +162,40 @@ TEST_F(ImageFactsTest, MalformedAndOversizeVersionFilesGiveNotesNotCrashes) {
 }
 
 
+// The dpkg database's Provides: an installed git provides git-core, and the
+// facts cache keeps it.
+TEST_F(ImageFactsTest, InstalledPackagesProvideTheirVirtualNames) {
+  using strata::testing::layers::dir;
+  using strata::testing::layers::file;
+  const std::string status =
+      "Package: git\nStatus: install ok installed\nVersion: 1:2.39.5-0+deb12u1\nArchitecture: amd64\n"
+      "Provides: git-completion, git-core\n\n"
+      "Package: gcc\nStatus: install ok installed\nVersion: 4:12.2.0-3\nArchitecture: amd64\n"
+      "Provides: c-compiler\n\n"
+      "Package: tcc\nStatus: deinstall ok config-files\nVersion: 0.9.27\nArchitecture: amd64\n"
+      "Provides: c-compiler\n";
+  std::vector<strata::testing::layers::E> entries = {dir("var"), dir("var/lib"), dir("var/lib/dpkg"),
+                                                     file("var/lib/dpkg/status", status)};
+  oci::StringSink gz;
+  auto sink = oci::CompressingSink::create(oci::Compression::kGzip, gz);
+  ASSERT_TRUE(sink);
+  ASSERT_TRUE((*sink)->write(oci::as_bytes(strata::testing::layers::raw_tar(entries))));
+  ASSERT_TRUE((*sink)->finish());
+  auto img = strata::testing::make_image_of(store_, {gz.str()});
+  ASSERT_TRUE(store_.put_manifest(img.manifest, "prov"));
+  auto facts = read_image_facts(store_, "prov", oci::Platform{"linux", "amd64", "", ""});
+  ASSERT_TRUE(facts) << facts.error().message();
+  ASSERT_NE(facts->installed_satisfier("git-core"), nullptr);
+  EXPECT_EQ(*facts->installed_satisfier("git-core"), "git");
+  EXPECT_EQ(*facts->installed_satisfier("git"), "git");
+  ASSERT_NE(facts->installed_satisfier("c-compiler"), nullptr);
+  EXPECT_EQ(*facts->installed_satisfier("c-compiler"), "gcc") << "tcc is not installed";
+  EXPECT_EQ(facts->installed_satisfier("svn"), nullptr);
+  auto again = facts_from_json(facts_to_json(*facts), "entry.json");
+  ASSERT_TRUE(again) << again.error().message();
+  EXPECT_EQ(*again, *facts);
+}
+
 // What strata's toolchain layer installs: /opt/strata/toolchains/<tool>/<version>/.
 TEST(RuntimeMarkers, VersionFilesOfStrataToolchains) {
   const std::string node_h = "#define NODE_MAJOR_VERSION 20\n#define NODE_MINOR_VERSION 18\n#define NODE_PATCH_VERSION 0\n";

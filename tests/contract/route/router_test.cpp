@@ -490,3 +490,44 @@ TEST(Router, AProjectYamlIncludeRunProvisionsTheProductionImagesNeeds) {
 
 }  // namespace
 }  // namespace strata::contract::route
+
+namespace strata::contract::route {
+namespace {
+
+// A requirement an installed package provides is satisfied by it, as dpkg
+// counts it (CKAN's docs ask for git-core; the image has git, which
+// provides it): no overlay, and pre-flight, which routes against the image
+// the same way, sees no gap.
+TEST(Router, AnInstalledProviderSatisfiesARequirementOfItsVirtualName) {
+  Contract c;
+  c.root = "app";
+  c.build_libs = {{"git-core", {"docs:README.md"}}};
+  image::ImageFacts base = bare_base();
+  base.packages["git"] = "1:2.39.5-0+deb12u1";
+  base.provides["git-core"] = {"git"};
+  Candidates archive = toolchain_archive();
+  Plan p = route({c, base, archive, "b"});
+  ASSERT_EQ(p.rows.size(), 1u);
+  EXPECT_EQ(p.rows[0].layer, Layer::kBase);
+  EXPECT_EQ(p.rows[0].why, "dpkg git 1:2.39.5-0+deb12u1 provides git-core");
+  EXPECT_FALSE(p.needs_overlay());
+}
+
+// A runtime in the image above the range the project supports is not
+// "below" it: the row says "outside".
+TEST(Router, ARuntimeAboveTheRangeIsOutsideItNotBelow) {
+  Contract c;
+  c.root = "py";
+  c.runtime_floors["python"] =
+      RuntimeFloor{.floor = "3.10.0", .satisfying = ">=3.10.0 <3.11.0", .constraints = {}, .conflicts = {}};
+  image::ImageFacts base = bare_base();
+  base.runtimes = {{"python", "3.11.2", "dpkg", "dpkg python3 3.11.2-1+b1"}};
+  Candidates archive = toolchain_archive();
+  Plan p = route({c, base, archive, "b"});
+  ASSERT_FALSE(p.rows.empty());
+  EXPECT_NE(p.rows[0].shadow.find("(dpkg python3 3.11.2-1+b1), outside >=3.10.0 <3.11.0"), std::string::npos)
+      << p.rows[0].shadow;
+}
+
+}  // namespace
+}  // namespace strata::contract::route
