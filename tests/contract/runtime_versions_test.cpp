@@ -54,6 +54,21 @@ TEST(RuntimeVersions, ANewerCiJobIsTestedNotTheFloor) {
         << k.source.file << " " << k.source.field;
 }
 
+// excalidraw's shape (a held-out repository): engines >=18, CI tests on 20,
+// a CodeSandbox environment and the image's builder stage on 24. A hidden
+// tool directory's Dockerfile is a development environment (tested, not a
+// pin), and where the test suite runs comes before where people work and
+// where the image is built.
+TEST(RuntimeVersions, CiComesBeforeADevelopmentEnvironmentAndABuilderStage) {
+  const auto [c, f] = scanned("versions-ci-before-builder", "node");
+  EXPECT_EQ(f.floor, "18.0.0");
+  EXPECT_TRUE(f.pin.empty()) << f.pin;
+  EXPECT_EQ(f.tested, (std::vector<std::string>{">=20.0.0 <21.0.0", ">=24.0.0 <25.0.0"}));
+  EXPECT_EQ(f.provision, ">=20.0.0 <21.0.0");
+  EXPECT_EQ(f.provision_reason, "the newest version CI tests within the supported range");
+  EXPECT_TRUE(f.conflicts.empty());
+}
+
 // paperless-ngx's shape: requires-python ">=3.11", a matrix 3.11–3.14 and a
 // lint job on 3.14.
 TEST(RuntimeVersions, RequiresPythonIsTheFloorAndTheMatrixIsTested) {

@@ -207,25 +207,32 @@ class BuildEnvScanner {
     };
     std::set<int> image_stages;
     with_parents(stage, image_stages);
-    // The images a Dockerfile can make (`docker build --target`): the final
-    // stage and every stage no other stage starts FROM or reads files from
-    // (uptime-kuma's base2-slim beside base2), with what they are built on.
+    // The images a Dockerfile can make (`docker build --target`): every
+    // stage no other stage reads files from (COPY --from, RUN --mount from=)
+    // and none but a development stage starts FROM — the final stage,
+    // uptime-kuma's base2-slim beside base2, glances' full under its dev
+    // stage — with what they are built on. A target named for development
+    // (`--target dev`, `test`) is how the repository is built and tested,
+    // like a development Dockerfile.
     std::vector<std::string> names_of(static_cast<std::size_t>(stage + 1));
     for (const auto& [name, st] : stage_names) names_of[static_cast<std::size_t>(st)] = name;
-    std::set<int> target_stages, started_from(parent.begin(), parent.end());
+    std::set<int> target_stages;
     for (int st = 0; st <= stage; ++st) {
       const std::string& name = names_of[static_cast<std::size_t>(st)];
-      bool read = started_from.count(st) || read_from.count(std::to_string(st)) || (!name.empty() && read_from.count(name));
-      // A target named for development (`--target dev`, `test`) is how the
-      // repository is built and tested, like a development Dockerfile.
-      if ((st == stage || !read) && !development_name(name)) with_parents(st, target_stages);
+      if (development_name(name)) continue;
+      if (read_from.count(std::to_string(st)) || (!name.empty() && read_from.count(name))) continue;
+      bool extended = false;  // by a stage that is not a development one
+      for (int child = st + 1; child <= stage; ++child)
+        if (parent[static_cast<std::size_t>(child)] == st && !development_name(names_of[static_cast<std::size_t>(child)]))
+          extended = true;
+      if (!extended) with_parents(st, target_stages);
     }
     // What a production image's own stages install or download is what
     // running that image needs, not what building and testing the repository
     // does (Purpose::kRun); a builder stage builds the repository, and every
     // stage of a development image (a devcontainer's, CI's, Dockerfile.dev)
     // is how the repository is built and tested.
-    const bool dev_image = development_dockerfile(rel);
+    const bool dev_image = development_file(rel);
     auto purpose = [&](int st) { return target_stages.count(st) && !dev_image ? Purpose::kRun : Purpose::kBuild; };
     // A Dockerfile of an example, the docs or a release/packaging tree (a
     // Windows installer's build image) says what that image needs, not the
@@ -241,7 +248,8 @@ class BuildEnvScanner {
     for (const auto& a : adds) downloaded(a.at, a.url, purpose(a.stage));
     // The image the final stage is built on pins its runtime; an earlier
     // stage's is a version the build runs (a builder), as CI's are, and so is
-    // every stage of a development image's Dockerfile.
+    // every stage of a development image's Dockerfile (CodeSandbox's
+    // node:24 is where people try the project, not what it selects).
     for (const auto& [st, from] : froms)
       image(rel, "FROM", from,
             image_stages.count(st) && !dev_image ? ConstraintKind::kPin : ConstraintKind::kTested);
@@ -264,31 +272,6 @@ class BuildEnvScanner {
     }
     package_manager_commands(commands, rel, "RUN", "line " + std::to_string(line), purpose);
     downloads(commands, rel, line, purpose);
-  }
-
-  // A Dockerfile the repository is developed, built or tested in, not one
-  // that makes the image it ships: under .devcontainer/ or a CI directory,
-  // or named so (Dockerfile.dev, test.Dockerfile, docker/ci/Dockerfile).
-  static bool development_dockerfile(const std::string& rel) {
-    for (std::string_view dir : {".devcontainer/", ".github/", ".gitlab/", ".circleci/", ".buildkite/"})
-      if (rel.starts_with(dir)) return true;
-    return development_name(rel);
-  }
-
-  // A path or a stage name with a word that says development or testing.
-  static bool development_name(const std::string& name) {
-    static constexpr std::array<std::string_view, 10> kWords = {
-        "dev", "devel", "develop", "development", "devcontainer", "test", "tests", "testing", "ci", "e2e"};
-    std::string word;
-    for (char ch : str::lower(name) + "/") {
-      if (std::isalnum(static_cast<unsigned char>(ch))) {
-        word += ch;
-        continue;
-      }
-      if (std::find(kWords.begin(), kWords.end(), word) != kWords.end()) return true;
-      word.clear();
-    }
-    return false;
   }
 
   // The shell text of a RUN instruction: after `RUN` and its `--mount=…`

@@ -95,6 +95,27 @@ bool set_aside_tree(std::string_view file) {
   return false;
 }
 
+bool development_name(std::string_view name) {
+  static constexpr std::string_view kWords[] = {"dev",     "devel", "develop", "development", "devcontainer",
+                                                "test",    "tests", "testing", "ci",          "e2e"};
+  std::string word;
+  for (char ch : str::lower(name) + "/") {
+    if (std::isalnum(static_cast<unsigned char>(ch))) {
+      word += ch;
+      continue;
+    }
+    for (auto w : kWords)
+      if (word == w) return true;
+    word.clear();
+  }
+  return false;
+}
+
+bool development_file(std::string_view file) {
+  if (file.starts_with('.') || file.find("/.") != std::string_view::npos) return true;
+  return development_name(file);
+}
+
 void ScanContext::needs_tool(const std::string& tool, Evidence ev, std::string note) {
   constexpr std::size_t kMaxPresenceEvidence = 4;
   if (set_aside_tree(ev.file)) return;  // an example's or a doc's tool is not the repository's
@@ -394,14 +415,28 @@ RuntimeFloor ScanContext::floor_of(const std::string& tool, const ToolConstraint
   }
 
   // Tested versions, each alternative once, lowest first.
-  std::vector<Range> alternatives;
-  for (std::size_t i : tested)
-    for (const auto& iv : tc.ranges[i]->any_of) alternatives.push_back(Range{{iv}});
-  std::sort(alternatives.begin(), alternatives.end(), [](const Range& a, const Range& b) {
-    return a.floor().value_or(Version{}) < b.floor().value_or(Version{});
-  });
-  for (const auto& a : alternatives)
+  auto alternatives_of = [&](const std::vector<std::size_t>& idx) {
+    std::vector<Range> out;
+    for (std::size_t i : idx)
+      for (const auto& iv : tc.ranges[i]->any_of) out.push_back(Range{{iv}});
+    std::sort(out.begin(), out.end(), [](const Range& a, const Range& b) {
+      return a.floor().value_or(Version{}) < b.floor().value_or(Version{});
+    });
+    return out;
+  };
+  for (const auto& a : alternatives_of(tested))
     if (rf.tested.empty() || rf.tested.back() != a.str()) rf.tested.push_back(a.str());
+  // Where the test suite runs comes first: CI's jobs; then a development
+  // environment's image (a devcontainer, CodeSandbox), where people run it;
+  // then a production Dockerfile's builder stage, a version the image is
+  // only built with (excalidraw tests on 20, offers CodeSandbox on 24 and
+  // builds its image on 24: 20).
+  std::vector<std::size_t> ci_tested, dev_tested, builder_tested;
+  for (std::size_t i : tested) {
+    const Evidence& src = cs[i].source;
+    const bool image = src.field == "FROM" || src.file.find("devcontainer") != std::string::npos;
+    (!image ? ci_tested : development_file(src.file) ? dev_tested : builder_tested).push_back(i);
+  }
 
   // The version to provision.
   const Range in_support = support && !support->is_empty() ? *support : Range::all();
@@ -412,12 +447,19 @@ RuntimeFloor ScanContext::floor_of(const std::string& tool, const ToolConstraint
     for (std::size_t i : pinned_by) by.push_back(where(cs[i]));
     rf.provision_reason = "the version " + str::join(by, " and ") + " pin" + (by.size() == 1 ? "s" : "");
   } else {
-    for (auto a = alternatives.rbegin(); a != alternatives.rend(); ++a) {
-      Range r = intersect(*a, in_support);
-      if (r.is_empty() || !r.floor()) continue;
-      rf.provision = r.str();
-      rf.provision_reason = "the newest version CI tests within the supported range";
-      break;
+    for (const auto* group : {&ci_tested, &dev_tested, &builder_tested}) {
+      auto alternatives = alternatives_of(*group);
+      for (auto a = alternatives.rbegin(); a != alternatives.rend() && rf.provision.empty(); ++a) {
+        Range r = intersect(*a, in_support);
+        if (r.is_empty() || !r.floor()) continue;
+        rf.provision = r.str();
+        rf.provision_reason = group == &ci_tested    ? "the newest version CI tests within the supported range"
+                              : group == &dev_tested ? "the newest version a development environment has within "
+                                                       "the supported range"
+                                                     : "the newest version the image's builder stages use within "
+                                                       "the supported range";
+      }
+      if (!rf.provision.empty()) break;
     }
     if (rf.provision.empty())
       rf.provision_reason = rf.satisfying.empty() ? "no version is stated"

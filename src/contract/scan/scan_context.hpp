@@ -165,6 +165,14 @@ class ScanContext {
 // reported (a note), never the repository's own.
 bool set_aside_tree(std::string_view file);
 
+// True when a repo-relative file belongs to how the repository is developed,
+// built or tested rather than to what it ships: a hidden directory or file
+// (.devcontainer/, .github/, .codesandbox/, .gitpod.Dockerfile), or a path
+// or a Dockerfile stage name with a word that says so (Dockerfile.dev,
+// docker/ci/, a `test` stage).
+bool development_name(std::string_view path);
+bool development_file(std::string_view file);
+
 // "https://user@host:8080/x" → "host:8080"; "" when the text has no host.
 std::string url_host(std::string_view url);
 

@@ -407,7 +407,7 @@ Candidates media_archive() {
                      {"python3", "3.11.2-1+b1"}, {"ffmpeg", "7:5.1.6-0+deb12u1"},
                      {"ghostscript", "10.0.0~dfsg-11+deb12u6"}, {"libvips42", "8.14.1-3+deb12u1"},
                      {"sqlite3", "3.40.1-2+deb12u1"}, {"curl", "7.88.1-10+deb12u8"}, {"tini", "0.19.0-1"},
-                     {"strace", "6.1-0.1"}, {"jq", "1.6-2.1"}},
+                     {"strace", "6.1-0.1"}, {"jq", "1.6-2.1"}, {"gosu", "1.14-1+b6"}, {"gdb", "13.1-3"}},
                     {});
 }
 
@@ -439,6 +439,13 @@ TEST(Router, WhatOnlyTheProductionImageNeedsIsReportedNotProvisioned) {
   EXPECT_EQ(lib(c.build_libs, "curl")->purpose, Purpose::kBuild);
   ASSERT_TRUE(lib(c.build_libs, "strace"));
   EXPECT_EQ(lib(c.build_libs, "strace")->purpose, Purpose::kBuild);
+  // glances' shape: the final stage `dev` is built FROM `service`, which
+  // stays an image of its own; what `dev` adds is for development.
+  ASSERT_TRUE(lib(c.run_libs, "gosu"));
+  EXPECT_EQ(lib(c.run_libs, "gosu")->purpose, Purpose::kRun);
+  const SystemLib* gdb = lib(c.run_libs, "gdb") ? lib(c.run_libs, "gdb") : lib(c.build_libs, "gdb");
+  ASSERT_TRUE(gdb);
+  EXPECT_EQ(gdb->purpose, Purpose::kBuild);
   auto host = std::find_if(c.egress_hosts.begin(), c.egress_hosts.end(),
                            [](const EgressHost& h) { return h.host == "downloads.example-media.org"; });
   ASSERT_NE(host, c.egress_hosts.end());
@@ -461,7 +468,7 @@ TEST(Router, WhatOnlyTheProductionImageNeedsIsReportedNotProvisioned) {
     }
   }
   const std::string table = plan_table(p);
-  EXPECT_NE(table.find("left out: 5 only the production image needs (ghostscript, jq, libvips42, tini, "
+  EXPECT_NE(table.find("left out: 6 only the production image needs (ghostscript, gosu, jq, libvips42, tini, "
                        "downloads.example-media.org): --include run provisions them"),
             std::string::npos)
       << table;

@@ -13,3 +13,11 @@ RUN apt-get update && apt-get install -y --no-install-recommends strace
 FROM debian:bookworm-slim
 COPY --from=deps /usr/bin/curl /usr/bin/curl
 RUN apt-get update && apt-get install -y --no-install-recommends jq
+
+# The last stage is a development one built FROM the service image: the
+# service image is still what ships.
+FROM debian:bookworm-slim AS service
+RUN apt-get update && apt-get install -y --no-install-recommends gosu
+
+FROM service AS dev
+RUN apt-get update && apt-get install -y --no-install-recommends gdb

@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""Scores `strata contract scan` against an answer key written by hand.
+
+The key is one YAML file per repository (KEY_DIR/<name>.yaml), written by a
+reader who had not seen strata's code or output:
+
+    repo: owner/name
+    commit: <sha>
+    runtimes:
+      node: {support: ">=20.4.0", floor: "20.4.0", pin: "22", tested: ["20", "22"], provision: "22"}
+    build_packages: [python3, make, g++]   # what building and testing needs
+    run_only_packages: [ffmpeg]            # what only the production image needs
+
+For each repository (checked out at REPOS_DIR/<name>) and each tool of the
+key it prints the key's floor and version to provision beside strata's, and
+for the packages how many of the key's build needs strata provisions and how
+many of the key's run-only packages it keeps out of the sandbox. A version
+matches at the key's precision: "22" matches 22.x.y, "3.12" matches 3.12.z.
+
+Usage: bench/contract_heldout.py STRATA KEY_DIR REPOS_DIR
+"""
+import json
+import pathlib
+import re
+import subprocess
+import sys
+
+import yaml
+
+
+def parts(v):
+    """'>=20.4.0 <21' → (20, 4, 0); 'v1.98' → (1, 98); None for no version."""
+    if v is None:
+        return None
+    m = re.search(r"(\d+(?:\.\d+)*)", str(v))
+    return tuple(int(x) for x in m.group(1).split(".")) if m else None
+
+
+def same(key, ours):
+    """Equal at the key's precision; a null key matches a null answer only."""
+    k, o = parts(key), parts(ours)
+    if k is None or o is None:
+        return k is None and o is None
+    o = o + (0,) * (len(k) - len(o))
+    return o[: len(k)] == k
+
+
+def strata_versions(floor):
+    """The floor of what the root project declares it supports (as the key
+    defines it: no support statement, no floor) and the version to provision."""
+    provision = (floor.get("provision") or {}).get("range")
+    chosen = provision or floor.get("floor")
+    declared = any(k.get("kind") == "support" and k.get("scope", ".") == "." for k in floor.get("constraints", []))
+    return (floor.get("floor") if declared else None), chosen
+
+
+def main():
+    if len(sys.argv) != 4:
+        sys.exit(__doc__)
+    strata, key_dir, repos = sys.argv[1], pathlib.Path(sys.argv[2]), pathlib.Path(sys.argv[3])
+    totals = dict(floor=0, floor_ok=0, prov=0, prov_ok=0, build=0, build_ok=0, run=0, run_ok=0)
+    print(f"{'repository':14} {'tool':7} {'key floor':10} {'strata floor':13} {'key provision':14} {'strata provision':18}")
+    for path in sorted(key_dir.glob("*.yaml")):
+        key = yaml.safe_load(path.read_text())
+        name = path.stem
+        out = subprocess.run([strata, "contract", "scan", str(repos / name), "--format", "json"],
+                             capture_output=True, text=True, check=True).stdout
+        c = json.loads(out)
+        floors = c.get("runtime_floors", {})
+        for tool, want in (key.get("runtimes") or {}).items():
+            got = floors.get(tool)
+            ours_floor, ours_prov = strata_versions(got) if got else (None, None)
+            f_ok = same(want.get("floor"), ours_floor)
+            p_ok = same(want.get("provision"), ours_prov) if got else False
+            totals["floor"] += 1
+            totals["floor_ok"] += f_ok
+            totals["prov"] += 1
+            totals["prov_ok"] += p_ok
+            mark = lambda ok: "" if ok else " ✗"
+            print(f"{name:14} {tool:7} {str(want.get('floor')):10} {str(ours_floor) + mark(f_ok):13} "
+                  f"{str(want.get('provision')):14} {str(ours_prov if got else 'absent') + mark(p_ok)}")
+        libs = c.get("system_libs", {})
+        build = {l["package"] for k in ("build", "run") for l in libs.get(k, []) if l.get("purpose", "build") == "build"}
+        if "build-essential" in build:  # what apt installs with it
+            build |= {"gcc", "g++", "make", "libc6-dev", "dpkg-dev"}
+        for p in key.get("build_packages") or []:
+            totals["build"] += 1
+            totals["build_ok"] += p in build
+        missed = [p for p in key.get("build_packages") or [] if p not in build]
+        leaked = [p for p in key.get("run_only_packages") or [] if p in build]
+        for p in key.get("run_only_packages") or []:
+            totals["run"] += 1
+            totals["run_ok"] += p not in build
+        if missed or leaked:
+            print(f"{'':14} packages: build needs not provided {missed}; run-only provisioned {leaked}")
+    t = totals
+    print(f"\nfloors {t['floor_ok']}/{t['floor']}, versions to provision {t['prov_ok']}/{t['prov']}, "
+          f"build packages provided {t['build_ok']}/{t['build']}, run-only packages kept out {t['run_ok']}/{t['run']}")
+
+
+if __name__ == "__main__":
+    main()
