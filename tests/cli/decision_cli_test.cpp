@@ -619,3 +619,52 @@ TEST_F(DecisionCli, PrewarmOfScratchEntriesWarmsWhatProvisionFinds) {
 
 }  // namespace
 }  // namespace strata::testing
+
+namespace strata::testing {
+namespace {
+
+// One list of needed hosts: for each repository the decision tests use, the
+// policy `egress render --base` writes grants every host the plan needs —
+// with toolchain layers and with the task installing its own runtimes — and
+// strata's own pre-flight of that policy finds no egress gap.
+TEST_F(DecisionCli, EveryFixturesPolicyGrantsEveryHostItsPlanNeeds) {
+  for (const char* name : {"c-make-hello", "node-plain", "real-ts-monorepo-vscode-sqlite3", "python-django-psycopg2",
+                           "needs-production-image"}) {
+    for (const bool layer : {true, false}) {
+      SCOPED_TRACE(std::string(name) + (layer ? "" : " --no-toolchain-layer"));
+      std::vector<std::string> opts = {"--sources", fx_.sources, "--platform", "linux/amd64"};
+      if (!layer) opts.push_back("--no-toolchain-layer");
+      const std::string policy = (dir_ / (std::string(name) + (layer ? "" : "-task") + ".json")).string();
+      std::vector<std::string> render = {"egress", "render", "--repo", repo(name), "--format", "json", "-o", policy,
+                                         "--base", fx_.image("base")};
+      render.insert(render.end(), opts.begin(), opts.end());
+      auto r = strata(render);
+      ASSERT_EQ(r.code, 0) << r.err;
+      std::ifstream in(policy);
+      const auto granted = nlohmann::json::parse(in);
+
+      std::vector<std::string> plan = {"--json", "plan", repo(name), "--base", fx_.image("base")};
+      plan.insert(plan.end(), opts.begin(), opts.end());
+      auto p = strata(plan);
+      ASSERT_EQ(p.code, 0) << p.err;
+      const auto planned = nlohmann::json::parse(p.out);
+      for (const auto& row : planned["rows"]) {
+        if (row["kind"] != "egress" || !row["needed"].get<bool>()) continue;
+        EXPECT_NE(granted.dump().find("\"" + row["name"].get<std::string>() + "\""), std::string::npos)
+            << row["name"] << " is needed by the plan and not in the policy";
+      }
+
+      std::vector<std::string> check = {"--json", "preflight", "--image", fx_.image("base"), "--repo", repo(name),
+                                        "--egress-policy", policy};
+      check.insert(check.end(), opts.begin(), opts.end());
+      auto pf = strata(check);
+      ASSERT_NE(pf.out, "") << pf.err;
+      const auto report = nlohmann::json::parse(pf.out);
+      for (const auto& gap : report["gaps"])
+        EXPECT_NE(gap["kind"], "egress") << gap.dump();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace strata::testing
