@@ -668,3 +668,35 @@ TEST_F(DecisionCli, EveryFixturesPolicyGrantsEveryHostItsPlanNeeds) {
 
 }  // namespace
 }  // namespace strata::testing
+
+namespace strata::testing {
+namespace {
+
+// Issue 30's loop: a Django app whose Python floor the archive does not meet
+// and whose psycopg2 compiles. Python goes to a task toolchain and its
+// headers with it (not Debian's python3-dev for 3.11), the C toolchain and
+// libpq-dev to the overlay; the image provision builds passes its own
+// pre-flight, and pre-flight of it alone passes too.
+TEST_F(DecisionCli, ADjangoAppAboveTheArchivesPythonProvisionsAnImageThatPassesItsOwnPreflight) {
+  const std::string layout = (dir_ / "out").string();
+  auto args = provision("python-floor-above-archive", "oci:" + layout);
+  args.insert(args.end(), {"--toolchain-source", "python=" + fx_.toolchains->url("python/20241016")});
+  args.insert(args.begin(), "--json");
+  auto r = strata(args);
+  ASSERT_EQ(r.code, 0) << r.err << r.out;
+  auto doc = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(doc["preflight"]["ok"].get<bool>()) << r.out;
+  ASSERT_EQ(doc["toolchains"].size(), 1u) << r.out;
+  EXPECT_EQ(doc["toolchains"][0]["release"], "3.12.7");
+  const auto packages = doc["plan"]["overlay"]["packages"].dump();
+  EXPECT_NE(packages.find("libpq-dev"), std::string::npos) << packages;
+  EXPECT_EQ(packages.find("python3"), std::string::npos) << "Debian's Python pieces are another version's: " << packages;
+
+  auto pre_args = preflight(doc["reference"].get<std::string>(), "python-floor-above-archive");
+  pre_args.insert(pre_args.end(), {"--toolchain-source", "python=" + fx_.toolchains->url("python/20241016")});
+  auto pre = strata(pre_args);
+  EXPECT_EQ(pre.code, 0) << pre.err;
+}
+
+}  // namespace
+}  // namespace strata::testing
