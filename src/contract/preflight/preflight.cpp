@@ -62,7 +62,20 @@ Report check(const route::Plan& plan, const image::ImageFacts& image, const std:
                                (r.toolchain->source.empty() ? r.toolchain->url : r.toolchain->source));
   }
   if (overlay_rows && !plan.overlay_key.empty()) provides.insert(provides.begin(), "overlay " + plan.overlay_key.substr(0, 12));
-  const std::string overlay_fix = provision_hint + (provides.empty() ? "" : " (" + str::join(provides, ", ") + ")");
+  // A fix is a command that changes the result. Provision delivers an
+  // overlay or toolchains; with neither to deliver — or when the image is
+  // already the overlay the plan would build — running it changes nothing,
+  // so the fix names what the image lacks instead of a loop.
+  const auto built = image.annotations.find(std::string(kOverlayKeyAnnotation));
+  const bool already_built =
+      !plan.overlay_key.empty() && built != image.annotations.end() && built->second == plan.overlay_key;
+  const std::string overlay_fix =
+      provides.empty() || already_built
+          ? std::string(already_built ? "this image is the overlay provision builds (" + plan.overlay_key.substr(0, 12) +
+                                            "): provision cannot add it; "
+                                      : "") +
+                "use a base image that has it"
+          : provision_hint + " (" + str::join(provides, ", ") + ")";
   std::vector<std::string> task_needs, overlay_needs, egress_needs, found, fixes;
 
   for (const Row& r : plan.rows) {

@@ -25,6 +25,11 @@
 
 namespace strata::contract::preflight {
 
+// The manifest annotation an overlay carries its cache key in (the layer
+// room's kAnnotationKey, which this room may not include; a test keeps the
+// two equal): an image that is already the overlay a plan would build.
+inline constexpr std::string_view kOverlayKeyAnnotation = "dev.strata.overlay.key";
+
 enum class GapKind { kMissing, kStale, kUnrouted, kEgress };
 const char* gap_kind_name(GapKind k);  // missing, stale-runtime, unrouted, egress
 

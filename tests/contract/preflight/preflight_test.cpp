@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "layer/overlay/overlay.hpp"
+
 namespace strata::contract::preflight {
 namespace {
 
@@ -91,6 +93,29 @@ TEST(Preflight, ARowThePlanLeavesOutIsNotAGap) {
   EXPECT_TRUE(r.ok()) << r.message;
   EXPECT_TRUE(r.gaps.empty());
   EXPECT_TRUE(r.egress_hosts.empty());
+}
+
+// A fix is a command that changes the result: an image that already is the
+// overlay the plan would build, or a plan with nothing for provision to
+// deliver, gets no "run: strata provision" (issue 30's loop).
+TEST(Preflight, NeverSuggestsAProvisionThatCannotChangeTheResult) {
+  EXPECT_EQ(kOverlayKeyAnnotation, layer::kAnnotationKey);
+  Row libpq = row(Kind::kBuildLib, "libpq-dev", "installed", Layer::kOverlay);
+  libpq.packages = {"libpq-dev"};
+  image::ImageFacts built;
+  built.annotations[std::string(kOverlayKeyAnnotation)] = std::string(64, 'a');
+  Report again = check(plan_with({libpq}), built, "oci:out", "strata provision app --base oci:out");
+  ASSERT_EQ(again.gaps.size(), 1u);
+  EXPECT_EQ(again.message.find("run: strata provision"), std::string::npos) << again.message;
+  EXPECT_NE(again.message.find("this image is the overlay provision builds (aaaaaaaaaaaa): provision cannot add it"),
+            std::string::npos)
+      << again.message;
+
+  auto nothing = plan_with({libpq});
+  nothing.overlay_key.clear();
+  Report r = check(nothing, {}, "oci:img", "strata provision app --base oci:img");
+  EXPECT_EQ(r.message.find("run: strata provision"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("use a base image that has it"), std::string::npos) << r.message;
 }
 
 route::TaskToolchain node_toolchain() {
