@@ -100,6 +100,11 @@ class Router {
       run_libs_[l.package].insert(l.required_by.begin(), l.required_by.end());
       if (l.purpose == Purpose::kRun) run_only_[Kind::kRunLib].insert(l.package);
     }
+    // A package either list needs for building is a build need in both.
+    for (const auto& l : c_.build_libs)
+      if (l.purpose == Purpose::kBuild) run_only_[Kind::kRunLib].erase(l.package);
+    for (const auto& l : c_.run_libs)
+      if (l.purpose == Purpose::kBuild) run_only_[Kind::kBuildLib].erase(l.package);
     for (const auto& rc : c_.required_commands) commands_[rc.name].insert(rc.reasons.begin(), rc.reasons.end());
     compile_ = c_.native_build_required;
     for (const auto& n : c_.native_packages) {

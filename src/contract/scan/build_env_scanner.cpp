@@ -123,6 +123,7 @@ class BuildEnvScanner {
     args = {{"TARGETOS", "linux"}, {"TARGETARCH", "amd64"}, {"TARGETPLATFORM", "linux/amd64"}};
     std::map<std::string, int> stage_names;  // `FROM … AS name` → stage
     std::set<std::string> read_from;         // the stages (names or numbers) COPY --from and RUN --mount read
+    std::vector<std::string> from_patterns;  // FROM lines a variable leaves open
     std::vector<std::pair<int, std::string>> froms;  // stage → the image it starts FROM
     std::vector<int> parent;                 // stage → the earlier stage it starts FROM, else -1
     auto lines = str::split(*text, '\n');
@@ -138,6 +139,13 @@ class BuildEnvScanner {
         std::size_t i = 1;
         while (i < f.size() && f[i].starts_with("--")) ++i;
         std::string from = i < f.size() ? substitute(std::string(f[i]), args) : "";
+        // `FROM runner-${TARGETOS}-${TARGETARCH}` picks one of several
+        // stages by a variable: each it may pick (the other platform's too)
+        // is read, not an image of its own.
+        // (At most kMaxFromPatterns distinct ones, so a hostile file stays linear.)
+        if (i < f.size() && f[i].find('$') != std::string_view::npos && from_patterns.size() < kMaxFromPatterns &&
+            std::find(from_patterns.begin(), from_patterns.end(), str::lower(f[i])) == from_patterns.end())
+          from_patterns.push_back(str::lower(f[i]));
         auto base = stage_names.find(str::lower(from));
         parent.push_back(base == stage_names.end() ? -1 : base->second);
         if (i + 2 < f.size() && str::lower(f[i + 1]) == "as") stage_names[str::lower(f[i + 2])] = stage;
@@ -216,16 +224,20 @@ class BuildEnvScanner {
     // like a development Dockerfile.
     std::vector<std::string> names_of(static_cast<std::size_t>(stage + 1));
     for (const auto& [name, st] : stage_names) names_of[static_cast<std::size_t>(st)] = name;
+    std::vector<bool> extended(static_cast<std::size_t>(stage + 1));  // by a stage that is not a development one
+    for (int child = 0; child <= stage; ++child)
+      if (int p = parent[static_cast<std::size_t>(child)];
+          p >= 0 && !development_name(names_of[static_cast<std::size_t>(child)]))
+        extended[static_cast<std::size_t>(p)] = true;
     std::set<int> target_stages;
     for (int st = 0; st <= stage; ++st) {
       const std::string& name = names_of[static_cast<std::size_t>(st)];
-      if (development_name(name)) continue;
+      if (development_name(name) || builder_name(name) || extended[static_cast<std::size_t>(st)]) continue;
       if (read_from.count(std::to_string(st)) || (!name.empty() && read_from.count(name))) continue;
-      bool extended = false;  // by a stage that is not a development one
-      for (int child = st + 1; child <= stage; ++child)
-        if (parent[static_cast<std::size_t>(child)] == st && !development_name(names_of[static_cast<std::size_t>(child)]))
-          extended = true;
-      if (!extended) with_parents(st, target_stages);
+      if (std::any_of(from_patterns.begin(), from_patterns.end(),
+                      [&](const std::string& p) { return !name.empty() && variable_match(p, name); }))
+        continue;
+      with_parents(st, target_stages);
     }
     // What a production image's own stages install or download is what
     // running that image needs, not what building and testing the repository
@@ -272,6 +284,55 @@ class BuildEnvScanner {
     }
     package_manager_commands(commands, rel, "RUN", "line " + std::to_string(line), purpose);
     downloads(commands, rel, line, purpose);
+  }
+
+  static constexpr std::size_t kMaxFromPatterns = 16;
+
+  // A stage named for building (`build`, `builder`, `deps`, `compile`) is a
+  // builder even when no instruction reads it in a way strata follows.
+  static bool builder_name(const std::string& name) {
+    std::string word;
+    for (char ch : name + "-") {
+      if (std::isalnum(static_cast<unsigned char>(ch))) {
+        word += ch;
+        continue;
+      }
+      for (std::string_view w : {"build", "builder", "deps", "dependencies", "compile", "compiler"})
+        if (word == w) return true;
+      word.clear();
+    }
+    return false;
+  }
+
+  // `runner-${targetos}-${targetarch}` against a stage name: each `$VAR` or
+  // `${VAR}` matches any run of characters.
+  static bool variable_match(std::string_view pattern, std::string_view name) {
+    std::vector<std::string_view> literals;
+    std::size_t at = 0;
+    while (at <= pattern.size()) {
+      std::size_t d = pattern.find('$', at);
+      literals.push_back(pattern.substr(at, d == std::string_view::npos ? std::string_view::npos : d - at));
+      if (d == std::string_view::npos) break;
+      std::size_t end = d + 1;
+      if (end < pattern.size() && pattern[end] == '{') {
+        end = pattern.find('}', end);
+        end = end == std::string_view::npos ? pattern.size() : end + 1;
+      } else {
+        while (end < pattern.size() && (std::isalnum(static_cast<unsigned char>(pattern[end])) || pattern[end] == '_'))
+          ++end;
+      }
+      at = end;
+    }
+    // literals[0] a prefix, the last a suffix, the others in order between.
+    if (!name.starts_with(literals.front())) return false;
+    std::size_t pos = literals.front().size();
+    for (std::size_t k = 1; k + 1 < literals.size(); ++k) {
+      auto hit = name.find(literals[k], pos);
+      if (hit == std::string_view::npos) return false;
+      pos = hit + literals[k].size();
+    }
+    return literals.size() == 1 ? name.size() == pos
+                                : name.size() >= pos + literals.back().size() && name.ends_with(literals.back());
   }
 
   // The shell text of a RUN instruction: after `RUN` and its `--mount=…`
