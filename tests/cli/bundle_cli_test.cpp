@@ -325,6 +325,32 @@ TEST_F(BundleCli, AKilledLoadLeavesNothingHalfWrittenAndTheNextFinishes) {
   RecordProperty("killed_mid_load", killed);
 }
 
+// --offline means no archive and no internet, not no site registry: the
+// offline lock build of docs/fleet.md, with the base and the destination in
+// the site's registry, named explicitly. A name that only implies Docker Hub
+// is still refused, naming it.
+TEST_F(BundleCli, AnOfflineLockBuildReachesTheRegistryItNames) {
+  auto connected = at("h1", {"build", "--base", base_, "--lock", lock_, "--dest", "oci:" + (dir_ / "conn").string() + ":ov"});
+  ASSERT_EQ(connected.code, 0) << connected.err;
+  const std::string dest = "docker://" + host_ + "/team/dev:1";
+  auto offline = at("h1", {"--offline", "build", "--base", base_, "--lock", lock_, "--dest", dest});
+  ASSERT_EQ(offline.code, 0) << offline.err;
+  EXPECT_EQ(digest_of(offline.out), digest_of(connected.out));
+  auto env = at("h1", {"inspect", "--raw", dest}, "STRATA_OFFLINE=1");
+  EXPECT_EQ(env.code, 0) << env.err;
+  // The archive is still refused: a lock whose .debs this home lacks names
+  // them (in a repository where the overlay is not found by its key).
+  auto cold = at("cold", {"--offline", "build", "--base", base_, "--lock", lock_, "--dest",
+                          "docker://" + host_ + "/team/cold:1"});
+  EXPECT_EQ(cold.code, 1);
+  EXPECT_NE(cold.err.find("not in the local cache"), std::string::npos) << cold.err;
+  // Docker Hub by default, not by name: refused at once.
+  auto hub = at("h1", {"--offline", "inspect", "debian:12"});
+  EXPECT_EQ(hub.code, 1);
+  EXPECT_NE(hub.err.find("debian:12"), std::string::npos) << hub.err;
+  EXPECT_NE(hub.err.find("Docker Hub"), std::string::npos) << hub.err;
+}
+
 // The whole air gap. Connected side: registry A, the fixture archive, a
 // build with its lock, the bundle (twice: the same sha256). Far side, in a
 // network namespace with only loopback (the archive and registry A are not
