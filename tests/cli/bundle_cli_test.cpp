@@ -351,6 +351,32 @@ TEST_F(BundleCli, AnOfflineLockBuildReachesTheRegistryItNames) {
   EXPECT_NE(hub.err.find("Docker Hub"), std::string::npos) << hub.err;
 }
 
+// A lock resolved on another base than --base: one warning line naming
+// both digests, or with --strict a refusal before anything is built.
+TEST_F(BundleCli, ALockOnAnotherBaseIsWarnedOfOrRefusedWithStrict) {
+  const std::string layout = "oci:" + (dir_ / "conn").string();
+  auto connected = at("h1", {"build", "--base", base_, "--lock", lock_, "--dest", layout + ":ov"});
+  ASSERT_EQ(connected.code, 0) << connected.err;
+  const std::string other = digest_of(connected.out);  // the overlay, as a base of its own
+  auto quiet = at("h1", {"build", "--base", base_, "--lock", lock_, "--dest", layout + ":again"});
+  ASSERT_EQ(quiet.code, 0) << quiet.err;
+  EXPECT_EQ(quiet.err.find("warning"), std::string::npos) << "the lock's own base: " << quiet.err;
+
+  auto strict = at("h1", {"build", "--strict", "--base", layout + ":ov", "--lock", lock_, "--dest", layout + ":s"});
+  EXPECT_EQ(strict.code, 1);
+  EXPECT_NE(strict.err.find(base_digest_), std::string::npos) << strict.err;
+  EXPECT_NE(strict.err.find(other), std::string::npos) << strict.err;
+  EXPECT_NE(strict.err.find("--strict"), std::string::npos) << strict.err;
+  EXPECT_FALSE(at("h1", {"inspect", layout + ":s"}).code == 0) << "nothing was built";
+
+  auto warned = at("h1", {"-q", "build", "--base", layout + ":ov", "--lock", lock_, "--dest", layout + ":w"});
+  ASSERT_EQ(warned.code, 0) << warned.err;
+  ASSERT_EQ(std::count(warned.err.begin(), warned.err.end(), '\n'), 1) << warned.err;
+  EXPECT_NE(warned.err.find("warning: --lock " + lock_ + " was resolved on base " + base_digest_), std::string::npos)
+      << warned.err;
+  EXPECT_NE(warned.err.find(other), std::string::npos) << warned.err;
+}
+
 // The whole air gap. Connected side: registry A, the fixture archive, a
 // build with its lock, the bundle (twice: the same sha256). Far side, in a
 // network namespace with only loopback (the archive and registry A are not
