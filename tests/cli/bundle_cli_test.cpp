@@ -325,6 +325,35 @@ TEST_F(BundleCli, AKilledLoadLeavesNothingHalfWrittenAndTheNextFinishes) {
   RecordProperty("killed_mid_load", killed);
 }
 
+// `--out DIR/` (as a shell completes a directory, and as --help shows it)
+// is DIR; a run that fails leaves no staging directory behind.
+TEST_F(BundleCli, ATrailingSlashNamesTheDirectoryAndAFailedRunLeavesNoStaging) {
+  const std::string out = (dir_ / "debs-only").string();
+  auto made = at("h1", {"bundle", "create", "--lock", lock_, "--out", out + "/"});
+  ASSERT_EQ(made.code, 0) << made.err;
+  EXPECT_TRUE(trim_nl(made.out).starts_with(out + "@sha256:")) << made.out;
+  EXPECT_TRUE(stdfs::exists(dir_ / "debs-only" / "index.json"));
+  EXPECT_FALSE(stdfs::exists(dir_ / "debs-only" / ".partial"));
+  EXPECT_FALSE(stdfs::exists(dir_ / "debs-only.partial"));
+  auto loaded = at("h2", {"bundle", "load", trim_nl(made.out), "--locks-out", (dir_ / "locks").string()});
+  EXPECT_EQ(loaded.code, 0) << loaded.err;
+
+  // An image the registry does not hold fails the run once the bundle is
+  // being written: nothing stays, for a directory or a tar.
+  const std::string bad = (dir_ / "bad.yaml").string();
+  std::ofstream(bad) << "images:\n  - source: docker://" << host_
+                     << "/strata/missing:1\n    destination: docker://registry.site/strata/missing:1\n";
+  for (std::string name : {"failed/", "failed.tar"}) {
+    auto failed = at("h1", {"bundle", "create", "--mirror", bad, "--lock", lock_, "--out", (dir_ / name).string()});
+    EXPECT_EQ(failed.code, 1) << failed.err;
+    EXPECT_NE(failed.err.find("strata/missing"), std::string::npos) << failed.err;
+    std::vector<std::string> left;
+    for (const auto& e : stdfs::directory_iterator(dir_.path()))
+      if (e.path().filename().string().starts_with("failed")) left.push_back(e.path().string());
+    EXPECT_TRUE(left.empty()) << name << ": " << left.front();
+  }
+}
+
 // --offline means no archive and no internet, not no site registry: the
 // offline lock build of docs/fleet.md, with the base and the destination in
 // the site's registry, named explicitly. A name that only implies Docker Hub
