@@ -16,6 +16,7 @@
 #include "layer/cache/prewarm_config.hpp"
 #include "oci/layout_store.hpp"
 #include "oci/manifest.hpp"
+#include "oci/memory_store.hpp"
 #include "util/strings.hpp"
 #include "util/terminal_text.hpp"
 
@@ -249,7 +250,19 @@ void run_prewarm(const GlobalOptions& g, const PrewarmArgs& args, oci::http::Tra
   layer::PrewarmConfig config = check(layer::load_prewarm_config(args.config));
   layer::Shard share = shard(args);
   auto cache_ref = check(oci::parse_image_ref(config.cache));
-  auto cache = open_ref(g, config.cache, args.dry_run ? oci::Access::kRead : oci::Access::kWrite);
+  oci::OpenedStore cache;
+  if (!args.dry_run) {
+    cache = open_ref(g, config.cache, oci::Access::kWrite);
+  } else if (auto opened = oci::open_store(cache_ref, oci::Access::kRead, g.open_options())) {
+    cache = std::move(*opened);
+  } else if (opened.error().is(ErrorCode::kNotFound)) {
+    // A dry run writes nothing, so a cache not created yet is an empty one:
+    // every overlay would be built.
+    log_info(g, "strata cache prewarm: " + config.cache + " does not exist yet; a run creates it");
+    cache.store = std::make_unique<oci::MemoryStore>(config.cache);
+  } else {
+    check(std::move(opened));
+  }
   // Each entry's spec as `strata build` makes it from the same options; the
   // base stores stay open (and in place) until the jobs are done.
   std::list<oci::OpenedStore> bases;

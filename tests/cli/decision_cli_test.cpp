@@ -184,6 +184,16 @@ TEST_F(DecisionCli, PrewarmOfARepositoryBuildsTheOverlayProvisionThenFinds) {
                         << "]\nrepos:\n  - {path: " << repo("c-make-hello") << ", base: " << fx_.image("base")
                         << "}\n  - {path: " << repo("node-plain") << ", base: " << fx_.image("stale")
                         << "}\n  - {path: " << repo("c-make-hello") << ", base: " << fx_.image("base") << "}\n";
+  // A dry run before the cache exists: an empty cache, every key would be
+  // built, and nothing is created.
+  auto dry = strata({"cache", "prewarm", "--dry-run", "--json", "--config", config.string()});
+  ASSERT_EQ(dry.code, 0) << dry.err;
+  auto planned = nlohmann::json::parse(dry.out);
+  ASSERT_EQ(planned["overlays"].size(), 2u) << dry.out;
+  EXPECT_EQ(planned["overlays"][0]["state"], "would-build");
+  EXPECT_NE(dry.err.find("does not exist yet"), std::string::npos) << dry.err;
+  EXPECT_FALSE(stdfs::exists(layout));
+
   auto warm = strata({"cache", "prewarm", "--json", "--config", config.string()});
   ASSERT_EQ(warm.code, 0) << warm.err;
   auto doc = nlohmann::json::parse(warm.out);
