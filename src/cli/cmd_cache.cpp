@@ -95,15 +95,24 @@ void run_ls(const GlobalOptions& g, const CacheArgs& args) {
     std::cout << oci::dump_json(out, 2) << "\n";
     return;
   }
-  std::printf("%-14s %-12s %-8s %9s %9s %-20s %s\n", "KEY", "PLATFORMS", "PACKAGES", "SIZE", "UNIQUE", "LAST USED",
-              "BASE");
+  // Every key of an overlay (a resolving build answers for its request key,
+  // first, and its content key), 12 hex digits each.
+  auto short_keys = [](const layer::CachedOverlayEntry& e) {
+    std::vector<std::string> shown;
+    for (const auto& k : e.keys) shown.push_back(k.substr(0, 12));
+    return str::join(shown, ",");
+  };
+  int key_width = 14;
+  for (const auto& e : listing.overlays) key_width = std::max(key_width, static_cast<int>(short_keys(e).size()));
+  std::printf("%-*s %-12s %-8s %9s %9s %-20s %s\n", key_width, "KEY", "PLATFORMS", "PACKAGES", "SIZE", "UNIQUE",
+              "LAST USED", "BASE");
   // The platforms (an image config's) and the base name (a use record's)
   // are written by whoever shares the cache: terminal_safe.
   for (const auto& e : listing.overlays) {
     std::string base = !e.base_name.empty() ? e.base_name
                        : e.base_digests.empty() ? "-"
                                                 : e.base_digests.front().substr(0, 19);
-    std::printf("%-14s %-12s %-8zu %9s %9s %-20s %s\n", terminal_safe(e.keys.front().substr(0, 12)).c_str(),
+    std::printf("%-*s %-12s %-8zu %9s %9s %-20s %s\n", key_width, terminal_safe(short_keys(e)).c_str(),
                 terminal_safe(str::join(e.platforms, ",")).c_str(), e.packages.size(), str::human_bytes(e.size).c_str(),
                 str::human_bytes(e.unique_size).c_str(), when(e.last_used).c_str(), terminal_safe(base).c_str());
   }

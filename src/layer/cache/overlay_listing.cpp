@@ -175,7 +175,14 @@ Result<CacheListing> list_overlays(oci::Store& store, const Clock& clock, std::v
         for (auto p : str::split(packages, ','))
           if (!p.empty()) e.packages.emplace_back(p);
       }
-      if (w->second.size() == 1) e.lock_digest = annotation(facts.annotations, kAnnotationLockDigest);
+      if (w->second.size() == 1) {
+        e.lock_digest = annotation(facts.annotations, kAnnotationLockDigest);
+        // A resolving build answers for its request key (what `strata key`
+        // and prewarm print, and provision looks up) and for its content key
+        // (the manifest's own annotation): the request key first.
+        const std::string content = annotation(facts.annotations, kAnnotationKey);
+        std::stable_partition(e.keys.begin(), e.keys.end(), [&](const std::string& k) { return k != content; });
+      }
     }
     for (const auto& [blob, size] : blobs) {
       e.size += size;

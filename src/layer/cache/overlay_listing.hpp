@@ -20,7 +20,10 @@ namespace strata::layer {
 
 struct CachedOverlayEntry {
   oci::Descriptor root;               // the overlay's manifest, or its index (several platforms)
-  std::vector<std::string> keys;      // hex of every overlay-<key> tag naming it, sorted
+  // Hex of every overlay-<key> tag naming it, sorted, but the content key
+  // (the image's dev.strata.overlay.key) last: a resolving build's request
+  // key, which `strata key` and prewarm print, comes first.
+  std::vector<std::string> keys;
   std::vector<std::string> platforms; // "linux/amd64", …
   std::vector<std::string> base_digests;  // the base manifest per platform, in platform order
   std::string base_name;              // as the last recorded use named it; "" if none
