@@ -61,6 +61,7 @@ void run_build(const GlobalOptions& g, const OverlayFlags& f, oci::http::Transpo
     if (!max_age) throw Exit{kExitUsage, "--max-age " + f.max_age + ": not a duration (e.g. 30m, 12h, 7d)"};
   }
   layer::OverlayPlan plan = check(layer::plan_overlay(std::move(spec)));
+  check_lock_bases(g, f, plan);
 
   auto dest_ref = check(oci::parse_image_ref(f.dest));
   auto dest = check(oci::open_store(dest_ref, oci::Access::kWrite, g.open_options()));

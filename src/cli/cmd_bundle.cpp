@@ -27,7 +27,7 @@ struct LoadArgs {
 
 void run_create(const GlobalOptions& g, const CreateArgs& a, oci::http::Transport& http) {
   layer::BundleCreateRequest r;
-  r.out = a.out;
+  r.out = layer::bundle_out_path(a.out);
   r.mirror = a.mirror;
   for (const auto& l : a.locks) r.locks.emplace_back(l);
   r.open = oci::with_shared_registries(g.open_options());
@@ -47,7 +47,7 @@ void run_create(const GlobalOptions& g, const CreateArgs& a, oci::http::Transpor
   const auto& c = report.contents;
   if (g.json) {
     nlohmann::ordered_json j;
-    j["out"] = a.out;
+    j["out"] = r.out.string();
     j["digest"] = report.index.digest.str();
     j["sha256"] = report.tar ? nlohmann::ordered_json(report.sha256) : nlohmann::ordered_json(nullptr);
     j["bytes"] = report.blob_bytes;
@@ -70,8 +70,8 @@ void run_create(const GlobalOptions& g, const CreateArgs& a, oci::http::Transpor
                   std::to_string(c.debs.size()) + " .debs (" + std::to_string(report.fetch.downloaded) +
                   " downloaded first), " + std::to_string(c.toolchains.size()) + " toolchains, " +
                   str::human_bytes(report.blob_bytes));
-  if (report.tar) std::cout << report.sha256 << "  " << a.out << "\n";
-  std::cout << a.out << "@" << report.index.digest.str() << "\n";
+  if (report.tar) std::cout << report.sha256 << "  " << r.out.string() << "\n";
+  std::cout << r.out.string() << "@" << report.index.digest.str() << "\n";
 }
 
 void run_load(const GlobalOptions& g, const LoadArgs& a) {

@@ -16,6 +16,7 @@
 #include "layer/cache/prewarm_config.hpp"
 #include "oci/layout_store.hpp"
 #include "oci/manifest.hpp"
+#include "oci/memory_store.hpp"
 #include "util/strings.hpp"
 #include "util/terminal_text.hpp"
 
@@ -94,15 +95,24 @@ void run_ls(const GlobalOptions& g, const CacheArgs& args) {
     std::cout << oci::dump_json(out, 2) << "\n";
     return;
   }
-  std::printf("%-14s %-12s %-8s %9s %9s %-20s %s\n", "KEY", "PLATFORMS", "PACKAGES", "SIZE", "UNIQUE", "LAST USED",
-              "BASE");
+  // Every key of an overlay (a resolving build answers for its request key,
+  // first, and its content key), 12 hex digits each.
+  auto short_keys = [](const layer::CachedOverlayEntry& e) {
+    std::vector<std::string> shown;
+    for (const auto& k : e.keys) shown.push_back(k.substr(0, 12));
+    return str::join(shown, ",");
+  };
+  int key_width = 14;
+  for (const auto& e : listing.overlays) key_width = std::max(key_width, static_cast<int>(short_keys(e).size()));
+  std::printf("%-*s %-12s %-8s %9s %9s %-20s %s\n", key_width, "KEY", "PLATFORMS", "PACKAGES", "SIZE", "UNIQUE",
+              "LAST USED", "BASE");
   // The platforms (an image config's) and the base name (a use record's)
   // are written by whoever shares the cache: terminal_safe.
   for (const auto& e : listing.overlays) {
     std::string base = !e.base_name.empty() ? e.base_name
                        : e.base_digests.empty() ? "-"
                                                 : e.base_digests.front().substr(0, 19);
-    std::printf("%-14s %-12s %-8zu %9s %9s %-20s %s\n", terminal_safe(e.keys.front().substr(0, 12)).c_str(),
+    std::printf("%-*s %-12s %-8zu %9s %9s %-20s %s\n", key_width, terminal_safe(short_keys(e)).c_str(),
                 terminal_safe(str::join(e.platforms, ",")).c_str(), e.packages.size(), str::human_bytes(e.size).c_str(),
                 str::human_bytes(e.unique_size).c_str(), when(e.last_used).c_str(), terminal_safe(base).c_str());
   }
@@ -249,7 +259,19 @@ void run_prewarm(const GlobalOptions& g, const PrewarmArgs& args, oci::http::Tra
   layer::PrewarmConfig config = check(layer::load_prewarm_config(args.config));
   layer::Shard share = shard(args);
   auto cache_ref = check(oci::parse_image_ref(config.cache));
-  auto cache = open_ref(g, config.cache, args.dry_run ? oci::Access::kRead : oci::Access::kWrite);
+  oci::OpenedStore cache;
+  if (!args.dry_run) {
+    cache = open_ref(g, config.cache, oci::Access::kWrite);
+  } else if (auto opened = oci::open_store(cache_ref, oci::Access::kRead, g.open_options())) {
+    cache = std::move(*opened);
+  } else if (opened.error().is(ErrorCode::kNotFound)) {
+    // A dry run writes nothing, so a cache not created yet is an empty one:
+    // every overlay would be built.
+    log_info(g, "strata cache prewarm: " + config.cache + " does not exist yet; a run creates it");
+    cache.store = std::make_unique<oci::MemoryStore>(config.cache);
+  } else {
+    check(std::move(opened));
+  }
   // Each entry's spec as `strata build` makes it from the same options; the
   // base stores stay open (and in place) until the jobs are done.
   std::list<oci::OpenedStore> bases;

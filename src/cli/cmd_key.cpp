@@ -17,7 +17,9 @@ void register_key(CLI::App& app, GlobalOptions& g) {
   cmd->add_option("--dest", f->dest, "Ignored (accepted so build's command line can be reused)");
   cmd->callback([&g, f] {
     oci::OpenedStore base;
-    auto key = check(layer::plan_overlay(overlay_spec(g, *f, base))).key;
+    auto plan = check(layer::plan_overlay(overlay_spec(g, *f, base)));
+    check_lock_bases(g, *f, plan);
+    const auto& key = plan.key;
     if (g.json) {
       nlohmann::ordered_json out;
       out["key"] = key.hex;

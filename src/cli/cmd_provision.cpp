@@ -51,12 +51,15 @@ void run_provision(const GlobalOptions& g, const ProvisionArgs& a, oci::http::Tr
                                             .base_observer = &caches.scratch_progress};
   auto result = check(contract::provision::provision(request, ctx));
   if (dest) check(dest->store->close());
-  std::string reference = result.build || !result.toolchains.empty() ? pinned_reference(dest_text, result.digest)
-                                                                      : pinned_reference(image_reference(f), result.digest);
+  const PrintedReference printed = result.build || !result.toolchains.empty()
+                                       ? printed_reference(dest_text, result.digest, result.tag)
+                                       : printed_reference(image_reference(f), result.digest, "");
+  const std::string& reference = printed.reference;
   if (g.json) {
     nlohmann::ordered_json j;
     j["reference"] = reference;
     j["digest"] = result.digest;
+    j["pinned"] = printed.pinned;
     j["overlay"] = result.build.has_value();
     j["toolchains"] = nlohmann::ordered_json::array();
     for (const auto& t : result.toolchains) {
@@ -81,6 +84,8 @@ void run_provision(const GlobalOptions& g, const ProvisionArgs& a, oci::http::Tr
                       (t.cached ? " (cached layer " : " (layer ") + t.layer.digest.str().substr(0, 19) + ", " +
                       t.release.archives.front().verified_by + ")");
     }
+    // A layout's tag can move; the digest says which image this run gave.
+    if (printed.pinned != reference) log_info(g, "image " + result.digest + " (pinned: " + printed.pinned + ")");
     std::cout << reference << "\n";
   }
   std::cout.flush();

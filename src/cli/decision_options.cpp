@@ -130,19 +130,28 @@ std::string image_reference(const DecisionFlags& f) {
   return f.image == layer::kScratchBase ? std::string(kScratchStore) : f.image;
 }
 
-std::string pinned_reference(const std::string& given, const std::string& digest) {
+PrintedReference printed_reference(const std::string& given, const std::string& digest, const std::string& tag) {
   auto ref = oci::parse_image_ref(given);
-  if (!ref) return given + "@" + digest;
+  if (!ref) return {given + "@" + digest, given + "@" + digest};
   switch (ref->transport) {
     case oci::Transport::kDocker:
-    case oci::Transport::kLocal:
-      return std::string(ref->transport == oci::Transport::kLocal ? "local:" : "docker://") + ref->docker.name() +
-             "@" + digest;
+    case oci::Transport::kLocal: {
+      std::string r = std::string(ref->transport == oci::Transport::kLocal ? "local:" : "docker://") +
+                      ref->docker.name() + "@" + digest;
+      return {r, r};
+    }
     case oci::Transport::kOciLayout:
-    case oci::Transport::kOciArchive:
-      return (ref->transport == oci::Transport::kOciLayout ? "oci:" : "oci-archive:") + ref->path + ":" + digest;
+    case oci::Transport::kOciArchive: {
+      const std::string prefix = (ref->transport == oci::Transport::kOciLayout ? "oci:" : "oci-archive:") + ref->path;
+      const bool names_digest = ref->ref.find('@') != std::string::npos || ref->ref.starts_with("sha256:") ||
+                                ref->ref.starts_with("sha512:");
+      if (names_digest) return {given, given};  // the user's own pin: what they gave
+      const std::string& t = !ref->ref.empty() ? ref->ref : tag;
+      if (t.empty()) return {prefix + "@" + digest, prefix + "@" + digest};
+      return {prefix + ":" + t, prefix + ":" + t + "@" + digest};
+    }
     default:
-      return given + "@" + digest;
+      return {given + "@" + digest, given + "@" + digest};
   }
 }
 

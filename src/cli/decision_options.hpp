@@ -76,8 +76,18 @@ struct DecisionCaches {
 // given one, or kScratchStore for scratch.
 std::string image_reference(const DecisionFlags& f);
 
-// `given` (an image reference) pinned to `digest`: docker:// and local:
-// references as NAME@DIGEST, layouts and archives as PATH:DIGEST.
-std::string pinned_reference(const std::string& given, const std::string& digest);
+// How provision names the image `digest` it reached through `given` (an
+// image reference), which carries it under `tag` ("" when it is the given
+// image itself). `reference` is what skopeo, umoci and a runtime accept:
+// docker:// and local: as NAME@DIGEST; a layout or archive by its tag,
+// PATH:TAG (the tag in `given`, else `tag`), since their `PATH:DIGEST` names
+// no image for skopeo or umoci. `pinned` is strata's pinned form of the same
+// image (PATH:TAG@DIGEST), which strata reads and refuses to resolve to
+// anything else.
+struct PrintedReference {
+  std::string reference;
+  std::string pinned;
+};
+PrintedReference printed_reference(const std::string& given, const std::string& digest, const std::string& tag);
 
 }  // namespace strata::cli

@@ -57,8 +57,9 @@ int main(int argc, char** argv) {
   app.add_flag("-q,--quiet", g.quiet, "No progress or informational messages");
   app.add_flag("--json", g.json, "Print the result as one JSON document");
   app.add_flag("--offline", g.offline,
-               "Never use the network: registries, archives and .debs come from local state, and what is "
-               "missing is named at once")
+               "No Debian archive and no internet: indexes, .debs and toolchains come from local caches, and "
+               "what is missing is named at once; a registry a reference names (docker://HOST/REPO) is still "
+               "reached, a bare name (Docker Hub by default) is refused")
       ->envname("STRATA_OFFLINE");
 
   register_inspect(app, g);

@@ -1,6 +1,7 @@
 #include "cli/overlay_options.hpp"
 
 #include <cstdlib>
+#include <iostream>
 
 #include "layer/import/import.hpp"
 
@@ -24,6 +25,8 @@ void add_overlay_options(CLI::App* cmd, OverlayFlags& f) {
   cmd->add_option("--compression", f.compression, "Layer compression: gzip (default), zstd, or none (plain tar, for a layout on the same machine)");
   cmd->add_option("--max-age", f.max_age, "Rebuild a cached overlay whose archive snapshot is older (e.g. 7d)");
   cmd->add_flag("--allow-unsigned-archive", f.allow_unsigned, "Accept sources marked Trusted: yes (unverified)");
+  cmd->add_flag("--strict", f.strict,
+                "Refuse a --lock resolved on another base than --base (without it: one warning line naming both digests)");
   add_index_max_age(cmd, f.index_max_age);
 }
 
@@ -44,6 +47,18 @@ layer::OverlaySpec overlay_spec(const GlobalOptions& g, const OverlayFlags& f, o
     spec.base_ref = base.ref;
   }
   return spec;
+}
+
+void check_lock_bases(const GlobalOptions& /*g*/, const OverlayFlags& f, const layer::OverlayPlan& plan) {
+  for (const auto& m : plan.base_mismatches) {
+    if (f.strict) {
+      throw Exit{kExitFailure, m + "; refused (--strict): resolve the lock again on this base (strata resolve --base " +
+                                   f.base + " PKG… --lock-out FILE), or build on the base the lock names"};
+    }
+    // A warning, not progress: said under -q too.
+    std::cerr << "strata: warning: " << m << "; the overlay is built on a base its lock was not resolved for "
+              << "(--strict refuses this)\n";
+  }
 }
 
 }  // namespace strata::cli

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli/app.hpp"
+#include "layer/build/overlay_plan.hpp"
 #include "layer/build/overlay_spec.hpp"
 
 namespace strata::cli {
@@ -22,11 +23,16 @@ struct OverlayFlags {
   std::string max_age;
   std::string index_max_age = kDefaultIndexMaxAge;
   bool allow_unsigned = false;
+  bool strict = false;  // --strict: a --lock resolved on another base is refused, not warned of
   std::string variant = "minbase";  // --base scratch: essential | minbase
 };
 
 // Adds the shared options to `cmd`.
 void add_overlay_options(CLI::App* cmd, OverlayFlags& f);
+
+// Each --lock resolved on another base than --base gives (plan.base_mismatches):
+// one warning line on stderr each, or with --strict the end of the command.
+void check_lock_bases(const GlobalOptions& g, const OverlayFlags& f, const layer::OverlayPlan& plan);
 
 // The spec the flags name, with the base store opened into `base` (which
 // must outlive the spec; untouched for --base scratch).

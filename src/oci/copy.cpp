@@ -157,8 +157,26 @@ std::optional<DestinationPin> destination_pin(const ImageRef& ref) {
   return DestinationPin{*ref.docker.digest, ref.original.empty() ? ref.str() : ref.original};
 }
 
+EstimateLedger::Way EstimateLedger::claim(const Descriptor& desc, Store& src, Store* dst, const std::string& dst_key) {
+  // A registry mounts from the source repository itself when it can.
+  if (dst && dst->can_mount_from(src)) return Way::kMount;
+  std::lock_guard lock(mu_);
+  auto& claimed = claimed_[desc.digest];
+  for (const auto& [key, store] : claimed)
+    if (key == dst_key) return Way::kCounted;
+  for (const auto& [key, store] : claimed) {
+    if (dst && store && dst->can_mount_from(*store)) {
+      claimed.emplace_back(dst_key, dst);
+      return Way::kMount;
+    }
+  }
+  claimed.emplace_back(dst_key, dst);
+  return Way::kCopy;
+}
+
 Result<CopyEstimate> estimate_copy(Store& src, std::string_view src_ref, Store* dst,
-                                   std::optional<std::string_view> dst_tag, const CopyOptions& o) {
+                                   std::optional<std::string_view> dst_tag, const CopyOptions& o,
+                                   EstimateLedger* ledger, const std::string& dst_key) {
   CopyEstimate out;
   STRATA_TRY(auto root, select_root(src, src_ref, o));
   STRATA_TRY_VOID(check_pin(root.descriptor, o));
@@ -184,6 +202,9 @@ Result<CopyEstimate> estimate_copy(Store& src, std::string_view src_ref, Store* 
     }
     if (have) continue;
     ++out.blobs_missing;
+    const auto way = ledger ? ledger->claim(b, src, dst, dst_key) : EstimateLedger::Way::kCopy;
+    if (way == EstimateLedger::Way::kMount) ++out.blobs_mounted;
+    if (way != EstimateLedger::Way::kCopy) continue;
     out.bytes_missing += static_cast<std::uint64_t>(std::max<std::int64_t>(0, b.size));
   }
   return out;

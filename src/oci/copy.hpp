@@ -83,14 +83,39 @@ struct CopyEstimate {
   Descriptor root;               // what the destination would hold
   bool already_present = false;  // the destination has this root under the tag (or digest)
   std::uint64_t blobs = 0, blobs_missing = 0;
-  std::uint64_t bytes_missing = 0;  // sum of the sizes of the blobs the destination lacks
+  // Of the missing blobs: those a cross-repository mount would bring (from
+  // the source, or from another destination of the run that receives them):
+  // free, no bytes move.
+  std::uint64_t blobs_mounted = 0;
+  // The bytes this copy would move: the missing blobs neither mounted nor
+  // counted already by another estimate of the same run (EstimateLedger).
+  std::uint64_t bytes_missing = 0;
+};
+
+// The blobs one run's estimates have counted, so that a run's estimate
+// moves each blob once, as a CopySession does: a blob another image of the
+// run would already move to the same destination costs nothing again, and
+// one moved to a destination this one can mount from (another repository of
+// the same registry) is a free mount. Thread-safe.
+class EstimateLedger {
+ public:
+  enum class Way { kCopy, kMount, kCounted };
+  // How `desc`, missing at `dst` (named `dst_key`; nullptr when it does not
+  // exist yet), would get there from `src`; a kCopy is recorded.
+  Way claim(const Descriptor& desc, Store& src, Store* dst, const std::string& dst_key);
+
+ private:
+  std::mutex mu_;
+  std::map<Digest, std::vector<std::pair<std::string, Store*>>> claimed_;
 };
 
 // Reads the source's manifests as copy() would and asks `dst` (nullptr: a
 // destination that does not exist yet, which lacks everything) for the root
-// and each blob.
+// and each blob. With a ledger (one per run), blobs are counted once per
+// run and mounts as free (see EstimateLedger); `dst_key` names `dst` there.
 Result<CopyEstimate> estimate_copy(Store& src, std::string_view src_ref, Store* dst,
-                                   std::optional<std::string_view> dst_tag, const CopyOptions& options);
+                                   std::optional<std::string_view> dst_tag, const CopyOptions& options,
+                                   EstimateLedger* ledger = nullptr, const std::string& dst_key = "");
 
 struct InFlight;  // one blob transfer in a CopySession (copy.cpp)
 

@@ -295,13 +295,14 @@ Result<CopyResult> copy_entry(CopySession& session, StorePool& sources, StorePoo
 }
 
 Result<CopyEstimate> estimate_entry(StorePool& sources, StorePool& dests, const MirrorEntry& e,
-                                    const MirrorOptions& o) {
+                                    const MirrorOptions& o, EstimateLedger& ledger) {
   STRATA_TRY(auto src_ref, parse_image_ref(e.source));
   STRATA_TRY(auto dst_ref, parse_image_ref(e.destination));
   STRATA_TRY(auto src, sources.acquire(src_ref));
   STRATA_TRY(auto dst, with_context(dests.acquire(dst_ref), e.source + " → " + e.destination));
   std::optional<std::string> tag = destination_tag(dst_ref);
-  auto est = estimate_copy(*src.store, src.ref, dst.store, tag, entry_copy_options(e, dst_ref, o));
+  auto est = estimate_copy(*src.store, src.ref, dst.store, tag, entry_copy_options(e, dst_ref, o), &ledger,
+                           StorePool::key_of(dst_ref));
   if (!est) return fail(est.error().context(e.source + " → " + e.destination));
   return est;
 }
@@ -438,6 +439,7 @@ std::vector<MirrorOutcome> run_mirror(const MirrorConfig& config, const MirrorOp
     if (!pending[i]) report(outcomes[i]);
 
   CopySession session;
+  EstimateLedger ledger;  // --dry-run: each blob counted once, mounts free, as the session copies
   StorePool sources(options.open, Access::kRead, false);
   StorePool dests(options.open, options.dry_run ? Access::kRead : Access::kWrite, options.dry_run);
   std::atomic<std::size_t> next{0};
@@ -451,7 +453,7 @@ std::vector<MirrorOutcome> run_mirror(const MirrorConfig& config, const MirrorOp
       Result<CopyResult> r = fail(ErrorCode::kCancelled, "not started");
       std::optional<CopyEstimate> estimate;
       if (options.dry_run) {
-        auto est = estimate_entry(sources, dests, e, options);
+        auto est = estimate_entry(sources, dests, e, options, ledger);
         if (est) {
           CopyResult cr;
           cr.root = est->root;

@@ -26,6 +26,7 @@ nlohmann::ordered_json mirror_outcome_json(const MirrorOutcome& o, bool dry_run)
   if (o.estimate) {
     j["blobs"] = o.estimate->blobs;
     j["blobsMissing"] = o.estimate->blobs_missing;
+    j["blobsMounted"] = o.estimate->blobs_mounted;
     j["bytesToCopy"] = o.estimate->bytes_missing;
   } else {
     j["blobsCopied"] = o.result->blobs_copied;

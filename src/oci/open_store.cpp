@@ -41,9 +41,14 @@ Result<OpenedStore> open_store(const ImageRef& ref, Access access, const OpenOpt
     case Transport::kScratch:
       return fail(ErrorCode::kInvalidArgument, "scratch is a base (`strata build|plan|provision --base scratch`, `strata preflight --image scratch`), not a store");
     case Transport::kDocker: {
-      if (options.offline) {
-        return fail(ErrorCode::kUnreachable, "--offline (or STRATA_OFFLINE=1): " + ref.str() +
-                                                 " is in a registry; use a local copy (oci:DIR, local:NAME)");
+      // --offline refuses the Debian archive and the internet, not the
+      // site's own registry: a registry the reference names is reached; a
+      // bare name, which only implies Docker Hub, is refused.
+      if (options.offline && !ref.docker.registry_named) {
+        return fail(ErrorCode::kUnreachable,
+                    "--offline (or STRATA_OFFLINE=1): " + (ref.original.empty() ? ref.str() : ref.original) + " names no registry, so it means Docker Hub (" +
+                        ref.docker.str() + "), which --offline does not reach; name your registry " +
+                        "(docker://HOST/REPO:TAG) or use a local copy (oci:DIR, local:NAME)");
       }
       if (options.registries) {
         STRATA_TRY(out.store, options.registries->open(ref.docker));

@@ -38,7 +38,9 @@ struct OpenOptions {
   // Per registry host (a mirror config's `registries:`): TLS, auth file,
   // retries, timeouts over the settings above.
   registry::HostSettingsMap registry_hosts;
-  // --offline: a registry reference fails at open, naming it.
+  // --offline: a registry reference that names no registry host (a bare
+  // name, Docker Hub by default) fails at open, naming it; a registry the
+  // reference names (the site's own) is reached.
   bool offline = false;
 };
 

@@ -122,6 +122,7 @@ Result<DockerReference> parse_docker_reference(std::string_view text) {
   if (has_registry) {
     if (!valid_registry(first)) return bad("invalid registry host " + str::quote(first));
     ref.registry = std::string(first);
+    ref.registry_named = true;
     path = rest.substr(first_slash + 1);
   } else {
     ref.registry = std::string(kDefaultRegistry);

@@ -19,6 +19,9 @@ struct DockerReference {
   std::string repository;  // "library/debian"
   std::optional<std::string> tag;
   std::optional<Digest> digest;
+  // The text named the registry host ("registry.internal/…", "localhost:5000/…",
+  // "docker.io/…"); false when docker.io was implied by a bare name ("debian").
+  bool registry_named = false;
 
   // registry/repository
   std::string name() const;

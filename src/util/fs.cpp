@@ -3,12 +3,16 @@
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <random>
 #include <vector>
 
@@ -339,6 +343,35 @@ Result<void> write_file_atomic(const stdfs::path& path, std::string_view data, u
 
 namespace {
 thread_local LockWaitListener* t_lock_listener = nullptr;
+
+// Whether a process other than this one holds a lock on the file `fd` is
+// open on, by /proc/locks (a flock's owner is listed by its process id,
+// shared by every thread; one in another pid namespace as 0). A lock this
+// process holds (another thread, another descriptor of the same file) is
+// not another process's. True when it cannot tell: /proc/locks unreadable,
+// or no holder listed (released meanwhile).
+bool held_by_another_process(int fd) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return true;
+  std::ifstream in("/proc/locks");
+  if (!in) return true;
+  const long self = static_cast<long>(::getpid());
+  bool listed = false;
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream fields(line);
+    std::string id, kind, advisory, mode, pid, where;
+    fields >> id >> kind;
+    if (kind == "->") continue;  // a waiter, not a holder
+    fields >> advisory >> mode >> pid >> where;
+    // MAJOR:MINOR:INODE, the device numbers in hex.
+    unsigned long major_no = 0, minor_no = 0, inode = 0;
+    if (std::sscanf(where.c_str(), "%lx:%lx:%lu", &major_no, &minor_no, &inode) != 3) continue;
+    if (inode != st.st_ino || major_no != major(st.st_dev) || minor_no != minor(st.st_dev)) continue;
+    listed = true;
+    if (std::strtol(pid.c_str(), nullptr, 10) != self) return true;
+  }
+  return !listed;
+}
 }  // namespace
 
 LockWaitListener::LockWaitListener(std::function<void(const stdfs::path&)> on_wait)
@@ -356,7 +389,11 @@ Result<void> lock_blocking(int fd, const stdfs::path& path, int op) {
   while (::flock(fd, flags) != 0) {
     if (errno == EINTR) continue;
     if (errno == EWOULDBLOCK && (flags & LOCK_NB)) {
-      if (!told && t_lock_listener && t_lock_listener->on_wait_) t_lock_listener->on_wait_(path);
+      // Told only of another process: a thread of this one holding it is
+      // no "other process" to wait for (and says so itself if it must).
+      if (!told && t_lock_listener && t_lock_listener->on_wait_ && held_by_another_process(fd)) {
+        t_lock_listener->on_wait_(path);
+      }
       told = true;
       flags = op;
       continue;

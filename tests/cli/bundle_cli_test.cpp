@@ -325,6 +325,87 @@ TEST_F(BundleCli, AKilledLoadLeavesNothingHalfWrittenAndTheNextFinishes) {
   RecordProperty("killed_mid_load", killed);
 }
 
+// `--out DIR/` (as a shell completes a directory, and as --help shows it)
+// is DIR; a run that fails leaves no staging directory behind.
+TEST_F(BundleCli, ATrailingSlashNamesTheDirectoryAndAFailedRunLeavesNoStaging) {
+  const std::string out = (dir_ / "debs-only").string();
+  auto made = at("h1", {"bundle", "create", "--lock", lock_, "--out", out + "/"});
+  ASSERT_EQ(made.code, 0) << made.err;
+  EXPECT_TRUE(trim_nl(made.out).starts_with(out + "@sha256:")) << made.out;
+  EXPECT_TRUE(stdfs::exists(dir_ / "debs-only" / "index.json"));
+  EXPECT_FALSE(stdfs::exists(dir_ / "debs-only" / ".partial"));
+  EXPECT_FALSE(stdfs::exists(dir_ / "debs-only.partial"));
+  auto loaded = at("h2", {"bundle", "load", trim_nl(made.out), "--locks-out", (dir_ / "locks").string()});
+  EXPECT_EQ(loaded.code, 0) << loaded.err;
+
+  // An image the registry does not hold fails the run once the bundle is
+  // being written: nothing stays, for a directory or a tar.
+  const std::string bad = (dir_ / "bad.yaml").string();
+  std::ofstream(bad) << "images:\n  - source: docker://" << host_
+                     << "/strata/missing:1\n    destination: docker://registry.site/strata/missing:1\n";
+  for (std::string name : {"failed/", "failed.tar"}) {
+    auto failed = at("h1", {"bundle", "create", "--mirror", bad, "--lock", lock_, "--out", (dir_ / name).string()});
+    EXPECT_EQ(failed.code, 1) << failed.err;
+    EXPECT_NE(failed.err.find("strata/missing"), std::string::npos) << failed.err;
+    std::vector<std::string> left;
+    for (const auto& e : stdfs::directory_iterator(dir_.path()))
+      if (e.path().filename().string().starts_with("failed")) left.push_back(e.path().string());
+    EXPECT_TRUE(left.empty()) << name << ": " << left.front();
+  }
+}
+
+// --offline means no archive and no internet, not no site registry: the
+// offline lock build of docs/fleet.md, with the base and the destination in
+// the site's registry, named explicitly. A name that only implies Docker Hub
+// is still refused, naming it.
+TEST_F(BundleCli, AnOfflineLockBuildReachesTheRegistryItNames) {
+  auto connected = at("h1", {"build", "--base", base_, "--lock", lock_, "--dest", "oci:" + (dir_ / "conn").string() + ":ov"});
+  ASSERT_EQ(connected.code, 0) << connected.err;
+  const std::string dest = "docker://" + host_ + "/team/dev:1";
+  auto offline = at("h1", {"--offline", "build", "--base", base_, "--lock", lock_, "--dest", dest});
+  ASSERT_EQ(offline.code, 0) << offline.err;
+  EXPECT_EQ(digest_of(offline.out), digest_of(connected.out));
+  auto env = at("h1", {"inspect", "--raw", dest}, "STRATA_OFFLINE=1");
+  EXPECT_EQ(env.code, 0) << env.err;
+  // The archive is still refused: a lock whose .debs this home lacks names
+  // them (in a repository where the overlay is not found by its key).
+  auto cold = at("cold", {"--offline", "build", "--base", base_, "--lock", lock_, "--dest",
+                          "docker://" + host_ + "/team/cold:1"});
+  EXPECT_EQ(cold.code, 1);
+  EXPECT_NE(cold.err.find("not in the local cache"), std::string::npos) << cold.err;
+  // Docker Hub by default, not by name: refused at once.
+  auto hub = at("h1", {"--offline", "inspect", "debian:12"});
+  EXPECT_EQ(hub.code, 1);
+  EXPECT_NE(hub.err.find("debian:12"), std::string::npos) << hub.err;
+  EXPECT_NE(hub.err.find("Docker Hub"), std::string::npos) << hub.err;
+}
+
+// A lock resolved on another base than --base: one warning line naming
+// both digests, or with --strict a refusal before anything is built.
+TEST_F(BundleCli, ALockOnAnotherBaseIsWarnedOfOrRefusedWithStrict) {
+  const std::string layout = "oci:" + (dir_ / "conn").string();
+  auto connected = at("h1", {"build", "--base", base_, "--lock", lock_, "--dest", layout + ":ov"});
+  ASSERT_EQ(connected.code, 0) << connected.err;
+  const std::string other = digest_of(connected.out);  // the overlay, as a base of its own
+  auto quiet = at("h1", {"build", "--base", base_, "--lock", lock_, "--dest", layout + ":again"});
+  ASSERT_EQ(quiet.code, 0) << quiet.err;
+  EXPECT_EQ(quiet.err.find("warning"), std::string::npos) << "the lock's own base: " << quiet.err;
+
+  auto strict = at("h1", {"build", "--strict", "--base", layout + ":ov", "--lock", lock_, "--dest", layout + ":s"});
+  EXPECT_EQ(strict.code, 1);
+  EXPECT_NE(strict.err.find(base_digest_), std::string::npos) << strict.err;
+  EXPECT_NE(strict.err.find(other), std::string::npos) << strict.err;
+  EXPECT_NE(strict.err.find("--strict"), std::string::npos) << strict.err;
+  EXPECT_FALSE(at("h1", {"inspect", layout + ":s"}).code == 0) << "nothing was built";
+
+  auto warned = at("h1", {"-q", "build", "--base", layout + ":ov", "--lock", lock_, "--dest", layout + ":w"});
+  ASSERT_EQ(warned.code, 0) << warned.err;
+  ASSERT_EQ(std::count(warned.err.begin(), warned.err.end(), '\n'), 1) << warned.err;
+  EXPECT_NE(warned.err.find("warning: --lock " + lock_ + " was resolved on base " + base_digest_), std::string::npos)
+      << warned.err;
+  EXPECT_NE(warned.err.find(other), std::string::npos) << warned.err;
+}
+
 // The whole air gap. Connected side: registry A, the fixture archive, a
 // build with its lock, the bundle (twice: the same sha256). Far side, in a
 // network namespace with only loopback (the archive and registry A are not

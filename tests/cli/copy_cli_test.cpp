@@ -12,6 +12,7 @@
 
 #include "support/fault_proxy.hpp"
 #include "support/random_image.hpp"
+#include "support/registry_server.hpp"
 #include "support/cli_test.hpp"
 #include "support/layout_check.hpp"
 #include "oci/layout_store.hpp"
@@ -76,6 +77,25 @@ TEST_F(CopyCli, UmociAndSkopeoReadWhatStrataWrites) {
   auto cfg_theirs = strata({"inspect", "--config", "--raw", "docker-archive:" + skopeo_da + ":sk/hello:2"});
   ASSERT_EQ(cfg_theirs.code, 0) << cfg_theirs.err;
   EXPECT_EQ(nlohmann::json::parse(cfg_theirs.out)["config"]["Env"], nlohmann::json::parse(cfg_ours.out)["config"]["Env"]);
+}
+
+// A registry lists tags in its own order (docker-registry: its storage's
+// directory order): tags prints them sorted by bytes, text and --json alike.
+TEST_F(CopyCli, TagsAreSortedLexicographically) {
+  auto reg = RegistryServer::start(RegistryServer::Mode::kPlain);
+  ASSERT_TRUE(reg) << reg.error().message();
+  const std::string repo = "docker://" + (*reg)->host_port() + "/team/app";
+  for (std::string tag : {"zeta", "v1.9", "alpha", "v1.10", "Beta", "10", "q", "m"}) {
+    auto copied = strata({"--insecure-registry", (*reg)->host_port(), "copy", hello(), repo + ":" + tag});
+    ASSERT_EQ(copied.code, 0) << copied.err;
+  }
+  auto text = strata({"--insecure-registry", (*reg)->host_port(), "tags", repo});
+  ASSERT_EQ(text.code, 0) << text.err;
+  EXPECT_EQ(text.out, "10\nBeta\nalpha\nm\nq\nv1.10\nv1.9\nzeta\n");
+  auto json = strata({"--json", "--insecure-registry", (*reg)->host_port(), "tags", repo});
+  ASSERT_EQ(json.code, 0) << json.err;
+  EXPECT_EQ(nlohmann::json::parse(json.out),
+            nlohmann::json::array({"10", "Beta", "alpha", "m", "q", "v1.10", "v1.9", "zeta"}));
 }
 
 TEST_F(CopyCli, ExitCodesAndMessagesNameTheInput) {

@@ -14,6 +14,7 @@
 #include "support/served_toolchains.hpp"
 #include "support/json_run.hpp"
 #include "support/source_dir.hpp"
+#include "util/sha.hpp"
 
 namespace strata::testing {
 namespace {
@@ -135,7 +136,18 @@ TEST_F(DecisionCli, ProvisionBuildsAnOverlayThatCompilesAndTheSecondRunIsAHit) {
   EXPECT_TRUE(doc["preflight"]["ok"].get<bool>()) << first.out;
   const std::string key = doc["key"].get<std::string>();
   const std::string digest = doc["digest"].get<std::string>();
-  EXPECT_EQ(doc["reference"], "oci:" + layout + ":" + digest);
+  // A layout's image by its tag (skopeo and umoci read `oci:DIR:TAG`, not
+  // `oci:DIR:sha256:…`); the digest stays in --json, and strata's pinned form.
+  EXPECT_EQ(doc["reference"], "oci:" + layout + ":overlay-" + key);
+  EXPECT_EQ(doc["pinned"], "oci:" + layout + ":overlay-" + key + "@" + digest);
+  auto skopeo = run({"skopeo", "inspect", "--raw", doc["reference"].get<std::string>()});
+  ASSERT_EQ(skopeo.code, 0) << skopeo.err;
+  EXPECT_EQ("sha256:" + sha256_hex(skopeo.out), digest);
+  auto stat = run({"umoci", "stat", "--image", layout + ":overlay-" + key});
+  EXPECT_EQ(stat.code, 0) << stat.err;
+  auto pinned = strata({"inspect", "--raw", doc["pinned"].get<std::string>()});
+  ASSERT_EQ(pinned.code, 0) << pinned.err;
+  EXPECT_EQ(pinned.out, skopeo.out);
 
   // The image it returns compiles and runs a C program (tcc behind cc, make
   // running the recipe without a shell).
@@ -151,8 +163,10 @@ TEST_F(DecisionCli, ProvisionBuildsAnOverlayThatCompilesAndTheSecondRunIsAHit) {
   // Nothing changed: a cache hit with the same digest; the reference is the last line.
   auto second = strata(provision("c-make-hello", "oci:" + layout));
   ASSERT_EQ(second.code, 0) << second.err;
-  EXPECT_EQ(last_line(second.out), "oci:" + layout + ":" + digest);
+  EXPECT_EQ(last_line(second.out), "oci:" + layout + ":overlay-" + key);
   EXPECT_NE(second.err.find("overlay found by its key " + key), std::string::npos) << second.err;
+  EXPECT_NE(second.err.find("(pinned: oci:" + layout + ":overlay-" + key + "@" + digest + ")"), std::string::npos)
+      << second.err;
 
   // Pre-flight of what provision returned passes.
   auto ok = strata(preflight(last_line(second.out), "c-make-hello"));
@@ -170,6 +184,16 @@ TEST_F(DecisionCli, PrewarmOfARepositoryBuildsTheOverlayProvisionThenFinds) {
                         << "]\nrepos:\n  - {path: " << repo("c-make-hello") << ", base: " << fx_.image("base")
                         << "}\n  - {path: " << repo("node-plain") << ", base: " << fx_.image("stale")
                         << "}\n  - {path: " << repo("c-make-hello") << ", base: " << fx_.image("base") << "}\n";
+  // A dry run before the cache exists: an empty cache, every key would be
+  // built, and nothing is created.
+  auto dry = strata({"cache", "prewarm", "--dry-run", "--json", "--config", config.string()});
+  ASSERT_EQ(dry.code, 0) << dry.err;
+  auto planned = nlohmann::json::parse(dry.out);
+  ASSERT_EQ(planned["overlays"].size(), 2u) << dry.out;
+  EXPECT_EQ(planned["overlays"][0]["state"], "would-build");
+  EXPECT_NE(dry.err.find("does not exist yet"), std::string::npos) << dry.err;
+  EXPECT_FALSE(stdfs::exists(layout));
+
   auto warm = strata({"cache", "prewarm", "--json", "--config", config.string()});
   ASSERT_EQ(warm.code, 0) << warm.err;
   auto doc = nlohmann::json::parse(warm.out);
@@ -221,7 +245,8 @@ TEST_F(DecisionCli, ARepoThatNeedsNothingBeyondTheBaseProvisionsTheBaseItself) {
   EXPECT_FALSE(doc["overlay"].get<bool>());
   EXPECT_TRUE(doc["key"].is_null());
   EXPECT_TRUE(doc["plan"]["overlay"].is_null());
-  EXPECT_EQ(doc["reference"], "oci:" + (fx_.root / "images").string() + ":" + doc["digest"].get<std::string>());
+  EXPECT_EQ(doc["reference"], fx_.image("stale"));
+  EXPECT_EQ(doc["pinned"], fx_.image("stale") + "@" + doc["digest"].get<std::string>());
   EXPECT_TRUE(doc["preflight"]["ok"].get<bool>());
   EXPECT_EQ(doc["preflight"]["satisfied"], nlohmann::json::array({"node >=18.0.0: ENV NODE_VERSION=18.0.0"}));
   // No overlay: the destination is never opened, so a layout is not created there.
@@ -533,7 +558,11 @@ TEST_F(DecisionCli, ProvisionFromScratchRunsItsProgramsAndTheSecondRunIsAHit) {
   EXPECT_FALSE(doc["cached"].get<bool>());
   EXPECT_TRUE(doc["preflight"]["ok"].get<bool>()) << first.out;
   const std::string digest = doc["digest"].get<std::string>();
-  EXPECT_EQ(doc["reference"], "oci:" + layout + ":" + digest);
+  // The tag the user gave is the one printed, and skopeo reads it.
+  EXPECT_EQ(doc["reference"], "oci:" + layout + ":app");
+  auto skopeo = run({"skopeo", "inspect", "--raw", "oci:" + layout + ":app"});
+  ASSERT_EQ(skopeo.code, 0) << skopeo.err;
+  EXPECT_EQ("sha256:" + sha256_hex(skopeo.out), digest);
 
   // One image: the minbase's layer, then the overlay's.
   auto manifest = nlohmann::json::parse(strata({"inspect", "oci:" + layout + ":app"}).out);
@@ -556,7 +585,7 @@ TEST_F(DecisionCli, ProvisionFromScratchRunsItsProgramsAndTheSecondRunIsAHit) {
   // Nothing changed: the scratch base and the overlay are found by their keys.
   auto second = strata(args);
   ASSERT_EQ(second.code, 0) << second.err;
-  EXPECT_EQ(last_line(second.out), "oci:" + layout + ":" + digest);
+  EXPECT_EQ(last_line(second.out), "oci:" + layout + ":app");
   EXPECT_NE(second.err.find("overlay found by its key " + doc["key"].get<std::string>()), std::string::npos)
       << second.err;
   EXPECT_EQ(second.err.find("built"), std::string::npos) << second.err;
@@ -566,7 +595,7 @@ TEST_F(DecisionCli, ProvisionFromScratchRunsItsProgramsAndTheSecondRunIsAHit) {
   offline.insert(offline.begin(), "--offline");
   auto off = strata(offline);
   ASSERT_EQ(off.code, 0) << off.err;
-  EXPECT_EQ(last_line(off.out), "oci:" + layout + ":" + digest);
+  EXPECT_EQ(last_line(off.out), "oci:" + layout + ":app");
 
   // A home that never fetched the archive: --offline names what is missing and the next step.
   auto cold = run({strata_binary(), "--home", (dir_ / "cold").string(), "--offline", "plan", repo("c-make-hello"),

@@ -17,6 +17,7 @@
 #include "support/cli_test.hpp"
 #include "support/fault_proxy.hpp"
 #include "support/random_image.hpp"
+#include "support/registry_server.hpp"
 
 namespace strata::testing {
 namespace {
@@ -130,6 +131,42 @@ TEST_F(MirrorCli, JsonListsEveryImageIncludingThoseNeverStarted) {
   EXPECT_NE(dry.out.find(":a@" + digests_["a"] + " present\n"), std::string::npos) << dry.out;
   EXPECT_NE(dry.out.find(":b@" + digests_["b"] + " would-copy "), std::string::npos) << dry.out;
   EXPECT_NE(dry.err.find("2 images: 1 would copy, 1 present"), std::string::npos) << dry.err;
+}
+
+// What --dry-run says would move is what the run moves: a blob two images
+// need at one destination is counted once, and one a registry mounts from
+// another repository (the run's other destination) is free.
+TEST_F(MirrorCli, ADryRunCountsEachBlobOnceAndMountsAsFree) {
+  auto total = [](const std::string& out, const char* field) {
+    std::uint64_t n = 0;
+    for (const auto& r : nlohmann::json::parse(out)) n += r.value(field, std::uint64_t{0});
+    return n;
+  };
+  // The same image under two tags of one layout, and another image.
+  const std::string dst = "oci:" + (dir_ / "dst").string();
+  auto layout = write_config("l.yaml", "images:\n" + image("a", dst + ":a") + image("a", dst + ":a2") +
+                                            image("b", dst + ":b"));
+  auto dry = strata({"--json", "mirror", "--config", layout, "--dry-run"});
+  ASSERT_EQ(dry.code, 0) << dry.err;
+  auto run_ = strata({"--json", "mirror", "--config", layout});
+  ASSERT_EQ(run_.code, 0) << run_.err;
+  EXPECT_GT(total(run_.out, "bytesCopied"), 0u);
+  EXPECT_EQ(total(dry.out, "bytesToCopy"), total(run_.out, "bytesCopied")) << dry.out << run_.out;
+
+  // Into two repositories of one registry: the second's blobs are mounted.
+  auto reg = RegistryServer::start(RegistryServer::Mode::kPlain);
+  ASSERT_TRUE(reg) << reg.error().message();
+  const std::string host = (*reg)->host_port();
+  auto two = write_config("r.yaml", "parallel: 1\nregistries:\n  " + host + ": {tls-verify: false}\nimages:\n" +
+                                         image("c", "docker://" + host + "/one/app:1") +
+                                         image("c", "docker://" + host + "/two/app:1"));
+  auto dry_reg = strata({"--json", "mirror", "--config", two, "--dry-run"});
+  ASSERT_EQ(dry_reg.code, 0) << dry_reg.err;
+  auto run_reg = strata({"--json", "mirror", "--config", two});
+  ASSERT_EQ(run_reg.code, 0) << run_reg.err;
+  EXPECT_GT(total(run_reg.out, "blobsMounted"), 0u) << run_reg.out;
+  EXPECT_EQ(total(dry_reg.out, "bytesToCopy"), total(run_reg.out, "bytesCopied")) << dry_reg.out << run_reg.out;
+  EXPECT_EQ(total(dry_reg.out, "blobsMounted"), total(run_reg.out, "blobsMounted")) << dry_reg.out << run_reg.out;
 }
 
 TEST_F(MirrorCli, AKilledArchiveWriteIsResumedAndItsStagingRemoved) {

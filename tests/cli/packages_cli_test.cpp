@@ -95,9 +95,18 @@ TEST_F(PackagesCli, CacheLsListsWhatBuildsLeft) {
   EXPECT_EQ(o["base"]["name"], base_);
   EXPECT_FALSE(o["last_used"].is_null());
   EXPECT_GT(o["size"].get<std::uint64_t>(), 0u);
+  // Both keys, the one `strata key` (and prewarm) prints first: the request
+  // key; then the content key, the image's own annotation.
+  auto key = strata({"key", "--base", base_, "--sources", sources_, "--platform", "linux/amd64", "greet"});
+  ASSERT_EQ(key.code, 0) << key.err;
+  ASSERT_EQ(o["keys"].size(), 2u);
+  EXPECT_EQ(o["keys"][0], trim_nl(key.out));
   auto text = strata({"cache", "ls", "--cache", cache});
   ASSERT_EQ(text.code, 0) << text.err;
   EXPECT_NE(text.out.find("1 overlay, "), std::string::npos) << text.out;
+  const std::string both = o["keys"][0].get<std::string>().substr(0, 12) + "," +
+                           o["keys"][1].get<std::string>().substr(0, 12);
+  EXPECT_NE(text.out.find("\n" + both + " "), std::string::npos) << text.out;
   // A home where nothing was built: an empty local cache, not an error.
   auto empty = run({strata_binary(), "--home", (dir_ / "fresh-home").string(), "cache", "ls", "--json"});
   ASSERT_EQ(empty.code, 0) << empty.err;
@@ -185,10 +194,11 @@ TEST_F(PackagesCli, OfflineUsesOnlyLocalStateAndNamesWhatIsMissing) {
   ASSERT_EQ(connected.code, 0) << connected.err;
   EXPECT_EQ(trim_nl(built.out).substr(trim_nl(built.out).rfind('@') + 1),
             trim_nl(connected.out).substr(trim_nl(connected.out).rfind('@') + 1));
-  // A registry is never contacted.
-  auto copy = strata({"--offline", "copy", "docker://registry.internal/team/app:1", dest + ":x"});
+  // Docker Hub, which a bare name only implies, is never contacted (a
+  // registry the reference names is: the site's own, BundleCli tests it).
+  auto copy = strata({"--offline", "copy", "debian:12", dest + ":x"});
   EXPECT_EQ(copy.code, 1);
-  EXPECT_NE(copy.err.find("docker://registry.internal/team/app:1 is in a registry"), std::string::npos) << copy.err;
+  EXPECT_NE(copy.err.find("debian:12 names no registry, so it means Docker Hub"), std::string::npos) << copy.err;
 }
 
 }  // namespace

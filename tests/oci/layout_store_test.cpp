@@ -17,6 +17,7 @@
 #include "support/fault_env.hpp"
 #include "support/fifo.hpp"
 #include "support/random_image.hpp"
+#include "support/proc_locks.hpp"
 #include "support/temp_dir.hpp"
 #include "util/fs.hpp"
 #include "util/sha.hpp"
@@ -78,15 +79,14 @@ TEST(LayoutStore, AWriterThatWaitedNeverWritesIntoTheCommittedBlob) {
   auto d = descriptor_for(media::kOciLayerGzip, bytes);
   auto first = s->blob_writer(d);
   ASSERT_TRUE(first);
-  std::promise<void> waiting;
-  auto waiting_said = waiting.get_future();
   std::unique_ptr<BlobWriter> second;
   std::thread t([&] {
-    fs::LockWaitListener told([&](const std::filesystem::path&) { waiting.set_value(); });
     auto w = s->blob_writer(d);
     if (w) second = std::move(*w);
   });
-  waiting_said.wait();  // the second writer is blocked on the first's lock
+  // The second writer is blocked on the first's lock (this process's own:
+  // no listener hears of it, so /proc/locks says when).
+  EXPECT_TRUE(testing::wait_for_lock_waiter(dir / "l/.strata/ingest" / ("sha256-" + std::string(d.digest.hex()))));
   ASSERT_TRUE((*first)->write(as_bytes(bytes)));
   ASSERT_TRUE((*first)->commit());
   first->reset();

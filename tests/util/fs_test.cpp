@@ -2,15 +2,20 @@
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
+#include <thread>
 
 #include "util/mapped_file.hpp"
 
 #include "support/fault_env.hpp"
 #include "support/fifo.hpp"
+#include "support/proc_locks.hpp"
 #include "support/scoped_env_var.hpp"
 #include "support/temp_dir.hpp"
 
@@ -114,6 +119,64 @@ TEST_F(FsTest, ReadFileRefusesOversizedAndNamesFile) {
   auto missing = read_file(dir_ / "nope");
   ASSERT_FALSE(missing);
   EXPECT_TRUE(missing.error().is(ErrorCode::kNotFound));
+}
+
+// "Waiting for another process" is for another process: a thread that waits
+// for a lock another thread of this process holds is not told, one that
+// waits for another process's is.
+TEST_F(FsTest, ALockWaitListenerHearsOfOtherProcessesOnly) {
+  auto l = dir_ / "x.lock";
+  std::atomic<int> told{0};
+  {
+    std::optional<FileLock> held;
+    {
+      auto taken = FileLock::acquire(l);
+      ASSERT_TRUE(taken);
+      held.emplace(std::move(*taken));
+    }
+    std::thread t([&] {
+      LockWaitListener listener([&](const std::filesystem::path&) { ++told; });
+      auto again = FileLock::acquire(l);
+      EXPECT_TRUE(again);
+    });
+    EXPECT_TRUE(strata::testing::wait_for_lock_waiter(l));
+    held.reset();  // the holder lets go
+    t.join();
+  }
+  EXPECT_EQ(told.load(), 0) << "the holder was this process";
+
+  // Another process holds it until the listener is told.
+  int ready[2], release[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  ASSERT_EQ(::pipe(release), 0);
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::close(ready[0]);
+    ::close(release[1]);
+    auto lock = FileLock::acquire(l);
+    char c = 'x';
+    if (!lock || ::write(ready[1], &c, 1) != 1) ::_exit(1);
+    while (::read(release[0], &c, 1) > 0) {
+    }
+    ::_exit(0);
+  }
+  ::close(ready[1]);
+  ::close(release[0]);
+  char c = 0;
+  ASSERT_EQ(::read(ready[0], &c, 1), 1);
+  {
+    LockWaitListener listener([&](const std::filesystem::path&) {
+      ++told;
+      ::close(release[1]);  // told first: now the other process lets go
+    });
+    auto mine = FileLock::acquire(l);
+    EXPECT_TRUE(mine);
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  ::close(ready[0]);
+  EXPECT_EQ(told.load(), 1);
 }
 
 TEST_F(FsTest, FileLockIsReentrantAcrossInstancesSequentially) {

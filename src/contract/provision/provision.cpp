@@ -54,6 +54,7 @@ Result<ProvisionResult> provision(const ProvisionRequest& r, ProvisionContext& c
                            .index_max_age = r.plan.index_max_age};
     STRATA_TRY(auto built, layer::build(build, bc));
     out.digest = built.root.digest.str();
+    out.tag = r.dest_tag ? *r.dest_tag : built.key.tag();
     out.cached = built.cached;
     out.build = std::move(built);
     lower = out.digest;
@@ -80,8 +81,10 @@ Result<ProvisionResult> provision(const ProvisionRequest& r, ProvisionContext& c
     }
     // A root the layout keeps (and gc sees): provision-<sha256 of what it stacks>.
     STRATA_TRY(oci::RawManifest raw, dest->get_manifest(stacked.manifest.digest.str()));
-    STRATA_TRY_VOID(dest->put_manifest(raw, "provision-" + sha256_hex(name)));
+    const std::string provision_tag = "provision-" + sha256_hex(name);
+    STRATA_TRY_VOID(dest->put_manifest(raw, provision_tag));
     if (tag) STRATA_TRY_VOID(dest->put_manifest(raw, *tag));
+    out.tag = tag ? *tag : provision_tag;
     out.digest = stacked.manifest.digest.str();
     out.toolchains = std::move(stacked.toolchains);
   }

@@ -51,6 +51,10 @@ struct ProvisionResult {
   std::optional<layer::BuildResult> build;  // none: the base itself is the result
   std::vector<layer::toolchain::ToolchainLayer> toolchains;  // stacked on the base or the overlay
   std::string digest;                   // the image manifest to run
+  // The tag the result carries in the destination: the one asked for, else
+  // overlay-<key> (an overlay) or provision-<sha256> (toolchains stacked);
+  // empty when the base itself is the result.
+  std::string tag;
   bool cached = false;                  // the overlay was found by its key (always true for the base)
   route::Plan image_plan;               // the contract routed against the result
   preflight::Report preflight;          // of the result

@@ -61,6 +61,14 @@ Result<nlohmann::json> source_identities(const OverlaySpec& spec) {
 
 }  // namespace
 
+Result<std::map<std::string, std::string>> base_manifest_digests(const OverlaySpec& spec,
+                                                                 const std::vector<oci::Platform>& platforms) {
+  STRATA_TRY(auto j, base_digests(spec, platforms));
+  std::map<std::string, std::string> out;
+  for (const auto& [platform, digest] : j.items()) out[platform] = digest.get<std::string>();
+  return out;
+}
+
 std::string scratch_base_identity(const OverlaySpec& spec) {
   return std::string(kScratchBase) + ":" + std::string(scratch_variant_name(spec.variant)) + ":" +
          std::to_string(kScratchRecipe);

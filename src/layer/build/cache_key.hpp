@@ -17,6 +17,8 @@
 // The overlay is tagged tag() in its destination.
 #pragma once
 
+#include <map>
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -51,6 +53,11 @@ Result<OverlayKey> locks_request_key(const OverlaySpec& spec, const std::vector<
 // The content key of `lock` built on the base whose manifest digest (for
 // scratch: scratch_base_identity) is `base`, for platform `p`.
 OverlayKey content_key(const OverlaySpec& spec, const Lock& lock, const oci::Platform& p, const std::string& base);
+
+// The manifest digest --base gives for each of `platforms`, by platform
+// string (for scratch: scratch_base_identity). Reads the base's manifest.
+Result<std::map<std::string, std::string>> base_manifest_digests(const OverlaySpec& spec,
+                                                                 const std::vector<oci::Platform>& platforms);
 
 // What names a scratch base in keys: the variant and kScratchRecipe.
 std::string scratch_base_identity(const OverlaySpec& spec);

@@ -1,15 +1,19 @@
 #include "layer/build/overlay_plan.hpp"
 
+#include <algorithm>
+
 #include "util/strings.hpp"
 
 namespace strata::layer {
 
 namespace {
 
-// The locks in the order of `platforms`: one each, none left over.
-Result<std::vector<Lock>> locks_by_platform(std::vector<Lock> locks, const std::vector<std::filesystem::path>& paths,
-                                            const std::vector<oci::Platform>& platforms) {
-  std::vector<Lock> out;
+// The index of each platform's lock, in the order of `platforms`: one each,
+// none left over.
+Result<std::vector<std::size_t>> locks_by_platform(const std::vector<Lock>& locks,
+                                                   const std::vector<std::filesystem::path>& paths,
+                                                   const std::vector<oci::Platform>& platforms) {
+  std::vector<std::size_t> out;
   std::vector<bool> used(locks.size(), false);
   for (const auto& p : platforms) {
     std::optional<std::size_t> at;
@@ -29,7 +33,7 @@ Result<std::vector<Lock>> locks_by_platform(std::vector<Lock> locks, const std::
                                                    str::join(have, ", ") + "); give one lock per platform built");
     }
     used[*at] = true;
-    out.push_back(locks[*at]);
+    out.push_back(*at);
   }
   for (std::size_t i = 0; i < locks.size(); ++i) {
     if (!used[i]) {
@@ -67,13 +71,26 @@ Result<OverlayPlan> plan_overlay(OverlaySpec spec) {
     }
   }
   if (plan.platforms.empty()) plan.platforms = {oci::host_platform()};
+  std::vector<std::size_t> lock_at;  // plan.locks[i] is read[lock_at[i]], from spec.locks[lock_at[i]]
   if (!read.empty()) {
-    STRATA_TRY(plan.locks, locks_by_platform(std::move(read), spec.locks, plan.platforms));
+    STRATA_TRY(lock_at, locks_by_platform(read, spec.locks, plan.platforms));
+    for (std::size_t at : lock_at) plan.locks.push_back(read[at]);
   }
   if (spec.compression == oci::Compression::kUnknown) {
     return fail(ErrorCode::kInvalidArgument, "--compression: choose gzip, zstd or none");
   }
   STRATA_TRY(plan.key, overlay_key(spec, plan.locks, plan.platforms));
+  if (!spec.scratch() && std::ranges::any_of(plan.locks, [](const Lock& l) { return !l.base_digest.empty(); })) {
+    STRATA_TRY(auto bases, base_manifest_digests(spec, plan.platforms));
+    for (std::size_t i = 0; i < plan.locks.size(); ++i) {
+      const Lock& l = plan.locks[i];
+      const std::string& given = bases[plan.platforms[i].str()];
+      if (l.base_digest.empty() || l.base_digest == given) continue;
+      plan.base_mismatches.push_back("--lock " + spec.locks[lock_at[i]].string() +
+                                     " was resolved on base " + l.base_digest + ", but --base " + spec.base +
+                                     " is " + given + " for " + plan.platforms[i].str());
+    }
+  }
   if (plan.locks.size() > 1) {
     STRATA_TRY(auto k, locks_request_key(spec, plan.locks, plan.platforms));
     plan.index_key = std::move(k);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "layer/apt/lock_file.hpp"
@@ -24,6 +25,10 @@ struct OverlayPlan {
   // `key` (of the locks' contents), never by this one: a newer resolution of
   // the request may hold that tag.
   std::optional<OverlayKey> index_key;
+  // Each lock resolved on another base than --base gives for its platform:
+  // one line naming the lock and both digests. A build goes on (its
+  // .debs are the lock's); `build --strict` refuses it.
+  std::vector<std::string> base_mismatches;
 
   // The lock of `p`; nullptr when resolving.
   const Lock* lock_for(const oci::Platform& p) const;

@@ -85,20 +85,27 @@ Result<std::uint64_t> blob_bytes(const stdfs::path& dir) {
 
 }  // namespace
 
-bool bundle_is_tar(const stdfs::path& out) { return out.extension() == ".tar"; }
+bool bundle_is_tar(const stdfs::path& out) { return bundle_out_path(out).extension() == ".tar"; }
+
+stdfs::path bundle_out_path(const stdfs::path& out) {
+  std::string s = out.string();
+  while (s.size() > 1 && s.back() == '/') s.pop_back();
+  return s;
+}
 
 Result<BundleCreateReport> create_bundle(const BundleCreateRequest& r, oci::http::Transport& http, Clock& clock) {
   if (r.mirror.empty() && r.locks.empty() && r.toolchains.empty()) {
     return fail(ErrorCode::kInvalidArgument,
                 "a bundle needs something to carry: give --mirror FILE, --lock FILE, --toolchains FILE, or several");
   }
+  const stdfs::path out = bundle_out_path(r.out);
   std::error_code ec;
-  if (stdfs::exists(r.out, ec) || stdfs::is_symlink(r.out, ec)) {
+  if (stdfs::exists(out, ec) || stdfs::is_symlink(out, ec)) {
     return fail(ErrorCode::kAlreadyExists,
-                "--out " + r.out.string() + " exists; remove it or name a new path (a bundle is written whole)");
+                "--out " + out.string() + " exists; remove it or name a new path (a bundle is written whole)");
   }
   BundleCreateReport report;
-  report.tar = bundle_is_tar(r.out);
+  report.tar = bundle_is_tar(out);
 
   // Everything is read and checked before anything is written.
   oci::MirrorConfig mirror;
@@ -145,17 +152,26 @@ Result<BundleCreateReport> create_bundle(const BundleCreateRequest& r, oci::http
   STRATA_TRY(auto toolchains, ensure_bundle_toolchains(http, r.toolchains, r.home, r.offline));
   report.toolchain_downloaded = toolchains.downloaded;
 
-  stdfs::path staging = r.out;
+  stdfs::path staging = out;
   staging += ".partial";
   // One writer per output: a second `bundle create --out` of the same path
   // is refused instead of deleting the first one's staging under it.
-  const stdfs::path abs_out = stdfs::absolute(r.out, ec).lexically_normal();
+  const stdfs::path abs_out = stdfs::absolute(out, ec).lexically_normal();
   STRATA_TRY_VOID(fs::make_dirs(r.home / "locks"));
   STRATA_TRY(auto held, fs::FileLock::try_acquire(r.home / "locks" / ("bundle-" + sha256_hex(abs_out.string()) + ".lock")));
   if (!held) {
-    return fail(ErrorCode::kAlreadyExists, "--out " + r.out.string() + ": another strata bundle create is writing it");
+    return fail(ErrorCode::kAlreadyExists, "--out " + out.string() + ": another strata bundle create is writing it");
   }
   STRATA_TRY_VOID(clear_staging(staging));
+  // From here a failure removes the staging directory: nothing half-written
+  // stays beside --out (the next run would start afresh anyway).
+  struct StagingGuard {
+    const stdfs::path& dir;
+    bool armed = true;
+    ~StagingGuard() {
+      if (armed) (void)fs::remove_tree(dir);
+    }
+  } guard{staging};
   STRATA_TRY_VOID(fs::make_dirs(staging / ".strata"));
   STRATA_TRY_VOID(fs::write_file_atomic(staging / kStagingMarker, "strata bundle create\n"));
   {
@@ -209,17 +225,20 @@ Result<BundleCreateReport> create_bundle(const BundleCreateRequest& r, oci::http
   // The layout's own bookkeeping (locks, the empty ingest) is not part of it.
   STRATA_TRY_VOID(fs::remove_tree(staging / ".strata"));
   STRATA_TRY(report.blob_bytes, blob_bytes(staging));
-  if (stdfs::exists(r.out, ec) || stdfs::is_symlink(r.out, ec)) {  // appeared meanwhile: never replaced
-    return fail(ErrorCode::kAlreadyExists, "--out " + r.out.string() + " appeared while the bundle was written; "
-                                               "the bundle stays in " + staging.string());
+  if (stdfs::exists(out, ec) || stdfs::is_symlink(out, ec)) {  // appeared meanwhile: never replaced
+    return fail(ErrorCode::kAlreadyExists, "--out " + out.string() + " appeared while the bundle was written; it "
+                                               "is left as it was and nothing was written: remove it or name a new "
+                                               "path");
   }
   if (report.tar) {
-    STRATA_TRY(report.sha256, oci::write_layout_tar(staging, r.out));
+    STRATA_TRY(report.sha256, oci::write_layout_tar(staging, out));
     STRATA_TRY_VOID(fs::remove_tree(staging));
   } else {
-    STRATA_TRY_VOID(fs::rename_file(staging, r.out));
-    STRATA_TRY_VOID(fs::sync_dir(r.out.parent_path().empty() ? stdfs::path(".") : r.out.parent_path()));
+    STRATA_TRY_VOID(fs::rename_file(staging, out));
+    guard.armed = false;
+    STRATA_TRY_VOID(fs::sync_dir(out.parent_path().empty() ? stdfs::path(".") : out.parent_path()));
   }
+  guard.armed = false;
   return report;
 }
 

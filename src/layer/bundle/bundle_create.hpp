@@ -9,7 +9,8 @@
 // does: bundle_toolchains.hpp). The bundle is assembled in a staging
 // directory beside the output (OUT.partial, started afresh by every run)
 // and appears under its name only when complete: a directory by rename, a
-// tar atomically; an output that exists is refused.
+// tar atomically; an output that exists is refused. A run that fails removes
+// its staging directory.
 #pragma once
 
 #include <filesystem>
@@ -49,6 +50,9 @@ struct BundleCreateReport {
 
 // True when `out` names a tar (ends in .tar).
 bool bundle_is_tar(const std::filesystem::path& out);
+// --out as the bundle is written: `DIR/` (a directory, as a shell completes
+// it) is DIR.
+std::filesystem::path bundle_out_path(const std::filesystem::path& out);
 
 Result<BundleCreateReport> create_bundle(const BundleCreateRequest& request, oci::http::Transport& http, Clock& clock);
 

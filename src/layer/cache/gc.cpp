@@ -491,7 +491,14 @@ Result<GcReport> gc_registry(oci::Store& store, const GcOptions& o, const Clock&
     if (auto refs = store.referrers(ov.root.digest)) {
       for (const auto& r : refs->manifests) add("referrer", "", r.digest.str());
     }
+    // A registry without the referrers API keeps them in an index tagged
+    // sha256-<hex> (the tag schema): it goes with its subject, not left
+    // dangling for every later ls and gc to trip on.
+    const std::string referrers = oci::referrers_tag(ov.root.digest);
+    if (auto idx = store.resolve(referrers)) add("referrers tag", referrers, idx->digest.str());
   }
+  // Referrers tags whose subject is already gone (a gc before this one).
+  for (const auto& [tag, digest] : listing.dangling_referrers) add("referrers tag", tag, digest);
   // Use records whose overlay tag is gone (a gc killed part-way).
   STRATA_TRY(auto tags, store.list_tags());
   std::set<std::string> tag_set(tags.begin(), tags.end());

@@ -78,6 +78,13 @@ bool is_overlay_tag(std::string_view tag) {
                              [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
 }
 
+bool is_referrers_tag(std::string_view tag) {
+  constexpr std::string_view prefix = "sha256-";
+  if (!tag.starts_with(prefix) || tag.size() != prefix.size() + 64) return false;
+  return std::ranges::all_of(tag.substr(prefix.size()),
+                             [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
 std::string ignored_uses_summary(const std::vector<IgnoredUse>& ignored) {
   if (ignored.empty()) return "";
   const auto& first = ignored.front();
@@ -100,8 +107,21 @@ Result<CacheListing> list_overlays(oci::Store& store, const Clock& clock, std::v
   std::map<std::string, std::vector<std::string>> keys_of;
   std::set<std::string> other_roots;  // tagged by something other than a key or a use record
   std::map<std::string, std::string> tag_of;  // a tag naming each root, for messages
+  std::set<std::string> referrers_indexes;  // roots tagged by the referrers tag schema
   for (const auto& tag : tags) {
+    const bool referrers_tag = is_referrers_tag(tag);
     auto desc = store.resolve(tag);
+    if (!desc && referrers_tag && desc.error().is(ErrorCode::kNotFound)) continue;  // gone: nothing to say
+    if (desc && referrers_tag) {
+      // Bookkeeping of a registry without the referrers API: left over once
+      // its subject is gone (a gc, a delete by another tool).
+      auto subject = store.resolve("sha256:" + tag.substr(7));
+      if (!subject && subject.error().is(ErrorCode::kNotFound)) {
+        out.dangling_referrers.emplace(tag, desc->digest.str());
+        continue;
+      }
+      referrers_indexes.insert(desc->digest.str());
+    }
     if (!desc) {
       problems.push_back(store.describe() + ":" + tag + ": " + desc.error().message());
       // Gone since the tag list (another gc): it names nothing any more.
@@ -119,6 +139,8 @@ Result<CacheListing> list_overlays(oci::Store& store, const Clock& clock, std::v
   std::map<std::string, std::vector<std::pair<oci::Descriptor, ManifestFacts>>> walked;
   for (const auto& [digest, desc] : roots) {
     auto w = walk(store, desc, keys_of.contains(digest));
+    // A referrers index naming referrers since deleted: stale, not unreadable.
+    if (!w && referrers_indexes.contains(digest) && w.error().is(ErrorCode::kNotFound)) continue;
     if (!w) {
       problems.push_back(store.describe() + "@" + digest + ": " + w.error().message());
       out.unreadable.push_back(store.describe() + ":" + tag_of[digest] + "@" + digest + ": " + w.error().message());
@@ -153,7 +175,14 @@ Result<CacheListing> list_overlays(oci::Store& store, const Clock& clock, std::v
         for (auto p : str::split(packages, ','))
           if (!p.empty()) e.packages.emplace_back(p);
       }
-      if (w->second.size() == 1) e.lock_digest = annotation(facts.annotations, kAnnotationLockDigest);
+      if (w->second.size() == 1) {
+        e.lock_digest = annotation(facts.annotations, kAnnotationLockDigest);
+        // A resolving build answers for its request key (what `strata key`
+        // and prewarm print, and provision looks up) and for its content key
+        // (the manifest's own annotation): the request key first.
+        const std::string content = annotation(facts.annotations, kAnnotationKey);
+        std::stable_partition(e.keys.begin(), e.keys.end(), [&](const std::string& k) { return k != content; });
+      }
     }
     for (const auto& [blob, size] : blobs) {
       e.size += size;

@@ -20,7 +20,10 @@ namespace strata::layer {
 
 struct CachedOverlayEntry {
   oci::Descriptor root;               // the overlay's manifest, or its index (several platforms)
-  std::vector<std::string> keys;      // hex of every overlay-<key> tag naming it, sorted
+  // Hex of every overlay-<key> tag naming it, sorted, but the content key
+  // (the image's dev.strata.overlay.key) last: a resolving build's request
+  // key, which `strata key` and prewarm print, comes first.
+  std::vector<std::string> keys;
   std::vector<std::string> platforms; // "linux/amd64", …
   std::vector<std::string> base_digests;  // the base manifest per platform, in platform order
   std::string base_name;              // as the last recorded use named it; "" if none
@@ -51,7 +54,16 @@ struct CacheListing {
   std::vector<std::string> unreadable;
   // Use records with impossible times: their overlays count as unrecorded.
   std::vector<IgnoredUse> ignored_uses;
+  // Referrers tags (the OCI referrers tag schema, "sha256-<hex>": a registry
+  // without the referrers API keeps an image's referrers in an index so
+  // tagged) whose subject is gone, as tag → the index's digest: left over,
+  // not an image; gc deletes them. Skipped quietly, as is a referrers index
+  // whose referrers are gone.
+  std::map<std::string, std::string> dangling_referrers;
 };
+
+// Whether `tag` is a referrers tag of the tag schema ("sha256-" + 64 hex).
+bool is_referrers_tag(std::string_view tag);
 
 // Lists the overlays of `store`. A tag whose manifest cannot be read is
 // skipped with a line in `problems` (the listing is still useful) and in

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "layer/build/build_fixture.hpp"
 #include "layer/build/overlay_use.hpp"
 #include "layer/cache/overlay_listing.hpp"
@@ -123,7 +125,64 @@ TEST_F(CacheGc, RegistryDeletesByDigestAfterADryRunListsExactlyThat) {
   for (const auto& t : *tags) {
     EXPECT_EQ(t.find(built[1].key.hex), std::string::npos) << t;
     EXPECT_EQ(t.find(built[2].key.hex), std::string::npos) << t;
+    // The referrers tag schema's index of each evicted overlay (its use
+    // records) goes with it; the kept one's stays.
+    EXPECT_NE(t, oci::referrers_tag(built[1].root.digest)) << "left dangling";
+    EXPECT_NE(t, oci::referrers_tag(built[2].root.digest)) << "left dangling";
+    EXPECT_TRUE(dest->store->resolve(t)) << t << " names nothing";
   }
+  EXPECT_NE(std::find(tags->begin(), tags->end(), oci::referrers_tag(built[0].root.digest)), tags->end());
+  std::size_t referrer_tags = 0;
+  for (const auto& m : real->removed) referrer_tags += m.what == "referrers tag";
+  EXPECT_EQ(referrer_tags, 2u);
+  // What a later ls or gc reads: no problem to report.
+  std::vector<std::string> problems;
+  auto after = list_overlays(*dest->store, clock, problems);
+  ASSERT_TRUE(after);
+  EXPECT_TRUE(problems.empty()) << problems.front();
+  EXPECT_TRUE(after->unreadable.empty());
+}
+
+// A referrers tag left dangling (by a gc before this fix, or another tool
+// deleting the subject and its referrers): skipped quietly by ls, deleted by
+// the next gc.
+TEST_F(CacheGc, ADanglingReferrersTagIsSkippedQuietlyAndCollected) {
+  auto reg = testing::RegistryServer::start(testing::RegistryServer::Mode::kPlain);
+  ASSERT_TRUE(reg) << reg.error().message();
+  oci::OpenOptions open;
+  open.home = t_ / "home";
+  open.insecure_registries = {(*reg)->host_port()};
+  auto dest = oci::open_store(*oci::parse_image_ref("docker://" + (*reg)->host_port() + "/team/overlays"),
+                              oci::Access::kWrite, open);
+  ASSERT_TRUE(dest) << dest.error().message();
+  ManualClock clock(system_clock().now());
+  Recorder seen;
+  auto built = run({.plan = plan(spec({"greet"})), .dest = dest->store.get()}, t_ / "home", seen, clock);
+  const std::string rtag = oci::referrers_tag(built.root.digest);
+  auto index = dest->store->resolve(rtag);
+  ASSERT_TRUE(index) << "the use record is a referrer: " << index.error().message();
+  // The subject and its referrers deleted by digest, as the old gc left them.
+  auto refs = dest->store->referrers(built.root.digest);
+  ASSERT_TRUE(refs);
+  for (const auto& r : refs->manifests) ASSERT_TRUE(dest->store->delete_manifest(r.digest));
+  ASSERT_TRUE(dest->store->delete_manifest(built.root.digest));
+  ASSERT_TRUE(dest->store->resolve(rtag)) << "the tag dangles";
+
+  std::vector<std::string> problems;
+  auto listing = list_overlays(*dest->store, clock, problems);
+  ASSERT_TRUE(listing) << listing.error().message();
+  EXPECT_TRUE(problems.empty()) << problems.front();
+  EXPECT_TRUE(listing->unreadable.empty());
+  EXPECT_EQ(listing->dangling_referrers.count(rtag), 1u);
+
+  GcOptions o{.policy = {.max_size = std::nullopt, .max_unused = std::nullopt, .min_age = 0}, .dry_run = false,
+              .home = std::nullopt};
+  auto gc = collect_garbage(*dest->store, o, clock);
+  ASSERT_TRUE(gc) << gc.error().message();
+  EXPECT_TRUE(gc->kept_all.empty()) << gc->kept_all;
+  auto gone = dest->store->resolve(rtag);
+  ASSERT_FALSE(gone);
+  EXPECT_EQ(gone.error().code(), ErrorCode::kNotFound);
 }
 
 // An overlay copied into a repository has no use record there: its age is
