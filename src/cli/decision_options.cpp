@@ -4,6 +4,7 @@
 
 #include "contract/model/contract_reader.hpp"
 #include "contract/route/tools.hpp"
+#include "oci/docker_archive.hpp"
 #include "util/clock.hpp"
 
 namespace strata::cli {
@@ -134,10 +135,15 @@ PrintedReference printed_reference(const std::string& given, const std::string& 
   auto ref = oci::parse_image_ref(given);
   if (!ref) return {given + "@" + digest, given + "@" + digest};
   switch (ref->transport) {
-    case oci::Transport::kDocker:
+    case oci::Transport::kDocker: {
+      std::string r = "docker://" + ref->docker.name() + "@" + digest;
+      return {r, r};
+    }
     case oci::Transport::kLocal: {
-      std::string r = std::string(ref->transport == oci::Transport::kLocal ? "local:" : "docker://") +
-                      ref->docker.name() + "@" + digest;
+      // The name as `strata images` and `copy` show it ("local:strata/provisioned@…",
+      // not "local:docker.io/strata/provisioned@…"): familiar, without the tag.
+      std::string name = oci::familiar_name(ref->docker);
+      std::string r = "local:" + name.substr(0, name.rfind(':')) + "@" + digest;
       return {r, r};
     }
     case oci::Transport::kOciLayout:

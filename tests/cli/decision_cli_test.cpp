@@ -729,3 +729,21 @@ TEST_F(DecisionCli, ADjangoAppAboveTheArchivesPythonProvisionsAnImageThatPassesI
 
 }  // namespace
 }  // namespace strata::testing
+
+namespace strata::testing {
+namespace {
+
+// The local store's image is printed by the name strata shows it
+// (`local:strata/provisioned@sha256:…`), which strata reads back.
+TEST_F(DecisionCli, ProvisionIntoTheLocalStorePrintsTheFamiliarName) {
+  auto args = provision("c-make-hello", "local:strata/provisioned");
+  auto r = strata(args);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string ref = last_line(r.out);
+  EXPECT_TRUE(ref.starts_with("local:strata/provisioned@sha256:")) << ref;
+  auto back = strata({"inspect", "--raw", ref});
+  EXPECT_EQ(back.code, 0) << back.err;
+}
+
+}  // namespace
+}  // namespace strata::testing
