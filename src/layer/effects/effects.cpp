@@ -45,7 +45,7 @@ EffectFile effect_symlink(std::string path, std::string target, std::int64_t epo
   return f;
 }
 
-std::vector<std::string> unreproduced_script_effects(const FragmentInfo& p) {
+std::vector<std::string> unreproduced_script_effects(const FragmentInfo& p, const std::set<std::string>& reproduced) {
   struct Known {
     const char* token;
     const char* what;
@@ -73,6 +73,7 @@ std::vector<std::string> unreproduced_script_effects(const FragmentInfo& p) {
     auto it = p.control_files.find(script);
     if (it == p.control_files.end()) continue;
     for (const auto& k : kKnown) {
+      if (reproduced.contains(k.token)) continue;
       if (it->second.find(k.token) != std::string::npos) {
         out.push_back(p.package + ": " + script + " " + k.what + "; not reproduced");
       }
@@ -83,6 +84,7 @@ std::vector<std::string> unreproduced_script_effects(const FragmentInfo& p) {
       auto words = str::split_ws(line);
       if (words.size() < 2 || words[0].starts_with('#')) continue;
       if (words[1] == "ldconfig" || words[1] == "libc-upgrade") continue;  // ld.so.cache is regenerated
+      if (reproduced.contains(std::string(words[1]))) continue;
       out.push_back(p.package + ": trigger " + std::string(words[0]) + " " + std::string(words[1]) +
                     " not run");
     }

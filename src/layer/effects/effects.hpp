@@ -59,7 +59,10 @@ std::optional<EffectFile> dpkg_arch_effect(const oci::ImageFilesystem& base,
                                            const std::string& native_arch, std::int64_t epoch);
 
 // Scripts' side effects strata does not reproduce, per package (adduser,
-// debconf, dpkg-divert, unknown triggers, …).
-std::vector<std::string> unreproduced_script_effects(const FragmentInfo& package);
+// debconf, dpkg-divert, unknown triggers, …). `reproduced`: the tokens
+// (a command such as "update-ca-certificates", or a trigger name) the
+// effects did reproduce for this package, left out.
+std::vector<std::string> unreproduced_script_effects(const FragmentInfo& package,
+                                                     const std::set<std::string>& reproduced = {});
 
 }  // namespace strata::layer
