@@ -369,6 +369,7 @@ Result<void> write_fragment(const std::vector<Item*>& order, std::string_view co
       }
       if (e.path == "etc/ld.so.conf" || e.path.starts_with("etc/ld.so.conf.d/")) info.captured[e.path] = body;
       if (is_certificate_path(e.path) && body.size() <= kMaxCapturedCertificateBytes) info.captured[e.path] = body;
+      if (e.path == "etc/adduser.conf" && body.size() <= kMaxCapturedCertificateBytes) info.captured[e.path] = body;
     } else {
       STRATA_TRY_VOID(writer.add(e));
     }

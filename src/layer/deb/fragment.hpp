@@ -34,7 +34,7 @@
 namespace strata::layer {
 
 // Bump when conversion output changes for the same inputs.
-inline constexpr int kFragmentRecipe = 5;  // 5: certificate files captured
+inline constexpr int kFragmentRecipe = 5;  // 5: certificate files and adduser.conf captured
 
 struct FragmentEntry {
   std::string path;  // placed path in the image
@@ -60,7 +60,7 @@ struct FragmentInfo {
   std::vector<FragmentEntry> entries;  // output entries, output order (directories too)
   std::vector<oci::TarEntry> directories;  // the directory entries, not in the tar: the layer's directories piece
   std::vector<FragmentLibrary> libraries;
-  std::map<std::string, std::string> captured;  // ld.so.conf(.d) and certificate files by placed path
+  std::map<std::string, std::string> captured;  // ld.so.conf(.d), certificate files, adduser.conf by placed path
   std::vector<std::string> notes;               // filtered paths and other remarks
   std::uint64_t tar_size = 0;
   std::uint32_t tar_crc32 = 0;  // checks data.tar when taken from the cache (layer/crc32.hpp)
