@@ -34,7 +34,7 @@
 namespace strata::layer {
 
 // Bump when conversion output changes for the same inputs.
-inline constexpr int kFragmentRecipe = 5;  // 5: certificate files and adduser.conf captured
+inline constexpr int kFragmentRecipe = 6;  // 6: certificate files, adduser.conf, init scripts and units captured
 
 struct FragmentEntry {
   std::string path;  // placed path in the image
@@ -103,6 +103,9 @@ Result<FragmentInfo> convert_deb(const std::filesystem::path& deb, const Rewrite
 // update-ca-certificates reads them (layer/effects/ca_certificates.hpp), so a
 // fragment keeps those up to kMaxCapturedCertificateBytes in `captured`.
 bool is_certificate_path(std::string_view placed);
+// Init scripts and systemd units (etc/init.d/*, [usr/]lib/systemd/system/*):
+// kept for update-rc.d and deb-systemd-helper (layer/effects/services.hpp).
+bool is_service_definition_path(std::string_view placed);
 inline constexpr std::size_t kMaxCapturedCertificateBytes = std::size_t{1} << 20;
 
 std::string_view compression_extension(oci::Compression c);

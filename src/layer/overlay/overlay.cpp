@@ -12,6 +12,7 @@
 #include "layer/effects/alternatives.hpp"
 #include "layer/effects/ca_certificates.hpp"
 #include "layer/effects/diversions.hpp"
+#include "layer/effects/services.hpp"
 #include "layer/debian/deb822.hpp"
 #include "layer/effects/dpkg_database.hpp"
 #include "layer/effects/effects.hpp"
@@ -308,6 +309,8 @@ Result<OverlayResult> build_overlay(const BaseImage& base, oci::Store& base_stor
   Effects tz = tzdata_effects(view, o.epoch);
   std::vector<std::string> divert_handled;
   STRATA_TRY(Effects divert, diversion_effects(view, o.epoch, divert_handled));
+  std::vector<std::string> service_handled;
+  STRATA_TRY(Effects services, service_effects(view, o.epoch, service_handled));
   for (std::size_t i : order) {
     const FragmentInfo& p = frags[i]->info;
     std::set<std::string> reproduced;
@@ -319,6 +322,10 @@ Result<OverlayResult> build_overlay(const BaseImage& base, oci::Store& base_stor
     }
     if (std::find(divert_handled.begin(), divert_handled.end(), p.package) != divert_handled.end()) {
       reproduced.insert("dpkg-divert");
+    }
+    if (std::find(service_handled.begin(), service_handled.end(), p.package) != service_handled.end()) {
+      reproduced.insert("deb-systemd-helper");
+      reproduced.insert("update-rc.d");
     }
     for (auto& u : unreproduced_script_effects(p, reproduced)) result.unreproduced.push_back(std::move(u));
   }
@@ -337,8 +344,9 @@ Result<OverlayResult> build_overlay(const BaseImage& base, oci::Store& base_stor
   if (!accounts.files.empty()) result.reproduced.push_back("system accounts");
   if (!tz.files.empty()) result.reproduced.push_back("time zone");
   if (!divert.files.empty()) result.reproduced.push_back("diversions");
+  if (!services.files.empty()) result.reproduced.push_back("service links");
   if (!extra.files.empty() && !o.extra_effects_name.empty()) result.reproduced.push_back(o.extra_effects_name);
-  for (Effects* fx : {&alts, &ld, &ca, &accounts, &tz, &divert, &extra}) {
+  for (Effects* fx : {&alts, &ld, &ca, &accounts, &tz, &divert, &services, &extra}) {
     files.insert(files.end(), fx->files.begin(), fx->files.end());
     result.unreproduced.insert(result.unreproduced.end(), fx->unreproduced.begin(), fx->unreproduced.end());
     result.notes.insert(result.notes.end(), fx->notes.begin(), fx->notes.end());
