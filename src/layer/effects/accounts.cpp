@@ -331,7 +331,7 @@ Result<Effects> accounts_effects(const OverlayView& view, std::int64_t epoch, st
     for (const auto& u : parsed.unreadable) fx.unreproduced.push_back(p->package + ": postinst runs `" + u + "`; not reproduced");
     for (auto& c : parsed.accounts) calls.push_back(std::move(c));
     for (auto& o : parsed.ownership) ownership.emplace_back(p, std::move(o));
-    if (parsed.unreadable.empty()) handled.push_back(p->package);
+    handled.push_back(p->package);  // what it could not read is listed call by call above
   }
   if (calls.empty() && ownership.empty()) return fx;
   const auto& base = view.base();

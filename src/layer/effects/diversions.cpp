@@ -151,7 +151,7 @@ Result<Effects> diversion_effects(const OverlayView& view, std::int64_t epoch, s
       for (const auto& u : unreadable) {
         fx.unreproduced.push_back(p->package + ": " + script + " runs `" + u + "`; not reproduced");
       }
-      if (unreadable.empty()) handled.push_back(p->package);
+      handled.push_back(p->package);  // what it could not read is listed call by call above
     }
   }
   if (calls.empty()) return fx;

@@ -219,7 +219,8 @@ Result<Effects> service_effects(const OverlayView& view, std::int64_t epoch, std
         files.push_back(effect_file("var/lib/systemd/deb-systemd-helper-enabled/" + unit + ".dsh-also", also, 0644, epoch));
       }
     }
-    if (all) handled.push_back(p->package);
+    (void)all;
+    handled.push_back(p->package);  // what it could not do is listed call by call above
   }
   fx.files = std::move(files);
   return fx;

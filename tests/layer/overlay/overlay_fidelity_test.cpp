@@ -21,6 +21,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <iostream>
+
 #include "layer/overlay/overlay_fixture.hpp"
 #include "support/json_run.hpp"
 #include "support/run.hpp"
@@ -94,6 +96,7 @@ TEST(OverlayFidelity, AWiderRequestOnADebianMinbaseAndTlsInTheImage) {
                home);
   EXPECT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find(" paths compared, 0 differ\n"), std::string::npos) << r.out;
+  std::cout << r.out;  // the counts, in the test's log
   // What the comparison covers: each effect that used to differ.
   auto a = t / "work/strata-bundle/rootfs";
   EXPECT_TRUE(std::filesystem::is_symlink(a / "etc/ssl/certs/ISRG_Root_X1.pem"));
@@ -106,6 +109,7 @@ TEST(OverlayFidelity, AWiderRequestOnADebianMinbaseAndTlsInTheImage) {
   auto tls = run({(support / "tls_in_image.sh").string(), a.string(),
                   ca_dir + "/usr/local/share/ca-certificates/strata-test-ca.crt", ca_dir + "/ca.key"});
   EXPECT_EQ(tls.code, 0) << tls.out << tls.err;
+  std::cout << tls.out;
 }
 
 }  // namespace
