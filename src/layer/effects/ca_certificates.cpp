@@ -443,6 +443,10 @@ Result<Effects> ca_certificates_effects(const OverlayView& view, std::int64_t ep
       if ((*node)->type == oci::TarEntryType::kDirectory) {
         walk(p, depth + 1);
       } else if ((*node)->type == oci::TarEntryType::kRegular) {
+        if ((*node)->size > kMaxCertificateBytes) {  // bounded before it is read
+          note_file(p, std::nullopt);
+          continue;
+        }
         auto text = base.read_small_file(p);
         note_file(p, text && text->size() <= kMaxCertificateBytes ? std::optional<std::string>(*text) : std::nullopt);
       }
