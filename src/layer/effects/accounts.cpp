@@ -342,6 +342,15 @@ Result<Effects> accounts_effects(const OverlayView& view, std::int64_t epoch, st
     return *t;
   };
   AccountFiles before{read("etc/passwd"), read("etc/group"), read("etc/shadow"), read("etc/gshadow")};
+  if (!before.passwd || !before.group) {
+    // A scratch root: base-passwd makes the files in the same layer
+    // (layer/scratch), after which the accounts would be added.
+    for (const auto& c : calls) {
+      fx.unreproduced.push_back((c.kind == AccountCall::Kind::kGroup ? "addgroup --system " : "adduser --system ") +
+                                c.name + ": the base has no /etc/passwd or /etc/group; not reproduced");
+    }
+    return fx;
+  }
   std::string conf_text = read("etc/adduser.conf").value_or("");
   for (const FragmentInfo* p : view.packages()) {
     if (auto c = p->captured.find("etc/adduser.conf"); c != p->captured.end()) conf_text = c->second;
