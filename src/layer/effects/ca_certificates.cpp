@@ -253,6 +253,58 @@ std::string new_ca_certificates_conf(std::vector<std::string> offered) {
   return out;
 }
 
+std::optional<std::string> merged_ca_certificates_conf(std::string_view old_conf, std::vector<std::string> offered,
+                                                       const std::function<bool(const std::string&)>& exists) {
+  std::vector<std::string> lines;
+  for (auto l : str::split(old_conf, '\n')) lines.push_back(read_line(l));
+  if (!lines.empty() && lines.back().empty() && old_conf.ends_with('\n')) lines.pop_back();
+  std::set<std::string> disabled, trusted;
+  for (const auto& l : lines) {
+    if (l.starts_with('!')) disabled.insert(l.substr(1));
+    else if (!l.starts_with('#') && !l.empty()) trusted.insert(l);
+  }
+  std::vector<std::string> available;
+  for (const auto& o : offered) {
+    for (auto w : str::split_ws(o)) available.emplace_back(w);
+  }
+  std::sort(available.begin(), available.end());
+  available.erase(std::unique(available.begin(), available.end()), available.end());
+  std::set<std::string> enabled_set;
+  std::vector<std::string> enabled;
+  for (const auto& crt : available) {
+    if (disabled.contains(crt)) continue;
+    enabled.push_back(crt);  // already trusted, or new and trust_new_crts is "yes"
+    enabled_set.insert(crt);
+  }
+  std::set<std::string> available_set(available.begin(), available.end());
+  std::vector<std::string> out;
+  for (const auto& l : lines) {
+    if (l.starts_with('#')) {
+      out.push_back(l);
+      continue;
+    }
+    std::string ca = l.starts_with('!') ? l.substr(1) : l;
+    if (enabled_set.contains(ca)) out.push_back(ca);
+    else if (available_set.contains(ca) || l.starts_with('!')) out.push_back("!" + ca);
+    else if (exists(ca)) out.push_back(ca);
+    else out.push_back("!" + ca);
+  }
+  auto starts_a_line = [&](const std::string& prefix) {
+    return std::any_of(out.begin(), out.end(), [&](const std::string& l) { return l.starts_with(prefix); });
+  };
+  for (const auto& ca : enabled) {
+    if (!starts_a_line(ca)) out.push_back(ca);
+  }
+  for (const auto& ca : available) {
+    if (enabled_set.contains(ca) || starts_a_line("!" + ca)) continue;
+    out.push_back("!" + ca);
+  }
+  std::string text;
+  for (const auto& l : out) text += l + "\n";
+  if (text == old_conf) return std::nullopt;
+  return text;
+}
+
 std::optional<RehashKey> rehash_key(std::string_view pem, std::string& why) {
   if (pem.size() > kMaxCertificateBytes) {
     why = "larger than " + str::human_bytes(kMaxCertificateBytes);
@@ -488,10 +540,19 @@ Result<Effects> ca_certificates_effects(const OverlayView& view, std::int64_t ep
       return fx;
     }
     in.conf = *text;
-    if (ca) {
-      fx.unreproduced.push_back(
-          "ca-certificates: postinst merges debconf's selection into the base's /etc/ca-certificates.conf; not "
-          "reproduced (the base's is used as it is)");
+    if (ca) {  // an upgrade (or a conf left behind): the postinst merges
+      if (auto cfg = ca->control_files.find("config"); cfg != ca->control_files.end()) {
+        for (auto& n : config_certs_list(cfg->second)) offered.push_back(std::move(n));
+      }
+      auto merged = merged_ca_certificates_conf(in.conf, offered, [&](const std::string& name) {
+        return in.files.contains(std::string(kCertsDir) + "/" + name) ||
+               in.files.contains(std::string(kLocalCertsDir) + "/" + name);
+      });
+      if (merged) {
+        fx.files.push_back(effect_file("etc/ca-certificates.conf.dpkg-old", in.conf, 0644, epoch));
+        in.conf = std::move(*merged);
+        fx.files.push_back(effect_file("etc/ca-certificates.conf", in.conf, 0644, epoch));
+      }
     }
   } else if (ca) {
     auto cfg = ca->control_files.find("config");

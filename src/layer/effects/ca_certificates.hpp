@@ -35,6 +35,7 @@
 // than kMaxCertificateBytes is not read and is reported.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -58,6 +59,19 @@ std::vector<std::string> config_certs_list(std::string_view config_script);
 // every offered certificate enabled. `offered`: names relative to
 // /usr/share/ca-certificates, in any order, repeats allowed.
 std::string new_ca_certificates_conf(std::vector<std::string> offered);
+
+// /etc/ca-certificates.conf as the postinst rewrites an existing one with
+// debconf's non-interactive answers (trust_new_crts "yes"): the config
+// script offers `offered` (as above), enables each but those the conf
+// deselects (`!name`); each line of the old conf is kept (comments), made
+// `name` when enabled, `!name` when offered or already `!`, `name` when the
+// file exists (`exists`, relative to either certificate directory), else
+// `!name`; then each enabled name no line starts with is appended, then
+// `!name` for each offered one neither enabled nor deselected. Lines are read
+// as `read` does (blanks around them dropped). nullopt when nothing changes
+// (the postinst then keeps the file and writes no .dpkg-old).
+std::optional<std::string> merged_ca_certificates_conf(std::string_view old_conf, std::vector<std::string> offered,
+                                                       const std::function<bool(const std::string&)>& exists);
 
 // One entry of /etc/ssl/certs before the run.
 struct CertsDirEntry {

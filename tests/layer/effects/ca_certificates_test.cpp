@@ -186,6 +186,28 @@ TEST(CaCertificates, FirstInstallConfListsEveryOfferedCertificateSorted) {
   EXPECT_TRUE(conf.starts_with("# This file lists certificates that you wish to use or to ignore to be\n"));
 }
 
+// An upgrade: the postinst's merge of the old conf with what the new
+// package offers, debconf trusting new certificates.
+TEST(CaCertificates, AnUpgradeMergesTheOldConfAsThePostinstDoes) {
+  std::string old_conf = std::string(ca_conf_header()) +
+                         "mozilla/Kept.crt\n!mozilla/Deselected.crt\nmozilla/Gone.crt\nlocal-extra.crt\n";
+  auto exists = [](const std::string& name) { return name == "local-extra.crt"; };
+  auto merged = merged_ca_certificates_conf(
+      old_conf, {"mozilla/Kept.crt", "mozilla/Deselected.crt", "mozilla/New.crt", "mozilla/Another_New.crt"}, exists);
+  ASSERT_TRUE(merged);
+  EXPECT_EQ(*merged, std::string(ca_conf_header()) +
+                         "mozilla/Kept.crt\n"
+                         "!mozilla/Deselected.crt\n"  // stays deselected
+                         "!mozilla/Gone.crt\n"        // no longer offered, no file: deselected
+                         "local-extra.crt\n"          // not offered, but the file is there
+                         "mozilla/Another_New.crt\n"  // new ones appended, enabled, in sorted order
+                         "mozilla/New.crt\n");
+  // Nothing new: the postinst keeps the file (no .dpkg-old).
+  EXPECT_FALSE(merged_ca_certificates_conf(*merged, {"mozilla/Kept.crt", "mozilla/Deselected.crt", "mozilla/New.crt",
+                                                     "mozilla/Another_New.crt"},
+                                           exists));
+}
+
 // The host's own conf, when ca-certificates was installed once and never
 // deselected anything: the same bytes from its package's files and config.
 TEST(CaCertificates, TheHostsConfFromTheHostsPackage) {
