@@ -447,7 +447,8 @@ CaUpdateResult update_ca_certificates(const CaUpdateInput& in) {
 }
 
 bool ca_certificates_capture(std::string_view path) {
-  return path == "etc/ca-certificates.conf" || is_certificate_path(path);
+  return path == "etc/ca-certificates.conf" || path == "var/lib/dpkg/info/ca-certificates.list" ||
+         is_certificate_path(path);
 }
 
 Result<Effects> ca_certificates_effects(const OverlayView& view, std::int64_t epoch,
@@ -506,6 +507,22 @@ Result<Effects> ca_certificates_effects(const OverlayView& view, std::int64_t ep
   };
   walk("usr/share/ca-certificates", 0);
   walk("usr/local/share/ca-certificates", 0);
+  // An upgrade: dpkg removes the old version's files the new one does not
+  // ship (the base's info/ca-certificates.list names them) before the
+  // postinst runs, so they are neither offered nor in the bundle.
+  if (ca && base.exists("var/lib/dpkg/info/ca-certificates.list")) {
+    if (auto list = base.read_small_file("var/lib/dpkg/info/ca-certificates.list")) {
+      std::set<std::string> shipped;
+      for (const auto& e : ca->entries) shipped.insert("/" + e.path);
+      for (auto line : str::split(*list, '\n')) {
+        std::string path(line);
+        std::string placed = "/" + view.rules().place(std::string(str::strip(path, '/')), ca->package);
+        if (!in.files.contains(placed) || shipped.contains(placed)) continue;
+        in.files.erase(placed);
+        std::erase(offered, placed.substr(27));
+      }
+    }
+  }
   for (const FragmentInfo* p : view.packages()) {
     for (const auto& e : p->entries) {
       if (e.type != oci::TarEntryType::kRegular || !is_certificate_path(e.path)) continue;
