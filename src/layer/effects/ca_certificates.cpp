@@ -578,16 +578,35 @@ Result<Effects> ca_certificates_effects(const OverlayView& view, std::int64_t ep
     }
     in.conf = new_ca_certificates_conf(offered);
     fx.files.push_back(effect_file("etc/ca-certificates.conf", in.conf, 0644, epoch));
-    // The postinst makes /usr/local/share/ca-certificates like /usr/local.
-    if (!view.exists("usr/local/share/ca-certificates") && view.exists("usr/local/share")) {
-      auto local = base.lookup("usr/local");
-      EffectFile d;
-      d.entry.path = "usr/local/share/ca-certificates";
-      d.entry.type = oci::TarEntryType::kDirectory;
-      d.entry.mode = local ? (*local)->mode & 07777 : 0755;
-      d.entry.gid = local ? (*local)->gid : 0;
-      d.entry.mtime = epoch;
+  }
+  if (ca) {
+    // Every configure: /usr/local/share/ca-certificates made like /usr/local
+    // (mode, group), or an existing one given /usr/local's mode and owner
+    // unless a statoverride names it.
+    auto local = base.lookup("usr/local");
+    std::uint32_t mode = local ? (*local)->mode & 07777 : 0755;
+    EffectFile d;
+    d.entry.path = "usr/local/share/ca-certificates";
+    d.entry.type = oci::TarEntryType::kDirectory;
+    d.entry.mode = mode;
+    d.entry.gid = local ? (*local)->gid : 0;
+    d.entry.mtime = epoch;
+    auto here = base.lookup(d.entry.path);
+    if (!here && !view.layer_entry(d.entry.path) && view.exists("usr/local/share")) {
       fx.files.push_back(std::move(d));
+    } else if (here && (*here)->type == oci::TarEntryType::kDirectory) {
+      bool overridden = false;
+      if (base.exists("var/lib/dpkg/statoverride")) {
+        if (auto so = base.read_small_file("var/lib/dpkg/statoverride")) {
+          for (auto line : str::split(*so, '\n')) {
+            auto w = str::split_ws(line);
+            if (w.size() == 4 && w[3] == "/usr/local/share/ca-certificates") overridden = true;
+          }
+        }
+      }
+      d.entry.uid = local ? (*local)->uid : 0;
+      bool differs = ((*here)->mode & 07777) != mode || (*here)->uid != d.entry.uid || (*here)->gid != d.entry.gid;
+      if (!overridden && differs) fx.files.push_back(std::move(d));
     }
   }
 

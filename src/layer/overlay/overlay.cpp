@@ -315,7 +315,7 @@ Result<OverlayResult> build_overlay(const BaseImage& base, oci::Store& base_stor
     const FragmentInfo& p = frags[i]->info;
     std::set<std::string> reproduced;
     if (std::find(ca_handled.begin(), ca_handled.end(), p.package) != ca_handled.end()) {
-      reproduced = {"update-ca-certificates", "update-ca-certificates-fresh"};
+      reproduced = {"update-ca-certificates", "update-ca-certificates-fresh", "chown", "dpkg-statoverride"};
     }
     if (std::find(accounts_handled.begin(), accounts_handled.end(), p.package) != accounts_handled.end()) {
       for (const char* t : {"adduser", "addgroup", "chown"}) reproduced.insert(t);
