@@ -10,6 +10,7 @@
 
 #include <fstream>
 
+#include "layer/deb/rewrite_rules.hpp"
 #include "layer/effects/ca_certificates.hpp"
 #include "support/run.hpp"
 #include "support/temp_dir.hpp"
@@ -206,6 +207,79 @@ TEST(CaCertificates, AnUpgradeMergesTheOldConfAsThePostinstDoes) {
   EXPECT_FALSE(merged_ca_certificates_conf(*merged, {"mozilla/Kept.crt", "mozilla/Deselected.crt", "mozilla/New.crt",
                                                      "mozilla/Another_New.crt"},
                                            exists));
+}
+
+// The effect on an image: an upgrade over a base whose ca-certificates
+// shipped Old.crt, dropped by the new version (dpkg removes it before the
+// postinst): the conf merged and its .dpkg-old kept, the bundle of what is
+// enabled, new links made, the base's links to the dropped one reported
+// (a layer does not delete them).
+TEST(CaCertificates, AnUpgradeOnAnImage) {
+  TempDir t;
+  std::string kept = make_cert(t, "Kept Root"), fresh = make_cert(t, "New Root"), old = make_cert(t, "Old Root");
+  std::string conf = std::string(ca_conf_header()) + "mozilla/Kept.crt\nmozilla/Old.crt\n";
+  auto node = [](oci::TarEntryType type, std::string text_or_target = "") {
+    oci::FsNode n;
+    n.type = type;
+    if (type == oci::TarEntryType::kSymlink) n.link_target = text_or_target;
+    if (type == oci::TarEntryType::kRegular) {
+      n.mode = 0644;
+      n.size = text_or_target.size();
+      n.content = text_or_target;
+    }
+    return n;
+  };
+  using T = oci::TarEntryType;
+  std::map<std::string, oci::FsNode> nodes{
+      {"etc", node(T::kDirectory)},
+      {"etc/ssl", node(T::kDirectory)},
+      {"etc/ssl/certs", node(T::kDirectory)},
+      {"etc/ssl/certs/Kept.pem", node(T::kSymlink, "/usr/share/ca-certificates/mozilla/Kept.crt")},
+      {"etc/ssl/certs/Old.pem", node(T::kSymlink, "/usr/share/ca-certificates/mozilla/Old.crt")},
+      {"etc/ca-certificates.conf", node(T::kRegular, conf)},
+      {"usr", node(T::kDirectory)},
+      {"usr/sbin", node(T::kDirectory)},
+      {"usr/sbin/update-ca-certificates", node(T::kRegular, "#!/bin/sh\n")},
+      {"usr/share", node(T::kDirectory)},
+      {"usr/share/ca-certificates", node(T::kDirectory)},
+      {"usr/share/ca-certificates/mozilla", node(T::kDirectory)},
+      {"usr/share/ca-certificates/mozilla/Kept.crt", node(T::kRegular, kept)},
+      {"usr/share/ca-certificates/mozilla/Old.crt", node(T::kRegular, old)},
+      {"var", node(T::kDirectory)},
+      {"var/lib", node(T::kDirectory)},
+      {"var/lib/dpkg", node(T::kDirectory)},
+      {"var/lib/dpkg/info", node(T::kDirectory)},
+      {"var/lib/dpkg/info/ca-certificates.list",
+       node(T::kRegular, "/usr/share/ca-certificates/mozilla\n/usr/share/ca-certificates/mozilla/Kept.crt\n"
+                         "/usr/share/ca-certificates/mozilla/Old.crt\n")},
+  };
+  auto base = oci::ImageFilesystem::from_nodes(std::move(nodes), 1);
+  auto rules = RewriteRules::from_base(base, 1);
+  ASSERT_TRUE(rules) << rules.error().message();
+  FragmentInfo p;
+  p.package = "ca-certificates";
+  for (const auto& [name, text] : {std::pair{std::string("Kept.crt"), kept}, std::pair{std::string("New.crt"), fresh}}) {
+    std::string path = "usr/share/ca-certificates/mozilla/" + name;
+    p.entries.push_back({path, oci::TarEntryType::kRegular, "", ""});
+    p.captured[path] = text;
+  }
+  OverlayView view(base, *rules, {&p});
+  std::vector<std::string> handled;
+  auto fx = ca_certificates_effects(view, 1, handled);
+  ASSERT_TRUE(fx) << fx.error().message();
+  std::map<std::string, const EffectFile*> files;
+  for (const auto& f : fx->files) files[f.entry.path] = &f;
+  ASSERT_TRUE(files.contains("etc/ca-certificates.conf"));
+  EXPECT_EQ(files["etc/ca-certificates.conf"]->content,
+            std::string(ca_conf_header()) + "mozilla/Kept.crt\n!mozilla/Old.crt\nmozilla/New.crt\n");
+  EXPECT_EQ(files["etc/ca-certificates.conf.dpkg-old"]->content, conf);
+  EXPECT_EQ(files["etc/ssl/certs/ca-certificates.crt"]->content, kept + fresh);
+  EXPECT_EQ(files["etc/ssl/certs/New.pem"]->entry.link_target, "/usr/share/ca-certificates/mozilla/New.crt");
+  EXPECT_FALSE(files.contains("etc/ssl/certs/Kept.pem")) << "the base's link is already right";
+  std::string unreproduced;
+  for (const auto& u : fx->unreproduced) unreproduced += u + "\n";
+  EXPECT_NE(unreproduced.find("removes /etc/ssl/certs/Old.pem from the base"), std::string::npos) << unreproduced;
+  EXPECT_EQ(handled, std::vector<std::string>{"ca-certificates"});
 }
 
 // The host's own conf, when ca-certificates was installed once and never
