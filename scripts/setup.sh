@@ -36,6 +36,7 @@ TEST_DEPS=(
   xz-utils zstd bzip2 gzip
   podman runc containerd docker.io  # the runtimes users have: each stores and runs strata's images
   tcc                    # the real C compiler packaged by the toolchain fixture archive (testdata/toolchain)
+  mmdebstrap             # the Debian minbase of the wider overlay fidelity test (tests/support/make_minbase.sh)
 )
 LIVE_DEPS=(mmdebstrap libdeflate-tools)   # live archive tests; bench/overlay.sh's compressor-alone floor
 

@@ -62,7 +62,8 @@ SH
     ;;
   daemon-user)
     mkdir -p "$d/DEBIAN"
-    printf '#!/bin/sh\nset -e\nadduser --system --group daemonuser\n' > "$d/DEBIAN/postinst"
+    # adduser is reproduced; systemd-sysusers is not (listed as such).
+    printf '#!/bin/sh\nset -e\nadduser --system --group daemonuser\nsystemd-sysusers daemon-user.conf\n' > "$d/DEBIAN/postinst"
     chmod 755 "$d/DEBIAN/postinst"
     ;;
   shared-a|shared-b|shared-c|early-shared)

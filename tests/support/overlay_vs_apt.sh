@@ -16,16 +16,20 @@
 # aux-cache), debconf's database (strata runs no debconf frontend), and the
 # bytes of ld.so.cache (compared entry by entry instead: its trailer names
 # the program that wrote it).
+# Both sides run with one SOURCE_DATE_EPOCH (default 1700000000), as a
+# reproducible image build does: shadow's useradd reads it for the
+# last-change day of a new account.
 set -euo pipefail
 strata=${1:?strata binary}; base=${2:?base tarball}; sources=${3:?sources file}; work=${4:?work dir}
 shift 4; [ "${1:-}" = -- ] && shift
 support=$(cd "$(dirname "$0")" && pwd)
 export STRATA_HOME=${STRATA_HOME:-$work/home}
+export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-1700000000}
 mkdir -p "$work"
 layout=$work/images
 
 # strata
-SOURCE_DATE_EPOCH=1700000000 "$strata" -q import "$base" --dest "oci:$layout:base" --platform linux/amd64 > /dev/null
+"$strata" -q import "$base" --dest "oci:$layout:base" --platform linux/amd64 > /dev/null
 "$strata" -q build --base "oci:$layout:base" "$@" --sources "$sources" --platform linux/amd64 \
   --dest "oci:$layout:overlay" > "$work/overlay.ref" 2> "$work/strata.err" || { cat "$work/strata.err" >&2; exit 2; }
 rm -rf "$work/strata-bundle"
@@ -47,6 +51,17 @@ elif [ -n "$key" ]; then
 else
   cp "$sources" "$b/$list"
 fi
+# apt's archive cache seeded with the .debs strata fetched (named as apt
+# names them; apt checks each against its index and fetches what does not
+# match), so a comparison against a remote archive downloads them once.
+if [ -d "$STRATA_HOME/debs/sha256" ]; then
+  mkdir -p "$b/var/cache/apt/archives"
+  for d in "$STRATA_HOME"/debs/sha256/*; do
+    [ -f "$d" ] || continue
+    name=$(dpkg-deb -f "$d" Package Version Architecture 2> /dev/null | awk -F': ' '{print $2}' | paste -sd_) || continue
+    [ -n "$name" ] && cp "$d" "$b/var/cache/apt/archives/${name//:/%3a}.deb"
+  done
+fi
 made_null=
 if [ ! -e "$b/dev/null" ]; then mkdir -p "$b/dev"; mknod -m 666 "$b/dev/null" c 1 3; made_null=1; fi
 # Name resolution for a remote archive: the host's, for the run only.
@@ -56,7 +71,7 @@ if [ -r /etc/resolv.conf ] && [ ! -L "$b/etc/resolv.conf" ]; then
   cp /etc/resolv.conf "$b/etc/resolv.conf"
 fi
 apt_opts=(-o APT::Sandbox::User=root -o Acquire::Languages=none)
-if ! chroot "$b" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive LC_ALL=C \
+if ! chroot "$b" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive LC_ALL=C SOURCE_DATE_EPOCH="$SOURCE_DATE_EPOCH" \
     /bin/sh -c 'apt-get "$@" -qq update && apt-get "$@" -q -y --no-install-recommends install '"$*"' && apt-get "$@" clean' \
     sh "${apt_opts[@]}" > "$work/apt.log" 2>&1; then
   cat "$work/apt.log" >&2; exit 2

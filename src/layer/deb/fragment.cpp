@@ -368,6 +368,11 @@ Result<void> write_fragment(const std::vector<Item*>& order, std::string_view co
         if (auto lib = read_elf_library(body)) info.libraries.push_back({e.path, lib->soname, lib->cache_flags});
       }
       if (e.path == "etc/ld.so.conf" || e.path.starts_with("etc/ld.so.conf.d/")) info.captured[e.path] = body;
+      if (is_certificate_path(e.path) && body.size() <= kMaxCapturedCertificateBytes) info.captured[e.path] = body;
+      if ((e.path == "etc/adduser.conf" || is_service_definition_path(e.path)) &&
+          body.size() <= kMaxCapturedCertificateBytes) {
+        info.captured[e.path] = body;
+      }
     } else {
       STRATA_TRY_VOID(writer.add(e));
     }
@@ -394,6 +399,17 @@ Result<void> write_fragment(const std::vector<Item*>& order, std::string_view co
 }
 
 }  // namespace
+
+bool is_certificate_path(std::string_view placed) {
+  return placed.starts_with("usr/share/ca-certificates/") || placed.starts_with("usr/local/share/ca-certificates/");
+}
+
+bool is_service_definition_path(std::string_view placed) {
+  for (std::string_view dir : {"etc/init.d/", "lib/systemd/system/", "usr/lib/systemd/system/"}) {
+    if (placed.starts_with(dir) && placed.find('/', dir.size()) == std::string_view::npos) return true;
+  }
+  return false;
+}
 
 std::string_view compression_extension(oci::Compression c) {
   switch (c) {

@@ -34,7 +34,7 @@
 namespace strata::layer {
 
 // Bump when conversion output changes for the same inputs.
-inline constexpr int kFragmentRecipe = 4;
+inline constexpr int kFragmentRecipe = 6;  // 6: certificate files, adduser.conf, init scripts and units captured
 
 struct FragmentEntry {
   std::string path;  // placed path in the image
@@ -60,7 +60,7 @@ struct FragmentInfo {
   std::vector<FragmentEntry> entries;  // output entries, output order (directories too)
   std::vector<oci::TarEntry> directories;  // the directory entries, not in the tar: the layer's directories piece
   std::vector<FragmentLibrary> libraries;
-  std::map<std::string, std::string> captured;  // ld.so.conf(.d) files by placed path
+  std::map<std::string, std::string> captured;  // ld.so.conf(.d), certificate files, adduser.conf by placed path
   std::vector<std::string> notes;               // filtered paths and other remarks
   std::uint64_t tar_size = 0;
   std::uint32_t tar_crc32 = 0;  // checks data.tar when taken from the cache (layer/crc32.hpp)
@@ -98,6 +98,15 @@ class FragmentCache {
 Result<FragmentInfo> convert_deb(const std::filesystem::path& deb, const RewriteRules& rules,
                                  oci::Compression compression, const std::filesystem::path& out_dir,
                                  const std::string& what, unsigned compress_jobs = 1);
+
+// Files under /usr/share/ca-certificates and /usr/local/share/ca-certificates:
+// update-ca-certificates reads them (layer/effects/ca_certificates.hpp), so a
+// fragment keeps those up to kMaxCapturedCertificateBytes in `captured`.
+bool is_certificate_path(std::string_view placed);
+// Init scripts and systemd units (etc/init.d/*, [usr/]lib/systemd/system/*):
+// kept for update-rc.d and deb-systemd-helper (layer/effects/services.hpp).
+bool is_service_definition_path(std::string_view placed);
+inline constexpr std::size_t kMaxCapturedCertificateBytes = std::size_t{1} << 20;
 
 std::string_view compression_extension(oci::Compression c);
 // The file of a fragment's compressed form: data.tar.gz, data.tar.zst, or for

@@ -361,6 +361,43 @@ Result<std::vector<EffectFile>> dpkg_database_effects(const oci::ImageFilesystem
     }
   }
 
+  // triggers/<name> and triggers/File: the new packages' interests, after
+  // the base's lines, as dpkg records them when it unpacks a package
+  // ("pkg", "pkg/noawait"; "path pkg" for a file trigger).
+  std::map<std::string, std::vector<std::string>> interests;  // file → lines
+  auto interest_lines = [&](const std::string& file) -> std::vector<std::string>& {
+    auto it = interests.find(file);
+    if (it != interests.end()) return it->second;
+    auto& lines = interests[file];
+    for (const auto& l : lines_of(base, "var/lib/dpkg/triggers/" + file)) lines.push_back(l);
+    return lines;
+  };
+  for (const FragmentInfo* p : packages) {
+    auto t = p->control_files.find("triggers");
+    if (t == p->control_files.end()) continue;
+    std::string who = p->multi_arch == "same" ? p->package + ":" + p->architecture : p->package;
+    for (auto line : str::split(t->second, '\n')) {
+      auto w = str::split_ws(line);
+      if (w.size() < 2 || !w[0].starts_with("interest")) continue;
+      std::string name(w[1]);
+      if (name.empty() || name.find_first_of("\0 ") != std::string::npos || name == "File" || name == "Unincorp" ||
+          name == "Lock" || (!name.starts_with('/') && name.find('/') != std::string::npos)) {
+        continue;  // dpkg refuses such names; nothing to record
+      }
+      std::string mark = w[0] == "interest-noawait" ? who + "/noawait" : who;
+      bool file = name.starts_with('/');
+      auto& lines = interest_lines(file ? "File" : name);
+      std::string entry = file ? name + " " + mark : mark;
+      std::erase_if(lines, [&](const std::string& l) { return l == entry; });
+      lines.push_back(entry);
+    }
+  }
+  for (const auto& [file, lines] : interests) {
+    std::string text;
+    for (const auto& l : lines) text += l + "\n";
+    out.push_back(effect_file("var/lib/dpkg/triggers/" + file, std::move(text), 0644, epoch));
+  }
+
   STRATA_TRY(auto states, extended_states(base, status, packages, requested, native_arch));
   out.push_back(effect_file("var/lib/apt/extended_states", std::move(states), 0644, epoch));
   return out;

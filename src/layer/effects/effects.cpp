@@ -1,5 +1,6 @@
 #include "layer/effects/effects.hpp"
 
+#include <algorithm>
 #include <array>
 
 #include "util/strings.hpp"
@@ -45,7 +46,7 @@ EffectFile effect_symlink(std::string path, std::string target, std::int64_t epo
   return f;
 }
 
-std::vector<std::string> unreproduced_script_effects(const FragmentInfo& p) {
+std::vector<std::string> unreproduced_script_effects(const FragmentInfo& p, const std::set<std::string>& reproduced) {
   struct Known {
     const char* token;
     const char* what;
@@ -73,6 +74,7 @@ std::vector<std::string> unreproduced_script_effects(const FragmentInfo& p) {
     auto it = p.control_files.find(script);
     if (it == p.control_files.end()) continue;
     for (const auto& k : kKnown) {
+      if (reproduced.contains(k.token)) continue;
       if (it->second.find(k.token) != std::string::npos) {
         out.push_back(p.package + ": " + script + " " + k.what + "; not reproduced");
       }
@@ -83,11 +85,58 @@ std::vector<std::string> unreproduced_script_effects(const FragmentInfo& p) {
       auto words = str::split_ws(line);
       if (words.size() < 2 || words[0].starts_with('#')) continue;
       if (words[1] == "ldconfig" || words[1] == "libc-upgrade") continue;  // ld.so.cache is regenerated
+      if (reproduced.contains(std::string(words[1]))) continue;
       out.push_back(p.package + ": trigger " + std::string(words[0]) + " " + std::string(words[1]) +
                     " not run");
     }
   }
   return out;
+}
+
+Effects tzdata_effects(const OverlayView& view, std::int64_t epoch) {
+  Effects fx;
+  bool fresh = std::any_of(view.packages().begin(), view.packages().end(),
+                           [](const FragmentInfo* p) { return p->package == "tzdata"; });
+  if (!fresh) return fx;
+  const auto& base = view.base();
+  std::string zone;
+  std::string linked;  // the zone /etc/localtime names now
+  auto link = base.lookup("etc/localtime", oci::ImageFilesystem::Follow::kNo);
+  if (link && (*link)->type == oci::TarEntryType::kSymlink) {
+    std::string t = (*link)->link_target;
+    if (!t.starts_with('/')) t = "/etc/" + t;
+    // realpath -m -s: lexical, "." and ".." folded
+    std::vector<std::string> parts;
+    for (auto c : str::split(t, '/')) {
+      if (c.empty() || c == ".") continue;
+      if (c == "..") {
+        if (!parts.empty()) parts.pop_back();
+        continue;
+      }
+      parts.emplace_back(c);
+    }
+    t = "/" + str::join(parts, "/");
+    zone = linked = t.starts_with("/usr/share/zoneinfo/") ? t.substr(20) : t;
+  } else if (base.exists("etc/timezone")) {
+    auto text = base.read_small_file("etc/timezone");
+    if (!text) {
+      fx.unreproduced.push_back("tzdata: the base's /etc/timezone cannot be read; its postinst not reproduced");
+      return fx;
+    }
+    std::string first(str::split(*text, '\n').front());
+    zone = first.substr(0, first.find(' '));
+    while (zone.starts_with('/')) zone.erase(0, 1);
+    while (zone.ends_with('/')) zone.pop_back();
+  }
+  bool known = !zone.empty() && zone.find("..") == std::string::npos &&
+               view.exists(view.rules().place("usr/share/zoneinfo/" + zone, "tzdata"));
+  if (!known) {
+    if (!zone.empty()) fx.notes.push_back("tzdata: the base's time zone " + zone + " is not in the image; Etc/UTC");
+    zone = "Etc/UTC";
+  }
+  if (linked != zone) fx.files.push_back(effect_symlink("etc/localtime", "/usr/share/zoneinfo/" + zone, epoch));
+  fx.files.push_back(effect_file("etc/timezone", zone + "\n", 0644, epoch));
+  return fx;
 }
 
 std::optional<EffectFile> dpkg_arch_effect(const oci::ImageFilesystem& base,

@@ -58,8 +58,18 @@ std::optional<EffectFile> dpkg_arch_effect(const oci::ImageFilesystem& base,
                                            const std::vector<const FragmentInfo*>& packages,
                                            const std::string& native_arch, std::int64_t epoch);
 
+// tzdata's postinst on a first install with debconf's default answers:
+// /etc/localtime → /usr/share/zoneinfo/<zone> and /etc/timezone "<zone>\n",
+// the zone read as its config script reads it (the base's /etc/localtime
+// link, else the first word of its /etc/timezone) when the image has that
+// zone's file, else Etc/UTC. Nothing unless tzdata is new in `view`.
+Effects tzdata_effects(const OverlayView& view, std::int64_t epoch);
+
 // Scripts' side effects strata does not reproduce, per package (adduser,
-// debconf, dpkg-divert, unknown triggers, …).
-std::vector<std::string> unreproduced_script_effects(const FragmentInfo& package);
+// debconf, dpkg-divert, unknown triggers, …). `reproduced`: the tokens
+// (a command such as "update-ca-certificates", or a trigger name) the
+// effects did reproduce for this package, left out.
+std::vector<std::string> unreproduced_script_effects(const FragmentInfo& package,
+                                                     const std::set<std::string>& reproduced = {});
 
 }  // namespace strata::layer

@@ -144,6 +144,30 @@ ScriptExpander::ScriptExpander(std::string_view script) {
     if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') && value.back() == value.front()) {
       value = value.substr(1, value.size() - 2);
     }
+    // A value made of literal text and earlier literal variables
+    // (basedir=/usr/share/vim/$vimcur/doc) is literal too.
+    if (has_special(value) && value.find('$') != std::string::npos) {
+      std::string expanded;
+      bool ok = true;
+      for (std::size_t k = 0; ok && k < value.size(); ++k) {
+        if (value[k] != '$') {
+          expanded += value[k];
+          continue;
+        }
+        bool braced = k + 1 < value.size() && value[k + 1] == '{';
+        std::size_t start = k + (braced ? 2 : 1), n = 0;
+        while (start + n < value.size() && is_name_char(value[start + n], n == 0)) ++n;
+        std::string ref = value.substr(start, n);
+        if (n == 0 || (braced && (start + n >= value.size() || value[start + n] != '}')) || ambiguous.contains(ref) ||
+            !globals_.contains(ref)) {
+          ok = false;
+          break;
+        }
+        expanded += globals_.at(ref);
+        k = start + n - (braced ? 0 : 1);
+      }
+      if (ok) value = expanded;
+    }
     if (has_special(value) || value.find_first_of(" \t") != std::string::npos) {
       ambiguous.insert(name);
       continue;
@@ -268,6 +292,21 @@ std::optional<std::vector<std::string>> ScriptExpander::words(std::string_view t
 std::vector<std::string> ScriptExpander::command_words(std::string_view line) const {
   Budget budget;
   return words(line, {}, 0, budget, Mode::kLenient).value_or(std::vector<std::string>{});
+}
+
+std::vector<std::vector<std::string>> ScriptExpander::call_words(const std::vector<std::string>& call) const {
+  std::vector<std::vector<std::string>> out;
+  if (call.empty()) return out;
+  auto f = functions_.find(call[0]);
+  if (f == functions_.end()) return out;
+  Vars vars;
+  for (std::size_t a = 1; a < call.size() && a <= 9; ++a) vars[std::to_string(a)] = call[a];
+  Budget budget;
+  for (const auto& cmd : commands_of(f->second)) {
+    if (cmd.empty() || cmd.starts_with('#')) continue;
+    if (auto w = words(cmd, vars, 0, budget, Mode::kLenient); w && !w->empty()) out.push_back(std::move(*w));
+  }
+  return out;
 }
 
 std::optional<std::string> ScriptExpander::run(std::string_view body, Vars& vars, int depth, Budget& budget) const {

@@ -39,6 +39,11 @@ class ScriptExpander {
   // substituted (split into fields when unquoted); `;`, `&` and `|` are words
   // of their own, so the caller can find where a command ends.
   std::vector<std::string> command_words(std::string_view line) const;
+  // A call of one of the script's functions (`words` as command_words gave
+  // them, the function's name first): the command words of each command of
+  // its body, $1…$9 set to the call's arguments. Empty when words[0] names
+  // no function.
+  std::vector<std::vector<std::string>> call_words(const std::vector<std::string>& words) const;
 
  private:
   using Vars = std::map<std::string, std::string>;

@@ -8,7 +8,11 @@
 #include <queue>
 #include <thread>
 
+#include "layer/effects/accounts.hpp"
 #include "layer/effects/alternatives.hpp"
+#include "layer/effects/ca_certificates.hpp"
+#include "layer/effects/diversions.hpp"
+#include "layer/effects/services.hpp"
 #include "layer/debian/deb822.hpp"
 #include "layer/effects/dpkg_database.hpp"
 #include "layer/effects/effects.hpp"
@@ -270,7 +274,7 @@ Result<oci::WrittenBlob> write_layer(LayerHashing& hashing, oci::UnnamedBlobWrit
 oci::ImageFsOptions overlay_base_needs() {
   oci::ImageFsOptions needs;
   needs.capture = [rules = oci::capture_paths(RewriteRules::capture_patterns())](std::string_view path) {
-    return rules(path) || ldconfig_capture(path);
+    return rules(path) || ldconfig_capture(path) || ca_certificates_capture(path) || accounts_capture(path) || path == "etc/timezone";
   };
   needs.summarize_paths = ldconfig_library;
   needs.summarize = ldconfig_summary;
@@ -296,9 +300,35 @@ Result<OverlayResult> build_overlay(const BaseImage& base, oci::Store& base_stor
   for (std::size_t i : order) {
     packages.push_back(&frags[i]->info);
     for (const auto& n : frags[i]->info.notes) result.notes.push_back(n);
-    for (auto& u : unreproduced_script_effects(frags[i]->info)) result.unreproduced.push_back(std::move(u));
   }
   OverlayView view(base.fs, rules, packages);
+  std::vector<std::string> ca_handled;
+  STRATA_TRY(Effects ca, ca_certificates_effects(view, o.epoch, ca_handled));
+  std::vector<std::string> accounts_handled;
+  STRATA_TRY(Effects accounts, accounts_effects(view, o.epoch, accounts_handled));
+  Effects tz = tzdata_effects(view, o.epoch);
+  std::vector<std::string> divert_handled;
+  STRATA_TRY(Effects divert, diversion_effects(view, o.epoch, divert_handled));
+  std::vector<std::string> service_handled;
+  STRATA_TRY(Effects services, service_effects(view, o.epoch, service_handled));
+  for (std::size_t i : order) {
+    const FragmentInfo& p = frags[i]->info;
+    std::set<std::string> reproduced;
+    if (std::find(ca_handled.begin(), ca_handled.end(), p.package) != ca_handled.end()) {
+      reproduced = {"update-ca-certificates", "update-ca-certificates-fresh", "chown", "dpkg-statoverride"};
+    }
+    if (std::find(accounts_handled.begin(), accounts_handled.end(), p.package) != accounts_handled.end()) {
+      for (const char* t : {"adduser", "addgroup", "chown"}) reproduced.insert(t);
+    }
+    if (std::find(divert_handled.begin(), divert_handled.end(), p.package) != divert_handled.end()) {
+      reproduced.insert("dpkg-divert");
+    }
+    if (std::find(service_handled.begin(), service_handled.end(), p.package) != service_handled.end()) {
+      reproduced.insert("deb-systemd-helper");
+      reproduced.insert("update-rc.d");
+    }
+    for (auto& u : unreproduced_script_effects(p, reproduced)) result.unreproduced.push_back(std::move(u));
+  }
   std::vector<EffectFile> files;
   STRATA_TRY(files, dpkg_database_effects(base.fs, packages, o.requested, o.debian_arch, o.epoch));
   STRATA_TRY(Effects alts, alternatives_effects(view, o.epoch));
@@ -310,8 +340,13 @@ Result<OverlayResult> build_overlay(const BaseImage& base, oci::Store& base_stor
   result.reproduced.push_back("dpkg database");
   if (!alts.files.empty()) result.reproduced.push_back("alternatives");
   if (!ld.files.empty()) result.reproduced.push_back("ldconfig");
+  if (!ca.files.empty()) result.reproduced.push_back("CA certificates");
+  if (!accounts.files.empty()) result.reproduced.push_back("system accounts");
+  if (!tz.files.empty()) result.reproduced.push_back("time zone");
+  if (!divert.files.empty()) result.reproduced.push_back("diversions");
+  if (!services.files.empty()) result.reproduced.push_back("service links");
   if (!extra.files.empty() && !o.extra_effects_name.empty()) result.reproduced.push_back(o.extra_effects_name);
-  for (Effects* fx : {&alts, &ld, &extra}) {
+  for (Effects* fx : {&alts, &ld, &ca, &accounts, &tz, &divert, &services, &extra}) {
     files.insert(files.end(), fx->files.begin(), fx->files.end());
     result.unreproduced.insert(result.unreproduced.end(), fx->unreproduced.begin(), fx->unreproduced.end());
     result.notes.insert(result.notes.end(), fx->notes.begin(), fx->notes.end());

@@ -40,7 +40,7 @@ TEST_F(BuildPipeline, ASecondBuildIsACacheHitTheObserverSees) {
   // The script actions not reproduced are the result's and the image's annotation.
   ASSERT_FALSE(b.overlay.unreproduced.empty());
   EXPECT_NE(std::find(b.overlay.unreproduced.begin(), b.overlay.unreproduced.end(),
-                      "daemon-user: postinst creates users or groups (adduser); not reproduced"),
+                      "daemon-user: postinst creates users (systemd-sysusers); not reproduced"),
             b.overlay.unreproduced.end());
   auto fetched = oci::fetch_manifest(dest, "app");
   ASSERT_TRUE(fetched) << fetched.error().message();

@@ -108,10 +108,11 @@ TEST(OverlayBuild, ProgramsRunAndDatabasesSeeThePackages) {
   auto b = build(t / "home", t / "out", "full", kFull);
   ASSERT_EQ(b.run.code, 0) << b.run.err;
   // One summary line per platform on stderr; the actions not reproduced in --json (and with -v).
-  const std::string adduser = "daemon-user: postinst creates users or groups (adduser); not reproduced";
+  // adduser is reproduced (the account is in /etc/passwd below); systemd-sysusers is not.
+  const std::string adduser = "daemon-user: postinst creates users (systemd-sysusers); not reproduced";
   EXPECT_EQ(b.run.err.find(adduser), std::string::npos) << b.run.err;
   EXPECT_NE(b.run.err.find("linux/amd64: 8 packages (8 converted, 0 reused); reproduced: dpkg database, alternatives, "
-                           "ldconfig; 2 script actions not reproduced (strata build --verbose lists them; also in "
+                           "ldconfig, system accounts; 2 script actions not reproduced (strata build --verbose lists them; also in "
                            "--json and the image annotation)\n"),
             std::string::npos) << b.run.err;
   EXPECT_NE(std::find(b.json["not_reproduced"].begin(), b.json["not_reproduced"].end(), adduser),
@@ -128,6 +129,7 @@ TEST(OverlayBuild, ProgramsRunAndDatabasesSeeThePackages) {
   // Through alternatives (highest priority wins) and a merged-/usr path.
   EXPECT_EQ(sh("chroot " + root.string() + " /usr/bin/hello"), "static hello via hello\n");
   EXPECT_EQ(sh("chroot " + root.string() + " /bin/hi"), "static hello via hi\n");
+  EXPECT_NE(slurp(root / "etc/passwd").find("\ndaemonuser:"), std::string::npos) << "adduser --system, reproduced";
   EXPECT_EQ(sh("readlink " + (root / "etc/alternatives/hello").string()), "/bin/hello-static\n");
   EXPECT_EQ(sh("readlink " + (root / "usr/bin/hello").string()), "/etc/alternatives/hello\n");
   EXPECT_FALSE(stdfs::exists(root / "etc/alternatives/hello.1.gz")) << "slave whose target is missing";
