@@ -125,7 +125,19 @@ TEST(RuntimeMarkers, VersionFilesAreReadLineByLine) {
 // Through read_image_facts, as preflight, plan and provision read a base:
 // the malformed and the oversize version files give notes, the good one
 // its version, and nothing crashes.
-class ImageFactsTest : public strata::testing::layers::ImageFsTest {};
+class ImageFactsTest : public strata::testing::layers::ImageFsTest {
+ protected:
+  // One gzip layer of `entries` as the image `tag` of the store.
+  void put_image(const std::vector<strata::testing::layers::E>& entries, const std::string& tag) {
+    oci::StringSink gz;
+    auto sink = oci::CompressingSink::create(oci::Compression::kGzip, gz);
+    ASSERT_TRUE(sink);
+    ASSERT_TRUE((*sink)->write(oci::as_bytes(strata::testing::layers::raw_tar(entries))));
+    ASSERT_TRUE((*sink)->finish());
+    auto img = strata::testing::make_image_of(store_, {gz.str()});
+    ASSERT_TRUE(store_.put_manifest(img.manifest, tag));
+  }
+};
 
 TEST_F(ImageFactsTest, MalformedAndOversizeVersionFilesGiveNotesNotCrashes) {
   using strata::testing::layers::dir;
@@ -136,13 +148,8 @@ TEST_F(ImageFactsTest, MalformedAndOversizeVersionFilesGiveNotesNotCrashes) {
       dir("opt"), dir("opt/java"), dir("opt/java/openjdk"), file("opt/java/openjdk/release", release),
       dir("usr"), dir("usr/local"), dir("usr/local/go"), file("usr/local/go/VERSION", "go1.22.5\n"),
       dir("usr/local/include"), dir("usr/local/include/node"), file("usr/local/include/node/node_version.h", node_h)};
-  oci::StringSink gz;
-  auto sink = oci::CompressingSink::create(oci::Compression::kGzip, gz);
-  ASSERT_TRUE(sink);
-  ASSERT_TRUE((*sink)->write(oci::as_bytes(strata::testing::layers::raw_tar(entries))));
-  ASSERT_TRUE((*sink)->finish());
-  auto img = strata::testing::make_image_of(store_, {gz.str()});
-  ASSERT_TRUE(store_.put_manifest(img.manifest, "base"));
+  put_image(entries, "base");
+  if (HasFatalFailure()) return;
 
   auto facts = read_image_facts(store_, "base", oci::Platform{"linux", "amd64", "", ""});
   ASSERT_TRUE(facts) << facts.error().message();
@@ -176,13 +183,8 @@ TEST_F(ImageFactsTest, InstalledPackagesProvideTheirVirtualNames) {
       "Provides: c-compiler\n";
   std::vector<strata::testing::layers::E> entries = {dir("var"), dir("var/lib"), dir("var/lib/dpkg"),
                                                      file("var/lib/dpkg/status", status)};
-  oci::StringSink gz;
-  auto sink = oci::CompressingSink::create(oci::Compression::kGzip, gz);
-  ASSERT_TRUE(sink);
-  ASSERT_TRUE((*sink)->write(oci::as_bytes(strata::testing::layers::raw_tar(entries))));
-  ASSERT_TRUE((*sink)->finish());
-  auto img = strata::testing::make_image_of(store_, {gz.str()});
-  ASSERT_TRUE(store_.put_manifest(img.manifest, "prov"));
+  put_image(entries, "prov");
+  if (HasFatalFailure()) return;
   auto facts = read_image_facts(store_, "prov", oci::Platform{"linux", "amd64", "", ""});
   ASSERT_TRUE(facts) << facts.error().message();
   ASSERT_NE(facts->installed_satisfier("git-core"), nullptr);
@@ -270,13 +272,8 @@ TEST_F(ImageFactsTest, AToolchainLayerGivesItsRuntimeAndItsCommands) {
       dir("usr"), dir("usr/local"), dir("usr/local/bin"), sym("usr/local/bin/node", "/" + prefix + "/bin/node"),
       sym("usr/local/bin/npm", "/" + prefix + "/bin/npm"),
       sym("usr/local/bin/rustc", "/opt/strata/toolchains/rust/1.79.0/bin/rustc")};
-  oci::StringSink gz;
-  auto sink = oci::CompressingSink::create(oci::Compression::kGzip, gz);
-  ASSERT_TRUE(sink);
-  ASSERT_TRUE((*sink)->write(oci::as_bytes(strata::testing::layers::raw_tar(entries))));
-  ASSERT_TRUE((*sink)->finish());
-  auto img = strata::testing::make_image_of(store_, {gz.str()});
-  ASSERT_TRUE(store_.put_manifest(img.manifest, "tc"));
+  put_image(entries, "tc");
+  if (HasFatalFailure()) return;
 
   auto facts = read_image_facts(store_, "tc", oci::Platform{"linux", "amd64", "", ""});
   ASSERT_TRUE(facts) << facts.error().message();
