@@ -283,6 +283,7 @@ void run_prewarm(const GlobalOptions& g, const PrewarmArgs& args, oci::http::Tra
     f.sources = o.sources.empty() ? config.sources : o.sources;
     f.platform = str::join(o.platforms.empty() ? config.platforms : o.platforms, ",");
     f.compression = o.compression.empty() ? "gzip" : o.compression;
+    f.variant = std::string(layer::scratch_variant_name(o.variant));
     jobs.push_back({.where = o.where, .spec = overlay_spec(g, f, bases.emplace_back())});
   }
   // Each repository and platform, planned as `strata provision` plans it.

@@ -28,6 +28,7 @@ Result<std::vector<layer::PrewarmJob>> prewarm_repo_jobs(const layer::PrewarmCon
       route::PlanRequest request;
       request.repo = r.path;
       request.base = r.base;
+      request.variant = r.variant;
       // The base scratch is found (or built, the first time) in the local
       // store, as `strata provision --base scratch` finds it.
       bool scratch = r.base == layer::kScratchBase;

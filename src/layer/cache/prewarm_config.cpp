@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <initializer_list>
 
+#include "layer/scratch/scratch_base.hpp"
 #include "oci/yaml_load.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
@@ -36,6 +37,17 @@ std::string relative(const std::filesystem::path& base, const std::string& p) {
   return path.is_absolute() || base.empty() ? p : (base / path).lexically_normal().string();
 }
 
+// An entry's `variant`: only with `base: scratch`, where it names the
+// package set (minbase when absent).
+Result<ScratchVariant> entry_variant(const YAML::Node& n, const std::string& base, const std::string& where) {
+  STRATA_TRY(std::string text, oci::yaml_text(n, "variant", where, false));
+  if (text.empty()) return ScratchVariant::kMinbase;
+  if (base != kScratchBase)
+    return fail(ErrorCode::kInvalidArgument, where + ": `variant` " + text + " is only for `base: scratch` (the base is " +
+                                                 base + ")");
+  return with_context(parse_scratch_variant(text), where + ": variant");
+}
+
 }  // namespace
 
 Result<PrewarmConfig> parse_prewarm_config(std::string_view yaml, const std::string& file,
@@ -60,8 +72,10 @@ Result<PrewarmConfig> parse_prewarm_config(std::string_view yaml, const std::str
       const YAML::Node& n = overlays[i];
       PrewarmOverlaySpec o;
       o.where = file + ": overlays[" + std::to_string(i) + "]";
-      STRATA_TRY_VOID(oci::yaml_known_keys(n, {"base", "packages", "platforms", "sources", "compression"}, o.where));
+      STRATA_TRY_VOID(
+          oci::yaml_known_keys(n, {"base", "packages", "platforms", "sources", "compression", "variant"}, o.where));
       STRATA_TRY(o.base, oci::yaml_text(n, "base", o.where, true));
+      STRATA_TRY(o.variant, entry_variant(n, o.base, o.where));
       STRATA_TRY(o.packages, texts(n, "packages", o.where));
       if (o.packages.empty()) return fail(ErrorCode::kInvalidArgument, o.where + ": `packages` must name a package");
       STRATA_TRY(o.platforms, texts(n, "platforms", o.where));
@@ -76,10 +90,11 @@ Result<PrewarmConfig> parse_prewarm_config(std::string_view yaml, const std::str
       const YAML::Node& n = repos[i];
       PrewarmRepoSpec r;
       r.where = file + ": repos[" + std::to_string(i) + "]";
-      STRATA_TRY_VOID(oci::yaml_known_keys(n, {"path", "base", "platforms", "sources"}, r.where));
+      STRATA_TRY_VOID(oci::yaml_known_keys(n, {"path", "base", "platforms", "sources", "variant"}, r.where));
       STRATA_TRY(auto path, oci::yaml_text(n, "path", r.where, true));
       r.path = relative(relative_to, path);
       STRATA_TRY(r.base, oci::yaml_text(n, "base", r.where, true));
+      STRATA_TRY(r.variant, entry_variant(n, r.base, r.where));
       STRATA_TRY(r.platforms, texts(n, "platforms", r.where));
       STRATA_TRY(r.sources, texts(n, "sources", r.where));
       for (auto& s : r.sources) s = relative(relative_to, s);

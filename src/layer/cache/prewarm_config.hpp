@@ -13,7 +13,8 @@
 // A toolchain entry is layer/toolchain/toolchain_entry.hpp's (tool,
 // version, source, keyring, platforms: the config's by default).
 // An entry may also name its own `platforms` and `sources` (an overlay
-// entry also `compression`). Relative paths are relative to the config's directory.
+// entry also `compression`), and with `base: scratch` its `variant`
+// (minbase, the default, or essential, as `strata build --variant`). Relative paths are relative to the config's directory.
 // Unknown keys are errors naming the key and the entry; the file is
 // bounded (1 MiB, 10,000 entries).
 #pragma once
@@ -23,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "layer/scratch/scratch_packages.hpp"
 #include "layer/toolchain/toolchain_entry.hpp"
 #include "util/error.hpp"
 
@@ -35,6 +37,7 @@ struct PrewarmOverlaySpec {
   std::vector<std::string> platforms;  // empty: the config's
   std::vector<std::string> sources;    // empty: the config's
   std::string compression;             // "": gzip
+  ScratchVariant variant = ScratchVariant::kMinbase;  // base: scratch only
 };
 
 struct PrewarmRepoSpec {
@@ -43,6 +46,7 @@ struct PrewarmRepoSpec {
   std::string base;
   std::vector<std::string> platforms;  // empty: the config's
   std::vector<std::string> sources;    // empty: the config's
+  ScratchVariant variant = ScratchVariant::kMinbase;  // base: scratch only
 };
 
 struct PrewarmConfig {

@@ -100,12 +100,26 @@ overlays:
   EXPECT_EQ(ok->overlays[0].packages, (std::vector<std::string>{"build-essential", "libpq-dev"}));
   EXPECT_EQ(ok->overlays[1].sources, (std::vector<std::string>{"/abs.sources"}));
   EXPECT_EQ(ok->overlays[1].where, "pw.yaml: overlays[1]");
+  EXPECT_EQ(ok->overlays[0].variant, ScratchVariant::kMinbase);
+
+  // `variant` with the base scratch: the package set `strata build --variant` takes.
+  auto scratch = parse_prewarm_config(
+      "cache: x\noverlays: [{base: scratch, packages: [git], variant: essential}]\n"
+      "repos: [{path: a, base: scratch, variant: minbase}, {path: b, base: scratch}]\n",
+      "pw.yaml", "");
+  ASSERT_TRUE(scratch) << scratch.error().message();
+  EXPECT_EQ(scratch->overlays[0].variant, ScratchVariant::kEssential);
+  EXPECT_EQ(scratch->repos[0].variant, ScratchVariant::kMinbase);
+  EXPECT_EQ(scratch->repos[1].variant, ScratchVariant::kMinbase);
 
   for (auto [yaml, message] : std::vector<std::pair<std::string, std::string>>{
            {"cache: x\noverlays: [{base: b, packages: [p]}]\nplatfrom: [a]\n",
             "pw.yaml: unknown key `platfrom` (expected cache, platforms, sources, overlays, repos, toolchains)"},
            {"cache: x\noverlays: [{base: b, packages: [p], pkgs: [q]}]\n",
-            "pw.yaml: overlays[0]: unknown key `pkgs` (expected base, packages, platforms, sources, compression)"},
+            "pw.yaml: overlays[0]: unknown key `pkgs` (expected base, packages, platforms, sources, compression, variant)"},
+           {"cache: x\noverlays: [{base: docker://r/debian:12, packages: [p], variant: essential}]\n",
+            "pw.yaml: overlays[0]: `variant` essential is only for `base: scratch` (the base is docker://r/debian:12)"},
+           {"cache: x\nrepos: [{path: a, base: scratch, variant: tiny}]\n", "pw.yaml: repos[0]: variant: "},
            {"overlays: [{base: b, packages: [p]}]\n", "pw.yaml: `cache` is required (a string)"},
            {"cache: x\noverlays: [{base: b}]\n", "pw.yaml: overlays[0]: `packages` must name a package"},
            {"cache: x\n", "pw.yaml: nothing to warm (give `overlays`, `repos` or `toolchains`)"},
