@@ -69,13 +69,12 @@ Report check(const route::Plan& plan, const image::ImageFacts& image, const std:
   const auto built = image.annotations.find(std::string(kOverlayKeyAnnotation));
   const bool already_built =
       !plan.overlay_key.empty() && built != image.annotations.end() && built->second == plan.overlay_key;
-  const std::string overlay_fix =
-      provides.empty() || already_built
-          ? std::string(already_built ? "this image is the overlay provision builds (" + plan.overlay_key.substr(0, 12) +
-                                            "): provision cannot add it; "
-                                      : "") +
-                "use a base image that has it"
-          : provision_hint + " (" + str::join(provides, ", ") + ")";
+  std::string overlay_fix = provision_hint + " (" + str::join(provides, ", ") + ")";
+  if (already_built)
+    overlay_fix = "this image is the overlay provision builds (" + plan.overlay_key.substr(0, 12) +
+                  "): provision cannot add it; use a base image that has it";
+  else if (provides.empty())
+    overlay_fix = "use a base image that has it";
   std::vector<std::string> task_needs, overlay_needs, egress_needs, found, fixes;
 
   for (const Row& r : plan.rows) {

@@ -291,17 +291,7 @@ class BuildEnvScanner {
   // A stage named for building (`build`, `builder`, `deps`, `compile`) is a
   // builder even when no instruction reads it in a way strata follows.
   static bool builder_name(const std::string& name) {
-    std::string word;
-    for (char ch : name + "-") {
-      if (std::isalnum(static_cast<unsigned char>(ch))) {
-        word += ch;
-        continue;
-      }
-      for (std::string_view w : {"build", "builder", "deps", "dependencies", "compile", "compiler"})
-        if (word == w) return true;
-      word.clear();
-    }
-    return false;
+    return has_word(name, {"build", "builder", "deps", "dependencies", "compile", "compiler"});
   }
 
   // `runner-${targetos}-${targetarch}` against a stage name: each `$VAR` or

@@ -95,20 +95,22 @@ bool set_aside_tree(std::string_view file) {
   return false;
 }
 
-bool development_name(std::string_view name) {
-  static constexpr std::string_view kWords[] = {"dev",     "devel", "develop", "development", "devcontainer",
-                                                "test",    "tests", "testing", "ci",          "e2e"};
+bool has_word(std::string_view text, std::initializer_list<std::string_view> words) {
   std::string word;
-  for (char ch : str::lower(name) + "/") {
+  for (char ch : str::lower(text) + "/") {
     if (std::isalnum(static_cast<unsigned char>(ch))) {
       word += ch;
       continue;
     }
-    for (auto w : kWords)
-      if (word == w) return true;
+    if (std::find(words.begin(), words.end(), word) != words.end()) return true;
     word.clear();
   }
   return false;
+}
+
+bool development_name(std::string_view name) {
+  return has_word(name, {"dev", "devel", "develop", "development", "devcontainer", "test", "tests", "testing", "ci",
+                         "e2e"});
 }
 
 bool development_file(std::string_view file) {

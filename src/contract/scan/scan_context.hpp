@@ -9,6 +9,7 @@
 // thread-safe.
 #pragma once
 
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <set>
@@ -171,6 +172,9 @@ bool set_aside_tree(std::string_view file);
 // or a Dockerfile stage name with a word that says so (Dockerfile.dev,
 // docker/ci/, a `test` stage).
 bool development_name(std::string_view path);
+// True when `text`, split at every character that is not a letter or digit
+// (lower-cased), has one of `words` ("docker/ci/Dockerfile" has "ci").
+bool has_word(std::string_view text, std::initializer_list<std::string_view> words);
 bool development_file(std::string_view file);
 
 // "https://user@host:8080/x" → "host:8080"; "" when the text has no host.
