@@ -20,6 +20,7 @@ BUILD_DEPS=(
   publicsuffix           # the Public Suffix List, compiled in: no egress wildcard at or above a public suffix
   libgtest-dev libgmock-dev
   gpgv                   # archive signature verification, as apt does
+  libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc  # containerd: references: containerd's gRPC API
 )
 TEST_DEPS=(
   docker-registry        # the CNCF distribution registry, the real server under test

@@ -19,6 +19,8 @@ oci::OpenOptions GlobalOptions::open_options() const {
   o.connect_timeout = connect_timeout;
   o.low_speed_timeout = low_speed_timeout;
   o.offline = offline;
+  o.containerd_address = containerd_address;
+  o.containerd_namespace = containerd_namespace;
   return o;
 }
 

@@ -29,6 +29,8 @@ struct GlobalOptions {
   bool quiet = false;                    // -q
   bool json = false;                     // --json
   bool offline = false;                  // --offline / STRATA_OFFLINE=1
+  std::string containerd_address;        // --containerd-address / CONTAINERD_ADDRESS
+  std::string containerd_namespace;      // --containerd-namespace / CONTAINERD_NAMESPACE
 
   oci::OpenOptions open_options() const;
   // Progress bars only on a terminal and never with -q or --json.

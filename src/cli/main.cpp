@@ -37,7 +37,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "strata 0.1.0");
   app.footer(
       "\nImage references: docker://HOST/REPO[:TAG|@DIGEST] (or a bare reference), oci:DIR[:TAG],\n"
-      "oci-archive:FILE[:TAG], docker-archive:FILE[:REF], local:NAME[:TAG] (the default store), scratch.\n"
+      "oci-archive:FILE[:TAG], docker-archive:FILE[:REF], local:NAME[:TAG] (the default store), scratch;\n"
+      "a runtime's own store: containerd:NAME[:TAG|@DIGEST], docker-daemon:NAME[:TAG], podman:NAME[:TAG].\n"
       "Exit codes: 0 success, 1 failure, 2 usage error, 3 a check found gaps.\n"
       "Run `strata COMMAND --help` for a command's options and examples.");
   app.add_option("--home", g.home, "State directory (default $STRATA_HOME, $XDG_CACHE_HOME/strata, ~/.cache/strata)")
@@ -53,6 +54,12 @@ int main(int argc, char** argv) {
                  "Seconds a transfer may receive nothing before it is abandoned (default 10)")
       ->envname("STRATA_LOW_SPEED_TIMEOUT")
       ->check(CLI::Range(1, 3600));
+  app.add_option("--containerd-address", g.containerd_address,
+                 "containerd's socket for containerd: references (default $CONTAINERD_ADDRESS, "
+                 "/run/containerd/containerd.sock)");
+  app.add_option("--containerd-namespace", g.containerd_namespace,
+                 "containerd namespace for containerd: references (default $CONTAINERD_NAMESPACE, default; "
+                 "k8s.io is Kubernetes' CRI)");
   app.add_flag("-v,--verbose", g.verbose, "Log more to standard error");
   app.add_flag("-q,--quiet", g.quiet, "No progress or informational messages");
   app.add_flag("--json", g.json, "Print the result as one JSON document");

@@ -3,6 +3,8 @@
 #include <cstdlib>
 
 #include "oci/archive_store.hpp"
+#include "oci/containerd/containerd_store.hpp"
+#include "oci/daemon/daemon_store.hpp"
 #include "oci/layout_store.hpp"
 #include "oci/registry/registry_store.hpp"
 
@@ -86,13 +88,28 @@ Result<OpenedStore> open_store(const ImageRef& ref, Access access, const OpenOpt
       out.ref = store_ref(ref);
       return out;
     }
+    case Transport::kContainerd: {
+      STRATA_TRY(out.store, containerd::open_containerd_store(ref.docker, access, containerd::containerd_options(options)));
+      out.ref = store_ref(ref);
+      return out;
+    }
+    case Transport::kDockerDaemon:
+    case Transport::kPodman: {
+      auto which = ref.transport == Transport::kPodman ? daemon::Daemon::kPodman : daemon::Daemon::kDocker;
+      STRATA_TRY(out.store, daemon::open_daemon_store(which, ref.docker, access, options));
+      out.ref = store_ref(ref);
+      return out;
+    }
   }
   return fail(ErrorCode::kInvalidArgument, "unknown transport in " + ref.original);
 }
 
 std::string store_ref(const ImageRef& ref) {
   switch (ref.transport) {
-    case Transport::kDocker: return ref.docker.tag_or_digest();
+    case Transport::kDocker:
+    case Transport::kContainerd:
+    case Transport::kDockerDaemon:
+    case Transport::kPodman: return ref.docker.tag_or_digest();
     case Transport::kLocal: return ref.docker.str();
     // A digest alone ("docker-archive:FILE@sha256:…") parses to no name.
     case Transport::kDockerArchive: return ref.ref.empty() || ref.docker.repository.empty() ? ref.ref : ref.docker.str();
@@ -102,7 +119,7 @@ std::string store_ref(const ImageRef& ref) {
 
 std::optional<std::string> destination_tag(const ImageRef& ref) {
   if (ref.transport == Transport::kLocal) return ref.docker.str();
-  if (ref.transport == Transport::kDocker) {
+  if (ref.transport == Transport::kDocker || is_runtime_store(ref.transport)) {
     if (ref.docker.digest && !ref.docker.tag) return std::nullopt;
     return ref.docker.tag.value_or("latest");
   }

@@ -42,6 +42,10 @@ struct OpenOptions {
   // name, Docker Hub by default) fails at open, naming it; a registry the
   // reference names (the site's own) is reached.
   bool offline = false;
+  // The runtime stores. Empty: CONTAINERD_ADDRESS / CONTAINERD_NAMESPACE,
+  // else containerd's defaults (/run/containerd/containerd.sock, "default").
+  std::string containerd_address;
+  std::string containerd_namespace;
 };
 
 // `options` with a fresh shared registry client cache built from them: pass

@@ -150,15 +150,25 @@ std::string_view transport_name(Transport t) {
     case Transport::kDockerArchive: return "docker-archive";
     case Transport::kScratch: return "scratch";
     case Transport::kLocal: return "local";
+    case Transport::kContainerd: return "containerd";
+    case Transport::kDockerDaemon: return "docker-daemon";
+    case Transport::kPodman: return "podman";
   }
   return "?";
+}
+
+bool is_runtime_store(Transport t) {
+  return t == Transport::kContainerd || t == Transport::kDockerDaemon || t == Transport::kPodman;
 }
 
 std::string ImageRef::str() const {
   switch (transport) {
     case Transport::kDocker: return "docker://" + docker.str();
     case Transport::kScratch: return "scratch";
-    case Transport::kLocal: return "local:" + docker.str();
+    case Transport::kLocal:
+    case Transport::kContainerd:
+    case Transport::kDockerDaemon:
+    case Transport::kPodman: return std::string(transport_name(transport)) + ":" + docker.str();
     default: {
       std::string s = std::string(transport_name(transport)) + ":" + path;
       if (!ref.empty()) s += ":" + ref;
@@ -227,13 +237,33 @@ Result<ImageRef> parse_image_ref(std::string_view text) {
     STRATA_TRY(r.docker, parse_docker_reference(text.substr(6)));
     return r;
   }
+  for (Transport t : {Transport::kContainerd, Transport::kDockerDaemon, Transport::kPodman}) {
+    std::string prefix = std::string(transport_name(t)) + ":";
+    if (!text.starts_with(prefix)) continue;
+    r.transport = t;
+    std::string_view name = text.substr(prefix.size());
+    if (name.empty()) {
+      return fail(ErrorCode::kInvalidArgument, "invalid image reference " + str::quote(text) + ": missing image name after " + prefix +
+                                                   " (" + prefix + "NAME[:TAG])");
+    }
+    STRATA_TRY(r.docker, parse_docker_reference(name));
+    // Docker and podman keep images by name and tag; an image's digest there
+    // is not its manifest's (they store configs and layers), so a pin could
+    // not be honoured.
+    if (t != Transport::kContainerd && r.docker.digest) {
+      return fail(ErrorCode::kInvalidArgument, "invalid image reference " + str::quote(text) + ": " + prefix +
+                                                   " names an image by NAME[:TAG]; the daemon keeps no manifest digest to pin");
+    }
+    return r;
+  }
   if (text.starts_with("oci:")) return path_and_ref(text.substr(4), Transport::kOciLayout);
   if (text.starts_with("oci-archive:")) return path_and_ref(text.substr(12), Transport::kOciArchive);
   if (text.starts_with("docker-archive:")) return path_and_ref(text.substr(15), Transport::kDockerArchive);
-  for (std::string_view other : {"dir:", "containers-storage:", "docker-daemon:", "ostree:", "sif:"}) {
+  for (std::string_view other : {"dir:", "containers-storage:", "ostree:", "sif:"}) {
     if (text.starts_with(other)) {
       return fail(ErrorCode::kUnsupported, "transport " + std::string(other) + " in " + str::quote(text) +
-                                               " is not supported; use docker://, oci:, oci-archive: or docker-archive:");
+                                               " is not supported; use docker://, oci:, oci-archive:, docker-archive:, "
+                                               "containerd:, docker-daemon: or podman:");
     }
   }
   r.transport = Transport::kDocker;

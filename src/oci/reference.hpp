@@ -42,13 +42,30 @@ bool is_valid_tag(std::string_view tag);
 
 // kLocal is strata's embedded default store: `local:NAME[:TAG]` names an image
 // in the OCI layout under $STRATA_HOME/images, tagged with its full reference.
-enum class Transport { kDocker, kOciLayout, kOciArchive, kDockerArchive, kScratch, kLocal };
+// kContainerd, kDockerDaemon and kPodman are a runtime's own image store:
+// `containerd:NAME[:TAG|@DIGEST]` (containerd's content and images services),
+// `docker-daemon:NAME[:TAG]` (the Docker Engine API), `podman:NAME[:TAG]`
+// (podman's API service); NAME normalises like Docker's.
+enum class Transport {
+  kDocker,
+  kOciLayout,
+  kOciArchive,
+  kDockerArchive,
+  kScratch,
+  kLocal,
+  kContainerd,
+  kDockerDaemon,
+  kPodman
+};
+
+// The transports whose images live in a runtime's store (a daemon's API).
+bool is_runtime_store(Transport t);
 
 std::string_view transport_name(Transport t);
 
 struct ImageRef {
   Transport transport = Transport::kDocker;
-  DockerReference docker;  // kDocker and kLocal; for kDockerArchive the optional REF
+  DockerReference docker;  // kDocker, kLocal and the runtime stores; for kDockerArchive the optional REF
   std::string path;        // kOciLayout, kOciArchive, kDockerArchive
   std::string ref;         // layout/archive tag or digest; "" when not given
   std::string original;    // the text as given
@@ -58,7 +75,8 @@ struct ImageRef {
 };
 
 // Parses "docker://REF", a bare REF, "oci:DIR[:TAG]", "oci-archive:FILE[:TAG]",
-// "docker-archive:FILE[:REF]", "local:NAME[:TAG]" or "scratch".
+// "docker-archive:FILE[:REF]", "local:NAME[:TAG]", "containerd:NAME[:TAG|@DIGEST]",
+// "docker-daemon:NAME[:TAG]", "podman:NAME[:TAG]" or "scratch".
 Result<ImageRef> parse_image_ref(std::string_view text);
 
 }  // namespace strata::oci
