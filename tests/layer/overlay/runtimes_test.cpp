@@ -25,6 +25,8 @@
 #include <fcntl.h>
 #include <fstream>
 #include <map>
+#include <set>
+#include <sstream>
 #include <memory>
 #include <thread>
 
@@ -265,36 +267,225 @@ TEST(Runtimes, DockerLoadsAndRunsTheOverlayAndTheScratchImage) {
   dockerd.stop();
 }
 
+// A containerd of the test: its own root, state and sockets in `d`, the CRI
+// plugin off (Kubernetes' namespace is still a namespace like any other).
+struct PrivateContainerd {
+  explicit PrivateContainerd(const RuntimeDir& d)
+      : sock((d / "containerd.sock").string()),
+        daemon(
+            [&] {
+              std::ofstream(d / "config.toml")
+                  << "version = 2\nroot = \"" << (d / "root").string() << "\"\nstate = \"" << (d / "state").string()
+                  << "\"\ndisabled_plugins = [\"io.containerd.grpc.v1.cri\"]\n[grpc]\n  address = \"" << sock
+                  << "\"\n[ttrpc]\n  address = \"" << sock << ".ttrpc\"\n[debug]\n  address = \""
+                  << (d / "debug.sock").string() << "\"\n";
+              return std::vector<std::string>{"containerd", "--config", (d / "config.toml").string()};
+            }(),
+            d / "containerd.log") {}
+  std::vector<std::string> ctr(const std::string& ns = "strata-test") const { return {"ctr", "-a", sock, "-n", ns}; }
+  // strata with this containerd as its containerd: store.
+  std::vector<std::string> strata(const std::vector<std::string>& args, const std::string& ns = "strata-test") const {
+    return cat({strata_binary(), "--containerd-address", sock, "--containerd-namespace", ns}, args);
+  }
+  // The digests of the namespace's content store.
+  std::set<std::string> content(const std::string& ns = "strata-test") const {
+    std::set<std::string> out;
+    std::istringstream lines(run(cat(ctr(ns), {"content", "ls", "-q"})).out);
+    for (std::string line; std::getline(lines, line);) {
+      if (!line.empty()) out.insert(line);
+    }
+    return out;
+  }
+  std::string sock;
+  Daemon daemon;
+};
+
 TEST(Runtimes, ContainerdImportsAndRunsTheOverlayAndTheScratchImage) {
   expect_tool("containerd");
   expect_tool("ctr");
   const Images& im = images();
   RuntimeDir d;
-  std::string sock = (d / "containerd.sock").string();
-  std::ofstream(d / "config.toml") << "version = 2\nroot = \"" << (d / "root").string() << "\"\nstate = \""
-                                   << (d / "state").string()
-                                   << "\"\ndisabled_plugins = [\"io.containerd.grpc.v1.cri\"]\n[grpc]\n  address = \""
-                                   << sock << "\"\n[ttrpc]\n  address = \"" << sock << ".ttrpc\"\n[debug]\n  address = \""
-                                   << (d / "debug.sock").string() << "\"\n";
-  Daemon containerd({"containerd", "--config", (d / "config.toml").string()}, d / "containerd.log");
-  std::vector<std::string> ctr{"ctr", "-a", sock, "-n", "strata-test"};
-  ASSERT_TRUE(containerd.wait_ready(cat(ctr, {"version"}))) << containerd.log();
+  PrivateContainerd c(d);
+  ASSERT_TRUE(c.daemon.wait_ready(cat(c.ctr(), {"version"}))) << c.daemon.log();
   std::map<std::string, std::string> refs;
   for (const std::string& name : kImages) {
     std::string ref = "strata-test/" + name + ":latest";
-    auto imported = run(cat(ctr, {"images", "import", "--snapshotter", "native", "--index-name", ref,
-                                  im.oci_archive(name).string()}));
+    auto imported = run(cat(c.ctr(), {"images", "import", "--snapshotter", "native", "--index-name", ref,
+                                      im.oci_archive(name).string()}));
     EXPECT_EQ(imported.code, 0) << name << ": ctr images import\n" << imported.out << imported.err;
     refs[name] = ref;
   }
   int n = 0;
   for (const auto& p : programs("containerd")) {
-    auto r = run(cat(ctr, cat({"run", "--rm", "--snapshotter", "native", refs[p.image], "t" + std::to_string(n++)},
-                              p.argv)));
+    auto r = run(cat(c.ctr(), cat({"run", "--rm", "--snapshotter", "native", refs[p.image], "t" + std::to_string(n++)},
+                                  p.argv)));
     EXPECT_EQ(r.code, 0) << p.image << " " << p.argv.front() << "\n" << r.err;
     EXPECT_EQ(r.out, p.out) << p.image << " " << p.argv.front() << "\n" << r.err;
   }
-  containerd.stop();
+  c.daemon.stop();
+}
+
+// containerd: strata writes each image into containerd's store itself (no
+// archive, no ctr import): ctr runs it, strata reads it back bit-exactly (the
+// same manifest digest), and no lease outlives the write.
+TEST(Runtimes, StrataWritesStraightIntoContainerdWhichRunsTheImages) {
+  expect_tool("containerd");
+  expect_tool("ctr");
+  const Images& im = images();
+  RuntimeDir d;
+  PrivateContainerd c(d);
+  ASSERT_TRUE(c.daemon.wait_ready(cat(c.ctr(), {"version"}))) << c.daemon.log();
+  for (const std::string& name : kImages) {
+    auto wrote = run_json(c.strata({"--json", "copy", "oci:" + im.layout.string() + ":" + name,
+                                    "containerd:strata-test/" + name + ":latest"}));
+    ASSERT_EQ(wrote.run.code, 0) << name << "\n" << wrote.run.err;
+    auto listed = run(cat(c.ctr(), {"images", "ls", "-q"}));
+    EXPECT_NE(listed.out.find("docker.io/strata-test/" + name + ":latest\n"), std::string::npos) << listed.out;
+    // Read back: the manifest containerd holds is the one strata wrote.
+    auto back = run_json(c.strata({"--json", "copy", "containerd:strata-test/" + name + ":latest",
+                                   "oci:" + (d / "back").string() + ":" + name}));
+    ASSERT_EQ(back.run.code, 0) << back.run.err;
+    EXPECT_EQ(back.digest, wrote.digest) << name;
+    EXPECT_FALSE(wrote.digest.empty());
+  }
+  int n = 0;
+  for (const auto& p : programs("containerd")) {
+    auto r = run(cat(c.ctr(), cat({"run", "--rm", "--snapshotter", "native", "docker.io/strata-test/" + p.image + ":latest",
+                                   "s" + std::to_string(n++)},
+                                  p.argv)));
+    EXPECT_EQ(r.code, 0) << p.image << " " << p.argv.front() << "\n" << r.err;
+    EXPECT_EQ(r.out, p.out) << p.image << " " << p.argv.front() << "\n" << r.err;
+  }
+  EXPECT_EQ(run(cat(c.ctr(), {"leases", "ls", "-q"})).out, "") << "a write's lease outlived it";
+  c.daemon.stop();
+}
+
+// A second image on the same base writes only what the store lacks: the
+// copy writes exactly the blobs new to containerd's content store (each
+// present one is answered by Info, never sent), and the content store grows
+// by exactly them and the manifest. Garbage collection keeps every blob of
+// both images: the manifests carry containerd's child labels.
+TEST(Runtimes, ASecondImageOnTheSameBaseWritesOnlyItsNewBlobsToContainerd) {
+  expect_tool("containerd");
+  const Images& im = images();
+  RuntimeDir d;
+  PrivateContainerd c(d);
+  ASSERT_TRUE(c.daemon.wait_ready(cat(c.ctr(), {"version"}))) << c.daemon.log();
+  auto first = run_json(c.strata({"--json", "copy", "oci:" + im.layout.string() + ":overlay", "containerd:strata-test/overlay:1"}));
+  ASSERT_EQ(first.run.code, 0) << first.run.err;
+  std::set<std::string> before = c.content();
+  auto inspected = run({strata_binary(), "inspect", "oci:" + im.layout.string() + ":plain"});
+  ASSERT_EQ(inspected.code, 0) << inspected.err;
+  const auto plain = nlohmann::json::parse(inspected.out);
+  std::set<std::string> wanted{plain["config"]["digest"].get<std::string>()};
+  for (const auto& l : plain["layers"]) wanted.insert(l["digest"].get<std::string>());
+  std::set<std::string> shared;
+  for (const auto& w : wanted) {
+    if (before.contains(w)) shared.insert(w);
+  }
+  ASSERT_FALSE(shared.empty()) << "the two images share no base layer; the fixture changed";
+  auto second = run_json(c.strata({"--json", "copy", "oci:" + im.layout.string() + ":plain", "containerd:strata-test/plain:1"}));
+  ASSERT_EQ(second.run.code, 0) << second.run.err;
+  EXPECT_EQ(second.json["blobsCopied"].get<std::size_t>(), wanted.size() - shared.size());
+  EXPECT_EQ(second.json["blobsSkipped"].get<std::size_t>(), shared.size());
+  std::set<std::string> after = c.content();
+  std::set<std::string> added;
+  for (const auto& a : after) {
+    if (!before.contains(a)) added.insert(a);
+  }
+  std::set<std::string> expected_added{second.digest};
+  for (const auto& w : wanted) {
+    if (!shared.contains(w)) expected_added.insert(w);
+  }
+  EXPECT_EQ(added, expected_added);
+  // A synchronous collection (ending a lease of our own with --sync) keeps both images whole.
+  ASSERT_EQ(run(cat(c.ctr(), {"leases", "create", "--id", "gc-now"})).code, 0);
+  ASSERT_EQ(run(cat(c.ctr(), {"leases", "rm", "--sync", "gc-now"})).code, 0);
+  EXPECT_EQ(c.content(), after) << "the collector took content of a written image";
+  c.daemon.stop();
+}
+
+// Kubernetes' namespace: the image is listed there with the label CRI marks
+// the images it manages with.
+TEST(Runtimes, AnImageWrittenToK8sIoCarriesTheCriLabel) {
+  expect_tool("containerd");
+  const Images& im = images();
+  RuntimeDir d;
+  PrivateContainerd c(d);
+  ASSERT_TRUE(c.daemon.wait_ready(cat(c.ctr(), {"version"}))) << c.daemon.log();
+  auto wrote = run(c.strata({"-q", "copy", "oci:" + im.layout.string() + ":overlay", "containerd:strata-test/overlay:k8s"},
+                            "k8s.io"));
+  ASSERT_EQ(wrote.code, 0) << wrote.err;
+  auto listed = run(cat(c.ctr("k8s.io"), {"images", "ls"}));
+  ASSERT_EQ(listed.code, 0) << listed.err;
+  bool found = false;
+  std::istringstream lines(listed.out);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.starts_with("docker.io/strata-test/overlay:k8s ")) {
+      found = true;
+      EXPECT_NE(line.find("io.cri-containerd.image=managed"), std::string::npos) << line;
+    }
+  }
+  EXPECT_TRUE(found) << listed.out;
+  c.daemon.stop();
+}
+
+// strata killed in the middle of a write: no image record, a lease that
+// keeps the partial content only until it expires, and after it expires
+// (and the collector runs) neither the lease nor the content is left.
+TEST(Runtimes, AWriteKilledMidwayLeavesNoImageAndNoLeaseOnceItExpires) {
+  expect_tool("containerd");
+  RuntimeDir d;
+  PrivateContainerd c(d);
+  ASSERT_TRUE(c.daemon.wait_ready(cat(c.ctr(), {"version"}))) << c.daemon.log();
+  // A layer large enough that the write is still going when it is killed.
+  stdfs::create_directories(d / "rootfs");
+  ASSERT_EQ(run({"sh", "-c", "head -c 268435456 /dev/urandom > " + shell_quote((d / "rootfs/blob").string())}).code, 0);
+  ASSERT_EQ(run({"tar", "-C", (d / "rootfs").string(), "-cf", (d / "root.tar").string(), "."}).code, 0);
+  auto imported = run({strata_binary(), "-q", "--home", (d / "home").string(), "import", (d / "root.tar").string(),
+                       "--dest", "oci:" + (d / "img").string() + ":big", "--platform", "linux/amd64", "--compression", "none"});
+  ASSERT_EQ(imported.code, 0) << imported.err;
+  auto started = std::chrono::steady_clock::now();
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::setenv("STRATA_CONTAINERD_LEASE_SECONDS", "10", 1);
+    int err = ::open((d / "strata.err").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    ::dup2(err, 1);
+    ::dup2(err, 2);
+    std::string bin = strata_binary();
+    auto args = c.strata({"copy", "oci:" + (d / "img").string() + ":big", "containerd:strata-test/big:1"});
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    ::execv(bin.c_str(), argv.data());
+    ::_exit(127);
+  }
+  // Kill it once containerd reports the ingest under way.
+  bool seen = false;
+  for (int i = 0; i < 3000 && !seen; ++i) {
+    seen = run(cat(c.ctr(), {"content", "active"})).out.find("strata-sha256:") != std::string::npos;
+    if (!seen) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ::kill(pid, SIGKILL);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(seen) << "the write finished before it could be killed";
+  ASSERT_TRUE(WIFSIGNALED(status));
+  EXPECT_EQ(run(cat(c.ctr(), {"images", "ls", "-q"})).out, "") << "a killed write left an image record";
+  auto leases = run(cat(c.ctr(), {"leases", "ls"})).out;
+  EXPECT_NE(leases.find("containerd.io/gc.expire="), std::string::npos)
+      << "the write ran under no expiring lease (killed after "
+      << std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count()
+      << " ms):\n"
+      << leases << slurp(d / "strata.err");
+  std::this_thread::sleep_until(started + std::chrono::seconds(11));
+  ASSERT_EQ(run(cat(c.ctr(), {"leases", "create", "--id", "gc-now"})).code, 0);
+  ASSERT_EQ(run(cat(c.ctr(), {"leases", "rm", "--sync", "gc-now"})).code, 0);
+  EXPECT_EQ(run(cat(c.ctr(), {"leases", "ls", "-q"})).out, "") << "the expired lease is still there";
+  EXPECT_TRUE(c.content().empty()) << "content of the killed write survived its lease";
+  EXPECT_EQ(run(cat(c.ctr(), {"content", "active"})).out.find("strata-sha256:"), std::string::npos)
+      << "the killed write's ingest survived its lease";
+  c.daemon.stop();
 }
 
 }  // namespace
