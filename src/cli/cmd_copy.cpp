@@ -37,7 +37,10 @@ void run_copy(const GlobalOptions& g, const CopyCmdOptions& o) {
   auto copied = check(std::move(result));
   check(dst.store->close());
   std::string dst_text = o.dst;
-  if (auto at = dst_text.find('@'); at != std::string::npos && dst_ref.transport == oci::Transport::kDocker) dst_text.resize(at);
+  if (auto at = dst_text.find('@'); at != std::string::npos &&
+      (dst_ref.transport == oci::Transport::kDocker || dst_ref.transport == oci::Transport::kContainerd)) {
+    dst_text.resize(at);
+  }
   if (g.json) {
     nlohmann::ordered_json out;
     out["source"] = o.src;

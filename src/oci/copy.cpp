@@ -153,7 +153,7 @@ Result<void> check_pin(const Descriptor& root, const CopyOptions& o) {
 }  // namespace
 
 std::optional<DestinationPin> destination_pin(const ImageRef& ref) {
-  if (ref.transport != Transport::kDocker || !ref.docker.digest) return std::nullopt;
+  if ((ref.transport != Transport::kDocker && ref.transport != Transport::kContainerd) || !ref.docker.digest) return std::nullopt;
   return DestinationPin{*ref.docker.digest, ref.original.empty() ? ref.str() : ref.original};
 }
 

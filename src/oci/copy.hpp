@@ -46,7 +46,7 @@ struct DestinationPin {
   Digest digest;
   std::string reference;
 };
-// The pin of `ref` as a copy's destination: a docker:// reference with a
+// The pin of `ref` as a copy's destination: a docker:// or containerd: reference with a
 // digest; nullopt for any other.
 std::optional<DestinationPin> destination_pin(const ImageRef& ref);
 

@@ -252,6 +252,8 @@ class StorePool {
   static std::string key_of(const ImageRef& ref) {
     if (ref.transport == Transport::kDocker) return "docker://" + ref.docker.name();
     if (ref.transport == Transport::kLocal) return "local:";
+    // A runtime's store is opened per repository, as a registry is.
+    if (is_runtime_store(ref.transport)) return std::string(transport_name(ref.transport)) + ":" + ref.docker.name();
     return std::string(transport_name(ref.transport)) + ":" + ref.path;
   }
 

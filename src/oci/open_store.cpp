@@ -120,7 +120,12 @@ std::string store_ref(const ImageRef& ref) {
 std::optional<std::string> destination_tag(const ImageRef& ref) {
   if (ref.transport == Transport::kLocal) return ref.docker.str();
   if (ref.transport == Transport::kDocker || is_runtime_store(ref.transport)) {
-    if (ref.docker.digest && !ref.docker.tag) return std::nullopt;
+    // containerd names a record by digest as CRI does ("NAME@sha256:…"):
+    // without a record the collector would take the content.
+    if (ref.docker.digest && !ref.docker.tag) {
+      if (ref.transport == Transport::kContainerd) return ref.docker.digest->str();
+      return std::nullopt;
+    }
     return ref.docker.tag.value_or("latest");
   }
   std::string in_store = store_ref(ref);

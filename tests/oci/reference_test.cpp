@@ -108,6 +108,43 @@ TEST(Reference, Transports) {
   EXPECT_TRUE(unsupported.error().is(ErrorCode::kUnsupported));
 }
 
+// A runtime's own store: the name normalises as Docker's does; containerd
+// takes a digest (its records may be named by one, as CRI names repo
+// digests), Docker and podman do not (they keep no manifest digest); a name
+// is required, and the stores are one repository each, as a registry's.
+TEST(Reference, RuntimeStoresNameImagesAsDockerDoes) {
+  auto c = parse_image_ref("containerd:debian:12");
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->transport, Transport::kContainerd);
+  EXPECT_EQ(c->docker.str(), "docker.io/library/debian:12");
+  EXPECT_EQ(c->str(), "containerd:docker.io/library/debian:12");
+  EXPECT_EQ(store_ref(*c), "12");
+  EXPECT_EQ(destination_tag(*c), "12");
+  const std::string pin = "sha256:" + std::string(64, 'a');
+  auto pinned = parse_image_ref("containerd:registry.site/team/app@" + pin);
+  ASSERT_TRUE(pinned);
+  EXPECT_EQ(pinned->docker.name(), "registry.site/team/app");
+  EXPECT_EQ(destination_tag(*pinned), pin);  // a record named NAME@DIGEST keeps the content
+  auto d = parse_image_ref("docker-daemon:strata/overlay");
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->transport, Transport::kDockerDaemon);
+  EXPECT_EQ(d->str(), "docker-daemon:docker.io/strata/overlay:latest");
+  auto p = parse_image_ref("podman:localhost/app:1");
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->transport, Transport::kPodman);
+  EXPECT_EQ(p->docker.registry, "localhost");
+  for (const std::string& bad : std::vector<std::string>{"docker-daemon:x@" + pin, "podman:x@" + pin}) {
+    auto r = parse_image_ref(bad);
+    ASSERT_FALSE(r) << bad;
+    EXPECT_NE(r.error().message().find("NAME[:TAG]"), std::string::npos) << r.error().message();
+  }
+  for (const std::string& bad : std::vector<std::string>{"containerd:", "podman:", "docker-daemon:", "containerd:UPPER"}) {
+    auto r = parse_image_ref(bad);
+    ASSERT_FALSE(r) << bad;
+    EXPECT_NE(r.error().message().find(bad), std::string::npos) << r.error().message();
+  }
+}
+
 // What strata prints for an image it copied, built or imported (the
 // destination as given, then "@sha256:…"), and skopeo's spelling of a pinned
 // layout reference ("oci:DIR:sha256:…"), parse back to the same image, for

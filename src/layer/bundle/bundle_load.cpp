@@ -121,8 +121,23 @@ Result<std::string> bundle_destination(const std::string& name, const std::strin
                                          "--dest " + dest));
     return target.str();
   }
-  return fail(ErrorCode::kInvalidArgument,
-              "--dest " + dest + ": give a registry (docker://HOST[/PREFIX]) or a layout (oci:DIR)");
+  // A runtime's own store: each image under its own name (`--dest containerd:`).
+  for (std::string_view runtime : {"containerd:", "docker-daemon:", "podman:"}) {
+    if (!dest.starts_with(runtime)) continue;
+    if (dest.size() != runtime.size()) {
+      return fail(ErrorCode::kInvalidArgument, "--dest " + dest + ": a bundle's images keep their names; give the store alone (" +
+                                                   std::string(runtime) + ")");
+    }
+    if (runtime != "containerd:" && !d.tag) {
+      return fail(ErrorCode::kInvalidArgument, "--dest " + dest + ": " + name + " is pinned by digest alone, and " +
+                                                   std::string(runtime) + " keeps images by NAME:TAG; load it into containerd: or a registry");
+    }
+    std::string target = std::string(runtime) + d.name() + (runtime == "containerd:" ? pinned : ":" + *d.tag);
+    STRATA_TRY(auto ref, with_context(oci::parse_image_ref(target), "--dest " + dest));
+    return ref.str();
+  }
+  return fail(ErrorCode::kInvalidArgument, "--dest " + dest + ": give a registry (docker://HOST[/PREFIX]), a layout (oci:DIR) "
+                                                              "or a runtime's store (containerd:, docker-daemon:, podman:)");
 }
 
 Result<BundleRef> parse_bundle_ref(std::string_view text) {

@@ -483,7 +483,14 @@ class ContainerdStore final : public Store {
       STRATA_TRY_VOID(w.write(as_bytes(m.bytes)));
       STRATA_TRY_VOID(w.commit());
     }
-    if (tag && !tag->empty()) STRATA_TRY_VOID(set_image(image_name(*tag), m.descriptor));
+    if (tag && !tag->empty()) {
+      // A record named by digest ("NAME@sha256:…", as CRI names repo digests) holds exactly that manifest.
+      if (auto pinned = Digest::parse(*tag); pinned && *pinned != m.descriptor.digest) {
+        return fail(ErrorCode::kInvalidArgument, where() + ": " + image_name(*tag) + " names " + pinned->str() +
+                                                      ", but the image is " + m.descriptor.digest.str());
+      }
+      STRATA_TRY_VOID(set_image(image_name(*tag), m.descriptor));
+    }
     return {};
   }
 
@@ -674,10 +681,6 @@ Result<std::unique_ptr<Store>> open_containerd_store(const DockerReference& ref,
     return fail(ErrorCode::kUnreachable, name + ": cannot reach containerd at " + path + ": " + why +
                                              "; start containerd, or name its socket with --containerd-address "
                                              "or CONTAINERD_ADDRESS");
-  }
-  if (access == Access::kWrite && ref.digest) {
-    return fail(ErrorCode::kInvalidArgument, name + ": an image is written to containerd by NAME[:TAG], "
-                                                 "not by digest (the digest is what strata prints once it is there)");
   }
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(kMaxMessage);
