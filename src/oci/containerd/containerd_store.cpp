@@ -138,10 +138,11 @@ ErrorCode code_of(grpc::StatusCode c) {
 // namespace every call carries, and the lease a writer's calls carry.
 class Client {
  public:
-  Client(std::shared_ptr<grpc::Channel> channel, ContainerdOptions options)
+  Client(std::shared_ptr<grpc::Channel> channel, ContainerdOptions options, const std::string& name)
       : channel_(std::move(channel)),
         options_(std::move(options)),
         socket_(socket_path(options_.address)),
+        where_(name + " (containerd at " + socket_ + ", namespace " + options_.ns + ")"),
         content_(content::Content::NewStub(channel_)),
         images_(images::Images::NewStub(channel_)),
         leases_(leases::Leases::NewStub(channel_)) {}
@@ -165,22 +166,28 @@ class Client {
     return ctx;
   }
 
-  // The error for a failed call: what was done, to what, at which socket,
-  // and what to do when containerd is not there.
+  // The error for a failed call: the store, what was being done, and when
+  // containerd is gone, why and what to do. A socket nobody listens on any
+  // more is final (kUnreachable: another try would fail alike).
   Error error(const grpc::Status& s, std::string_view doing) const {
-    std::string where = "containerd at " + socket_ + " (namespace " + options_.ns + ")";
+    std::string head = where_ + ": " + std::string(doing) + ": ";
     if (s.error_code() == grpc::StatusCode::UNAVAILABLE) {
       std::string why = unreachable_reason(socket_);
-      return Error(ErrorCode::kUnavailable, std::string(doing) + ": " + where + " stopped answering" +
-                                                (why.empty() ? ": " + s.error_message() : " (" + why + ")") +
-                                                "; is containerd still running?");
+      if (!why.empty()) {
+        return Error(ErrorCode::kUnreachable,
+                     head + "containerd stopped answering (" + why + "); restart it and run this again");
+      }
+      return Error(ErrorCode::kUnavailable, head + "containerd did not answer: " + s.error_message());
     }
     if (s.error_code() == grpc::StatusCode::UNIMPLEMENTED) {
-      return Error(ErrorCode::kUnsupported, std::string(doing) + ": " + where + " does not offer this call (" +
-                                                s.error_message() + "); strata needs containerd 1.5 or later");
+      return Error(ErrorCode::kUnsupported,
+                   head + "containerd does not offer this call (" + s.error_message() + "); strata needs containerd 1.5 or later");
     }
-    return Error(code_of(s.error_code()), std::string(doing) + ": " + where + ": " + s.error_message());
+    return Error(code_of(s.error_code()), head + s.error_message());
   }
+
+  // "containerd:NAME (containerd at SOCK, namespace NS)": how errors name the store.
+  const std::string& where() const { return where_; }
 
   // A lease that expires on its own: what is written under it survives the
   // garbage collector until the image record holds it, and no longer than
@@ -244,6 +251,7 @@ class Client {
   std::shared_ptr<grpc::Channel> channel_;
   ContainerdOptions options_;
   std::string socket_;
+  std::string where_;
   std::unique_ptr<content::Content::Stub> content_;
   std::unique_ptr<images::Images::Stub> images_;
   std::unique_ptr<leases::Leases::Stub> leases_;
@@ -323,7 +331,7 @@ class ContainerdBlobWriter final : public BlobWriter {
 
   Result<void> commit() override {
     if (!resumed_) {
-      auto ok = verifier_.verify(what_);
+      auto ok = verifier_.verify(client_.where() + ": " + what_);
       if (!ok) {
         abort();
         return ok;
@@ -344,8 +352,8 @@ class ContainerdBlobWriter final : public BlobWriter {
     }
     if (!sent) return sent;
     if (committed_digest_ != desc_.digest.str()) {
-      return fail(ErrorCode::kCorruption, "committing " + what_ + ": containerd at " + client_.socket() +
-                                              " stored it as " + str::quote(committed_digest_));
+      return fail(ErrorCode::kCorruption, client_.where() + ": committing " + what_ + ": containerd stored it as " +
+                                              str::quote(committed_digest_));
     }
     return {};
   }
@@ -415,7 +423,7 @@ class ContainerdStore final : public Store {
  public:
   ContainerdStore(std::shared_ptr<grpc::Channel> channel, const ContainerdOptions& options, DockerReference ref,
                   bool writable)
-      : client_(std::move(channel), options), ref_(std::move(ref)), writable_(writable) {}
+      : client_(std::move(channel), options, "containerd:" + ref.name()), ref_(std::move(ref)), writable_(writable) {}
 
   ~ContainerdStore() override { (void)client_.end_lease(); }
 
@@ -477,7 +485,7 @@ class ContainerdStore final : public Store {
       STRATA_TRY_VOID(client_.hold(m.descriptor.digest));
       STRATA_TRY_VOID(add_missing_labels(*info, labels));
     } else {
-      ContainerdBlobWriter w(client_, m.descriptor, labels, "manifest " + m.descriptor.digest.str() + " to " + where());
+      ContainerdBlobWriter w(client_, m.descriptor, labels, "manifest " + m.descriptor.digest.str());
       STRATA_TRY_VOID(w.open());
       STRATA_TRY_VOID(w.restart());
       STRATA_TRY_VOID(w.write(as_bytes(m.bytes)));
@@ -543,7 +551,7 @@ class ContainerdStore final : public Store {
   Result<std::unique_ptr<BlobWriter>> blob_writer(const Descriptor& desc) override {
     STRATA_TRY_VOID(writable());
     auto w = std::make_unique<ContainerdBlobWriter>(client_, desc, std::map<std::string, std::string>{},
-                                                    "blob " + desc.digest.str() + " to " + where());
+                                                    "blob " + desc.digest.str());
     STRATA_TRY_VOID(w->open());
     return std::unique_ptr<BlobWriter>(std::move(w));
   }
@@ -584,7 +592,7 @@ class ContainerdStore final : public Store {
   }
 
  private:
-  std::string where() const { return describe() + " (containerd at " + client_.socket() + ", namespace " + client_.options().ns + ")"; }
+  const std::string& where() const { return client_.where(); }
 
   Result<void> writable() const {
     if (writable_) return {};

@@ -135,20 +135,12 @@ void remove_tree(const stdfs::path& dir) {
 class Daemon {
  public:
   Daemon(const std::vector<std::string>& argv, const stdfs::path& log) : name_(argv.front()), log_(log) {
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-      int null = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-      if (fd < 0 || null < 0) ::_exit(126);
-      ::dup2(null, 0);
-      ::dup2(fd, 1);
-      ::dup2(fd, 2);
-      std::vector<char*> args;
-      for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-      args.push_back(nullptr);
-      ::execvp(args[0], args.data());
-      ::_exit(127);
-    }
+    start(argv, O_TRUNC);
+  }
+  // Starts `argv` again once the daemon is gone (stop(), kill_now()),
+  // appending to its log.
+  void start_again(const std::vector<std::string>& argv) {
+    if (pid_ <= 0) start(argv, O_APPEND);
   }
   ~Daemon() { stop(); }
   Daemon(const Daemon&) = delete;
@@ -169,6 +161,14 @@ class Daemon {
   }
   std::string log() const { return slurp(log_); }
 
+  // SIGKILL: the daemon dies as in a crash.
+  void kill_now() {
+    if (pid_ <= 0) return;
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, nullptr, 0);
+    pid_ = -1;
+  }
+
   // SIGTERM, then SIGKILL after 30 s.
   void stop() {
     if (pid_ <= 0) return;
@@ -187,6 +187,23 @@ class Daemon {
   }
 
  private:
+  void start(const std::vector<std::string>& argv, int mode) {
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      int fd = ::open(log_.c_str(), O_WRONLY | O_CREAT | mode | O_CLOEXEC, 0644);
+      int null = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+      if (fd < 0 || null < 0) ::_exit(126);
+      ::dup2(null, 0);
+      ::dup2(fd, 1);
+      ::dup2(fd, 2);
+      std::vector<char*> args;
+      for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+      args.push_back(nullptr);
+      ::execvp(args[0], args.data());
+      ::_exit(127);
+    }
+  }
+
   std::string name_;
   stdfs::path log_;
   pid_t pid_ = -1;
@@ -272,6 +289,8 @@ TEST(Runtimes, DockerLoadsAndRunsTheOverlayAndTheScratchImage) {
 struct PrivateContainerd {
   explicit PrivateContainerd(const RuntimeDir& d)
       : sock((d / "containerd.sock").string()),
+        config(d / "config.toml"),
+        log(d / "containerd.log"),
         daemon(
             [&] {
               std::ofstream(d / "config.toml")
@@ -282,6 +301,11 @@ struct PrivateContainerd {
               return std::vector<std::string>{"containerd", "--config", (d / "config.toml").string()};
             }(),
             d / "containerd.log") {}
+  // A new containerd on the same root and sockets (after kill_now()).
+  void restart() {
+    daemon.stop();
+    daemon.start_again({"containerd", "--config", config.string()});
+  }
   std::vector<std::string> ctr(const std::string& ns = "strata-test") const { return {"ctr", "-a", sock, "-n", ns}; }
   // strata with this containerd as its containerd: store.
   std::vector<std::string> strata(const std::vector<std::string>& args, const std::string& ns = "strata-test") const {
@@ -297,6 +321,7 @@ struct PrivateContainerd {
     return out;
   }
   std::string sock;
+  stdfs::path config, log;
   Daemon daemon;
 };
 
@@ -430,6 +455,74 @@ TEST(Runtimes, AnImageWrittenToK8sIoCarriesTheCriLabel) {
   c.daemon.stop();
 }
 
+// An image of one incompressible 256 MiB layer in oci:<d>/img:big: a write
+// of it to containerd lasts long enough to be interrupted.
+std::string big_image(const RuntimeDir& d) {
+  stdfs::create_directories(d / "rootfs");
+  EXPECT_EQ(run({"sh", "-c", "head -c 268435456 /dev/urandom > " + shell_quote((d / "rootfs/blob").string())}).code, 0);
+  EXPECT_EQ(run({"tar", "-C", (d / "rootfs").string(), "-cf", (d / "root.tar").string(), "."}).code, 0);
+  auto imported = run({strata_binary(), "-q", "--home", (d / "home").string(), "import", (d / "root.tar").string(),
+                       "--dest", "oci:" + (d / "img").string() + ":big", "--platform", "linux/amd64", "--compression", "none"});
+  EXPECT_EQ(imported.code, 0) << imported.err;
+  stdfs::remove_all(d / "rootfs");
+  stdfs::remove(d / "root.tar");
+  return "oci:" + (d / "img").string() + ":big";
+}
+
+// Starts `argv` with its output in `out`; the child's PID.
+pid_t spawn(const std::vector<std::string>& argv, const stdfs::path& out, const std::string& env_name = "",
+            const std::string& env_value = "") {
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    if (!env_name.empty()) ::setenv(env_name.c_str(), env_value.c_str(), 1);
+    int fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    ::dup2(fd, 1);
+    ::dup2(fd, 2);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    ::execv(args[0], args.data());
+    ::_exit(127);
+  }
+  return pid;
+}
+
+// Waits until containerd reports one of strata's writes under way.
+bool write_under_way(const PrivateContainerd& c) {
+  for (int i = 0; i < 3000; ++i) {
+    if (run(cat(c.ctr(), {"content", "active"})).out.find("strata-sha256:") != std::string::npos) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+// containerd dying in the middle of a write: strata fails with one line
+// naming the socket and what to check, and the restarted containerd holds no
+// image record of it.
+TEST(Runtimes, ContainerdDyingMidWriteIsOneLineNamingTheSocketAndLeavesNoImage) {
+  expect_tool("containerd");
+  RuntimeDir d;
+  PrivateContainerd c(d);
+  ASSERT_TRUE(c.daemon.wait_ready(cat(c.ctr(), {"version"}))) << c.daemon.log();
+  std::string big = big_image(d);
+  pid_t pid = spawn(c.strata({"copy", big, "containerd:strata-test/big:1"}), d / "strata.out");
+  bool seen = write_under_way(c);
+  c.daemon.kill_now();
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(seen) << "the write finished before containerd could be killed";
+  std::string err = slurp(d / "strata.out");
+  ASSERT_TRUE(WIFEXITED(status)) << err;
+  EXPECT_EQ(WEXITSTATUS(status), 1) << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << "not one line:\n" << err;
+  EXPECT_NE(err.find(c.sock), std::string::npos) << err;
+  EXPECT_NE(err.find("containerd"), std::string::npos) << err;
+  c.restart();
+  ASSERT_TRUE(c.daemon.wait_ready(cat(c.ctr(), {"version"}))) << c.daemon.log();
+  EXPECT_EQ(run(cat(c.ctr(), {"images", "ls", "-q"})).out, "") << "a write cut short left an image record";
+  c.daemon.stop();
+}
+
 // strata killed in the middle of a write: no image record, a lease that
 // keeps the partial content only until it expires, and after it expires
 // (and the collector runs) neither the lease nor the content is left.
@@ -438,34 +531,12 @@ TEST(Runtimes, AWriteKilledMidwayLeavesNoImageAndNoLeaseOnceItExpires) {
   RuntimeDir d;
   PrivateContainerd c(d);
   ASSERT_TRUE(c.daemon.wait_ready(cat(c.ctr(), {"version"}))) << c.daemon.log();
-  // A layer large enough that the write is still going when it is killed.
-  stdfs::create_directories(d / "rootfs");
-  ASSERT_EQ(run({"sh", "-c", "head -c 268435456 /dev/urandom > " + shell_quote((d / "rootfs/blob").string())}).code, 0);
-  ASSERT_EQ(run({"tar", "-C", (d / "rootfs").string(), "-cf", (d / "root.tar").string(), "."}).code, 0);
-  auto imported = run({strata_binary(), "-q", "--home", (d / "home").string(), "import", (d / "root.tar").string(),
-                       "--dest", "oci:" + (d / "img").string() + ":big", "--platform", "linux/amd64", "--compression", "none"});
-  ASSERT_EQ(imported.code, 0) << imported.err;
+  std::string big = big_image(d);
   auto started = std::chrono::steady_clock::now();
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    ::setenv("STRATA_CONTAINERD_LEASE_SECONDS", "10", 1);
-    int err = ::open((d / "strata.err").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    ::dup2(err, 1);
-    ::dup2(err, 2);
-    std::string bin = strata_binary();
-    auto args = c.strata({"copy", "oci:" + (d / "img").string() + ":big", "containerd:strata-test/big:1"});
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    ::execv(bin.c_str(), argv.data());
-    ::_exit(127);
-  }
+  pid_t pid = spawn(c.strata({"copy", big, "containerd:strata-test/big:1"}), d / "strata.err",
+                    "STRATA_CONTAINERD_LEASE_SECONDS", "10");
   // Kill it once containerd reports the ingest under way.
-  bool seen = false;
-  for (int i = 0; i < 3000 && !seen; ++i) {
-    seen = run(cat(c.ctr(), {"content", "active"})).out.find("strata-sha256:") != std::string::npos;
-    if (!seen) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  bool seen = write_under_way(c);
   ::kill(pid, SIGKILL);
   int status = 0;
   ::waitpid(pid, &status, 0);
