@@ -90,7 +90,7 @@ std::string unreachable_reason(const std::string& path) {
   ::close(fd);
   if (rc == 0) return {};
   if (err == EACCES || err == EPERM) return "permission denied (run as a user who may use containerd's socket, usually root)";
-  if (err == ECONNREFUSED) return "nothing is listening (containerd is not running)";
+  if (err == ECONNREFUSED) return "nothing is listening: containerd is not running";
   return std::strerror(err);
 }
 
