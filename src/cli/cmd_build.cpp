@@ -7,6 +7,7 @@
 #include "cli/commands.hpp"
 #include "cli/overlay_options.hpp"
 #include "layer/build/build.hpp"
+#include "oci/working_store.hpp"
 #include "util/clock.hpp"
 #include "util/strings.hpp"
 
@@ -64,20 +65,20 @@ void run_build(const GlobalOptions& g, const OverlayFlags& f, oci::http::Transpo
   check_lock_bases(g, f, plan);
 
   auto dest_ref = check(oci::parse_image_ref(f.dest));
-  auto dest = check(oci::open_store(dest_ref, oci::Access::kWrite, g.open_options()));
+  auto dest = check(oci::WorkingStore::open(dest_ref, g.open_options()));
   std::filesystem::path home = g.open_options().home;
   layer::BaseFsCache base_fs(home / "basefs");
   BuildProgress progress(g, f.max_age);
   layer::BuildContext ctx{.http = http, .clock = system_clock(), .home = home,
                           .jobs = static_cast<unsigned>(g.jobs), .base_fs = &base_fs, .observer = &progress,
                           .offline = g.offline, .index_max_age = index_max_age(f.index_max_age)};
-  layer::BuildRequest request{.plan = std::move(plan), .dest = dest.store.get(),
-                              .dest_tag = oci::destination_tag(dest_ref), .max_age = max_age,
+  layer::BuildRequest request{.plan = std::move(plan), .dest = &dest.store(),
+                              .dest_tag = dest.tag(), .max_age = max_age,
                               .lock_out = f.lock_out,
                               .use_refresh = dest_ref.transport == oci::Transport::kDocker ? layer::kRegistryUseRefresh
                                                                                           : layer::kLayoutUseRefresh};
   auto result = check(layer::build(request, ctx));
-  check(dest.store->close());
+  check(dest.deliver(result.root.digest));
   print(g, f, result);
 }
 

@@ -10,6 +10,7 @@
 #include "contract/preflight/report_json.hpp"
 #include "contract/provision/provision.hpp"
 #include "contract/route/plan_output.hpp"
+#include "oci/working_store.hpp"
 #include "util/clock.hpp"
 
 namespace strata::cli {
@@ -30,13 +31,14 @@ void run_provision(const GlobalOptions& g, const ProvisionArgs& a, oci::http::Tr
   request.plan = plan_request(g, f, base);
   std::string dest_text = a.dest.empty() ? kDefaultDest : a.dest;
   auto dest_ref = check(oci::parse_image_ref(dest_text));
-  std::optional<oci::OpenedStore> dest;  // opened only when an overlay is needed
+  std::optional<oci::WorkingStore> dest;  // opened only when an image is built
   request.open_dest = [&]() -> Result<oci::Store*> {
-    STRATA_TRY(auto opened, oci::open_store(dest_ref, oci::Access::kWrite, g.open_options()));
+    STRATA_TRY(auto opened, oci::WorkingStore::open(dest_ref, g.open_options()));
     dest.emplace(std::move(opened));
-    return dest->store.get();
+    return &dest->store();
   };
-  if (!a.dest.empty()) request.dest_tag = oci::destination_tag(dest_ref);
+  // A runtime's store gets its tag when the image is delivered (WorkingStore).
+  if (!a.dest.empty() && !oci::is_runtime_store(dest_ref.transport)) request.dest_tag = oci::destination_tag(dest_ref);
   request.provision_hint = "strata provision " + f.repo + " --base <an image with what is missing>";
   request.toolchains.enabled = !f.no_toolchain_layer;
   request.toolchains.sources = request.plan.toolchain_sources;
@@ -50,7 +52,7 @@ void run_provision(const GlobalOptions& g, const ProvisionArgs& a, oci::http::Tr
                                             .observer = &progress, .facts = &caches.facts,
                                             .base_observer = &caches.scratch_progress};
   auto result = check(contract::provision::provision(request, ctx));
-  if (dest) check(dest->store->close());
+  if (dest) check(dest->deliver(check(oci::Digest::parse(result.digest))));
   const PrintedReference printed = result.build || !result.toolchains.empty()
                                        ? printed_reference(dest_text, result.digest, result.tag)
                                        : printed_reference(image_reference(f), result.digest, "");

@@ -430,6 +430,40 @@ TEST(Runtimes, ASecondImageOnTheSameBaseWritesOnlyItsNewBlobsToContainerd) {
   c.daemon.stop();
 }
 
+// `strata build` reads its base from containerd and delivers the overlay
+// there: the runtime's store gets the image alone (the cache-key tags and use
+// records stay in strata's local store), and ctr runs it.
+TEST(Runtimes, BuildReadsItsBaseFromContainerdAndDeliversOnlyTheImageThere) {
+  expect_tool("containerd");
+  auto& fx = OverlayFixture::get();
+  RuntimeDir d;
+  PrivateContainerd c(d);
+  ASSERT_TRUE(c.daemon.wait_ready(cat(c.ctr(), {"version"}))) << c.daemon.log();
+  std::string home = (d / "home").string();
+  auto base = run(c.strata({"-q", "copy", fx.base_ref(), "containerd:strata-test/base:1"}));
+  ASSERT_EQ(base.code, 0) << base.err;
+  auto built = run(c.strata({"-q", "--home", home, "build", "--base", "containerd:strata-test/base:1", "--sources",
+                             fx.sources().string(), "--platform", "linux/amd64", "--dest",
+                             "containerd:strata-test/greet:1", "greet"}));
+  ASSERT_EQ(built.code, 0) << built.err;
+  EXPECT_EQ(run(cat(c.ctr(), {"images", "ls", "-q"})).out,
+            "docker.io/strata-test/base:1\ndocker.io/strata-test/greet:1\n");
+  auto r = run(cat(c.ctr(), {"run", "--rm", "--snapshotter", "native", "docker.io/strata-test/greet:1", "g1",
+                             "/usr/bin/greet", "containerd"}));
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "hello, containerd, from libgreet\n") << r.err;
+  // The overlay is cached where strata keeps its own: a second build is a hit, delivered again.
+  auto again = run(c.strata({"--home", home, "build", "--base", "containerd:strata-test/base:1", "--sources",
+                             fx.sources().string(), "--platform", "linux/amd64", "--dest",
+                             "containerd:strata-test/greet:2", "greet"}));
+  ASSERT_EQ(again.code, 0) << again.err;
+  EXPECT_NE(again.err.find("cache"), std::string::npos) << again.err;
+  EXPECT_EQ(run(cat(c.ctr(), {"images", "ls", "-q"})).out,
+            "docker.io/strata-test/base:1\ndocker.io/strata-test/greet:1\ndocker.io/strata-test/greet:2\n");
+  EXPECT_EQ(run(cat(c.ctr(), {"leases", "ls", "-q"})).out, "");
+  c.daemon.stop();
+}
+
 // Kubernetes' namespace: the image is listed there with the label CRI marks
 // the images it manages with.
 TEST(Runtimes, AnImageWrittenToK8sIoCarriesTheCriLabel) {
