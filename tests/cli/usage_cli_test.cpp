@@ -257,5 +257,27 @@ TEST_F(UsageCli, AMissingTmpdirIsNamed) {
   EXPECT_EQ(file.err, "strata: TMPDIR=" + tar + ": not a directory; set TMPDIR to a writable directory or unset it\n");
 }
 
+
+// containerd's socket when nothing usable is there: one line naming the
+// reference, the socket and the next step, before any gRPC is attempted;
+// the environment's address is the default, the option overrides it.
+TEST_F(UsageCli, AContainerdSocketThatIsNotThereIsNamedWithTheNextStep) {
+  const std::string missing = (dir_ / "no.sock").string();
+  auto absent = strata({"inspect", "containerd:app:1", "--containerd-address", missing});
+  EXPECT_EQ(absent.code, 1);
+  EXPECT_EQ(absent.err, "strata: containerd:docker.io/library/app:1: cannot reach containerd at " + missing +
+                            ": no such socket; start containerd, or name its socket with --containerd-address or "
+                            "CONTAINERD_ADDRESS\n");
+  const std::string file = rootfs();
+  auto not_socket = strata({"copy", multi_platform_layout(), "containerd:app:1"},
+                           "CONTAINERD_ADDRESS=unix://" + file);
+  EXPECT_EQ(not_socket.code, 1);
+  EXPECT_NE(not_socket.err.find("cannot reach containerd at " + file + ": not a socket;"), std::string::npos)
+      << not_socket.err;
+  auto overridden = strata({"inspect", "containerd:app:1", "--containerd-address", missing},
+                           "CONTAINERD_ADDRESS=unix://" + file);
+  EXPECT_NE(overridden.err.find(missing + ": no such socket"), std::string::npos) << overridden.err;
+}
+
 }  // namespace
 }  // namespace strata::testing
