@@ -299,6 +299,11 @@ class ContainerdBlobWriter final : public BlobWriter {
       stream_->WritesDone();
       grpc::Status s = stream_->Finish();
       stream_.reset();
+      if (s.error_code() == grpc::StatusCode::ALREADY_EXISTS) {  // committed by another writer meanwhile
+        present_ = true;
+        done_ = true;
+        return {};
+      }
       bool locked = s.error_code() == grpc::StatusCode::UNAVAILABLE && s.error_message().find("locked") != std::string::npos;
       if (locked && attempt < 600) {
         std::this_thread::sleep_for(std::chrono::milliseconds(500));
@@ -309,8 +314,10 @@ class ContainerdBlobWriter final : public BlobWriter {
   }
 
   std::uint64_t offset() const override { return offset_; }
+  bool present() const override { return present_; }
 
   Result<void> write(std::span<const std::byte> data) override {
+    if (present_) return {};
     if (!resumed_) STRATA_TRY_VOID(verifier_.update(data));
     buffer_.append(reinterpret_cast<const char*>(data.data()), data.size());
     while (buffer_.size() >= kChunk) {
@@ -321,6 +328,7 @@ class ContainerdBlobWriter final : public BlobWriter {
   }
 
   Result<void> restart() override {
+    if (present_) return {};
     // WRITE at offset 0 makes containerd drop what the ref holds.
     buffer_.clear();
     offset_ = 0;
@@ -330,6 +338,7 @@ class ContainerdBlobWriter final : public BlobWriter {
   }
 
   Result<void> commit() override {
+    if (present_) return {};
     if (!resumed_) {
       auto ok = verifier_.verify(client_.where() + ": " + what_);
       if (!ok) {
@@ -415,6 +424,7 @@ class ContainerdBlobWriter final : public BlobWriter {
   std::string buffer_;
   std::uint64_t offset_ = 0;
   bool resumed_ = false;
+  bool present_ = false;
   bool done_ = false;
   std::string committed_digest_;
 };
@@ -490,6 +500,11 @@ class ContainerdStore final : public Store {
       STRATA_TRY_VOID(w.restart());
       STRATA_TRY_VOID(w.write(as_bytes(m.bytes)));
       STRATA_TRY_VOID(w.commit());
+      if (w.present()) {  // another writer committed it first, perhaps without the labels
+        STRATA_TRY(auto theirs, info_of(m.descriptor.digest));
+        STRATA_TRY_VOID(client_.hold(m.descriptor.digest));
+        if (theirs) STRATA_TRY_VOID(add_missing_labels(*theirs, labels));
+      }
     }
     if (tag && !tag->empty()) {
       // A record named by digest ("NAME@sha256:…", as CRI names repo digests) holds exactly that manifest.
