@@ -274,6 +274,12 @@ class DaemonStore final : public Store {
   std::string url(std::string_view path) const {
     return ep_.base_url + (daemon_ == Daemon::kPodman ? libpod_prefix_ : api_prefix_) + std::string(path);
   }
+  // Writing after close() (the staging is gone) is refused.
+  Result<void> writable() const {
+    if (access_ != Access::kWrite) return fail(ErrorCode::kUnsupported, describe() + " was opened for reading");
+    if (!layout_) return fail(ErrorCode::kFailedPrecondition, describe() + " was closed");
+    return {};
+  }
   // A transport-level failure (no HTTP answer) as one line naming the socket.
   Error unreachable(const Error& e, std::string_view doing) const;
   Error refused(const http::Response& r, std::string_view doing) const;
@@ -459,6 +465,7 @@ Result<ArchiveStore*> DaemonStore::exported(const std::string& tag) {
 Result<Descriptor> DaemonStore::resolve(std::string_view ref) {
   STRATA_TRY(auto tag, tag_of(ref));
   if (access_ == Access::kWrite) {
+    STRATA_TRY_VOID(writable());
     auto r = layout_->resolve(image_name(tag));
     if (!r && r.error().is(ErrorCode::kNotFound)) {
       return fail(ErrorCode::kNotFound, describe() + ":" + tag + " was not written by this command");
@@ -478,7 +485,10 @@ Result<Descriptor> DaemonStore::resolve(std::string_view ref) {
 
 Result<RawManifest> DaemonStore::get_manifest(std::string_view ref) {
   if (auto d = Digest::parse(ref)) {
-    if (access_ == Access::kWrite) return layout_->get_manifest(ref);
+    if (access_ == Access::kWrite) {
+      STRATA_TRY_VOID(writable());
+      return layout_->get_manifest(ref);
+    }
     std::lock_guard lock(mu_);
     for (auto& [tag, archive] : readers_) {
       auto m = archive->get_manifest(ref);
@@ -495,7 +505,7 @@ Result<RawManifest> DaemonStore::get_manifest(std::string_view ref) {
 }
 
 Result<void> DaemonStore::put_manifest(const RawManifest& manifest, std::optional<std::string_view> tag) {
-  if (access_ != Access::kWrite) return fail(ErrorCode::kUnsupported, describe() + " was opened for reading");
+  STRATA_TRY_VOID(writable());
   if (!media::is_image_manifest(manifest.descriptor.media_type) && tag && !tag->empty()) {
     return fail(ErrorCode::kUnsupported, describe() + ": " + daemon_name(daemon_) +
                                              "'s store takes single-platform images here, not " +
@@ -520,6 +530,7 @@ Result<bool> DaemonStore::has_blob(const Descriptor& desc) {
       std::lock_guard lock(mu_);
       if (linked_.contains(desc.digest)) return true;
     }
+    STRATA_TRY_VOID(writable());
     return layout_->has_blob(desc);
   }
   std::lock_guard lock(mu_);
@@ -537,7 +548,10 @@ Result<void> DaemonStore::fetch_blob(const Descriptor& desc, ByteSink& sink, std
       std::lock_guard lock(mu_);
       if (auto it = linked_.find(desc.digest); it != linked_.end()) linked = it->second;
     }
-    if (!linked) return layout_->fetch_blob(desc, sink, offset);
+    if (!linked) {
+      STRATA_TRY_VOID(writable());
+      return layout_->fetch_blob(desc, sink, offset);
+    }
     return fs::read_chunks(linked->path, [&](std::string_view piece) -> Result<void> {
       if (offset >= piece.size()) {
         offset -= piece.size();
@@ -566,17 +580,18 @@ Result<void> DaemonStore::fetch_blob(const Descriptor& desc, ByteSink& sink, std
 }
 
 Result<std::unique_ptr<BlobWriter>> DaemonStore::blob_writer(const Descriptor& desc) {
-  if (access_ != Access::kWrite) return fail(ErrorCode::kUnsupported, describe() + " was opened for reading");
+  STRATA_TRY_VOID(writable());
   return layout_->blob_writer(desc);
 }
 
 Result<std::unique_ptr<UnnamedBlobWriter>> DaemonStore::unnamed_blob_writer() {
   if (access_ != Access::kWrite) return std::unique_ptr<UnnamedBlobWriter>();
+  STRATA_TRY_VOID(writable());
   return layout_->unnamed_blob_writer();
 }
 
 Result<bool> DaemonStore::link_blob(const Descriptor& desc, Store& source) {
-  if (access_ != Access::kWrite || !desc.digest.verifiable() || desc.size < 0) return false;
+  if (access_ != Access::kWrite || !layout_ || !desc.digest.verifiable() || desc.size < 0) return false;
   auto path = source.blob_file(desc);
   if (!path) return false;
   auto opened = fs::ReadableFile::open(*path);
@@ -663,6 +678,16 @@ Result<void> DaemonStore::verify_loaded(const std::map<std::string, Digest>& exp
 Result<void> DaemonStore::close() {
   if (access_ != Access::kWrite || closed_) return {};
   closed_ = true;
+  // Sent or not, the staging goes now (the linked files are let go with it).
+  struct Cleanup {
+    DaemonStore& s;
+    ~Cleanup() {
+      s.linked_.clear();
+      s.layout_.reset();
+      std::error_code ec;
+      stdfs::remove_all(s.staging_, ec);
+    }
+  } cleanup{*this};
   if (!changed_) return {};
   STRATA_TRY_VOID(write_docker_manifest_json(*layout_, layout_->dir(), describe()));
   // The images loaded, by name, with the config each must have.
@@ -826,9 +851,9 @@ Result<std::unique_ptr<Store>> open_daemon_store(Daemon daemon, const DockerRefe
   if (access == Access::kWrite) {
     STRATA_TRY_VOID(store->prepare_write(options));
   } else {
+    // The image is exported when first resolved (a missing one is
+    // kNotFound then, naming it): `tags` needs no image at all.
     STRATA_TRY_VOID(store->prepare_read(options));
-    // The image is asked for now: a missing one fails the open, naming it.
-    STRATA_TRY_VOID(store->exported(ref.tag.value_or("latest")));
   }
   return std::unique_ptr<Store>(std::move(store));
 }

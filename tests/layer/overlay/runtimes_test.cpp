@@ -340,6 +340,9 @@ void store_run_and_read_back(const std::string& runtime, const std::string& tran
                  env);
     EXPECT_EQ(r.code, 0) << name << ": strata copy to " << transport << "\n" << r.err;
   }
+  auto tags = run({strata_binary(), "-q", "--home", home, "tags", transport + "strata-test/overlay"}, env);
+  EXPECT_EQ(tags.code, 0) << tags.err;
+  EXPECT_EQ(tags.out, "latest\n");
   for (const auto& p : programs(runtime)) {
     auto r = run(cat(cat(cli, {"run", "--rm", "--network", "none", "docker.io/" + Images::docker_ref(p.image)}), p.argv),
                  cli_env);
