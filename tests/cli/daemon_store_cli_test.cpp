@@ -159,6 +159,21 @@ TEST_F(DaemonCli, ASocketNobodyListensOnIsNamedSo) {
   EXPECT_NE(r.err.find(sock_.string() + ": nothing listens there"), std::string::npos) << r.err;
 }
 
+// A socket strata may not use (here: in a directory only root enters, strata
+// run as nobody) says who may.
+TEST_F(DaemonCli, PermissionDeniedSaysWhoMayUseTheSocket) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to run strata as another user";
+  auto host = serve("Api-Version: 1.41");
+  stdfs::permissions(dir_.path(), stdfs::perms::owner_all, stdfs::perm_options::replace);
+  auto r = run({"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", strata_binary(), "--home",
+                (dir_ / "home").string(), "inspect", "docker-daemon:strata-test/hello:1.0"},
+               "DOCKER_HOST=" + host);
+  expect_one_line(r);
+  EXPECT_NE(r.err.find("cannot reach Docker at " + sock_.string() + ": permission denied"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("member of the group that owns the socket"), std::string::npos) << r.err;
+  EXPECT_EQ(server_log(), "");
+}
+
 TEST_F(DaemonCli, AnOldDockerApiIsRefusedBeforeAnythingIsSent) {
   auto host = serve("Api-Version: 1.23");
   auto r = strata({"copy", hello(), "docker-daemon:strata-test/hello:1.0"}, "DOCKER_HOST=" + host);

@@ -348,12 +348,17 @@ Result<void> DaemonStore::connect(const OpenOptions& options) {
   co.allow_plain_http = true;  // a daemon's socket, or the tcp:// the user named
   co.default_cert_dirs.clear();
   if (options.connect_timeout > 0) co.connect_timeout = std::chrono::seconds(options.connect_timeout);
+  // _ping is answered at once by a daemon that works: one that accepted the
+  // connection and says nothing is given the registry's low-speed timeout,
+  // not a load's.
+  http::CurlOptions ping_options = co;
+  if (options.low_speed_timeout > 0) ping_options.stall_timeout = std::chrono::seconds(options.low_speed_timeout);
   co.stall_timeout = kStallTimeout;
   http_ = std::make_unique<http::CurlTransport>(std::move(co));
   http::Request req;
   req.url = ep_.base_url + "/_ping";
   req.max_body = kSmallBody;
-  auto resp = http_->send(req);
+  auto resp = http::CurlTransport(std::move(ping_options)).send(req);
   if (!resp) return fail(unreachable(resp.error(), "GET /_ping"));
   if (resp->status != 200) {
     return fail(ErrorCode::kFailedPrecondition, describe() + ": " + ep_.shown + " does not answer as " +
