@@ -33,7 +33,7 @@ namespace stdfs = std::filesystem;
 namespace {
 
 // Docker 19.03's API, the oldest Docker itself still serves by default;
-// podman 4's libpod API (the first with the routes used here as they are).
+// podman 4.0's libpod API, the oldest podman's libpod routes still serve.
 constexpr int kDockerMinMajor = 1, kDockerMinMinor = 40;
 // Spoken when the daemon offers more: every route used is older.
 constexpr int kDockerMaxMajor = 1, kDockerMaxMinor = 45;
@@ -210,6 +210,30 @@ struct LinkedBlob {
   std::shared_ptr<fs::ReadableFile> file;
   stdfs::path path;
 };
+
+// A linked blob's bytes from `offset` on, read through the descriptor held
+// since link_blob. `verify`: the whole blob is checked against its digest as
+// it is sent (a file changed since it was linked fails before its last byte).
+Result<void> read_linked(const LinkedBlob& blob, ByteSink& sink, std::uint64_t offset, bool verify) {
+  DigestVerifier verifier(blob.desc.digest, blob.desc.size);
+  const int fd = blob.file->fd();
+  fs::ReadBuffer buf(static_cast<std::uint64_t>(blob.desc.size) - std::min<std::uint64_t>(offset, blob.desc.size));
+  auto pos = static_cast<off_t>(verify ? 0 : offset);
+  while (true) {
+    ssize_t n = ::pread(fd, buf.data(), buf.size(), pos);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return fail(fs::io_error("cannot read", blob.path, errno));
+    }
+    if (n == 0) break;
+    auto piece = std::span<const std::byte>(buf.data(), static_cast<std::size_t>(n));
+    if (verify) STRATA_TRY_VOID(verifier.update(piece));
+    STRATA_TRY_VOID(sink.write(piece));
+    pos += n;
+  }
+  if (!verify) return {};
+  return verifier.verify(blob.path.string() + " (changed since the copy took it)");
+}
 
 class DaemonStore final : public Store {
  public:
@@ -557,15 +581,7 @@ Result<void> DaemonStore::fetch_blob(const Descriptor& desc, ByteSink& sink, std
       STRATA_TRY_VOID(writable());
       return layout_->fetch_blob(desc, sink, offset);
     }
-    return fs::read_chunks(linked->path, [&](std::string_view piece) -> Result<void> {
-      if (offset >= piece.size()) {
-        offset -= piece.size();
-        return {};
-      }
-      piece.remove_prefix(static_cast<std::size_t>(offset));
-      offset = 0;
-      return sink.write(as_bytes(piece));
-    });
+    return read_linked(*linked, sink, offset, false);  // the caller verifies
   }
   ArchiveStore* holder = nullptr;
   {
@@ -635,27 +651,6 @@ Result<std::vector<std::string>> DaemonStore::list_tags() {
   return tags;
 }
 
-// One blob of the tar from a linked file, verified as it is sent: a file
-// changed since it was linked fails the load before its last byte.
-Result<void> send_linked(const LinkedBlob& blob, ByteSink& sink) {
-  DigestVerifier verifier(blob.desc.digest, blob.desc.size);
-  const int fd = blob.file->fd();
-  fs::ReadBuffer buf(static_cast<std::uint64_t>(blob.desc.size));
-  off_t pos = 0;
-  while (true) {
-    ssize_t n = ::pread(fd, buf.data(), buf.size(), pos);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return fail(fs::io_error("cannot read", blob.path, errno));
-    }
-    if (n == 0) break;
-    auto piece = std::span<const std::byte>(buf.data(), static_cast<std::size_t>(n));
-    STRATA_TRY_VOID(verifier.update(piece));
-    STRATA_TRY_VOID(sink.write(piece));
-    pos += n;
-  }
-  return verifier.verify(blob.path.string() + " (changed since the copy took it)");
-}
 
 Result<void> DaemonStore::verify_loaded(const std::map<std::string, Digest>& expected) {
   for (const auto& [name, config] : expected) {
@@ -710,7 +705,7 @@ Result<void> DaemonStore::close() {
     const std::string member = "blobs/" + std::string(digest.algorithm()) + "/" + std::string(digest.hex());
     const LinkedBlob* b = &blob;
     options.extra_blobs.emplace(member, LayoutTarBlob{static_cast<std::uint64_t>(blob.desc.size),
-                                                      [b](ByteSink& sink) { return send_linked(*b, sink); }});
+                                                      [b](ByteSink& sink) { return read_linked(*b, sink, 0, true); }});
   }
   registry::BytePipe pipe(kPipeBytes);
   std::optional<Error> produce_error;

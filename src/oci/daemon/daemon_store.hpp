@@ -31,11 +31,12 @@
 // layers, so an image read back has the same config and diff IDs but a
 // manifest and layer blobs of the daemon's making.
 //
-// Reading: GET /images/{name}/get (Docker: a docker-archive) or
-// /libpod/images/{name}/get?format=oci-archive (podman) is streamed into the
-// staging directory, bounded by its free space, and read as an archive
-// (ArchiveStore, with its limits and checks); a missing image is kNotFound
-// naming the image and the socket.
+// Reading: when a tag is first resolved, GET /images/{name}/get (Docker: a
+// docker-archive) or /libpod/images/{name}/get?format=oci-archive (podman)
+// is streamed into the staging directory, bounded by its free space, and
+// read as an archive (ArchiveStore, with its limits and checks); a missing
+// image is kNotFound naming the image and the socket. Opening asks for no
+// image, so `strata tags` needs none.
 //
 // has_blob knows only the blobs written in this session (the APIs cannot
 // be asked by digest); list_tags reads GET /images/json; delete_manifest is

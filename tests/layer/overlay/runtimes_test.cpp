@@ -319,8 +319,9 @@ std::string broken_image(const Images& im, const stdfs::path& dir, const std::st
   stdfs::path blob = dir / "broken/blobs/sha256" / f.layers.back().substr(7);
   std::string bytes = slurp(blob);
   bytes[bytes.size() / 2] ^= 0x20;
-  stdfs::permissions(blob, stdfs::perms::owner_write, stdfs::perm_options::add);
-  std::ofstream(blob, std::ios::binary | std::ios::trunc) << bytes;
+  // A new file renamed over it: were the blob a hard link to the fixture's, that stays intact.
+  std::ofstream(blob.string() + ".new", std::ios::binary) << bytes;
+  stdfs::rename(blob.string() + ".new", blob);
   return ref;
 }
 
