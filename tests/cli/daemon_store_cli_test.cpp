@@ -27,8 +27,8 @@ using oci::daemon::Daemon;
 // (POST …/images/load) with `die_after` > 0 it reads that many body bytes
 // and exits without answering, as a daemon killed mid-stream does; with -1
 // it reads the chunked body to its end or to EOF, logs whether the end
-// came, and answers with Docker's message stream carrying an error. Every
-// request line goes to LOG.
+// came, and answers with Docker's message stream carrying an error; with -2
+// it exits once the whole body came. Every request line goes to LOG.
 constexpr const char* kServer = R"PY(
 import os, socket, sys
 sock_path, log_path, headers, die_after = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
@@ -76,6 +76,8 @@ while True:
             log.write("body ended %s\n" % ended)
             if not ended:
                 break
+            if die_after == -2:
+                os._exit(0)
             body = b'{"errorDetail":{"message":"stand-in refuses\\nthis image"},"error":"stand-in refuses"}\r\n'
             conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
         else:
@@ -200,7 +202,26 @@ TEST_F(DaemonCli, AnOldPodmanOrADockerInItsPlaceIsRefused) {
   EXPECT_NE(r.err.find(sock_.string() + " answers as Docker, not podman"), std::string::npos) << r.err;
 }
 
+// The daemon dies after 1 KiB of a body of over 4 MiB (a layer of random
+// bytes; more than the socket's buffers hold): strata had not sent the end
+// of the body, so it can say nothing was loaded.
 TEST_F(DaemonCli, ADaemonThatDiesMidLoadFailsInOneLineNamingTheSocket) {
+  {
+    std::string noise(4 << 20, '\0');
+    std::uint64_t x = 88172645463325252ull;
+    for (char& c : noise) {
+      x ^= x << 13;
+      x ^= x >> 7;
+      x ^= x << 17;
+      c = static_cast<char>(x);
+    }
+    stdfs::create_directories(dir_ / "rootfs");
+    std::ofstream(dir_ / "rootfs/noise", std::ios::binary) << noise;
+    ASSERT_EQ(run({"tar", "-C", (dir_ / "rootfs").string(), "-cf", (dir_ / "rootfs.tar").string(), "."}).code, 0);
+    auto imported = strata({"import", (dir_ / "rootfs.tar").string(), "--dest", "oci:" + (dir_ / "big").string() + ":1"});
+    ASSERT_EQ(imported.code, 0) << imported.err;
+  }
+  const std::string big = "oci:" + (dir_ / "big").string() + ":1";
   for (Daemon d : {Daemon::kDocker, Daemon::kPodman}) {
     SCOPED_TRACE(d == Daemon::kDocker ? "docker" : "podman");
     std::error_code ec;
@@ -208,7 +229,7 @@ TEST_F(DaemonCli, ADaemonThatDiesMidLoadFailsInOneLineNamingTheSocket) {
     stdfs::remove(sock_, ec);
     auto host = serve(d == Daemon::kDocker ? "Api-Version: 1.41" : "Api-Version: 1.41|Libpod-Api-Version: 4.3.1", 1024);
     const std::string dest = d == Daemon::kDocker ? "docker-daemon:strata-test/hello:1.0" : "podman:strata-test/hello:1.0";
-    auto r = strata({"copy", hello(), dest}, (d == Daemon::kDocker ? "DOCKER_HOST=" : "CONTAINER_HOST=") + host);
+    auto r = strata({"copy", big, dest}, (d == Daemon::kDocker ? "DOCKER_HOST=" : "CONTAINER_HOST=") + host);
     expect_one_line(r);
     EXPECT_NE(r.err.find(" at " + sock_.string() + " closed the connection during the load"), std::string::npos)
         << r.err;
@@ -245,6 +266,22 @@ TEST_F(DaemonCli, ABlobThatFailsVerificationEndsTheBodyBeforeItsEnd) {
   stop();
   const std::string log = server_log();
   EXPECT_NE(log.find("body ended False"), std::string::npos) << log;
+  EXPECT_TRUE(leftovers().empty());
+}
+
+// A daemon that got the whole image and then went away may have loaded it:
+// strata does not claim it did not.
+TEST_F(DaemonCli, ADaemonGoneAfterTheWholeBodyMayHaveLoadedIt) {
+  auto host = serve("Api-Version: 1.41", -2);
+  auto r = strata({"copy", hello(), "docker-daemon:strata-test/hello:1.0"}, "DOCKER_HOST=" + host);
+  expect_one_line(r);
+  EXPECT_NE(r.err.find("Docker at " + sock_.string() + " did not answer the load of the whole image"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("it may or may not have loaded it: look with `docker images docker.io/strata-test/hello`"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("nothing was loaded"), std::string::npos) << r.err;
+  EXPECT_NE(server_log().find("body ended True"), std::string::npos) << server_log();
   EXPECT_TRUE(leftovers().empty());
 }
 

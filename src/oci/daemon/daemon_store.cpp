@@ -721,7 +721,15 @@ Result<void> DaemonStore::close() {
   });
   http::BodySource body;
   body.size = -1;  // chunked: the tar is made as it is sent
-  body.read = [&pipe](std::span<std::byte> buf) { return pipe.read(buf); };
+  // Whether the daemon was given the whole body (the end of the chunked
+  // stream is sent only after the pipe's end): before it, nothing can have
+  // been loaded.
+  bool body_sent = false;
+  body.read = [&pipe, &body_sent](std::span<std::byte> buf) -> Result<std::size_t> {
+    auto n = pipe.read(buf);
+    if (n && *n == 0) body_sent = true;
+    return n;
+  };
   http::Request req;
   req.method = "POST";
   req.url = daemon_ == Daemon::kDocker ? url("/images/load?quiet=1") : url("/images/load");
@@ -738,10 +746,18 @@ Result<void> DaemonStore::close() {
                     one_line(produce_error->message()));
   }
   if (!resp) {
+    const std::string check = daemon_ == Daemon::kDocker ? "journalctl -u docker" : "the service's output";
+    if (body_sent) {
+      // The whole image went over: the daemon may have loaded it all the same.
+      return fail(resp.error().code() == ErrorCode::kDeadlineExceeded ? resp.error().code() : ErrorCode::kUnavailable,
+                  describe() + ": " + at() + " did not answer the load of the whole image (" +
+                      one_line(resp.error().message()) + "); it may or may not have loaded it: look with `" +
+                      (daemon_ == Daemon::kDocker ? "docker" : "podman") + " images " + repo_.name() +
+                      "`, check the daemon (" + check + ") and run again");
+    }
     return fail(ErrorCode::kUnavailable,
                 describe() + ": " + at() + " closed the connection during the load (" + one_line(resp.error().message()) +
-                    "); nothing was loaded; check the daemon (" +
-                    (daemon_ == Daemon::kDocker ? "journalctl -u docker" : "the service's output") + ") and run again");
+                    "); nothing was loaded; check the daemon (" + check + ") and run again");
   }
   if (resp->status != 200) return fail(refused(*resp, "the load"));
   if (daemon_ == Daemon::kDocker) {
@@ -841,7 +857,7 @@ std::optional<std::string> negotiate_api_version(Daemon daemon, std::string_view
 
 Result<std::unique_ptr<Store>> open_daemon_store(Daemon daemon, const DockerReference& ref, Access access,
                                                  const OpenOptions& options) {
-  const std::string what = transport_of(daemon) + ref.str();
+  const std::string what = transport_of(daemon) + familiar_name(ref);
   if (ref.digest) {
     return fail(ErrorCode::kInvalidArgument, what + ": " + daemon_name(daemon) + "'s store is addressed by NAME:TAG, not by digest");
   }

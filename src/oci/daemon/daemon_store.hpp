@@ -23,7 +23,9 @@
 // image is inspected: its ID must be the config's digest. A failure before
 // the last byte (a blob that does not verify, the daemon gone) ends the
 // request without the end of the body, so the daemon loads nothing: both
-// read the whole body before they register anything.
+// read the whole body before they register anything. A daemon gone after
+// the whole body may have loaded it; the error says so rather than
+// claiming it did not.
 //
 // What the daemons keep: Docker's classic store and podman's
 // containers/storage keep the config (image ID = config digest) and the
