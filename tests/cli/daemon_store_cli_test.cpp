@@ -292,8 +292,18 @@ TEST_F(DaemonCli, AnErrorInDockersMessageStreamIsTheFailure) {
   auto r = strata({"copy", hello(), "docker-daemon:strata-test/hello:1.0"}, "DOCKER_HOST=" + host);
   expect_one_line(r);
   EXPECT_NE(r.err.find("refused the load: stand-in refuses this image"), std::string::npos) << r.err;
+  // DOCKER_API_VERSION pins the version spoken, as for Docker's client.
+  auto pinned = strata({"copy", hello(), "docker-daemon:strata-test/hello:1.0"},
+                       "DOCKER_API_VERSION=1.40 DOCKER_HOST=" + host);
+  expect_one_line(pinned);
+  auto bad = strata({"copy", hello(), "docker-daemon:strata-test/hello:1.0"},
+                    "DOCKER_API_VERSION=1.12 DOCKER_HOST=" + host);
+  expect_one_line(bad);
+  EXPECT_NE(bad.err.find("DOCKER_API_VERSION=1.12 is not an API version strata speaks"), std::string::npos) << bad.err;
   stop();
-  EXPECT_NE(server_log().find("body ended True"), std::string::npos) << server_log();
+  const std::string log = server_log();
+  EXPECT_NE(log.find("request POST /v1.41/images/load?quiet=1 HTTP/1.1\nbody ended True"), std::string::npos) << log;
+  EXPECT_NE(log.find("request POST /v1.40/images/load?quiet=1 HTTP/1.1\nbody ended True"), std::string::npos) << log;
   EXPECT_TRUE(leftovers().empty());
 }
 

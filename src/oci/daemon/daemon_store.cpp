@@ -419,6 +419,15 @@ Result<void> DaemonStore::connect(const OpenOptions& options) {
                     " or later (Docker 19.03); upgrade Docker or set DOCKER_HOST to a newer daemon");
   }
   api_prefix_ = "/v" + *v;
+  // DOCKER_API_VERSION pins the version, as it does for Docker's client.
+  if (std::string pinned = env_or_empty("DOCKER_API_VERSION"); !pinned.empty()) {
+    auto p = parse_version(pinned);
+    if (!p || std::count(pinned.begin(), pinned.end(), '.') != 1 || !negotiate_api_version(daemon_, pinned)) {
+      return fail(ErrorCode::kInvalidArgument, describe() + ": DOCKER_API_VERSION=" + one_line(pinned) +
+                                                   " is not an API version strata speaks (1.40 or later, as 1.41)");
+    }
+    api_prefix_ = "/v" + std::to_string(p->major) + "." + std::to_string(p->minor);
+  }
   return {};
 }
 

@@ -6,8 +6,8 @@
 // root) or the rootless $XDG_RUNTIME_DIR/podman/podman.sock. `unix://PATH`
 // and `tcp://HOST:PORT` (plain HTTP, as the daemons serve it) are spoken;
 // `ssh://` is refused with what to do instead. Opening asks GET /_ping and
-// speaks the version it answers (Api-Version; podman's Libpod-Api-Version),
-// refusing one older than strata needs.
+// speaks the version it answers (Api-Version; podman's Libpod-Api-Version;
+// DOCKER_API_VERSION pins Docker's), refusing one older than strata needs.
 //
 // Writing: blobs the copy engine offers from a local file (link_blob with
 // the source's blob_file, an OCI layout's) are held open and recorded, not
