@@ -27,6 +27,9 @@ void run_copy(const GlobalOptions& g, const CopyCmdOptions& o) {
   opts.all = o.all;
   opts.referrers = o.referrers;
   opts.jobs = g.jobs;
+  // A runtime's store sends the tar at close(): blobs of a local layout are
+  // read from their files then, not staged as a copy first.
+  opts.link_blobs = dst_ref.transport == oci::Transport::kDockerDaemon || dst_ref.transport == oci::Transport::kPodman;
   if (!o.platform.empty()) opts.platform = check(oci::parse_platform(o.platform));
   CopyProgress progress(g);
   opts.observer = &progress;

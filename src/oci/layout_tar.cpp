@@ -131,10 +131,9 @@ Result<std::vector<Member>> layout_members(const stdfs::path& dir, const LayoutT
 
 }  // namespace
 
-Result<std::string> write_layout_tar(const stdfs::path& dir, const stdfs::path& out, const LayoutTarOptions& options) {
+Result<void> write_layout_tar_to(const stdfs::path& dir, ByteSink& sink, const std::string& what,
+                                 const LayoutTarOptions& options) {
   STRATA_TRY(auto list, layout_members(dir, options));
-  STRATA_TRY(auto file, fs::AtomicFile::create(out));
-  HashingFileSink sink(file);
   TarWriter tar(sink);
   for (const auto& m : list) {
     TarEntry e;
@@ -150,7 +149,7 @@ Result<std::string> write_layout_tar(const stdfs::path& dir, const stdfs::path& 
     e.mode = 0644;
     e.size = m.size;
     STRATA_TRY_VOID(tar.add(e));
-    MemberSink content(tar, m.extra ? out.string() + ": " + m.path : m.file.string(), m.size);
+    MemberSink content(tar, m.extra ? what + ": " + m.path : m.file.string(), m.size);
     if (m.extra) {
       STRATA_TRY_VOID(m.extra->read(content));
     } else {
@@ -158,7 +157,13 @@ Result<std::string> write_layout_tar(const stdfs::path& dir, const stdfs::path& 
     }
     STRATA_TRY_VOID(content.done());
   }
-  STRATA_TRY_VOID(tar.finish());
+  return tar.finish();
+}
+
+Result<std::string> write_layout_tar(const stdfs::path& dir, const stdfs::path& out, const LayoutTarOptions& options) {
+  STRATA_TRY(auto file, fs::AtomicFile::create(out));
+  HashingFileSink sink(file);
+  STRATA_TRY_VOID(write_layout_tar_to(dir, sink, out.string(), options));
   std::string sha = sink.finish();
   STRATA_TRY_VOID(file.commit());
   return sha;

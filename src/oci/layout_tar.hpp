@@ -52,4 +52,11 @@ struct LayoutTarOptions {
 Result<std::string> write_layout_tar(const std::filesystem::path& dir, const std::filesystem::path& out,
                                      const LayoutTarOptions& options = {});
 
+// The same tar into a sink, as it is made: the stream a runtime's image load
+// takes (oci/daemon), with no file in between. `what` names the stream in
+// errors about blobs from elsewhere. A failed write of the sink ends it; what
+// was sent is not a whole tar (no trailer).
+Result<void> write_layout_tar_to(const std::filesystem::path& dir, ByteSink& sink, const std::string& what,
+                                 const LayoutTarOptions& options = {});
+
 }  // namespace strata::oci

@@ -22,7 +22,8 @@ Result<WorkingStore> WorkingStore::open(const ImageRef& dest, const OpenOptions&
 Result<void> WorkingStore::deliver(const Digest& root) {
   if (local_) {
     CopyOptions copy;
-    copy.all = true;  // what was built, every platform of it
+    copy.all = true;         // what was built, every platform of it
+    copy.link_blobs = true;  // a daemon's store sends the local files themselves at close()
     STRATA_TRY(auto copied, with_context(copy_image(*local_, root.str(), *dest_, runtime_tag_, copy),
                                          "delivering " + root.str() + " to " + dest_text_));
     (void)copied;

@@ -68,6 +68,37 @@ TEST(LayoutTar, TheSameLayoutGivesTheSameBytes) {
   EXPECT_FALSE(stdfs::exists(dir / "c.tar"));
 }
 
+// The stream a runtime's load takes (write_layout_tar_to) is the same bytes
+// as the file; a sink that fails ends it before the trailer, and a blob from
+// elsewhere that sends other than its size is an error naming it.
+TEST(LayoutTar, TheStreamIsTheFilesBytesAndStopsWhenTheSinkFails) {
+  testing::TempDir dir;
+  auto s = std::move(*LayoutStore::open(dir / "a", LayoutMode::kCreate));
+  auto img = testing::make_image(*s, {4000, 70000}, 7);
+  ASSERT_TRUE(s->put_manifest(img.manifest, "x"));
+  ASSERT_TRUE(write_layout_tar(dir / "a", dir / "a.tar"));
+  StringSink all;
+  auto streamed = write_layout_tar_to(dir / "a", all, "stream");
+  ASSERT_TRUE(streamed) << streamed.error().message();
+  EXPECT_EQ(all.str(), testing::slurp(dir / "a.tar"));
+
+  StringSink small(10000);
+  auto cut = write_layout_tar_to(dir / "a", small, "stream");
+  ASSERT_FALSE(cut);
+  EXPECT_TRUE(small.overflowed());
+  EXPECT_LE(small.str().size(), 10000u);
+
+  LayoutTarOptions options;
+  const std::string hex(64, 'e');
+  options.extra_blobs.emplace("blobs/sha256/" + hex, LayoutTarBlob{10, [](ByteSink& sink) {
+                                return sink.write(as_bytes("short"));
+                              }});
+  StringSink sink;
+  auto shrank = write_layout_tar_to(dir / "a", sink, "the stream", options);
+  ASSERT_FALSE(shrank);
+  EXPECT_EQ(shrank.error().message(), "the stream: blobs/sha256/" + hex + " shrank while it was archived");
+}
+
 // What is not a blob stays out: a killed writer's temporary file beside the
 // blobs; and a missing blobs/ is an empty one.
 TEST(LayoutTar, OnlyBlobsGoIn) {

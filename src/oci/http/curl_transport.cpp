@@ -242,6 +242,7 @@ Result<Response> CurlTransport::send(Request& request) {
   curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
   curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, static_cast<long>(options_.stall_timeout.count()));
   curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
+  if (!options_.unix_socket.empty()) curl_easy_setopt(h, CURLOPT_UNIX_SOCKET_PATH, options_.unix_socket.c_str());
   // Bigger buffers than the 16 KiB / 64 KiB defaults: blob bodies arrive and
   // leave in fewer callbacks (fewer sink writes, pipe hand-offs and wakeups).
   curl_easy_setopt(h, CURLOPT_BUFFERSIZE, kDownloadBuffer);

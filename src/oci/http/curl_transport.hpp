@@ -56,6 +56,9 @@ struct CurlOptions {
   // answers costs this, not forever. There is no total timeout: blobs can
   // be gigabytes. Either ends the exchange with kDeadlineExceeded.
   std::chrono::seconds stall_timeout{kDefaultLowSpeedTimeout};
+  // Every exchange goes over this unix socket instead of TCP (a container
+  // runtime's API: oci/daemon); URLs still name a host for the Host header.
+  std::string unix_socket;
 };
 
 // True when `authority` ("host" or "host:port") is covered by `insecure_hosts`.

@@ -14,6 +14,15 @@
 // and socket in a temporary directory, stopped by PID. Nothing is left
 // behind: containers run with --rm, mounts under the directory are undone,
 // the directory is removed.
+//
+// strata also writes the images straight into Docker's and podman's stores
+// through their APIs (docker-daemon:, podman:, against the private dockerd
+// and a private `podman system service`), the runtimes run them, and strata
+// reads them back. What the stores keep bit-exactly is the config (image ID
+// = config digest) and the layers' uncompressed contents (diff IDs): Docker
+// 20.10's classic store and podman's containers/storage keep neither the
+// manifest nor the compressed layers, so the read-back is compared by config
+// digest and diff IDs, not by manifest digest.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/mount.h>
@@ -31,6 +40,7 @@
 #include <thread>
 
 #include "layer/overlay/overlay_fixture.hpp"
+#include "oci/digest.hpp"
 #include "support/json_run.hpp"
 #include "support/served_archive.hpp"
 #include "support/source_dir.hpp"
@@ -324,6 +334,157 @@ struct PrivateContainerd {
   stdfs::path config, log;
   Daemon daemon;
 };
+
+// What an image is, as the runtime stores keep it: the config's digest (of
+// its exact bytes), its diff IDs, and the manifest's layer digests.
+struct StoredFacts {
+  std::string config_digest;
+  std::vector<std::string> diff_ids;
+  std::vector<std::string> layers;
+};
+StoredFacts stored_facts(const std::string& ref, const std::string& home, const std::string& env) {
+  StoredFacts f;
+  auto m = run({strata_binary(), "-q", "--home", home, "inspect", "--raw", ref}, env);
+  EXPECT_EQ(m.code, 0) << "strata inspect --raw " << ref << "\n" << m.err;
+  auto c = run({strata_binary(), "-q", "--home", home, "inspect", "--raw", "--config", ref}, env);
+  EXPECT_EQ(c.code, 0) << "strata inspect --raw --config " << ref << "\n" << c.err;
+  if (m.code != 0 || c.code != 0) return f;
+  const auto manifest = nlohmann::json::parse(m.out, nullptr, false);
+  const auto config = nlohmann::json::parse(c.out, nullptr, false);
+  f.config_digest = oci::Digest::sha256_of(c.out).str();
+  std::string named;
+  if (manifest.contains("config")) named = manifest["config"].value("digest", "");
+  EXPECT_EQ(named, f.config_digest) << ref;
+  if (manifest.contains("layers")) {
+    const auto layers = manifest["layers"];
+    for (const auto& l : layers) f.layers.push_back(l.value("digest", ""));
+  }
+  if (config.contains("rootfs")) {
+    const auto ids = config["rootfs"].value("diff_ids", nlohmann::json::array());
+    for (const auto& id : ids) f.diff_ids.push_back(id.get<std::string>());
+  }
+  return f;
+}
+
+// A copy of the scratch image whose last layer has one byte changed (its
+// size kept), in a layout of its own: a load of it must fail and leave the
+// runtime's store as it was.
+std::string broken_image(const Images& im, const stdfs::path& dir, const std::string& home) {
+  std::string ref = "oci:" + (dir / "broken").string() + ":x";
+  auto copied = run({strata_binary(), "-q", "--home", home, "copy", "oci:" + im.layout.string() + ":scratch", ref});
+  EXPECT_EQ(copied.code, 0) << copied.err;
+  const auto f = stored_facts(ref, home, "");
+  EXPECT_FALSE(f.layers.empty());
+  if (f.layers.empty()) return ref;
+  stdfs::path blob = dir / "broken/blobs/sha256" / f.layers.back().substr(7);
+  std::string bytes = slurp(blob);
+  bytes[bytes.size() / 2] ^= 0x20;
+  // A new file renamed over it: were the blob a hard link to the fixture's, that stays intact.
+  std::ofstream(blob.string() + ".new", std::ios::binary) << bytes;
+  stdfs::rename(blob.string() + ".new", blob);
+  return ref;
+}
+
+// Writes each image with strata into a runtime store (`transport`:
+// "docker-daemon:" or "podman:", reached through `env`), runs its programs
+// with `cli`, reads each back and checks what the store keeps; then a load
+// that fails part-way leaves nothing. `layers_are_diffs`: the store exports
+// each layer uncompressed, so its digest is the diff ID.
+void store_run_and_read_back(const std::string& runtime, const std::string& transport, const std::string& env,
+                             const std::vector<std::string>& cli, const std::string& cli_env, const RuntimeDir& d,
+                             bool layers_are_diffs) {
+  const Images& im = images();
+  const std::string home = (d / "home").string();
+  for (const std::string& name : kImages) {
+    auto r = run({strata_binary(), "-q", "--home", home, "copy", "oci:" + im.layout.string() + ":" + name,
+                  transport + Images::docker_ref(name)},
+                 env);
+    EXPECT_EQ(r.code, 0) << name << ": strata copy to " << transport << "\n" << r.err;
+  }
+  auto tags = run({strata_binary(), "-q", "--home", home, "tags", transport + "strata-test/overlay"}, env);
+  EXPECT_EQ(tags.code, 0) << tags.err;
+  EXPECT_EQ(tags.out, "latest\n");
+  for (const auto& p : programs(runtime)) {
+    auto r = run(cat(cat(cli, {"run", "--rm", "--network", "none", "docker.io/" + Images::docker_ref(p.image)}), p.argv),
+                 cli_env);
+    EXPECT_EQ(r.code, 0) << p.image << " " << p.argv.front() << "\n" << r.err;
+    EXPECT_EQ(r.out, p.out) << p.image << " " << p.argv.front() << "\n" << r.err;
+  }
+  for (const std::string& name : kImages) {
+    SCOPED_TRACE(name);
+    const auto sent = stored_facts("oci:" + im.layout.string() + ":" + name, home, "");
+    const std::string stored = transport + Images::docker_ref(name);
+    const std::string back = "oci:" + (d / "back").string() + ":" + name;
+    auto copied = run({strata_binary(), "-q", "--home", home, "copy", stored, back}, env);
+    ASSERT_EQ(copied.code, 0) << "strata copy " << stored << "\n" << copied.err;
+    const auto read = stored_facts(back, home, "");
+    EXPECT_EQ(read.config_digest, sent.config_digest);
+    EXPECT_EQ(read.diff_ids, sent.diff_ids);
+    EXPECT_EQ(read.layers.size(), sent.diff_ids.size());
+    if (layers_are_diffs) {
+      EXPECT_EQ(read.layers, sent.diff_ids);
+    }
+    // inspect reads the store itself.
+    const auto inspected = stored_facts(stored, home, env);
+    EXPECT_EQ(inspected.config_digest, sent.config_digest);
+    EXPECT_EQ(inspected.diff_ids, sent.diff_ids);
+  }
+  // A load that stops part-way (a blob that does not verify) leaves the store as it was.
+  auto images_before = run(cat(cli, {"images", "-q", "--no-trunc"}), cli_env);
+  ASSERT_EQ(images_before.code, 0) << images_before.err;
+  const std::string broken = broken_image(im, d.path(), home);
+  auto failed = run({strata_binary(), "-q", "--home", home, "copy", broken, transport + "strata-test/broken:latest"}, env);
+  EXPECT_EQ(failed.code, 1) << failed.out;
+  EXPECT_EQ(failed.err.find('\n'), failed.err.size() - 1) << failed.err;
+  EXPECT_NE(failed.err.find("nothing was loaded"), std::string::npos) << failed.err;
+  auto images_after = run(cat(cli, {"images", "-q", "--no-trunc"}), cli_env);
+  EXPECT_EQ(images_after.out, images_before.out);
+  EXPECT_NE(run(cat(cli, {"image", "inspect", "docker.io/strata-test/broken:latest"}), cli_env).code, 0);
+  std::error_code ec;
+  EXPECT_TRUE(stdfs::is_empty(d / "home/tmp", ec)) << "strata left staging in " << (d / "home/tmp");
+}
+
+TEST(Runtimes, DockerDaemonStoreTakesRunsAndGivesBackStrataImages) {
+  expect_tool("dockerd");
+  std::string docker = stdfs::exists("/usr/bin/docker") ? "/usr/bin/docker" : "docker";
+  expect_tool(docker);
+  RuntimeDir d;
+  std::ofstream(d / "daemon.json") << "{}\n";
+  std::string host = "unix://" + (d / "docker.sock").string();
+  Daemon dockerd({"dockerd", "--config-file", (d / "daemon.json").string(), "--data-root", (d / "data").string(),
+                  "--exec-root", (d / "exec").string(), "--pidfile", (d / "dockerd.pid").string(), "-H", host,
+                  "--iptables=false", "--ip6tables=false", "--bridge=none", "--storage-driver", "vfs",
+                  "--exec-opt", "native.cgroupdriver=cgroupfs"},
+                 d / "dockerd.log");
+  std::string cli_env = "DOCKER_CONFIG=" + shell_quote((d / "client").string());
+  std::vector<std::string> cli{docker, "-H", host};
+  ASSERT_TRUE(dockerd.wait_ready(cat(cli, {"version"}))) << dockerd.log();
+  store_run_and_read_back("docker", "docker-daemon:", "DOCKER_HOST=" + shell_quote(host), cli, cli_env, d, true);
+  dockerd.stop();
+}
+
+TEST(Runtimes, PodmanStoreTakesRunsAndGivesBackStrataImages) {
+  expect_tool("podman");
+  expect_tool("runc");
+  expect_tool("curl");
+  RuntimeDir d;
+  std::ofstream(d / "containers.conf") << "[containers]\ndefault_ulimits = []\n";
+  std::string cli_env = "CONTAINERS_CONF=" + shell_quote((d / "containers.conf").string());
+  std::vector<std::string> podman{"podman",           "--root",          (d / "root").string(),
+                                  "--runroot",        (d / "run").string(), "--tmpdir",
+                                  (d / "tmp").string(), "--storage-driver", "vfs",
+                                  "--cgroup-manager", "cgroupfs",        "--runtime",
+                                  "runc",             "--events-backend", "file"};
+  const std::string sock = (d / "podman.sock").string();
+  // The API service on the same private store the podman CLI below uses.
+  Daemon service(cat(cat({"env", "CONTAINERS_CONF=" + (d / "containers.conf").string()}, podman),
+                     {"system", "service", "--time=0", "unix://" + sock}),
+                 d / "podman-service.log");
+  ASSERT_TRUE(service.wait_ready({"curl", "-sf", "--unix-socket", sock, "http://localhost/_ping"})) << service.log();
+  store_run_and_read_back("podman", "podman:", "CONTAINER_HOST=" + shell_quote("unix://" + sock), podman, cli_env, d,
+                          false);
+  service.stop();
+}
 
 TEST(Runtimes, ContainerdImportsAndRunsTheOverlayAndTheScratchImage) {
   expect_tool("containerd");
