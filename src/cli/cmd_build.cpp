@@ -90,7 +90,8 @@ void register_build(CLI::App& app, GlobalOptions& g, std::shared_ptr<oci::http::
       app, "build", "Build (or find in the cache) the overlay base + one layer of Debian packages",
       "  strata build --base local:debian:12 build-essential libpq-dev --dest local:dev:1\n"
       "  strata build --base oci:/srv/img:base --lock dev.lock --dest oci:/srv/img:dev --compression zstd\n"
-      "  strata build --base docker://registry.internal/base:1 git --platform linux/amd64,linux/arm64 --dest docker://registry.internal/dev:1\n");
+      "  strata build --base docker://registry.internal/base:1 git --platform linux/amd64,linux/arm64 --dest docker://registry.internal/dev:1\n"
+      "  strata build --base docker-daemon:debian:12 build-essential --dest docker-daemon:dev:1\n");
   add_overlay_options(cmd, *f);
   cmd->add_option("--dest", f->dest, "Destination image reference")->required();
   cmd->callback([&g, f, http] { run_build(g, *f, *http); });

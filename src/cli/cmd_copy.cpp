@@ -71,7 +71,9 @@ void register_copy(CLI::App& app, GlobalOptions& g) {
   auto* cmd = add_command(app, "copy", "Copy an image or index bit-exactly between any two stores",
                           "  strata copy docker://docker.io/library/debian:12 oci:/srv/mirror:debian-12\n"
                           "  strata copy --all oci:/srv/mirror:debian-12 docker://registry.internal/debian:12\n"
-                          "  strata copy --platform linux/arm64 debian:12 docker-archive:/tmp/debian.tar:debian:12\n");
+                          "  strata copy --platform linux/arm64 debian:12 docker-archive:/tmp/debian.tar:debian:12\n"
+                          "  strata copy local:dev:1 containerd:dev:1 --containerd-namespace k8s.io\n"
+                          "  strata copy oci:/srv/img:overlay docker-daemon:dev/overlay:1\n");
   cmd->add_option("SRC", o->src, "Source image reference")->required();
   cmd->add_option("DST", o->dst, "Destination image reference")->required();
   cmd->add_flag("--all", o->all, "Copy every platform of an index (default: only --platform, or this machine's)");

@@ -62,7 +62,7 @@ void register_inspect(CLI::App& app, GlobalOptions& g) {
                           "  strata inspect docker://registry.example/team/app:1.2\n"
                           "  strata inspect --raw oci:/srv/layout:v1 | sha256sum\n"
                           "  strata inspect --config --platform linux/arm64 debian:bookworm\n");
-  cmd->add_option("REF", o->ref, "Image reference (docker://, oci:, oci-archive:, docker-archive:, local:)")->required();
+  cmd->add_option("REF", o->ref, "Image reference (docker://, oci:, oci-archive:, docker-archive:, local:, containerd:, docker-daemon:, podman:)")->required();
   cmd->add_flag("--raw", o->raw, "Print the exact bytes as stored");
   cmd->add_flag("--config", o->config, "Print the image config instead of the manifest");
   cmd->add_option("--platform", o->platform, "Pick this platform from an index (os/arch[/variant])");

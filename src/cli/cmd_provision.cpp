@@ -104,7 +104,8 @@ void register_provision(CLI::App& app, GlobalOptions& g, std::shared_ptr<oci::ht
       "run as the last line of stdout",
       "  strata provision . --base docker://docker.io/library/debian:bookworm\n"
       "  strata provision ~/src/app --base local:debian:12 --dest oci:/srv/overlays --sources bookworm.sources\n"
-      "  strata provision --repo . --base scratch --toolchain-source node=npm --dest local:app:dev\n\n"
+      "  strata provision --repo . --base scratch --toolchain-source node=npm --dest local:app:dev\n"
+      "  strata provision . --base containerd:debian:12 --dest containerd:app:dev --containerd-namespace k8s.io\n\n"
       "The base itself is the result when the plan needs no overlay. A second run with nothing changed finds\n"
       "the overlay by its key. --json adds the plan, key, cached and the pre-flight result. Exit 3 when the\n"
       "result still has gaps (a stale runtime in the base, something no layer provides).\n");
