@@ -45,6 +45,8 @@ namespace {
 // gRPC's default message limit is 4 MiB received; containerd's is 16 MiB.
 // Chunks stay well below both.
 constexpr std::size_t kChunk = 1 << 20;
+// WRITEs in flight on one stream before the sender waits for an acknowledgement.
+constexpr int kInFlight = 8;
 constexpr int kMaxMessage = 16 << 20;
 constexpr auto kCallTimeout = std::chrono::seconds(120);
 
@@ -319,11 +321,22 @@ class ContainerdBlobWriter final : public BlobWriter {
   Result<void> write(std::span<const std::byte> data) override {
     if (present_) return {};
     if (!resumed_) STRATA_TRY_VOID(verifier_.update(data));
-    buffer_.append(reinterpret_cast<const char*>(data.data()), data.size());
-    while (buffer_.size() >= kChunk) {
-      STRATA_TRY_VOID(send(content::WRITE, std::string_view(buffer_).substr(0, kChunk)));
-      buffer_.erase(0, kChunk);
+    // Whole chunks of the caller's bytes go out as they are; only a tail
+    // shorter than a chunk waits in buffer_ for the next write.
+    std::string_view in(reinterpret_cast<const char*>(data.data()), data.size());
+    if (!buffer_.empty()) {
+      std::size_t take = std::min(in.size(), kChunk - buffer_.size());
+      buffer_.append(in.substr(0, take));
+      in.remove_prefix(take);
+      if (buffer_.size() < kChunk) return {};
+      STRATA_TRY_VOID(send(content::WRITE, buffer_));
+      buffer_.clear();
     }
+    while (in.size() >= kChunk) {
+      STRATA_TRY_VOID(send(content::WRITE, in.substr(0, kChunk)));
+      in.remove_prefix(kChunk);
+    }
+    buffer_.append(in);
     return {};
   }
 
@@ -378,6 +391,10 @@ class ContainerdBlobWriter final : public BlobWriter {
   }
 
  private:
+  // Sends one message. WRITEs are pipelined: up to kInFlight wait for their
+  // acknowledgement while the next chunks go out (one round trip per chunk
+  // would halve the throughput); COMMIT reads every acknowledgement left,
+  // its own last, which carries the digest containerd stored.
   Result<void> send(content::WriteAction action, std::string_view data) {
     content::WriteContentRequest req;
     req.set_action(action);
@@ -388,19 +405,29 @@ class ContainerdBlobWriter final : public BlobWriter {
       req.set_expected(desc_.digest.str());
       for (const auto& [k, v] : labels_) (*req.mutable_labels())[k] = v;
     }
-    content::WriteContentResponse resp;
-    if (!stream_->Write(req) || !stream_->Read(&resp)) {
-      // The stream broke: Finish() (in commit, or here) carries why.
-      if (action == content::COMMIT) return {};
-      stream_->WritesDone();
-      grpc::Status s = stream_->Finish();
-      done_ = true;
-      abort_ref();
-      return fail(client_.error(s, "writing " + what_));
-    }
+    // The stream broke: Finish() (in commit, or broken()) carries why.
+    if (!stream_->Write(req)) return action == content::COMMIT ? Result<void>() : broken();
     offset_ += data.size();
+    ++unacked_;
+    const int keep = action == content::COMMIT ? 0 : kInFlight;
+    content::WriteContentResponse resp;
+    while (unacked_ > keep) {
+      if (!stream_->Read(&resp)) return action == content::COMMIT ? Result<void>() : broken();
+      --unacked_;
+    }
     if (action == content::COMMIT) committed_digest_ = resp.digest();
     return {};
+  }
+
+  Result<void> broken() {
+    stream_->WritesDone();
+    content::WriteContentResponse rest;
+    while (stream_->Read(&rest)) {
+    }
+    grpc::Status s = stream_->Finish();
+    done_ = true;
+    abort_ref();
+    return fail(client_.error(s, "writing " + what_));
   }
 
   // Drops an unfinished ingest so it holds no disk (best effort: the lease's
@@ -423,6 +450,7 @@ class ContainerdBlobWriter final : public BlobWriter {
   std::unique_ptr<grpc::ClientReaderWriter<content::WriteContentRequest, content::WriteContentResponse>> stream_;
   std::string buffer_;
   std::uint64_t offset_ = 0;
+  int unacked_ = 0;  // WRITEs sent whose acknowledgement is not read yet
   bool resumed_ = false;
   bool present_ = false;
   bool done_ = false;
