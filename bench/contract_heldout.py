@@ -10,11 +10,16 @@ reader who had not seen strata's code or output:
       node: {support: ">=20.4.0", floor: "20.4.0", pin: "22", tested: ["20", "22"], provision: "22"}
     build_packages: [python3, make, g++]   # what building and testing needs
     run_only_packages: [ffmpeg]            # what only the production image needs
+    ecosystem: ruby                        # optional: the ecosystem the repository is
+    hosts: [rubygems.org]                  # optional: registries installing dependencies contacts
 
 For each repository (checked out at REPOS_DIR/<name>) and each tool of the
 key it prints the key's floor and version to provision beside strata's, and
 for the packages how many of the key's build needs strata provisions and how
-many of the key's run-only packages it keeps out of the sandbox. A version
+many of the key's run-only packages it keeps out of the sandbox; where the key
+names them, whether strata names the repository's ecosystem and how many of its
+hosts the contract's egress lists (a key host is matched by the same name or a
+wildcard over it). A version
 matches at the key's precision: "22" matches 22.x.y, "3.12" matches 3.12.z.
 
 Usage: bench/contract_heldout.py STRATA KEY_DIR REPOS_DIR
@@ -58,7 +63,8 @@ def main():
     if len(sys.argv) != 4:
         sys.exit(__doc__)
     strata, key_dir, repos = sys.argv[1], pathlib.Path(sys.argv[2]), pathlib.Path(sys.argv[3])
-    totals = dict(floor=0, floor_ok=0, prov=0, prov_ok=0, build=0, build_ok=0, run=0, run_ok=0)
+    totals = dict(floor=0, floor_ok=0, prov=0, prov_ok=0, build=0, build_ok=0, run=0, run_ok=0,
+                  eco=0, eco_ok=0, hosts=0, hosts_ok=0)
     print(f"{'repository':14} {'tool':7} {'key floor':10} {'strata floor':13} {'key provision':14} {'strata provision':18}")
     for path in sorted(key_dir.glob("*.yaml")):
         key = yaml.safe_load(path.read_text())
@@ -93,9 +99,21 @@ def main():
             totals["run_ok"] += p not in build
         if missed or leaked:
             print(f"{'':14} packages: build needs not provided {missed}; run-only provisioned {leaked}")
+        if key.get("ecosystem"):
+            totals["eco"] += 1
+            totals["eco_ok"] += key["ecosystem"] in c.get("ecosystems", [])
+        ours = [h.get("host", "") for h in c.get("egress_hosts", [])]
+        covers = lambda want: any(h == want or (h.startswith("*.") and want.endswith(h[1:])) for h in ours)
+        hosts_missed = [h for h in key.get("hosts") or [] if not covers(h)]
+        totals["hosts"] += len(key.get("hosts") or [])
+        totals["hosts_ok"] += len(key.get("hosts") or []) - len(hosts_missed)
+        if hosts_missed:
+            print(f"{'':14} hosts not in the contract: {hosts_missed}")
     t = totals
     print(f"\nfloors {t['floor_ok']}/{t['floor']}, versions to provision {t['prov_ok']}/{t['prov']}, "
-          f"build packages provided {t['build_ok']}/{t['build']}, run-only packages kept out {t['run_ok']}/{t['run']}")
+          f"build packages provided {t['build_ok']}/{t['build']}, run-only packages kept out {t['run_ok']}/{t['run']}"
+          + (f", ecosystem named {t['eco_ok']}/{t['eco']}" if t["eco"] else "")
+          + (f", hosts {t['hosts_ok']}/{t['hosts']}" if t["hosts"] else ""))
 
 
 if __name__ == "__main__":
