@@ -299,6 +299,8 @@ class ContainerdBlobWriter final : public BlobWriter {
         return {};
       }
       stream_->WritesDone();
+      while (stream_->Read(&resp)) {
+      }
       grpc::Status s = stream_->Finish();
       stream_.reset();
       if (s.error_code() == grpc::StatusCode::ALREADY_EXISTS) {  // committed by another writer meanwhile
