@@ -66,9 +66,11 @@ def main():
     totals = dict(floor=0, floor_ok=0, prov=0, prov_ok=0, build=0, build_ok=0, run=0, run_ok=0,
                   eco=0, eco_ok=0, hosts=0, hosts_ok=0)
     print(f"{'repository':14} {'tool':7} {'key floor':10} {'strata floor':13} {'key provision':14} {'strata provision':18}")
+    by_eco = {}
     for path in sorted(key_dir.glob("*.yaml")):
         key = yaml.safe_load(path.read_text())
         name = path.stem
+        before = dict(totals)
         out = subprocess.run([strata, "contract", "scan", str(repos / name), "--format", "json"],
                              capture_output=True, text=True, check=True).stdout
         c = json.loads(out)
@@ -109,6 +111,17 @@ def main():
         totals["hosts_ok"] += len(key.get("hosts") or []) - len(hosts_missed)
         if hosts_missed:
             print(f"{'':14} hosts not in the contract: {hosts_missed}")
+        eco = by_eco.setdefault(key.get("ecosystem") or "-", dict.fromkeys(totals, 0))
+        for k in totals:
+            eco[k] += totals[k] - before[k]
+    if len(by_eco) > 1:
+        print()
+        for name, e in sorted(by_eco.items()):
+            found = e["prov_ok"] + e["build_ok"] + e["hosts_ok"] + e["eco_ok"]
+            asked = e["prov"] + e["build"] + e["hosts"] + e["eco"]
+            print(f"{name:8} versions to provision {e['prov_ok']}/{e['prov']}, build packages {e['build_ok']}/{e['build']}, "
+                  f"hosts {e['hosts_ok']}/{e['hosts']}, ecosystem {e['eco_ok']}/{e['eco']}: "
+                  f"{found}/{asked} found ({100 * found // max(asked, 1)} %)")
     t = totals
     print(f"\nfloors {t['floor_ok']}/{t['floor']}, versions to provision {t['prov_ok']}/{t['prov']}, "
           f"build packages provided {t['build_ok']}/{t['build']}, run-only packages kept out {t['run_ok']}/{t['run']}"
