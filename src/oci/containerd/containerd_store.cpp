@@ -440,7 +440,12 @@ class ContainerdStore final : public Store {
   std::string describe() const override { return "containerd:" + ref_.name(); }
 
   Result<Descriptor> resolve(std::string_view ref) override {
-    if (auto d = Digest::parse(ref)) {
+    // Read, a digest names content (a manifest of an index, a referrer).
+    // Written, it names the record "NAME@sha256:…": content present under
+    // another name (or under none, unlabelled, from another tool) is not yet
+    // this record, and a manifest the copy is told is present is not written
+    // again, so it would keep neither its record nor its children's labels.
+    if (auto d = Digest::parse(ref); d && !writable_) {
       STRATA_TRY(auto info, info_of(*d));
       if (!info) return fail(ErrorCode::kNotFound, where() + ": no manifest " + d->str());
       Descriptor desc;
@@ -451,7 +456,9 @@ class ContainerdStore final : public Store {
                                                       " bytes, too large for a manifest");
       }
       StringSink sink(kMaxManifestBytes);
-      STRATA_TRY_VOID(fetch_blob(desc, sink, 0));
+      VerifyingSink verifying(sink, desc.digest, desc.size);
+      STRATA_TRY_VOID(fetch_blob(desc, verifying, 0));
+      STRATA_TRY_VOID(verifying.verify(where() + ": manifest " + d->str()));
       STRATA_TRY(desc.media_type, sniff_manifest_media_type(sink.str(), where() + ": " + d->str()));
       return desc;
     }
@@ -492,8 +499,7 @@ class ContainerdStore final : public Store {
     auto labels = child_labels(m);
     STRATA_TRY(auto info, info_of(m.descriptor.digest));
     if (info) {
-      STRATA_TRY_VOID(client_.hold(m.descriptor.digest));
-      STRATA_TRY_VOID(add_missing_labels(*info, labels));
+      STRATA_TRY_VOID(keep_children(m, *info));
     } else {
       ContainerdBlobWriter w(client_, m.descriptor, labels, "manifest " + m.descriptor.digest.str());
       STRATA_TRY_VOID(w.open());
@@ -502,9 +508,9 @@ class ContainerdStore final : public Store {
       STRATA_TRY_VOID(w.commit());
       if (w.present()) {  // another writer committed it first, perhaps without the labels
         STRATA_TRY(auto theirs, info_of(m.descriptor.digest));
-        STRATA_TRY_VOID(client_.hold(m.descriptor.digest));
-        if (theirs) STRATA_TRY_VOID(add_missing_labels(*theirs, labels));
+        if (theirs) STRATA_TRY_VOID(keep_children(m, *theirs));
       }
+      STRATA_TRY_VOID(keep_as_referrer(m));
     }
     if (tag && !tag->empty()) {
       // A record named by digest ("NAME@sha256:…", as CRI names repo digests) holds exactly that manifest.
@@ -630,6 +636,29 @@ class ContainerdStore final : public Store {
     if (s.error_code() == grpc::StatusCode::NOT_FOUND) return std::optional<content::Info>();
     if (!s.ok()) return fail(client_.error(s, "asking for " + d.str()));
     return std::optional<content::Info>(resp.info());
+  }
+
+  // A manifest in the store: held under the write's lease, its child labels
+  // added where missing, and when it refers to a subject, kept by it.
+  Result<void> keep_children(const RawManifest& m, const content::Info& info) {
+    STRATA_TRY_VOID(client_.hold(m.descriptor.digest));
+    STRATA_TRY_VOID(add_missing_labels(info, child_labels(m)));
+    return keep_as_referrer(m);
+  }
+
+  // A referrer (a signature, an SBOM) has no image record of its own: its
+  // subject carries a gc.ref.content label for it, so the collector keeps it
+  // as long as the subject stays (else it goes when the lease ends).
+  Result<void> keep_as_referrer(const RawManifest& m) {
+    auto parsed = parse_manifest(m.bytes, m.descriptor.media_type, "manifest " + m.descriptor.digest.str());
+    if (!parsed) return {};
+    const auto* subject = std::visit([](const auto& x) { return x.subject ? &*x.subject : nullptr; }, *parsed);
+    if (subject == nullptr) return {};
+    STRATA_TRY(auto info, info_of(subject->digest));
+    if (!info) return {};  // the subject is not here: nothing to keep the referrer by
+    std::map<std::string, std::string> label{
+        {digest_labels_key("referrer." + m.descriptor.digest.str()), m.descriptor.digest.str()}};
+    return add_missing_labels(*info, label);
   }
 
   // A manifest already in the store (an earlier import, another tool) gets

@@ -591,6 +591,106 @@ TEST(Runtimes, ASecondImageOnTheSameBaseWritesOnlyItsNewBlobsToContainerd) {
   c.daemon.stop();
 }
 
+// A copy of testdata's hello-umoci layout in `dir`, with beside its manifest
+// (tag 1.0) an index of it (tag idx) and a referrer of it (untagged, as
+// `--referrers` finds it). Returns the manifest's, the index's and the
+// referrer's digests.
+struct HelloLayout {
+  std::string manifest, index, referrer;
+};
+HelloLayout hello_layout(const stdfs::path& dir) {
+  stdfs::copy(source_dir() / "testdata/images/hello-umoci", dir, stdfs::copy_options::recursive);
+  auto put = [&](const std::string& bytes) {
+    const std::string d = oci::Digest::sha256_of(bytes).str();
+    std::ofstream(dir / "blobs/sha256" / d.substr(7), std::ios::binary) << bytes;
+    return d;
+  };
+  auto index_json = nlohmann::json::parse(std::ifstream(dir / "index.json"));
+  HelloLayout h;
+  h.manifest = index_json["manifests"][0]["digest"].get<std::string>();
+  const auto manifest_size = index_json["manifests"][0]["size"].get<std::int64_t>();
+  const nlohmann::json of_manifest = {{"mediaType", "application/vnd.oci.image.manifest.v1+json"},
+                                      {"digest", h.manifest},
+                                      {"size", manifest_size}};
+  nlohmann::json child = of_manifest;
+  child["platform"] = {{"architecture", "amd64"}, {"os", "linux"}};
+  const std::string index = nlohmann::json{{"schemaVersion", 2},
+                                           {"mediaType", "application/vnd.oci.image.index.v1+json"},
+                                           {"manifests", nlohmann::json::array({child})}}
+                                .dump();
+  h.index = put(index);
+  const std::string empty = put("{}");
+  const nlohmann::json empty_desc = {{"mediaType", "application/vnd.oci.empty.v1+json"}, {"digest", empty}, {"size", 2}};
+  const std::string referrer = nlohmann::json{{"schemaVersion", 2},
+                                              {"mediaType", "application/vnd.oci.image.manifest.v1+json"},
+                                              {"artifactType", "application/vnd.example.signature"},
+                                              {"config", empty_desc},
+                                              {"layers", nlohmann::json::array({empty_desc})},
+                                              {"subject", of_manifest}}
+                                   .dump();
+  h.referrer = put(referrer);
+  index_json["manifests"].push_back({{"mediaType", "application/vnd.oci.image.index.v1+json"},
+                                     {"digest", h.index},
+                                     {"size", index.size()},
+                                     {"annotations", {{"org.opencontainers.image.ref.name", "idx"}}}});
+  index_json["manifests"].push_back({{"mediaType", "application/vnd.oci.image.manifest.v1+json"},
+                                     {"digest", h.referrer},
+                                     {"size", referrer.size()},
+                                     {"artifactType", "application/vnd.example.signature"}});
+  std::ofstream(dir / "index.json") << index_json.dump();
+  return h;
+}
+
+// A collection now (of every namespace): ending a lease of our own with --sync.
+void collect_garbage(const PrivateContainerd& c) {
+  ASSERT_EQ(run(cat(c.ctr(), {"leases", "create", "--id", "gc-now"})).code, 0);
+  ASSERT_EQ(run(cat(c.ctr(), {"leases", "rm", "--sync", "gc-now"})).code, 0);
+}
+
+// Content another tool stored without containerd's labels (here `ctr content
+// ingest` of an index's manifest) is not "present" for strata: the copy of
+// the index labels it, so the collector keeps its config and layers; a copy
+// to NAME@sha256:… of content another record holds creates that record; and
+// `--referrers` keeps the referrer by a label on its subject. Each of these
+// lost content or the record once the write's lease ended.
+TEST(Runtimes, ContentAlreadyInContainerdKeepsItsChildrenItsRecordAndItsReferrers) {
+  expect_tool("containerd");
+  RuntimeDir d;
+  PrivateContainerd c(d);
+  ASSERT_TRUE(c.daemon.wait_ready(cat(c.ctr(), {"version"}))) << c.daemon.log();
+  const HelloLayout h = hello_layout(d / "hello");
+  const std::string layout = "oci:" + (d / "hello").string();
+
+  // The index's manifest, stored unlabelled by another tool.
+  std::string ingest;
+  for (const auto& a : cat(c.ctr("idx"), {"content", "ingest", "--expected-digest", h.manifest, "pre"})) {
+    ingest += shell_quote(a) + " ";
+  }
+  auto ingested = run({"sh", "-c", ingest + "< " + shell_quote((d / "hello/blobs/sha256" / h.manifest.substr(7)).string())});
+  ASSERT_EQ(ingested.code, 0) << ingested.err;
+  auto multi = run(c.strata({"-q", "copy", "--all", layout + ":idx", "containerd:multi:1"}, "idx"));
+  ASSERT_EQ(multi.code, 0) << multi.err;
+  collect_garbage(c);
+  auto check = run(cat(c.ctr("idx"), {"images", "check"}));
+  EXPECT_EQ(check.code, 0) << check.err;
+  EXPECT_NE(check.out.find("complete (2/2)"), std::string::npos) << check.out << check.err;
+
+  // NAME@digest over content that hello:1 already holds.
+  ASSERT_EQ(run(c.strata({"-q", "copy", layout + ":1.0", "containerd:hello:1"}, "pin")).code, 0);
+  auto pinned = run(c.strata({"-q", "copy", layout + ":1.0", "containerd:other@" + h.manifest}, "pin"));
+  ASSERT_EQ(pinned.code, 0) << pinned.err;
+  auto names = run(cat(c.ctr("pin"), {"images", "ls", "-q"}));
+  EXPECT_NE(names.out.find("docker.io/library/other@" + h.manifest), std::string::npos) << names.out;
+
+  // A referrer has no record: its subject keeps it.
+  auto signed_copy = run(c.strata({"-q", "copy", "--referrers", layout + ":1.0", "containerd:signed:1"}, "ref"));
+  ASSERT_EQ(signed_copy.code, 0) << signed_copy.err;
+  collect_garbage(c);
+  EXPECT_TRUE(c.content("ref").contains(h.referrer)) << "the collector took the referrer";
+  EXPECT_EQ(run(cat(c.ctr("ref"), {"leases", "ls", "-q"})).out, "");
+  c.daemon.stop();
+}
+
 // `strata build` reads its base from containerd and delivers the overlay
 // there: the runtime's store gets the image alone (the cache-key tags and use
 // records stay in strata's local store), and ctr runs it.
