@@ -722,6 +722,41 @@ TEST(Runtimes, MirrorWritesImagesIntoContainerdAndPrintsEachOnce) {
   c.daemon.stop();
 }
 
+// bundle load --dest containerd: gives each image its record: one the bundle
+// pins by digest alone gets "NAME@sha256:…" (it got none, and the lease
+// ending left nothing holding it), and each line names the image once.
+TEST(Runtimes, BundleLoadIntoContainerdRecordsAnImagePinnedByDigest) {
+  expect_tool("containerd");
+  RuntimeDir d;
+  PrivateContainerd c(d);
+  ASSERT_TRUE(c.daemon.wait_ready(cat(c.ctr(), {"version"}))) << c.daemon.log();
+  const HelloLayout h = hello_layout(d / "hello");
+  const std::string layout = "oci:" + (d / "hello").string();
+  std::ofstream(d / "bundle.yaml") << "images:\n"
+                                   << "  - source: " << layout << ":idx\n    destination: docker://reg.example/team/multi:1\n    all: true\n"
+                                   << "  - source: " << layout << ":1.0\n    destination: docker://reg.example/team/hello@" << h.manifest << "\n";
+  const std::string home = (d / "home").string();
+  auto created = run({strata_binary(), "-q", "--home", home, "bundle", "create", "--out", (d / "bundle").string(), "--mirror",
+                      (d / "bundle.yaml").string()});
+  ASSERT_EQ(created.code, 0) << created.err;
+  auto loaded = run(c.strata({"--home", home, "bundle", "load", (d / "bundle").string(), "--dest", "containerd:"}));
+  ASSERT_EQ(loaded.code, 0) << loaded.err;
+  std::istringstream lines(loaded.out);
+  std::set<std::string> printed;
+  for (std::string line; std::getline(lines, line);) printed.insert(line);
+  EXPECT_EQ(printed, (std::set<std::string>{
+                         "reg.example/team/multi:1 containerd:reg.example/team/multi:1@" + h.index,
+                         "reg.example/team/hello@" + h.manifest + " containerd:reg.example/team/hello@" + h.manifest}))
+      << loaded.out;
+  collect_garbage(c);
+  auto names = run(cat(c.ctr(), {"images", "ls", "-q"}));
+  EXPECT_EQ(names.out, "reg.example/team/hello@" + h.manifest + "\nreg.example/team/multi:1\n");
+  auto check = run(cat(c.ctr(), {"images", "check"}));
+  EXPECT_EQ(check.code, 0) << check.err;
+  EXPECT_EQ(run(cat(c.ctr(), {"leases", "ls", "-q"})).out, "");
+  c.daemon.stop();
+}
+
 // `strata build` reads its base from containerd and delivers the overlay
 // there: the runtime's store gets the image alone (the cache-key tags and use
 // records stay in strata's local store), and ctr runs it.
