@@ -25,7 +25,29 @@ namespace content = ::containerd::services::content::v1;
 namespace images = ::containerd::services::images::v1;
 namespace leases = ::containerd::services::leases::v1;
 
-ContainerdOptions containerd_options(const OpenOptions& options) {
+namespace {
+
+// containerd's rule for a namespace (identifiers.Validate): letters and
+// digits, joined by single '.', '_' or '-', at most 76 characters.
+bool valid_namespace(std::string_view ns) {
+  if (ns.empty() || ns.size() > 76) return false;
+  bool after_separator = true;  // at the start, as after a separator: a letter or digit must come
+  for (char c : ns) {
+    const bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    if (alnum) {
+      after_separator = false;
+    } else if ((c == '.' || c == '_' || c == '-') && !after_separator) {
+      after_separator = true;
+    } else {
+      return false;
+    }
+  }
+  return !after_separator;
+}
+
+}  // namespace
+
+Result<ContainerdOptions> containerd_options(const OpenOptions& options) {
   ContainerdOptions o;
   auto env = [](const char* name, const char* fallback) {
     const char* v = std::getenv(name);
@@ -34,8 +56,23 @@ ContainerdOptions containerd_options(const OpenOptions& options) {
   o.address = !options.containerd_address.empty() ? options.containerd_address
                                                    : env("CONTAINERD_ADDRESS", "/run/containerd/containerd.sock");
   o.ns = !options.containerd_namespace.empty() ? options.containerd_namespace : env("CONTAINERD_NAMESPACE", "default");
+  // Both are checked before containerd is asked: a namespace it refuses
+  // would otherwise fail only at the first call, in its words.
+  if (!valid_namespace(o.ns)) {
+    const char* from = !options.containerd_namespace.empty() ? "--containerd-namespace" : "CONTAINERD_NAMESPACE";
+    return fail(ErrorCode::kInvalidArgument,
+                std::string(from) + " " + str::quote(o.ns) +
+                    " is not a containerd namespace (letters and digits, joined by single '.', '_' or '-', at most 76 "
+                    "characters); name one `ctr namespaces ls` lists, as default or k8s.io");
+  }
   if (const char* s = std::getenv("STRATA_CONTAINERD_LEASE_SECONDS"); s && *s) {
-    if (auto n = str::parse_u64(s); n && *n > 0 && *n <= 31U * 24 * 3600) o.lease_expiry = std::chrono::seconds(*n);
+    auto n = str::parse_u64(s);
+    if (!n || *n == 0 || *n > 31U * 24 * 3600) {
+      return fail(ErrorCode::kInvalidArgument, "STRATA_CONTAINERD_LEASE_SECONDS=" + str::quote(s) +
+                                                   " is not a number of seconds from 1 to 2678400 (31 days); set it to "
+                                                   "one, as 7200, or unset it for an hour");
+    }
+    o.lease_expiry = std::chrono::seconds(*n);
   }
   return o;
 }
