@@ -757,6 +757,41 @@ TEST(Runtimes, BundleLoadIntoContainerdRecordsAnImagePinnedByDigest) {
   c.daemon.stop();
 }
 
+// An image record whose target size lies (`ctr images import` takes it from
+// an archive's index.json) is read as one line naming the record, the two
+// sizes and what to do; it said "containerd sent bytes 0+345 where 0 of 100
+// was due", and nothing about the record.
+TEST(Runtimes, AnImageRecordWhoseSizeLiesIsNamedWithTheNextStep) {
+  expect_tool("containerd");
+  RuntimeDir d;
+  PrivateContainerd c(d);
+  ASSERT_TRUE(c.daemon.wait_ready(cat(c.ctr(), {"version"}))) << c.daemon.log();
+  const stdfs::path lie = d / "lie";
+  stdfs::copy(source_dir() / "testdata/images/hello-umoci", lie, stdfs::copy_options::recursive);
+  auto index = nlohmann::json::parse(std::ifstream(lie / "index.json"));
+  const std::string manifest = index["manifests"][0]["digest"].get<std::string>();
+  const auto size = index["manifests"][0]["size"].get<std::int64_t>();
+  for (const std::int64_t told : {size - 100, size + 100}) {
+    index["manifests"][0]["size"] = told;
+    index["manifests"][0]["annotations"] = {{"io.containerd.image.name", "docker.io/library/lie:1"},
+                                            {"org.opencontainers.image.ref.name", "1"}};
+    std::ofstream(lie / "index.json") << index.dump();
+    const std::string tar = (d / "lie.tar").string();
+    ASSERT_EQ(run({"tar", "-C", lie.string(), "-cf", tar, "oci-layout", "index.json", "blobs"}).code, 0);
+    auto imported = run(cat(c.ctr(), {"images", "import", tar}));
+    ASSERT_EQ(imported.code, 0) << imported.err;
+    auto r = run(c.strata({"inspect", "containerd:lie:1"}));
+    EXPECT_EQ(r.code, 1) << r.out;
+    EXPECT_EQ(r.err, "strata: containerd:docker.io/library/lie (containerd at " + c.sock +
+                         ", namespace strata-test): the image record docker.io/library/lie:1 says " + manifest + " is " +
+                         std::to_string(told) + " bytes, but containerd holds " + std::to_string(size) +
+                         "; write the image there again, or remove the record (ctr -n strata-test images rm "
+                         "docker.io/library/lie:1)\n");
+    ASSERT_EQ(run(cat(c.ctr(), {"images", "rm", "docker.io/library/lie:1"})).code, 0);
+  }
+  c.daemon.stop();
+}
+
 // `strata build` reads its base from containerd and delivers the overlay
 // there: the runtime's store gets the image alone (the cache-key tags and use
 // records stay in strata's local store), and ctr runs it.
