@@ -228,8 +228,11 @@ class Client {
 
   // A lease that expires on its own: what is written under it survives the
   // garbage collector until the image record holds it, and no longer than
-  // `lease_expiry` if strata dies first.
+  // `lease_expiry` if strata dies first. Taken at the first write, not at the
+  // open: build and provision open their destination before work that may
+  // outlast the lease. Once: writers on several threads share it.
   Result<void> begin_lease() {
+    std::lock_guard once(begin_mu_);
     {
       std::lock_guard lock(mu_);
       if (!lease_.empty()) return {};
@@ -267,12 +270,12 @@ class Client {
   // Puts content already in the store under the lease, so the collector
   // cannot take it between "present" and the image record.
   Result<void> hold(const Digest& digest) {
+    STRATA_TRY_VOID(begin_lease());
     std::string id;
     {
       std::lock_guard lock(mu_);
       id = lease_;
     }
-    if (id.empty()) return {};
     leases::AddResourceRequest req;
     req.set_id(id);
     req.mutable_resource()->set_id(digest.str());
@@ -293,6 +296,7 @@ class Client {
   std::unique_ptr<images::Images::Stub> images_;
   std::unique_ptr<leases::Leases::Stub> leases_;
   mutable std::mutex mu_;
+  std::mutex begin_mu_;
   std::string lease_;
 };
 
@@ -548,6 +552,7 @@ class ContainerdStore final : public Store {
 
   Result<void> put_manifest(const RawManifest& m, std::optional<std::string_view> tag) override {
     STRATA_TRY_VOID(writable());
+    STRATA_TRY_VOID(client_.begin_lease());
     auto labels = child_labels(m);
     STRATA_TRY(auto info, info_of(m.descriptor.digest));
     if (info) {
@@ -623,6 +628,7 @@ class ContainerdStore final : public Store {
 
   Result<std::unique_ptr<BlobWriter>> blob_writer(const Descriptor& desc) override {
     STRATA_TRY_VOID(writable());
+    STRATA_TRY_VOID(client_.begin_lease());
     auto w = std::make_unique<ContainerdBlobWriter>(client_, desc, std::map<std::string, std::string>{},
                                                     "blob " + desc.digest.str());
     STRATA_TRY_VOID(w->open());
@@ -658,11 +664,6 @@ class ContainerdStore final : public Store {
   }
 
   Result<void> close() override { return client_.end_lease(); }
-
-  Result<void> start() {
-    if (writable_) STRATA_TRY_VOID(client_.begin_lease());
-    return {};
-  }
 
  private:
   const std::string& where() const { return client_.where(); }
@@ -795,9 +796,8 @@ Result<std::unique_ptr<Store>> open_containerd_store(const DockerReference& ref,
                                              " accepted a connection but did not speak gRPC within 10 s; is it containerd's socket "
                                              "(not the ttrpc or debug one)?");
   }
-  auto store = std::make_unique<ContainerdStore>(channel, options, ref, access == Access::kWrite);
-  STRATA_TRY_VOID(with_context(store->start(), name));
-  return std::unique_ptr<Store>(std::move(store));
+  // The lease is taken by the first write (Client::begin_lease).
+  return std::unique_ptr<Store>(std::make_unique<ContainerdStore>(channel, options, ref, access == Access::kWrite));
 }
 
 }  // namespace strata::oci::containerd

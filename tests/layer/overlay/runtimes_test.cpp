@@ -40,7 +40,11 @@
 #include <thread>
 
 #include "layer/overlay/overlay_fixture.hpp"
+#include "oci/copy.hpp"
 #include "oci/digest.hpp"
+#include "oci/layout_store.hpp"
+#include "oci/open_store.hpp"
+#include "oci/reference.hpp"
 #include "support/json_run.hpp"
 #include "support/served_archive.hpp"
 #include "support/source_dir.hpp"
@@ -789,6 +793,39 @@ TEST(Runtimes, AnImageRecordWhoseSizeLiesIsNamedWithTheNextStep) {
                          "docker.io/library/lie:1)\n");
     ASSERT_EQ(run(cat(c.ctr(), {"images", "rm", "docker.io/library/lie:1"})).code, 0);
   }
+  c.daemon.stop();
+}
+
+// A containerd store opened for writing takes its lease when it first
+// writes, not when it is opened: build and provision open their destination
+// before the work (to fail early), and a build longer than the lease
+// (STRATA_CONTAINERD_LEASE_SECONDS, an hour by default) had its lease
+// collected before the delivery, which then failed ("lease does not exist").
+// Here the store waits past a 1 s lease and a collection before it writes.
+TEST(Runtimes, AContainerdWriteLeasesFromItsFirstWriteNotFromTheOpen) {
+  expect_tool("containerd");
+  RuntimeDir d;
+  PrivateContainerd c(d);
+  ASSERT_TRUE(c.daemon.wait_ready(cat(c.ctr(), {"version"}))) << c.daemon.log();
+  ASSERT_EQ(::setenv("STRATA_CONTAINERD_LEASE_SECONDS", "1", 1), 0);
+  oci::OpenOptions options;
+  options.home = d / "home";
+  options.containerd_address = c.sock;
+  options.containerd_namespace = "strata-test";
+  auto ref = oci::parse_image_ref("containerd:late:1");
+  ASSERT_TRUE(ref) << ref.error().message();
+  auto opened = oci::open_store(*ref, oci::Access::kWrite, options);
+  ::unsetenv("STRATA_CONTAINERD_LEASE_SECONDS");
+  ASSERT_TRUE(opened) << opened.error().message();
+  std::this_thread::sleep_for(std::chrono::seconds(2));  // past the lease's expiry
+  collect_garbage(c);
+  auto src = oci::LayoutStore::open(source_dir() / "testdata/images/hello-umoci", oci::LayoutMode::kReadOnly);
+  ASSERT_TRUE(src) << src.error().message();
+  auto copied = oci::copy_image(**src, "1.0", *opened->store, std::string_view("1"), oci::CopyOptions{});
+  ASSERT_TRUE(copied) << copied.error().message();
+  ASSERT_TRUE(opened->store->close());
+  EXPECT_EQ(run(cat(c.ctr(), {"images", "ls", "-q"})).out, "docker.io/library/late:1\n");
+  EXPECT_EQ(run(cat(c.ctr(), {"leases", "ls", "-q"})).out, "");
   c.daemon.stop();
 }
 
