@@ -55,6 +55,15 @@ Result<ContainerdOptions> containerd_options(const OpenOptions& options) {
   };
   o.address = !options.containerd_address.empty() ? options.containerd_address
                                                    : env("CONTAINERD_ADDRESS", "/run/containerd/containerd.sock");
+  // A relative socket path made absolute: gRPC reads "unix://run/c.sock" as
+  // a host "run" (it logged its own lines, and after 10 s strata said the
+  // socket did not speak gRPC).
+  if (o.address.starts_with("unix://")) o.address.erase(0, 7);
+  if (!o.address.empty() && o.address.front() != '/') {
+    std::error_code ec;
+    auto absolute = std::filesystem::absolute(o.address, ec);
+    if (!ec) o.address = absolute.lexically_normal().string();
+  }
   o.ns = !options.containerd_namespace.empty() ? options.containerd_namespace : env("CONTAINERD_NAMESPACE", "default");
   // Both are checked before containerd is asked: a namespace it refuses
   // would otherwise fail only at the first call, in its words.

@@ -829,6 +829,33 @@ TEST(Runtimes, AContainerdWriteLeasesFromItsFirstWriteNotFromTheOpen) {
   c.daemon.stop();
 }
 
+// containerd's socket named by a relative path (as CONTAINERD_ADDRESS or the
+// option) is reached: gRPC took "unix://containerd.sock" for a host, logged
+// its own lines, and strata said after 10 s that the socket did not speak
+// gRPC.
+TEST(Runtimes, AContainerdSocketNamedByARelativePathIsReached) {
+  expect_tool("containerd");
+  RuntimeDir d;
+  PrivateContainerd c(d);
+  ASSERT_TRUE(c.daemon.wait_ready(cat(c.ctr(), {"version"}))) << c.daemon.log();
+  const std::string hello = "oci:" + (source_dir() / "testdata/images/hello-umoci").string() + ":1.0";
+  const std::string relative = stdfs::path(c.sock).filename().string();
+  const std::string in_dir = "cd " + shell_quote(stdfs::path(c.sock).parent_path().string()) + " && ";
+  std::string copy;
+  for (const auto& a : std::vector<std::string>{strata_binary(), "-q", "--containerd-namespace", "strata-test", "copy",
+                                                hello, "containerd:relative:1"}) {
+    copy += shell_quote(a) + " ";
+  }
+  auto option = run({"sh", "-c", in_dir + copy + "--containerd-address " + shell_quote(relative)});
+  EXPECT_EQ(option.code, 0) << option.err;
+  EXPECT_EQ(option.err, "");
+  auto variable = run({"sh", "-c", in_dir + "CONTAINERD_ADDRESS=" + shell_quote("unix://" + relative) + " " + copy});
+  EXPECT_EQ(variable.code, 0) << variable.err;
+  EXPECT_EQ(variable.err, "");
+  EXPECT_EQ(run(cat(c.ctr(), {"images", "ls", "-q"})).out, "docker.io/library/relative:1\n");
+  c.daemon.stop();
+}
+
 // `strata build` reads its base from containerd and delivers the overlay
 // there: the runtime's store gets the image alone (the cache-key tags and use
 // records stay in strata's local store), and ctr runs it.
