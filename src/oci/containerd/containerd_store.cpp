@@ -575,8 +575,9 @@ class ContainerdStore final : public Store {
       if (w.present()) {  // another writer committed it first, perhaps without the labels
         STRATA_TRY(auto theirs, info_of(m.descriptor.digest));
         if (theirs) STRATA_TRY_VOID(keep_children(m, *theirs));
+      } else {
+        STRATA_TRY_VOID(keep_as_referrer(m));
       }
-      STRATA_TRY_VOID(keep_as_referrer(m));
     }
     if (tag && !tag->empty()) {
       // A record named by digest ("NAME@sha256:…", as CRI names repo digests) holds exactly that manifest.
