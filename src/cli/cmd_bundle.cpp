@@ -117,7 +117,10 @@ void run_load(const GlobalOptions& g, const LoadArgs& a) {
   for (const auto& i : report.images) {
     std::string dest = i.destination;
     // As `strata copy` prints it: the reference without its tag's digest, then @digest.
-    if (auto at = dest.find('@'); at != std::string::npos && dest.starts_with("docker://")) dest = dest.substr(0, at);
+    if (auto at = dest.find('@');
+        at != std::string::npos && (dest.starts_with("docker://") || dest.starts_with("containerd:"))) {
+      dest = dest.substr(0, at);
+    }
     // The names are the bundle's, which arrived from elsewhere: terminal_safe.
     std::cout << terminal_safe(i.image.name) << " " << terminal_safe(dest) << "@" << i.image.root.digest.str() << "\n";
   }

@@ -24,12 +24,16 @@ struct MirrorCmdOptions {
   bool referrers = false;
 };
 
-// The destination as printed before "@digest": a docker:// reference loses
-// a digest it named (as `strata copy` prints it).
+// The destination as printed before "@digest": a docker:// or containerd:
+// reference loses a digest it named (as `strata copy` prints it), so the
+// line names the image once ("containerd:NAME@sha256:…", not "…@X@X").
 std::string without_digest(const std::string& text) {
   auto ref = oci::parse_image_ref(text);
   auto at = text.find('@');
-  if (ref && ref->transport == oci::Transport::kDocker && at != std::string::npos) return text.substr(0, at);
+  if (ref && (ref->transport == oci::Transport::kDocker || ref->transport == oci::Transport::kContainerd) &&
+      at != std::string::npos) {
+    return text.substr(0, at);
+  }
   return text;
 }
 

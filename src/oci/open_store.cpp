@@ -89,7 +89,8 @@ Result<OpenedStore> open_store(const ImageRef& ref, Access access, const OpenOpt
       return out;
     }
     case Transport::kContainerd: {
-      STRATA_TRY(out.store, containerd::open_containerd_store(ref.docker, access, containerd::containerd_options(options)));
+      STRATA_TRY(auto co, with_context(containerd::containerd_options(options), ref.str()));
+      STRATA_TRY(out.store, containerd::open_containerd_store(ref.docker, access, co));
       out.ref = store_ref(ref);
       return out;
     }

@@ -246,6 +246,11 @@ Result<ImageRef> parse_image_ref(std::string_view text) {
       return fail(ErrorCode::kInvalidArgument, "invalid image reference " + str::quote(text) + ": missing image name after " + prefix +
                                                    " (" + prefix + "NAME[:TAG])");
     }
+    // "containerd://app:1", spelled as docker:// is: the store is no URL.
+    if (name.starts_with("//")) {
+      return fail(ErrorCode::kInvalidArgument, "invalid image reference " + str::quote(text) + ": " + prefix +
+                                                   " takes no \"//\" (" + prefix + std::string(str::strip(name, '/')) + ")");
+    }
     STRATA_TRY(r.docker, with_context(parse_docker_reference(name), std::string(text)));
     // Docker and podman keep images by name and tag; an image's digest there
     // is not its manifest's (they store configs and layers), so a pin could

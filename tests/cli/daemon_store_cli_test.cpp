@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "oci/daemon/daemon_store.hpp"
+#include "oci/digest.hpp"
 #include "support/cli_test.hpp"
 
 namespace strata::testing {
@@ -267,6 +268,47 @@ TEST_F(DaemonCli, ABlobThatFailsVerificationEndsTheBodyBeforeItsEnd) {
   const std::string log = server_log();
   EXPECT_NE(log.find("body ended False"), std::string::npos) << log;
   EXPECT_TRUE(leftovers().empty());
+}
+
+// --referrers into a daemon's store: the referrer went into the load as an
+// image of its own and podman refused the whole load over it ("more than one
+// image in oci", "rootFS is not set"). It is refused by strata, before
+// anything is sent, in one line with the next step.
+TEST_F(DaemonCli, ReferrersAreRefusedBeforeTheLoad) {
+  const stdfs::path layout = dir_ / "layout";
+  ASSERT_EQ(strata({"copy", hello(), "oci:" + layout.string() + ":1.0"}).code, 0);
+  auto put = [&](const std::string& bytes) {
+    const std::string d = oci::Digest::sha256_of(bytes).str();
+    std::ofstream(layout / "blobs/sha256" / d.substr(7), std::ios::binary) << bytes;
+    return d;
+  };
+  const std::string empty = put("{}");
+  const std::string referrer =
+      put(R"({"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json",)"
+          R"("artifactType":"application/vnd.example.signature","config":{"mediaType":"application/vnd.oci.empty.v1+json",)"
+          R"("digest":")" + empty + R"(","size":2},"layers":[],"subject":{"mediaType":"application/vnd.oci.image.manifest.v1+json",)"
+          R"("digest":"sha256:8ddddd16031038addd230b8af18ff15b34c42490d7e7ee5743ce7ddb3bc7fc9c","size":345}})");
+  std::string index = slurp(layout / "index.json");
+  const auto end = index.rfind(']');
+  ASSERT_NE(end, std::string::npos) << index;
+  index.insert(end, R"(,{"mediaType":"application/vnd.oci.image.manifest.v1+json","digest":")" + referrer +
+                        R"(","size":)" + std::to_string(slurp(layout / "blobs/sha256" / referrer.substr(7)).size()) +
+                        R"(,"artifactType":"application/vnd.example.signature"})");
+  std::ofstream(layout / "index.json") << index;
+  auto host = serve("Api-Version: 1.41", -1);
+  auto r = strata({"copy", "--referrers", "oci:" + layout.string() + ":1.0", "docker-daemon:strata-test/hello:1.0"},
+                  "DOCKER_HOST=" + host);
+  expect_one_line(r);
+  EXPECT_NE(r.err.find("docker-daemon:strata-test/hello: Docker's store keeps no referrers (" + referrer +
+                       " refers to another image); copy without --referrers"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(server_log().find("/images/load"), std::string::npos) << server_log();
+  EXPECT_TRUE(leftovers().empty());
+  // Without --referrers the image goes to the load.
+  auto plain = strata({"copy", "oci:" + layout.string() + ":1.0", "docker-daemon:strata-test/hello:1.0"},
+                      "DOCKER_HOST=" + host);
+  EXPECT_NE(plain.err.find("stand-in refuses"), std::string::npos) << plain.err;
 }
 
 // A daemon that got the whole image and then went away may have loaded it:

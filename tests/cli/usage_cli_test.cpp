@@ -279,5 +279,31 @@ TEST_F(UsageCli, AContainerdSocketThatIsNotThereIsNamedWithTheNextStep) {
   EXPECT_NE(overridden.err.find(missing + ": no such socket"), std::string::npos) << overridden.err;
 }
 
+// A namespace containerd would refuse, or a lease time that is not one, is
+// one line naming it (and where it came from) before any socket is tried:
+// the namespace failed only at containerd's first answer, in its words and
+// under the reference twice; a lease time such as "2h" was silently an hour.
+TEST_F(UsageCli, AContainerdNamespaceOrLeaseTimeThatIsNotOneIsNamed) {
+  const std::string missing = (dir_ / "no.sock").string();
+  auto spaced = strata({"inspect", "containerd:app:1", "--containerd-address", missing, "--containerd-namespace", "a b"});
+  EXPECT_EQ(spaced.code, 1);
+  EXPECT_EQ(spaced.err, "strata: containerd:docker.io/library/app:1: --containerd-namespace \"a b\" is not a containerd "
+                        "namespace (letters and digits, joined by single '.', '_' or '-', at most 76 characters); name "
+                        "one `ctr namespaces ls` lists, as default or k8s.io\n");
+  for (const std::string& ns : std::vector<std::string>{"x..y", "-x", "x.", std::string(77, 'a')}) {
+    auto r = strata({"copy", multi_platform_layout(), "containerd:app:1", "--containerd-address", missing},
+                    "CONTAINERD_NAMESPACE=" + ns);
+    EXPECT_EQ(r.code, 1) << ns;
+    EXPECT_NE(r.err.find("CONTAINERD_NAMESPACE \"" + ns + "\" is not a containerd namespace"), std::string::npos) << r.err;
+  }
+  // A namespace containerd takes goes on to the socket.
+  auto k8s = strata({"inspect", "containerd:app:1", "--containerd-address", missing, "--containerd-namespace", "k8s.io"});
+  EXPECT_NE(k8s.err.find(": no such socket;"), std::string::npos) << k8s.err;
+  auto lease = strata({"inspect", "containerd:app:1", "--containerd-address", missing}, "STRATA_CONTAINERD_LEASE_SECONDS=2h");
+  EXPECT_EQ(lease.code, 1);
+  EXPECT_EQ(lease.err, "strata: containerd:docker.io/library/app:1: STRATA_CONTAINERD_LEASE_SECONDS=\"2h\" is not a number "
+                       "of seconds from 1 to 2678400 (31 days); set it to one, as 7200, or unset it for an hour\n");
+}
+
 }  // namespace
 }  // namespace strata::testing

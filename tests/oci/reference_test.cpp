@@ -143,6 +143,14 @@ TEST(Reference, RuntimeStoresNameImagesAsDockerDoes) {
     ASSERT_FALSE(r) << bad;
     EXPECT_NE(r.error().message().find(bad), std::string::npos) << r.error().message();
   }
+  // Spelled as docker:// is, the reference says how to write it (it said
+  // 'invalid repository path component ""').
+  for (const std::string t : {"containerd", "docker-daemon", "podman"}) {
+    auto r = parse_image_ref(t + "://app:1");
+    ASSERT_FALSE(r) << t;
+    EXPECT_EQ(r.error().message(), "invalid image reference \"" + t + "://app:1\": " + t + ": takes no \"//\" (" + t +
+                                       ":app:1)");
+  }
 }
 
 // What strata prints for an image it copied, built or imported (the

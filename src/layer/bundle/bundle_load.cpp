@@ -242,7 +242,10 @@ Result<BundleLoadReport> load_bundle(const BundleLoadRequest& r) {
       STRATA_TRY(auto opened, with_context(oci::open_store(ref, oci::Access::kWrite, r.open), targets[i]));
       repositories.push_back(std::move(opened.store));
       owned = dst = repositories.back().get();
-      if (ref.docker.tag) tag = *ref.docker.tag;
+      // As copy names it there: the tag, or for containerd the record
+      // "NAME@sha256:…" of an image the bundle pins by digest alone (without
+      // a record nothing holds the image once the write's lease ends).
+      tag = oci::destination_tag(ref);
     }
     oci::CopyOptions co = r.copy;
     co.all = true;  // the bundle holds what was chosen; carry all of it

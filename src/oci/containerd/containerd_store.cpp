@@ -25,7 +25,29 @@ namespace content = ::containerd::services::content::v1;
 namespace images = ::containerd::services::images::v1;
 namespace leases = ::containerd::services::leases::v1;
 
-ContainerdOptions containerd_options(const OpenOptions& options) {
+namespace {
+
+// containerd's rule for a namespace (identifiers.Validate): letters and
+// digits, joined by single '.', '_' or '-', at most 76 characters.
+bool valid_namespace(std::string_view ns) {
+  if (ns.empty() || ns.size() > 76) return false;
+  bool after_separator = true;  // at the start, as after a separator: a letter or digit must come
+  for (char c : ns) {
+    const bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    if (alnum) {
+      after_separator = false;
+    } else if ((c == '.' || c == '_' || c == '-') && !after_separator) {
+      after_separator = true;
+    } else {
+      return false;
+    }
+  }
+  return !after_separator;
+}
+
+}  // namespace
+
+Result<ContainerdOptions> containerd_options(const OpenOptions& options) {
   ContainerdOptions o;
   auto env = [](const char* name, const char* fallback) {
     const char* v = std::getenv(name);
@@ -33,9 +55,33 @@ ContainerdOptions containerd_options(const OpenOptions& options) {
   };
   o.address = !options.containerd_address.empty() ? options.containerd_address
                                                    : env("CONTAINERD_ADDRESS", "/run/containerd/containerd.sock");
+  // A relative socket path made absolute: gRPC reads "unix://run/c.sock" as
+  // a host "run" (it logged its own lines, and after 10 s strata said the
+  // socket did not speak gRPC).
+  if (o.address.starts_with("unix://")) o.address.erase(0, 7);
+  if (!o.address.empty() && o.address.front() != '/') {
+    std::error_code ec;
+    auto absolute = std::filesystem::absolute(o.address, ec);
+    if (!ec) o.address = absolute.lexically_normal().string();
+  }
   o.ns = !options.containerd_namespace.empty() ? options.containerd_namespace : env("CONTAINERD_NAMESPACE", "default");
+  // Both are checked before containerd is asked: a namespace it refuses
+  // would otherwise fail only at the first call, in its words.
+  if (!valid_namespace(o.ns)) {
+    const char* from = !options.containerd_namespace.empty() ? "--containerd-namespace" : "CONTAINERD_NAMESPACE";
+    return fail(ErrorCode::kInvalidArgument,
+                std::string(from) + " " + str::quote(o.ns) +
+                    " is not a containerd namespace (letters and digits, joined by single '.', '_' or '-', at most 76 "
+                    "characters); name one `ctr namespaces ls` lists, as default or k8s.io");
+  }
   if (const char* s = std::getenv("STRATA_CONTAINERD_LEASE_SECONDS"); s && *s) {
-    if (auto n = str::parse_u64(s); n && *n > 0 && *n <= 31U * 24 * 3600) o.lease_expiry = std::chrono::seconds(*n);
+    auto n = str::parse_u64(s);
+    if (!n || *n == 0 || *n > 31U * 24 * 3600) {
+      return fail(ErrorCode::kInvalidArgument, "STRATA_CONTAINERD_LEASE_SECONDS=" + str::quote(s) +
+                                                   " is not a number of seconds from 1 to 2678400 (31 days); set it to "
+                                                   "one, as 7200, or unset it for an hour");
+    }
+    o.lease_expiry = std::chrono::seconds(*n);
   }
   return o;
 }
@@ -193,8 +239,11 @@ class Client {
 
   // A lease that expires on its own: what is written under it survives the
   // garbage collector until the image record holds it, and no longer than
-  // `lease_expiry` if strata dies first.
+  // `lease_expiry` if strata dies first. Taken at the first write, not at the
+  // open: build and provision open their destination before work that may
+  // outlast the lease. Once: writers on several threads share it.
   Result<void> begin_lease() {
+    std::lock_guard once(begin_mu_);
     {
       std::lock_guard lock(mu_);
       if (!lease_.empty()) return {};
@@ -232,12 +281,12 @@ class Client {
   // Puts content already in the store under the lease, so the collector
   // cannot take it between "present" and the image record.
   Result<void> hold(const Digest& digest) {
+    STRATA_TRY_VOID(begin_lease());
     std::string id;
     {
       std::lock_guard lock(mu_);
       id = lease_;
     }
-    if (id.empty()) return {};
     leases::AddResourceRequest req;
     req.set_id(id);
     req.mutable_resource()->set_id(digest.str());
@@ -258,6 +307,7 @@ class Client {
   std::unique_ptr<images::Images::Stub> images_;
   std::unique_ptr<leases::Leases::Stub> leases_;
   mutable std::mutex mu_;
+  std::mutex begin_mu_;
   std::string lease_;
 };
 
@@ -470,7 +520,12 @@ class ContainerdStore final : public Store {
   std::string describe() const override { return "containerd:" + ref_.name(); }
 
   Result<Descriptor> resolve(std::string_view ref) override {
-    if (auto d = Digest::parse(ref)) {
+    // Read, a digest names content (a manifest of an index, a referrer).
+    // Written, it names the record "NAME@sha256:…": content present under
+    // another name (or under none, unlabelled, from another tool) is not yet
+    // this record, and a manifest the copy is told is present is not written
+    // again, so it would keep neither its record nor its children's labels.
+    if (auto d = Digest::parse(ref); d && !writable_) {
       STRATA_TRY(auto info, info_of(*d));
       if (!info) return fail(ErrorCode::kNotFound, where() + ": no manifest " + d->str());
       Descriptor desc;
@@ -481,7 +536,9 @@ class ContainerdStore final : public Store {
                                                       " bytes, too large for a manifest");
       }
       StringSink sink(kMaxManifestBytes);
-      STRATA_TRY_VOID(fetch_blob(desc, sink, 0));
+      VerifyingSink verifying(sink, desc.digest, desc.size);
+      STRATA_TRY_VOID(fetch_blob(desc, verifying, 0));
+      STRATA_TRY_VOID(verifying.verify(where() + ": manifest " + d->str()));
       STRATA_TRY(desc.media_type, sniff_manifest_media_type(sink.str(), where() + ": " + d->str()));
       return desc;
     }
@@ -512,18 +569,33 @@ class ContainerdStore final : public Store {
     }
     StringSink sink(kMaxManifestBytes);
     VerifyingSink verifying(sink, desc.digest, desc.size);
-    STRATA_TRY_VOID(fetch_blob(desc, verifying, 0));
-    STRATA_TRY_VOID(verifying.verify(where() + ": manifest " + desc.digest.str()));
+    Result<void> read = fetch_blob(desc, verifying, 0);
+    if (read) read = verifying.verify(where() + ": manifest " + desc.digest.str());
+    if (!read && !Digest::parse(ref)) STRATA_TRY_VOID(record_matches_content(ref, desc));
+    STRATA_TRY_VOID(read);
     return RawManifest{desc, std::move(sink.str())};
+  }
+
+  // An image record whose target's size is not its content's (another tool
+  // wrote it so): named as the record's fault, with what to do, rather than
+  // as bytes containerd sent that were not due.
+  Result<void> record_matches_content(std::string_view ref, const Descriptor& target) {
+    STRATA_TRY(auto info, info_of(target.digest));
+    if (!info || info->size() == target.size) return {};
+    return fail(ErrorCode::kCorruption,
+                where() + ": the image record " + image_name(ref) + " says " + target.digest.str() + " is " +
+                    std::to_string(target.size) + " bytes, but containerd holds " + std::to_string(info->size()) +
+                    "; write the image there again, or remove the record (ctr -n " + client_.options().ns +
+                    " images rm " + image_name(ref) + ")");
   }
 
   Result<void> put_manifest(const RawManifest& m, std::optional<std::string_view> tag) override {
     STRATA_TRY_VOID(writable());
+    STRATA_TRY_VOID(client_.begin_lease());
     auto labels = child_labels(m);
     STRATA_TRY(auto info, info_of(m.descriptor.digest));
     if (info) {
-      STRATA_TRY_VOID(client_.hold(m.descriptor.digest));
-      STRATA_TRY_VOID(add_missing_labels(*info, labels));
+      STRATA_TRY_VOID(keep_children(m, *info));
     } else {
       ContainerdBlobWriter w(client_, m.descriptor, labels, "manifest " + m.descriptor.digest.str());
       STRATA_TRY_VOID(w.open());
@@ -532,8 +604,9 @@ class ContainerdStore final : public Store {
       STRATA_TRY_VOID(w.commit());
       if (w.present()) {  // another writer committed it first, perhaps without the labels
         STRATA_TRY(auto theirs, info_of(m.descriptor.digest));
-        STRATA_TRY_VOID(client_.hold(m.descriptor.digest));
-        if (theirs) STRATA_TRY_VOID(add_missing_labels(*theirs, labels));
+        if (theirs) STRATA_TRY_VOID(keep_children(m, *theirs));
+      } else {
+        STRATA_TRY_VOID(keep_as_referrer(m));
       }
     }
     if (tag && !tag->empty()) {
@@ -595,6 +668,7 @@ class ContainerdStore final : public Store {
 
   Result<std::unique_ptr<BlobWriter>> blob_writer(const Descriptor& desc) override {
     STRATA_TRY_VOID(writable());
+    STRATA_TRY_VOID(client_.begin_lease());
     auto w = std::make_unique<ContainerdBlobWriter>(client_, desc, std::map<std::string, std::string>{},
                                                     "blob " + desc.digest.str());
     STRATA_TRY_VOID(w->open());
@@ -631,11 +705,6 @@ class ContainerdStore final : public Store {
 
   Result<void> close() override { return client_.end_lease(); }
 
-  Result<void> start() {
-    if (writable_) STRATA_TRY_VOID(client_.begin_lease());
-    return {};
-  }
-
  private:
   const std::string& where() const { return client_.where(); }
 
@@ -660,6 +729,29 @@ class ContainerdStore final : public Store {
     if (s.error_code() == grpc::StatusCode::NOT_FOUND) return std::optional<content::Info>();
     if (!s.ok()) return fail(client_.error(s, "asking for " + d.str()));
     return std::optional<content::Info>(resp.info());
+  }
+
+  // A manifest in the store: held under the write's lease, its child labels
+  // added where missing, and when it refers to a subject, kept by it.
+  Result<void> keep_children(const RawManifest& m, const content::Info& info) {
+    STRATA_TRY_VOID(client_.hold(m.descriptor.digest));
+    STRATA_TRY_VOID(add_missing_labels(info, child_labels(m)));
+    return keep_as_referrer(m);
+  }
+
+  // A referrer (a signature, an SBOM) has no image record of its own: its
+  // subject carries a gc.ref.content label for it, so the collector keeps it
+  // as long as the subject stays (else it goes when the lease ends).
+  Result<void> keep_as_referrer(const RawManifest& m) {
+    auto parsed = parse_manifest(m.bytes, m.descriptor.media_type, "manifest " + m.descriptor.digest.str());
+    if (!parsed) return {};
+    const auto* subject = std::visit([](const auto& x) { return x.subject ? &*x.subject : nullptr; }, *parsed);
+    if (subject == nullptr) return {};
+    STRATA_TRY(auto info, info_of(subject->digest));
+    if (!info) return {};  // the subject is not here: nothing to keep the referrer by
+    std::map<std::string, std::string> label{
+        {digest_labels_key("referrer." + m.descriptor.digest.str()), m.descriptor.digest.str()}};
+    return add_missing_labels(*info, label);
   }
 
   // A manifest already in the store (an earlier import, another tool) gets
@@ -744,9 +836,8 @@ Result<std::unique_ptr<Store>> open_containerd_store(const DockerReference& ref,
                                              " accepted a connection but did not speak gRPC within 10 s; is it containerd's socket "
                                              "(not the ttrpc or debug one)?");
   }
-  auto store = std::make_unique<ContainerdStore>(channel, options, ref, access == Access::kWrite);
-  STRATA_TRY_VOID(with_context(store->start(), name));
-  return std::unique_ptr<Store>(std::move(store));
+  // The lease is taken by the first write (Client::begin_lease).
+  return std::unique_ptr<Store>(std::make_unique<ContainerdStore>(channel, options, ref, access == Access::kWrite));
 }
 
 }  // namespace strata::oci::containerd

@@ -32,8 +32,10 @@ struct ContainerdOptions {
 };
 
 // The options for `options` (--containerd-address/--containerd-namespace),
-// else CONTAINERD_ADDRESS / CONTAINERD_NAMESPACE, else containerd's defaults.
-ContainerdOptions containerd_options(const OpenOptions& options);
+// else CONTAINERD_ADDRESS / CONTAINERD_NAMESPACE, else containerd's defaults;
+// STRATA_CONTAINERD_LEASE_SECONDS. A namespace containerd would refuse, or a
+// lease time that is not 1 s to 31 days, is an error naming it.
+Result<ContainerdOptions> containerd_options(const OpenOptions& options);
 
 Result<std::unique_ptr<Store>> open_containerd_store(const DockerReference& ref, Access access,
                                                      const ContainerdOptions& options);

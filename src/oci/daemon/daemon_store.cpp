@@ -549,6 +549,20 @@ Result<void> DaemonStore::put_manifest(const RawManifest& manifest, std::optiona
                                              "'s store takes single-platform images here, not " +
                                              manifest.descriptor.media_type + "; copy one platform (--platform)");
   }
+  // A referrer (--referrers: a signature, an SBOM) would go into the load as
+  // an image of its own, and the daemon refuses the whole load over it; it
+  // could not keep one anyway (its store keeps configs and layers).
+  if (!tag || tag->empty()) {
+    auto parsed = parse_manifest(manifest.bytes, manifest.descriptor.media_type, describe());
+    const bool referrer =
+        parsed && std::visit([](const auto& m) { return m.subject.has_value(); }, *parsed);
+    if (referrer) {
+      return fail(ErrorCode::kUnsupported, describe() + ": " + daemon_name(daemon_) + "'s store keeps no referrers (" +
+                                               manifest.descriptor.digest.str() +
+                                               " refers to another image); copy without --referrers, or copy "
+                                               "the referrers to a registry or a layout");
+    }
+  }
   std::optional<std::string> name;
   if (tag && !tag->empty()) {
     STRATA_TRY(auto t, tag_of(*tag));
