@@ -139,6 +139,14 @@ PrintedReference printed_reference(const std::string& given, const std::string& 
       std::string r = "docker://" + ref->docker.name() + "@" + digest;
       return {r, r};
     }
+    case oci::Transport::kContainerd: {
+      // By its familiar name ("containerd:dev/app:1@…", as copy prints what it was
+      // given); named by digest alone: that record, with the digest once.
+      std::string name = oci::familiar_name(ref->docker);
+      if (!ref->docker.tag) name = name.substr(0, name.rfind(':'));
+      std::string r = "containerd:" + name + "@" + digest;
+      return {r, r};
+    }
     case oci::Transport::kLocal: {
       // The name as `strata images` and `copy` show it ("local:strata/provisioned@…",
       // not "local:docker.io/strata/provisioned@…"): familiar, without the tag.

@@ -830,6 +830,12 @@ Result<std::unique_ptr<Store>> open_containerd_store(const DockerReference& ref,
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(kMaxMessage);
   args.SetMaxSendMessageSize(kMaxMessage);
+  // A containerd that stops answering (stopped, wedged) without closing the
+  // socket fails the streams, which have no deadline, once a keepalive ping
+  // goes unanswered. Five minutes: containerd's gRPC server refuses clients
+  // that ping more often.
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 5 * 60 * 1000);
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 20 * 1000);
   auto channel = grpc::CreateCustomChannel("unix://" + path, grpc::InsecureChannelCredentials(), args);
   if (!channel->WaitForConnected(std::chrono::system_clock::now() + std::chrono::seconds(10))) {
     return fail(ErrorCode::kUnreachable, name + ": containerd at " + path +
