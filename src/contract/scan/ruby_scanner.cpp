@@ -246,7 +246,9 @@ class RubyScanner {
       if (line.empty()) continue;
       if (line.front() != ' ') {
         section = line;
-        any_section = true;
+        for (std::string_view known : {"GEM", "GIT", "PATH", "PLUGIN SOURCE", "PLATFORMS", "DEPENDENCIES", "RUBY VERSION",
+                                       "BUNDLED WITH", "CHECKSUMS"})
+          any_section = any_section || section == known;
         continue;
       }
       std::size_t indent = line.find_first_not_of(' ');
