@@ -37,7 +37,7 @@ const std::vector<ToolInfo>& tools() {
       // (no official relocatable Linux build), so a version the archive lacks
       // is an unrouted row that says so.
       {"ruby", {"ruby"}, "ruby", "", "", {}},
-      {"bundler", {"bundler"}, "bundle", "`gem install bundler -v {version}` (Debian's bundler is older)", "", {}},
+      {"bundler", {"bundler"}, "bundle", "`gem install bundler -v {version}`", "", {}},
       {"php", {"php{major}.{minor}-cli", "php-cli"}, "php", "", "", {}},
       {"composer", {"composer"}, "composer",
        "Debian's composer, then `composer self-update {version}` (getcomposer.org)", "", {}},
