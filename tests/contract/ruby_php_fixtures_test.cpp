@@ -121,6 +121,27 @@ TEST(RubyFixtures, OlderRailsOnMysqlWithARubyPlatformLock) {
   EXPECT_EQ(origin_of(c, "rubygems.org"), "config");
 }
 
+TEST(RubyFixtures, AGemfileWithoutALock) {
+  Contract c = scan_fixture("ruby-gemfile-forms");
+  // `ruby File.read(".ruby-version").strip` reads the file as `file:` does.
+  const RuntimeFloor* ruby = floors(c, "ruby");
+  ASSERT_NE(ruby, nullptr);
+  ASSERT_EQ(ruby->constraints.size(), 2u);
+  EXPECT_EQ(ruby->constraints[1].source.field, "ruby File.read(.ruby-version)");
+  EXPECT_EQ(ruby->satisfying, "=3.2.2");
+  EXPECT_EQ(floors(c, "bundler"), nullptr);  // no lock, no BUNDLED WITH
+  // No lock: the Gemfile's requirement is the declared version; nokogiri has
+  // none, so its first rule (native gems) is applied.
+  EXPECT_EQ(build_of(c, "gem", "pg"), "compile");
+  EXPECT_EQ(native(c, "gem", "pg")->version, "1.4.0");
+  EXPECT_EQ(native(c, "gem", "pg")->evidence.front().value, "pg >= 1.4, < 2.0");
+  EXPECT_EQ(build_of(c, "gem", "nokogiri"), "prebuilt");
+  // A scoped source adds its host and replaces nothing: rubygems.org stays.
+  EXPECT_EQ(origin_of(c, "gems.contribsys.com"), "config");
+  EXPECT_EQ(origin_of(c, "rubygems.org"), "config");
+  EXPECT_EQ(origin_of(c, "index.rubygems.org"), "default");
+}
+
 TEST(PhpFixtures, LaravelWithItsLock) {
   Contract c = scan_fixture("php-laravel");
   EXPECT_EQ(c.ecosystems, std::vector<std::string>{"php"});

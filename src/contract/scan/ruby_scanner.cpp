@@ -101,7 +101,9 @@ class RubyScanner {
     for (const auto& f : versions) ruby_version(f);
     for (const auto& f : gemfiles) gemfile(f);
     for (const auto& f : locks) lock(f);
-    if (!custom_source_ && (!gemfiles.empty() || !locks.empty())) {
+    // rubygems.org's compact index unless every source is another server
+    // (a scoped `source … do` block adds one; it replaces nothing).
+    if ((!custom_source_ || rubygems_source_) && (!gemfiles.empty() || !locks.empty())) {
       ctx_.egress("rubygems.org", EgressOrigin::kDefault, "the default gem source (Bundler)");
       ctx_.egress("index.rubygems.org", EgressOrigin::kDefault, "RubyGems' compact index (Bundler)");
     }
@@ -156,29 +158,24 @@ class RubyScanner {
   void ruby_directive(const std::string& rel, std::string_view args) {
     auto lits = literals(args);
     std::string reqs;
+    // `ruby File.read(".ruby-version").strip` reads the file as `file:` does.
+    const bool read_call = args.find("File.read") != std::string_view::npos;
     for (const auto& [key, value] : lits) {
-      if (key == "file") {
+      if (key == "file" || (read_call && key.empty())) {
         std::string target = join_rel(dir_of(rel), value);
         auto v = version_file(target);
         if (!v) {
           ctx_.warn(rel, "ruby file: " + str::quote(value) + " gives no version");
           return;
         }
-        ctx_.constraint("ruby", ConstraintKind::kSupport, {rel, "ruby file: " + value, *v}, parse_gem_requirement(*v),
+        std::string field = read_call ? "ruby File.read(" + value + ")" : "ruby file: " + value;
+        ctx_.constraint("ruby", ConstraintKind::kSupport, {rel, field, *v}, parse_gem_requirement(*v),
                         "Bundler requires the version " + value + " names");
         return;
       }
       if (key.empty()) reqs += (reqs.empty() ? "" : ", ") + value;
     }
     if (reqs.empty()) {
-      // `ruby File.read(".ruby-version").strip`: the version file decides.
-      if (args.find(".ruby-version") != std::string_view::npos) {
-        std::string target = join_rel(dir_of(rel), ".ruby-version");
-        if (auto v = version_file(target))
-          ctx_.constraint("ruby", ConstraintKind::kSupport, {rel, "ruby", *v}, parse_gem_requirement(*v),
-                          "Bundler requires the version .ruby-version names (read by the Gemfile)");
-        return;
-      }
       ctx_.note(rel, "ruby directive without a version literal; not read: " + str::quote(args));
       return;
     }
@@ -196,6 +193,7 @@ class RubyScanner {
     }
     ctx_.egress_url(url, EgressOrigin::kConfig, "gem source (Gemfile)", {rel, "source", url});
     if (host != "rubygems.org" && host != "index.rubygems.org") custom_source_ = true;
+    else rubygems_source_ = true;
   }
 
   // `gem "pg", "~> 1.1"`, `gem "rails", github: "rails/rails"`.
@@ -264,7 +262,10 @@ class RubyScanner {
           }
           ctx_.egress_url(url, EgressOrigin::kLockfile, section == "GIT" ? "git source (Gemfile.lock)" : "gem source (Gemfile.lock)",
                           {rel, section + " remote", url});
-          if (section == "GEM" && host != "rubygems.org" && host != "index.rubygems.org") custom_source_ = true;
+          if (section == "GEM") {
+            if (host != "rubygems.org" && host != "index.rubygems.org") custom_source_ = true;
+            else rubygems_source_ = true;
+          }
         } else if (indent == 4 && section != "PATH") {
           // "nokogiri (1.16.7-x86_64-linux)"
           auto open = l.find(" (");
@@ -336,7 +337,8 @@ class RubyScanner {
   }
 
   ScanContext& ctx_;
-  bool custom_source_ = false;
+  bool custom_source_ = false;    // a gem source other than rubygems.org
+  bool rubygems_source_ = false;  // rubygems.org named as a source
 };
 
 }  // namespace
