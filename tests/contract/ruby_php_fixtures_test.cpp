@@ -130,12 +130,21 @@ TEST(RubyFixtures, AGemfileWithoutALock) {
   EXPECT_EQ(ruby->constraints[1].source.field, "ruby File.read(.ruby-version)");
   EXPECT_EQ(ruby->satisfying, "=3.2.2");
   EXPECT_EQ(floors(c, "bundler"), nullptr);  // no lock, no BUNDLED WITH
-  // No lock: the Gemfile's requirement is the declared version; nokogiri has
-  // none, so its first rule (native gems) is applied.
+  // No lock: the Gemfile's requirement is the declared version.
   EXPECT_EQ(build_of(c, "gem", "pg"), "compile");
   EXPECT_EQ(native(c, "gem", "pg")->version, "1.4.0");
   EXPECT_EQ(native(c, "gem", "pg")->evidence.front().value, "pg >= 1.4, < 2.0");
-  EXPECT_EQ(build_of(c, "gem", "nokogiri"), "prebuilt");
+  // .bundle/config forces the ruby platform, so nokogiri (whose native gems
+  // would otherwise be used) compiles, against the system's libxml2/libxslt
+  // as build.nokogiri says.
+  const NativePackage* noko = native(c, "gem", "nokogiri");
+  ASSERT_NE(noko, nullptr);
+  EXPECT_EQ(build_kind_name(noko->build), std::string("compile"));
+  EXPECT_EQ(noko->certainty, Certainty::kInferred);
+  EXPECT_EQ(noko->evidence[1].file, ".bundle/config");
+  EXPECT_TRUE(required_by(c.build_libs, "libxml2-dev", "gem:nokogiri"));
+  EXPECT_TRUE(required_by(c.build_libs, "libxslt1-dev", "gem:nokogiri"));
+  EXPECT_TRUE(required_by(c.run_libs, "libxml2", "gem:nokogiri"));
   // A scoped source adds its host and replaces nothing: rubygems.org stays.
   EXPECT_EQ(origin_of(c, "gems.contribsys.com"), "config");
   EXPECT_EQ(origin_of(c, "rubygems.org"), "config");
@@ -174,6 +183,9 @@ TEST(PhpFixtures, LaravelWithItsLock) {
   EXPECT_EQ(origin_of(c, "codeload.github.com"), "lockfile");
   EXPECT_EQ(origin_of(c, "nova.laravel.com"), "config");  // the repository and its dist URL
   EXPECT_EQ(egress(c, "nova.laravel.com")->evidence.size(), 2u);
+  // vendor/acme/legacy/composer.json is an installed package, not a project:
+  // its php >=5.6 and unknown ext-mcrypt are not read.
+  EXPECT_EQ(php->constraints.size(), 5u);
   EXPECT_TRUE(c.warnings.empty());
 }
 

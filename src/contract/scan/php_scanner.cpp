@@ -48,8 +48,12 @@ class PhpScanner {
 
   void run() {
     auto& fs = ctx_.fs();
+    // vendor/ holds the installed packages' own composer.json: dependencies,
+    // whose needs the lock already states.
     auto manifests = fs.files_named("composer.json");
     auto locks = fs.files_named("composer.lock");
+    for (auto* files : {&manifests, &locks})
+      std::erase_if(*files, [](const std::string& f) { return f.starts_with("vendor/") || f.find("/vendor/") != std::string::npos; });
     if (manifests.empty() && locks.empty()) return;
     ctx_.ecosystem("php");
     std::vector<std::string> projects = manifests;

@@ -7,7 +7,8 @@
 #include <utility>
 #include <vector>
 
-#include "contract/knowledge/tool_version.hpp"
+#include "contract/scan/build_env_scanner.hpp"
+#include "oci/tar_entry.hpp"
 #include "util/strings.hpp"
 
 namespace strata::contract {
@@ -83,15 +84,27 @@ std::vector<std::pair<std::string, std::string>> literals(std::string_view args)
   return out;
 }
 
+// Installed gems (vendor/bundle/…, a gem's own Gemfile under vendor/) are
+// dependencies, not projects of the repository.
+bool installed_copy(std::string_view rel) {
+  return rel.starts_with("vendor/") || rel.find("/vendor/") != std::string_view::npos;
+}
+
+std::vector<std::string> project_files(const RepoFs& fs, std::string_view name) {
+  auto files = fs.files_named(name);
+  std::erase_if(files, [](const std::string& f) { return installed_copy(f); });
+  return files;
+}
+
 class RubyScanner {
  public:
   explicit RubyScanner(ScanContext& ctx) : ctx_(ctx) {}
 
   void run() {
     auto& fs = ctx_.fs();
-    auto gemfiles = fs.files_named("Gemfile");
-    auto locks = fs.files_named("Gemfile.lock");
-    auto versions = fs.files_named(".ruby-version");
+    auto gemfiles = project_files(fs, "Gemfile");
+    auto locks = project_files(fs, "Gemfile.lock");
+    auto versions = project_files(fs, ".ruby-version");
     if (gemfiles.empty() && locks.empty() && versions.empty()) return;
     ctx_.ecosystem("ruby");
     std::vector<std::string> projects = gemfiles;
@@ -101,6 +114,7 @@ class RubyScanner {
     for (const auto& f : versions) ruby_version(f);
     for (const auto& f : gemfiles) gemfile(f);
     for (const auto& f : locks) lock(f);
+    bundle_settings();
     // rubygems.org's compact index unless every source is another server
     // (a scoped `source … do` block adds one; it replaces nothing).
     if ((!custom_source_ || rubygems_source_) && (!gemfiles.empty() || !locks.empty())) {
@@ -110,6 +124,54 @@ class RubyScanner {
   }
 
  private:
+  // Bundler settings that change what compiles, wherever the repository sets
+  // them: .bundle/config, a Dockerfile's ENV or `bundle config` line.
+  //  - force_ruby_platform: every gem is installed from its source gem;
+  //  - nokogiri with --use-system-libraries (build.nokogiri, or
+  //    NOKOGIRI_USE_SYSTEM_LIBRARIES): a nokogiri that compiles links the
+  //    system's libxml2 and libxslt.
+  void bundle_settings() {
+    std::vector<std::string> files;
+    for (const auto& f : ctx_.fs().files_named("config"))
+      if (f == ".bundle/config" || f.ends_with("/.bundle/config")) files.push_back(f);
+    for (const auto& f : ctx_.fs().files_ending(""))
+      if (dockerfile_name(oci::base_name(f))) files.push_back(f);
+    std::optional<Evidence> force, system_libs;
+    for (const auto& f : files) {
+      auto text = ctx_.fs().read_text(f);
+      if (!text) continue;
+      for (auto raw : str::split(*text, '\n')) {
+        std::string_view line = str::trim(raw);
+        if (line.empty() || line.front() == '#') continue;
+        std::string l = str::lower(line);
+        if (!force && (l.find("bundle_force_ruby_platform") != std::string::npos ||
+                       l.find("force_ruby_platform true") != std::string::npos) &&
+            l.find("false") == std::string::npos && l.find("\"0\"") == std::string::npos)
+          force = Evidence{f, "force_ruby_platform", std::string(line.substr(0, 200))};
+        if (!system_libs && (l.find("nokogiri_use_system_libraries") != std::string::npos ||
+                             (l.find("nokogiri") != std::string::npos &&
+                              l.find("use-system-libraries") != std::string::npos)))
+          system_libs = Evidence{f, "nokogiri system libraries", std::string(line.substr(0, 200))};
+      }
+    }
+    if (force)
+      for (const auto& [key, sig] : ctx_.packages()) {
+        if (key.first != "gem") continue;
+        PackageSignals& s = ctx_.package("gem", key.second);
+        s.linux_wheel = false;
+        s.sdist_only = true;
+        s.evidence.push_back(*force);
+      }
+    if (system_libs && ctx_.kb().package("gem", "nokogiri")) {
+      auto& pkgs = ctx_.packages();
+      if (pkgs.count({"gem", "nokogiri"})) {
+        PackageSignals& s = ctx_.package("gem", "nokogiri");
+        s.build_deps = {"libxml2-dev", "libxslt1-dev", "pkg-config"};
+        s.evidence.push_back(*system_libs);
+      }
+    }
+  }
+
   // ".ruby-version": "3.3.0", "ruby-3.3.0", "3.3"; another engine is a note.
   void ruby_version(const std::string& rel) {
     auto v = version_file(rel);
