@@ -208,6 +208,11 @@ TEST(PhpFixtures, SymfonyDockerfileCompilesItsExtensions) {
   EXPECT_EQ(lib(c.run_libs, "php8.2-intl"), nullptr);
   EXPECT_EQ(lib(c.run_libs, "php-redis"), nullptr);
   EXPECT_EQ(origin_of(c, "repo.packagist.org"), "default");
+  // The composer/composer:2-bin stage the image copies composer from: Composer 2 is tested.
+  const RuntimeFloor* composer = floors(c, "composer");
+  ASSERT_NE(composer, nullptr);
+  EXPECT_EQ(composer->satisfying, ">=2.0.0 <3.0.0");
+  EXPECT_EQ(composer->constraints.front().source.value, "composer/composer:2-bin");
 }
 
 TEST(PhpFixtures, MalformedManifestsAreWarningsNamingTheFile) {
