@@ -149,6 +149,11 @@ TEST(RubyFixtures, AGemfileWithoutALock) {
   EXPECT_EQ(origin_of(c, "gems.contribsys.com"), "config");
   EXPECT_EQ(origin_of(c, "rubygems.org"), "config");
   EXPECT_EQ(origin_of(c, "index.rubygems.org"), "default");
+  // An scp-like git source is SSH: port 22.
+  const EgressHost* ssh = egress(c, "git.example.com");
+  ASSERT_NE(ssh, nullptr);
+  EXPECT_EQ(ssh->port, 22);
+  EXPECT_TRUE(c.warnings.empty());
 }
 
 TEST(PhpFixtures, LaravelWithItsLock) {

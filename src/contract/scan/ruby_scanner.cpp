@@ -84,6 +84,19 @@ std::vector<std::pair<std::string, std::string>> literals(std::string_view args)
   return out;
 }
 
+// "git@github.com:rails/rails.git" (scp-like SSH) → "github.com"; "" otherwise.
+std::string ssh_host(std::string_view url) {
+  if (url.find("://") != std::string_view::npos) return {};
+  auto at = url.find('@');
+  auto colon = url.find(':');
+  if (at == std::string_view::npos || colon == std::string_view::npos || colon < at) return {};
+  std::string host = str::lower(url.substr(at + 1, colon - at - 1));
+  if (host.empty()) return {};
+  for (char c : host)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-') return {};
+  return host;
+}
+
 // Installed gems (vendor/bundle/…, a gem's own Gemfile under vendor/) are
 // dependencies, not projects of the repository.
 bool installed_copy(std::string_view rel) {
@@ -267,6 +280,9 @@ class RubyScanner {
     for (std::size_t i = 1; i < lits.size(); ++i) {
       const auto& [key, value] = lits[i];
       if (key.empty()) reqs += (reqs.empty() ? "" : ", ") + value;
+      else if (key == "git" && !ssh_host(value).empty())
+        ctx_.egress(ssh_host(value), EgressOrigin::kConfig, "git source of gem " + name + " over SSH",
+                    Evidence{rel, "gem " + name + " git", value}, "", 22);
       else if (key == "git") ctx_.egress_url(value, EgressOrigin::kConfig, "git source of gem " + name, {rel, "gem " + name + " git", value});
       else if (key == "github") ctx_.egress("github.com", EgressOrigin::kConfig, "git source of gem " + name, Evidence{rel, "gem " + name + " github", value});
       else if (key == "source") ctx_.egress_url(value, EgressOrigin::kConfig, "gem source of " + name, {rel, "gem " + name + " source", value});
@@ -317,6 +333,11 @@ class RubyScanner {
         if (indent == 2 && l.starts_with("remote: ")) {
           std::string url(str::trim(l.substr(8)));
           if (section == "PATH") continue;  // a directory of the repository
+          if (std::string ssh = ssh_host(url); !ssh.empty()) {
+            ctx_.egress(ssh, EgressOrigin::kLockfile, "git source over SSH (Gemfile.lock)", Evidence{rel, section + " remote", url},
+                        "", 22);
+            continue;
+          }
           std::string host = url_host(url);
           if (host.empty()) {
             ctx_.warn(rel, section + " remote " + str::quote(url) + " has no host");
