@@ -107,7 +107,7 @@ TEST(RubyFixtures, OlderRailsOnMysqlWithARubyPlatformLock) {
   EXPECT_TRUE(required_by(c.build_libs, "zlib1g-dev", "gem:nokogiri"));
   EXPECT_TRUE(required_by(c.build_libs, "liblzma-dev", "gem:nokogiri"));
   EXPECT_EQ(lib(c.build_libs, "libxml2-dev"), nullptr);  // not told to use the system's libxml2
-  EXPECT_EQ(build_of(c, "gem", "ffi"), "compile");        // before 1.16: no native gem
+  EXPECT_EQ(build_of(c, "gem", "ffi"), "compile");       // before 1.16: no native gem
   EXPECT_TRUE(required_by(c.build_libs, "libffi-dev", "gem:ffi"));
   EXPECT_EQ(build_of(c, "gem", "bcrypt"), "compile");
   EXPECT_EQ(build_of(c, "gem", "sassc"), "compile");
@@ -167,7 +167,7 @@ TEST(PhpFixtures, LaravelWithItsLock) {
   EXPECT_EQ(php->provision, "=8.2.26");
   const auto& last = php->constraints.back();
   EXPECT_EQ(last.source.field, "packages[laravel/framework].require.php");  // the dependencies' highest floor
-  EXPECT_EQ(floors(c, "composer")->satisfying, ">=2.6.0 <3.0.0");            // plugin-api-version 2.6.0
+  EXPECT_EQ(floors(c, "composer")->satisfying, ">=2.6.0 <3.0.0");           // plugin-api-version 2.6.0
   // ext-* of composer.json, the lock's platform and each package's require.
   EXPECT_TRUE(required_by(c.run_libs, "php8.2-intl", "php:ext-intl"));
   EXPECT_TRUE(required_by(c.run_libs, "php8.2-pgsql", "php:ext-pdo_pgsql"));
@@ -208,6 +208,11 @@ TEST(PhpFixtures, SymfonyDockerfileCompilesItsExtensions) {
   EXPECT_TRUE(required_by(c.build_libs, "libpq-dev", "php-ext:pdo_pgsql"));
   EXPECT_TRUE(required_by(c.build_libs, "php-dev", "php-ext:redis"));
   EXPECT_TRUE(required_by(c.build_libs, "autoconf", "php-ext:apcu"));
+  // Dockerfile.frankenphp: install-php-extensions (`@composer` is not one).
+  EXPECT_EQ(build_of(c, "php-ext", "gd"), "compile");
+  EXPECT_TRUE(required_by(c.build_libs, "libfreetype-dev", "php-ext:gd"));
+  EXPECT_EQ(native(c, "php-ext", "gd")->evidence.front().field, "install-php-extensions");
+  EXPECT_EQ(native(c, "php-ext", "composer"), nullptr);
   EXPECT_TRUE(c.native_build_required);
   // Compiled, so not Debian's packages; ctype and iconv are php8.2-cli's.
   EXPECT_EQ(lib(c.run_libs, "php8.2-intl"), nullptr);

@@ -3,10 +3,9 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <utility>
-
-#include <nlohmann/json.hpp>
 
 #include "contract/scan/build_env_scanner.hpp"
 #include "oci/tar_entry.hpp"
@@ -53,7 +52,9 @@ class PhpScanner {
     auto manifests = fs.files_named("composer.json");
     auto locks = fs.files_named("composer.lock");
     for (auto* files : {&manifests, &locks})
-      std::erase_if(*files, [](const std::string& f) { return f.starts_with("vendor/") || f.find("/vendor/") != std::string::npos; });
+      std::erase_if(*files, [](const std::string& f) {
+        return f.starts_with("vendor/") || f.find("/vendor/") != std::string::npos;
+      });
     if (manifests.empty() && locks.empty()) return;
     ctx_.ecosystem("php");
     std::vector<std::string> projects = manifests;
@@ -157,10 +158,11 @@ class PhpScanner {
       std::string v = p->get<std::string>();
       auto ver = parse_version(v);
       if (ver)
-        ctx_.constraint("composer", ConstraintKind::kPin, {rel, "plugin-api-version", v},
-                        parse_npm_range(">=" + std::to_string(ver->major) + "." + std::to_string(ver->minor) + ".0 <" +
-                                        std::to_string(ver->major + 1) + ".0.0"),
-                        "written by a Composer with plugin API " + v + " (that Composer minor or a later one of its major)");
+        ctx_.constraint(
+            "composer", ConstraintKind::kPin, {rel, "plugin-api-version", v},
+            parse_npm_range(">=" + std::to_string(ver->major) + "." + std::to_string(ver->minor) + ".0 <" +
+                            std::to_string(ver->major + 1) + ".0.0"),
+            "written by a Composer with plugin API " + v + " (that Composer minor or a later one of its major)");
       else
         ctx_.warn(rel, "plugin-api-version " + str::quote(v) + " is not a version");
     }
@@ -204,7 +206,8 @@ class PhpScanner {
           }
         }
         if (auto d = pkg.find("dist"); d != pkg.end() && d->is_object())
-          if (auto u = d->find("url"); u != d->end() && u->is_string()) dist(rel, field + ".dist.url", u->get<std::string>());
+          if (auto u = d->find("url"); u != d->end() && u->is_string())
+            dist(rel, field + ".dist.url", u->get<std::string>());
       }
     }
     if (top)
@@ -222,8 +225,10 @@ class PhpScanner {
                   Evidence{rel, field, url});
   }
 
-  // docker-php-ext-install / pecl install in a Dockerfile RUN line: those
-  // extensions are compiled, so the -dev libraries they need are build needs.
+  // docker-php-ext-install / pecl install in a Dockerfile RUN line, or
+  // mlocati's install-php-extensions (which wraps both; `@composer` is not an
+  // extension): those extensions are compiled, so the -dev libraries they
+  // need are build needs.
   void dockerfile(const std::string& rel) {
     auto text = ctx_.fs().read_text(rel);
     if (!text) return;
@@ -242,14 +247,16 @@ class PhpScanner {
   }
 
   void command_line(const std::string& rel, std::string_view line) {
-    if (line.find("docker-php-ext-install") == std::string_view::npos && line.find("pecl") == std::string_view::npos)
+    if (line.find("docker-php-ext-install") == std::string_view::npos && line.find("pecl") == std::string_view::npos &&
+        line.find("install-php-extensions") == std::string_view::npos)
       return;
     auto words = str::split_ws(line);
     for (std::size_t i = 0; i < words.size(); ++i) {
       std::string_view w = words[i];
       std::string how;
       std::size_t from = i + 1;
-      if (w == "docker-php-ext-install") how = "docker-php-ext-install";
+      if (w == "docker-php-ext-install" || w == "install-php-extensions")
+        how = std::string(w);
       else if (w == "pecl" && i + 1 < words.size() && words[i + 1] == "install") {
         how = "pecl install";
         from = i + 2;
@@ -276,8 +283,9 @@ class PhpScanner {
     const std::string by = "php:ext-" + name;
     auto compiled = compiled_.find(name);
     if (!ext) {
-      ctx_.warn(evidence.front().file, "PHP extension " + name +
-                                           " is not in the knowledge base (php_extensions); nothing is provisioned for it");
+      ctx_.warn(
+          evidence.front().file,
+          "PHP extension " + name + " is not in the knowledge base (php_extensions); nothing is provisioned for it");
       return;
     }
     if (compiled != compiled_.end()) {

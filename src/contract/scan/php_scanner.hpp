@@ -3,10 +3,11 @@
 // repositories), composer.lock (platform and platform-dev, platform-overrides,
 // each package's require — its php floor and ext-* —, the dist URLs' hosts,
 // plugin-api-version → the Composer version) and Dockerfiles that compile
-// extensions (docker-php-ext-install, pecl install). Each extension is routed
-// through the knowledge base's php_extensions table: Debian's php8.2-*
-// package beside php8.2-cli, nothing for one php8.2-cli has, or — when a
-// Dockerfile compiles it — the -dev libraries the compile needs.
+// extensions (docker-php-ext-install, pecl install, install-php-extensions).
+// Each extension is routed through the knowledge base's php_extensions
+// table: Debian's php8.2-* package beside php8.2-cli, nothing for one
+// php8.2-cli has, or — when a Dockerfile compiles it — the -dev libraries
+// the compile needs. composer.json files under vendor/ are not read.
 #pragma once
 
 #include <string_view>

@@ -29,8 +29,10 @@ std::vector<std::uint64_t> gem_segments(std::string_view v) {
       ++i;
     }
     out.push_back(n);
-    if (i < v.size() && v[i] == '.' && i + 1 < v.size() && std::isdigit(static_cast<unsigned char>(v[i + 1]))) ++i;
-    else break;
+    if (i < v.size() && v[i] == '.' && i + 1 < v.size() && std::isdigit(static_cast<unsigned char>(v[i + 1])))
+      ++i;
+    else
+      break;
   }
   return out;
 }
@@ -48,9 +50,7 @@ std::optional<Version> gem_version(std::string_view v) {
 }
 
 // A locked spec's platform says it installs as built on linux x86_64 (glibc).
-bool linux_platform(std::string_view p) {
-  return p == "x86_64-linux" || p == "x86_64-linux-gnu";
-}
+bool linux_platform(std::string_view p) { return p == "x86_64-linux" || p == "x86_64-linux-gnu"; }
 
 // The quoted string literals of a Ruby argument list, in order, with the
 // keyword they follow ("file" for `file: ".ruby-version"`), "" for positional.
@@ -76,8 +76,10 @@ std::vector<std::pair<std::string, std::string>> literals(std::string_view args)
       std::string word(args.substr(start, j - start));
       std::size_t k = j;
       while (k < args.size() && args[k] == ' ') ++k;
-      if (k < args.size() && args[k] == ':' && (k + 1 >= args.size() || args[k + 1] != ':')) key = word;
-      else if (args.substr(k).starts_with("=>")) key = word;
+      if (k < args.size() && args[k] == ':' && (k + 1 >= args.size() || args[k + 1] != ':'))
+        key = word;
+      else if (args.substr(k).starts_with("=>"))
+        key = word;
       i = j > i ? j - 1 : i;
     }
   }
@@ -157,13 +159,14 @@ class RubyScanner {
         std::string_view line = str::trim(raw);
         if (line.empty() || line.front() == '#') continue;
         std::string l = str::lower(line);
-        if (!force && (l.find("bundle_force_ruby_platform") != std::string::npos ||
-                       l.find("force_ruby_platform true") != std::string::npos) &&
+        if (!force &&
+            (l.find("bundle_force_ruby_platform") != std::string::npos ||
+             l.find("force_ruby_platform true") != std::string::npos) &&
             l.find("false") == std::string::npos && l.find("\"0\"") == std::string::npos)
           force = Evidence{f, "force_ruby_platform", std::string(line.substr(0, 200))};
-        if (!system_libs && (l.find("nokogiri_use_system_libraries") != std::string::npos ||
-                             (l.find("nokogiri") != std::string::npos &&
-                              l.find("use-system-libraries") != std::string::npos)))
+        if (!system_libs &&
+            (l.find("nokogiri_use_system_libraries") != std::string::npos ||
+             (l.find("nokogiri") != std::string::npos && l.find("use-system-libraries") != std::string::npos)))
           system_libs = Evidence{f, "nokogiri system libraries", std::string(line.substr(0, 200))};
       }
     }
@@ -208,7 +211,8 @@ class RubyScanner {
     }
     if (v.starts_with("ruby-")) v = v.substr(5);
     if (gem_segments(v).empty()) {
-      ctx_.note(rel, str::quote(v) + " names no CRuby release (another engine, or not a version); no floor taken from it");
+      ctx_.note(rel,
+                str::quote(v) + " names no CRuby release (another engine, or not a version); no floor taken from it");
       return std::nullopt;
     }
     return v;
@@ -224,9 +228,12 @@ class RubyScanner {
       std::string_view word = line.substr(0, word_end);
       std::string_view args = word_end == std::string_view::npos ? std::string_view() : line.substr(word_end);
       if (!args.empty() && args.front() == '(') args.remove_prefix(1);
-      if (word == "ruby") ruby_directive(rel, args);
-      else if (word == "source") source(rel, args);
-      else if (word == "gem") gem(rel, args);
+      if (word == "ruby")
+        ruby_directive(rel, args);
+      else if (word == "source")
+        source(rel, args);
+      else if (word == "gem")
+        gem(rel, args);
     }
   }
 
@@ -267,8 +274,10 @@ class RubyScanner {
       return;
     }
     ctx_.egress_url(url, EgressOrigin::kConfig, "gem source (Gemfile)", {rel, "source", url});
-    if (host != "rubygems.org" && host != "index.rubygems.org") custom_source_ = true;
-    else rubygems_source_ = true;
+    if (host != "rubygems.org" && host != "index.rubygems.org")
+      custom_source_ = true;
+    else
+      rubygems_source_ = true;
   }
 
   // `gem "pg", "~> 1.1"`, `gem "rails", github: "rails/rails"`.
@@ -279,13 +288,19 @@ class RubyScanner {
     std::string reqs;
     for (std::size_t i = 1; i < lits.size(); ++i) {
       const auto& [key, value] = lits[i];
-      if (key.empty()) reqs += (reqs.empty() ? "" : ", ") + value;
+      if (key.empty())
+        reqs += (reqs.empty() ? "" : ", ") + value;
       else if (key == "git" && !ssh_host(value).empty())
         ctx_.egress(ssh_host(value), EgressOrigin::kConfig, "git source of gem " + name + " over SSH",
                     Evidence{rel, "gem " + name + " git", value}, "", 22);
-      else if (key == "git") ctx_.egress_url(value, EgressOrigin::kConfig, "git source of gem " + name, {rel, "gem " + name + " git", value});
-      else if (key == "github") ctx_.egress("github.com", EgressOrigin::kConfig, "git source of gem " + name, Evidence{rel, "gem " + name + " github", value});
-      else if (key == "source") ctx_.egress_url(value, EgressOrigin::kConfig, "gem source of " + name, {rel, "gem " + name + " source", value});
+      else if (key == "git")
+        ctx_.egress_url(value, EgressOrigin::kConfig, "git source of gem " + name,
+                        {rel, "gem " + name + " git", value});
+      else if (key == "github")
+        ctx_.egress("github.com", EgressOrigin::kConfig, "git source of gem " + name,
+                    Evidence{rel, "gem " + name + " github", value});
+      else if (key == "source")
+        ctx_.egress_url(value, EgressOrigin::kConfig, "gem source of " + name, {rel, "gem " + name + " source", value});
     }
     if (!ctx_.kb().package("gem", name)) return;
     PackageSignals& s = ctx_.package("gem", name);
@@ -322,8 +337,8 @@ class RubyScanner {
       if (line.empty()) continue;
       if (line.front() != ' ') {
         section = line;
-        for (std::string_view known : {"GEM", "GIT", "PATH", "PLUGIN SOURCE", "PLATFORMS", "DEPENDENCIES", "RUBY VERSION",
-                                       "BUNDLED WITH", "CHECKSUMS"})
+        for (std::string_view known : {"GEM", "GIT", "PATH", "PLUGIN SOURCE", "PLATFORMS", "DEPENDENCIES",
+                                       "RUBY VERSION", "BUNDLED WITH", "CHECKSUMS"})
           any_section = any_section || section == known;
         continue;
       }
@@ -334,8 +349,8 @@ class RubyScanner {
           std::string url(str::trim(l.substr(8)));
           if (section == "PATH") continue;  // a directory of the repository
           if (std::string ssh = ssh_host(url); !ssh.empty()) {
-            ctx_.egress(ssh, EgressOrigin::kLockfile, "git source over SSH (Gemfile.lock)", Evidence{rel, section + " remote", url},
-                        "", 22);
+            ctx_.egress(ssh, EgressOrigin::kLockfile, "git source over SSH (Gemfile.lock)",
+                        Evidence{rel, section + " remote", url}, "", 22);
             continue;
           }
           std::string host = url_host(url);
@@ -343,11 +358,14 @@ class RubyScanner {
             ctx_.warn(rel, section + " remote " + str::quote(url) + " has no host");
             continue;
           }
-          ctx_.egress_url(url, EgressOrigin::kLockfile, section == "GIT" ? "git source (Gemfile.lock)" : "gem source (Gemfile.lock)",
+          ctx_.egress_url(url, EgressOrigin::kLockfile,
+                          section == "GIT" ? "git source (Gemfile.lock)" : "gem source (Gemfile.lock)",
                           {rel, section + " remote", url});
           if (section == "GEM") {
-            if (host != "rubygems.org" && host != "index.rubygems.org") custom_source_ = true;
-            else rubygems_source_ = true;
+            if (host != "rubygems.org" && host != "index.rubygems.org")
+              custom_source_ = true;
+            else
+              rubygems_source_ = true;
           }
         } else if (indent == 4 && section != "PATH") {
           // "nokogiri (1.16.7-x86_64-linux)"
@@ -363,8 +381,10 @@ class RubyScanner {
           Spec& s = specs[name];
           if (auto v = gem_version(ver); v && (!s.version || *v < *s.version)) s.version = v;
           s.text = std::string(ver);
-          if (platform.empty()) s.ruby = true;
-          else s.platforms.insert(platform);
+          if (platform.empty())
+            s.ruby = true;
+          else
+            s.platforms.insert(platform);
           if (linux_platform(platform)) s.linux = true;
         }
       } else if (section == "PLATFORMS" && indent == 2) {
@@ -399,8 +419,9 @@ class RubyScanner {
     for (const auto& p : platforms)
       if (p == "ruby" || p.starts_with("x86_64-linux")) linux_locked = true;
     if (!platforms.empty() && !linux_locked)
-      ctx_.warn(rel, "PLATFORMS has no x86_64-linux (nor ruby): a frozen `bundle install` on Linux fails; run "
-                     "`bundle lock --add-platform x86_64-linux`");
+      ctx_.warn(rel,
+                "PLATFORMS has no x86_64-linux (nor ruby): a frozen `bundle install` on Linux fails; run "
+                "`bundle lock --add-platform x86_64-linux`");
     for (const auto& [name, spec] : specs) {
       if (!ctx_.kb().package("gem", name)) continue;
       PackageSignals& s = ctx_.package("gem", name);
@@ -412,7 +433,7 @@ class RubyScanner {
       // systems only: Bundler falls back to the source gem on Linux.
       s.linux_wheel = s.linux_wheel || spec.linux;
       s.sdist_only = s.sdist_only || (!spec.linux);
-      std::string what = spec.linux ? " (platform gem for x86_64-linux)"
+      std::string what = spec.linux               ? " (platform gem for x86_64-linux)"
                          : spec.platforms.empty() ? " (ruby platform)"
                                                   : " (platform gems, none for x86_64-linux)";
       s.evidence.push_back({rel, "GEM specs " + name, spec.text + what});
@@ -439,8 +460,7 @@ Result<Range> parse_gem_requirement(std::string_view text) {
       }
     std::string_view ver = str::trim(p.substr(op.size()));
     auto segs = gem_segments(ver);
-    if (segs.empty())
-      return fail(ErrorCode::kInvalidArgument, "not a RubyGems requirement: " + str::quote(p));
+    if (segs.empty()) return fail(ErrorCode::kInvalidArgument, "not a RubyGems requirement: " + str::quote(p));
     std::string v = segments_text(segs);
     if (op == "!=") continue;  // excludes one release; floors ignore it
     if (!npm.empty()) npm += ' ';

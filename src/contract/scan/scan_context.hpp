@@ -37,7 +37,9 @@ struct PackageSignals {
   bool binding_gyp = false;          // root binding.gyp without gypfile:false
   bool build_allowed = false;        // pnpm onlyBuiltDependencies/allowBuilds, bun trusted
   bool build_denied = false;         // pnpm neverBuiltDependencies / allowBuilds: false
-  bool sdist_only = false;           // a Python lock entry with an sdist and no wheel; a gem locked without an x86_64-linux platform gem
+  // A Python lock entry with an sdist and no wheel; a gem locked without an
+  // x86_64-linux platform gem.
+  bool sdist_only = false;
   // A structural signal found in the repository's own code (build.rs, cgo,
   // CMakeLists.txt): the classification when the knowledge base has no entry.
   std::optional<BuildKind> structural;
