@@ -225,6 +225,14 @@ TEST(PhpFixtures, SymfonyDockerfileCompilesItsExtensions) {
   EXPECT_EQ(composer->constraints.front().source.value, "composer/composer:2-bin");
 }
 
+TEST(PhpFixtures, APhpDebianLacksSaysTheExtensionPackagesDoNotFit) {
+  Contract c = scan_fixture("php-beyond-debian");
+  EXPECT_EQ(floors(c, "php")->satisfying, ">=8.3.0 <8.4.0");
+  EXPECT_TRUE(required_by(c.run_libs, "php8.2-intl", "php:ext-intl"));
+  EXPECT_TRUE(warned(c, "composer.json", "require.php \"~8.3.0\" excludes Debian 12's PHP 8.2"));
+  EXPECT_EQ(c.warnings.size(), 1u);
+}
+
 TEST(PhpFixtures, MalformedManifestsAreWarningsNamingTheFile) {
   Contract c = scan_fixture("php-malformed");
   EXPECT_TRUE(warned(c, "composer.json", "malformed JSON"));

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <utility>
@@ -100,7 +101,12 @@ class PhpScanner {
     for (const auto& [key, value] : req.items()) {
       std::string v = text_of(value);
       if (key == "php" && php) {
-        ctx_.constraint("php", ConstraintKind::kSupport, {rel, field + ".php", v}, parse_composer_constraint(v));
+        auto range = parse_composer_constraint(v);
+        // Debian 12's extension packages are built for its PHP 8.2.
+        if (range && !range->contains(Version{8, 2, 0, ""}) && !range->contains(Version{8, 2, 99, ""}) &&
+            !beyond_debian_)
+          beyond_debian_ = Evidence{rel, field + ".php", v};
+        ctx_.constraint("php", ConstraintKind::kSupport, {rel, field + ".php", v}, range);
       } else if (auto ext = extension_of(key); !ext.empty()) {
         need_extension(ext, {rel, field + "." + key, v});
       }
@@ -301,10 +307,18 @@ class PhpScanner {
     }
     for (const auto& pkg : ext->debian)
       for (const auto& ev : evidence) ctx_.run_lib(pkg, by, ev, Purpose::kBuild);
+    if (!ext->debian.empty() && beyond_debian_ && !beyond_warned_) {
+      beyond_warned_ = true;
+      ctx_.warn(beyond_debian_->file, beyond_debian_->field + " " + str::quote(beyond_debian_->value) +
+                                          " excludes Debian 12's PHP 8.2: the php8.2-* extension packages listed "
+                                          "fit only that PHP; a PHP from elsewhere needs its own build of them");
+    }
   }
 
   ScanContext& ctx_;
   bool packagist_ = true;
+  std::optional<Evidence> beyond_debian_;  // a require.php that excludes PHP 8.2
+  bool beyond_warned_ = false;
   std::map<std::string, std::vector<Evidence>> extensions_;
   std::map<std::string, Evidence> compiled_;
   std::set<std::string> dist_hosts_;
