@@ -128,7 +128,8 @@ TEST(ToolVersionFixtures, AsdfMiseAndDeclaredEgress) {
   EXPECT_EQ(floor_of(c, "go"), "1.22.3");
   EXPECT_EQ(floor_of(c, "python"), "3.12.2");  // the first version is the default
   EXPECT_EQ(floor_of(c, "pnpm"), "9.4.0");
-  EXPECT_EQ(floors(c, "ruby"), nullptr);  // not a tool the contract tracks
+  EXPECT_EQ(floors(c, "ruby")->pin, "=3.3.0");  // tracked since the Ruby scanner; a pin, no Gemfile
+  EXPECT_EQ(floor_of(c, "ruby"), "3.3.0");
   EXPECT_TRUE(noted(c, "mise.toml", "names no release"));
   EXPECT_EQ(origin_of(c, "api.github.com"), "declared");
   EXPECT_EQ(egress(c, "api.github.com")->reason, "release metadata");

@@ -1,5 +1,6 @@
 // Fuzz target: the repository files contract scan reads (package.json,
-// lockfiles, TOML manifests, go.mod, version files, and the build files and
+// lockfiles (Gemfile.lock and composer.lock too), TOML manifests, go.mod,
+// Gemfile, composer.json, version files, and the build files and
 // sources read for commands: a Dockerfile, a workflow, setup.py, a Node
 // helper and its caller, an entry script). The first byte picks
 // the file name, the rest is its content; the file is scanned in a
@@ -21,11 +22,12 @@
 namespace {
 
 // New names go at the end: a seed's first byte keeps naming the same file.
-constexpr std::array<const char*, 21> kFiles = {
+constexpr std::array<const char*, 26> kFiles = {
     "package.json", "package-lock.json", "pnpm-lock.yaml", "yarn.lock",      "bun.lock",     "pyproject.toml",
     "Cargo.toml",   "Cargo.lock",        "go.mod",         "go.work",        "mise.toml",    ".tool-versions",
     ".nvmrc",       "uv.lock",           "poetry.lock",    "requirements.txt", "Dockerfile",
-    ".github/workflows/ci.yml", "setup.py", "src/lib/Util.js", "docker-entrypoint.sh"};
+    ".github/workflows/ci.yml", "setup.py", "src/lib/Util.js", "docker-entrypoint.sh",
+    "Gemfile.lock", "Gemfile", "composer.json", "composer.lock", ".ruby-version"};
 
 const std::filesystem::path& repo_dir() {
   static const std::filesystem::path dir = [] {

@@ -192,7 +192,10 @@ std::optional<std::string> runtime_of_package(std::string_view p) {
   if (p == "yarnpkg") return "yarn";
   if (p == "cmake") return "cmake";
   if (p == "meson") return "meson";
-  if (p == "ruby" || (p.starts_with("ruby") && p.size() > 4 && digit(p[4]))) return "ruby";
+  if (p == "ruby" || (p.starts_with("ruby") && p.size() > 4 && digit(p[4]) && !p.ends_with("-dev"))) return "ruby";
+  if (p == "php-cli" || (p.starts_with("php") && p.size() > 3 && digit(p[3]) && p.ends_with("-cli"))) return "php";
+  if (p == "bundler") return "bundler";
+  if (p == "composer") return "composer";
   if (p.starts_with("openjdk-") && (p.ends_with("-jdk") || p.ends_with("-jdk-headless") || p.ends_with("-jre") ||
                                     p.ends_with("-jre-headless")))
     return "java";

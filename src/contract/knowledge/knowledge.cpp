@@ -38,7 +38,7 @@ class KnowledgeLoader {
       YAML::Node doc = YAML::Load(text);
       if (!doc.IsMap()) return fail(ErrorCode::kCorruption, file + ": not a mapping");
       if (doc["as_of"]) kb_.dates_[file] = doc["as_of"].as<std::string>();
-      for (const char* eco : {"npm", "pypi", "crates", "go"})
+      for (const char* eco : {"npm", "pypi", "crates", "go", "gem"})
         if (doc[eco]) STRATA_TRY_VOID(packages(file, eco, doc[eco]));
       if (doc["toolchains"]) toolchains(doc["toolchains"]);
       if (doc["install_scripts"]) STRATA_TRY_VOID(scripts(file, doc["install_scripts"]));
@@ -62,6 +62,10 @@ class KnowledgeLoader {
                                                               strings(kv.second["tools"]),
                                                               strings(kv.second["subcommands"]),
                                                               strings(kv.second["hosts"]), string_or(kv.second["reason"])};
+      if (doc["php_extensions"])
+        for (const auto& kv : doc["php_extensions"])
+          kb_.php_extensions_[kv.first.as<std::string>()] = {strings(kv.second["debian"]), strings(kv.second["build"]),
+                                                             kv.second["pecl"] && kv.second["pecl"].as<bool>()};
       if (doc["node"]) node(doc["node"]);
       if (doc["rust"]) rust(doc["rust"]);
       if (doc["lockfile_floors"]) lock_floors(doc["lockfile_floors"]);
@@ -270,6 +274,10 @@ const KbInstallCommand* KnowledgeBase::install_command(std::string_view command)
 
 const std::string* KnowledgeBase::image_tool(std::string_view image) const {
   return find_in(images_, image);
+}
+
+const KbPhpExtension* KnowledgeBase::php_extension(std::string_view name) const {
+  return find_in(php_extensions_, name);
 }
 
 std::optional<int> KnowledgeBase::node_lts_major(std::string_view codename) const {

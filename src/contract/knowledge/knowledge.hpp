@@ -90,6 +90,15 @@ struct KbInstallCommand {
   std::string reason;
 };
 
+// A PHP extension (`ext-gd`): the Debian packages that add it to php8.2-cli
+// (empty when php8.2-cli already has it), the -dev libraries compiling it
+// needs, and whether it comes from PECL rather than PHP's own sources.
+struct KbPhpExtension {
+  std::vector<std::string> debian;
+  std::vector<std::string> build_deps;
+  bool pecl = false;
+};
+
 // A lockfile format → the tool range it implies.
 struct KbLockFloor {
   std::string tool;
@@ -128,6 +137,8 @@ class KnowledgeBase {
   // The tool a package installs ("nodejs" → node, "golang-go" → go).
   const std::string* runtime_install(std::string_view package) const;
   const KbInstallCommand* install_command(std::string_view command) const;
+  // A PHP extension by its lower-case name ("gd", "pdo_mysql"); nullptr when unknown.
+  const KbPhpExtension* php_extension(std::string_view name) const;
   // Container images whose tag names a tool version ("node" → node).
   const std::string* image_tool(std::string_view image) const;
 
@@ -151,6 +162,7 @@ class KnowledgeBase {
   std::map<std::string, std::string, std::less<>> images_, runtime_installs_;
   std::map<std::string, KbInstallCommand, std::less<>> install_commands_;
   std::map<std::string, KbLockFloor, std::less<>> lock_floors_;
+  std::map<std::string, KbPhpExtension, std::less<>> php_extensions_;
   std::map<std::string, int, std::less<>> lts_;
   std::vector<std::string> latest_aliases_, unknown_aliases_, floating_channels_;
   std::map<std::string, std::string, std::less<>> editions_;

@@ -251,8 +251,9 @@ class Router {
     std::vector<std::string> names;
     if (info)
       for (auto d : info->debian)
-        names.push_back(replace_all(std::string(d), "{minor}", w.floor ? std::to_string(w.floor->minor) : "x"));
-    for (std::string_view prefix : {"python3.", "golang-1.", "openjdk-"})
+        names.push_back(replace_all(replace_all(std::string(d), "{major}", w.floor ? std::to_string(w.floor->major) : "x"),
+                                    "{minor}", w.floor ? std::to_string(w.floor->minor) : "x"));
+    for (std::string_view prefix : {"python3.", "golang-1.", "openjdk-", "php"})
       for (auto& n : archive_.with_prefix(prefix))
         if (image::runtime_of_package(n) == tool) names.push_back(n);
     for (const auto& n : names) {
@@ -294,12 +295,14 @@ class Router {
     if (tool == "python") return "requires-python in pyproject.toml, or .python-version";
     if (tool == "go") return "the go line of go.mod";
     if (tool == "rust") return "rust-version in Cargo.toml, or rust-toolchain.toml";
+    if (tool == "ruby") return "the Gemfile's ruby directive, or .ruby-version";
+    if (tool == "php") return "require.php in composer.json";
     return ".tool-versions";
   }
 
   std::string archive_note(const std::string& tool, const ToolInfo* info) const {
     if (!info || info->debian.empty()) return "no Debian package of " + tool;
-    std::string first = replace_all(std::string(info->debian.back()), "{minor}", "x");
+    std::string first = replace_all(replace_all(std::string(info->debian.back()), "{major}", "x"), "{minor}", "x");
     const std::string* v = archive_.version(first);
     return v ? "the archive has " + first + " " + *v : "the archive has no " + first;
   }

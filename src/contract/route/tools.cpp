@@ -33,6 +33,14 @@ const std::vector<ToolInfo>& tools() {
       {"cargo", {"cargo"}, "cargo", "rustup installs cargo with the Rust toolchain", "", {}},
       {"cmake", {"cmake"}, "cmake", "", "", {}},
       {"meson", {"meson"}, "meson", "`pip install meson=={version}` into a venv", "", {}},
+      // Debian 12 has Ruby 3.1 and PHP 8.2 only; neither has a task toolchain
+      // (no official relocatable Linux build), so a version the archive lacks
+      // is an unrouted row that says so.
+      {"ruby", {"ruby"}, "ruby", "", "", {}},
+      {"bundler", {"bundler"}, "bundle", "`gem install bundler -v {version}`", "", {}},
+      {"php", {"php{major}.{minor}-cli", "php-cli"}, "php", "", "", {}},
+      {"composer", {"composer"}, "composer",
+       "Debian's composer, then `composer self-update {version}` (getcomposer.org)", "", {}},
   };
   return kTools;
 }
@@ -121,6 +129,10 @@ std::optional<std::string> package_of_runtime(std::string_view p) {
   if (p == "nodejs" || p == "nodejs-dev" || p == "libnode-dev" || p == "npm" || p == "node-gyp") return "node";
   if (p == "golang-go" || (p.starts_with("golang-1.") && p.size() > 9 && p[9] >= '0' && p[9] <= '9')) return "go";
   if (p == "rustc" || p == "cargo") return "rust";
+  if (p == "ruby" || p == "ruby-dev" || (p.starts_with("ruby3.") && (p.ends_with("-dev") || digits(p.substr(6)))))
+    return "ruby";
+  if (p == "php-cli" || p == "php-dev" || (p.starts_with("php8.") && (p.ends_with("-cli") || p.ends_with("-dev"))))
+    return "php";
   return std::nullopt;
 }
 
@@ -129,6 +141,8 @@ std::optional<std::string> command_of_runtime(std::string_view c) {
   if (c == "node" || c == "npm" || c == "npx") return "node";
   if (c == "go" || c == "gofmt") return "go";
   if (c == "rustc" || c == "cargo") return "rust";
+  if (c == "ruby" || c == "gem") return "ruby";
+  if (c == "php" || c == "phpize") return "php";
   return std::nullopt;
 }
 

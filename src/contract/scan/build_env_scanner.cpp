@@ -18,7 +18,6 @@
 #include "util/strings.hpp"
 
 namespace strata::contract {
-namespace {
 
 bool dockerfile_name(std::string_view n) {
   // Dockerfile.dockerignore, Dockerfile.md, Dockerfile.j2: beside a Dockerfile, not one.
@@ -31,6 +30,9 @@ bool dockerfile_name(std::string_view n) {
       return true;  // Dockerfile.dev, Dockerfile-alpine, Dockerfile_prod
   return n.ends_with(".Dockerfile") || n.ends_with(".dockerfile");
 }
+
+namespace {
+
 
 class BuildEnvScanner {
  public:

@@ -24,4 +24,7 @@ void scan_build_envs(ScanContext& ctx);
 // File names scan_build_envs() reads (for the walk's index).
 bool build_env_file(std::string_view name);
 
+// A Dockerfile or Containerfile by its file name (Dockerfile.dev, app.Dockerfile).
+bool dockerfile_name(std::string_view name);
+
 }  // namespace strata::contract

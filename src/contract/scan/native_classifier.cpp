@@ -141,16 +141,21 @@ class Classifier {
       if (!version && rule->when) n.reason += " (version unknown; first rule applied)";
       rule_ = rule;
       feature_effects(s, pkg, n);
-      if (s.ecosystem == "pypi" && s.linux_wheel && n.build == BuildKind::kCompile) {
+      const bool gem = s.ecosystem == "gem";
+      if ((s.ecosystem == "pypi" || gem) && s.linux_wheel && n.build == BuildKind::kCompile) {
         n.build = BuildKind::kPrebuilt;
         n.fallback = "compile";
         n.certainty = Certainty::kInferred;
-        n.reason = "the lock pins a wheel for linux x86_64, so nothing is compiled (" + n.reason + ")";
-      } else if (s.ecosystem == "pypi" && s.sdist_only && n.build == BuildKind::kPrebuilt && !n.fallback.empty()) {
+        n.reason = std::string(gem ? "the lock pins a platform gem for x86_64-linux" : "the lock pins a wheel for linux x86_64") +
+                   ", so nothing is compiled (" + n.reason + ")";
+      } else if ((s.ecosystem == "pypi" || gem) && s.sdist_only && !s.linux_wheel && n.build == BuildKind::kPrebuilt &&
+                 !n.fallback.empty()) {
         n.build = BuildKind::kCompile;
         n.fallback.clear();
         n.certainty = Certainty::kInferred;
-        n.reason = "the lock has no wheel for linux x86_64, so the sdist is built (" + n.reason + ")";
+        n.reason = std::string(gem ? "the lock has no platform gem for x86_64-linux, so the source gem is built"
+                                   : "the lock has no wheel for linux x86_64, so the sdist is built") +
+                   " (" + n.reason + ")";
       }
     } else if (s.structural) {
       n.build = *s.structural;

@@ -11,7 +11,9 @@
 #include "contract/scan/node_scanner.hpp"
 #include "contract/scan/program_scanner.hpp"
 #include "contract/scan/project_yaml.hpp"
+#include "contract/scan/php_scanner.hpp"
 #include "contract/scan/python_scanner.hpp"
+#include "contract/scan/ruby_scanner.hpp"
 #include "contract/scan/rust_scanner.hpp"
 #include "contract/scan/tool_versions_scanner.hpp"
 #include "contract/scan/scan_context.hpp"
@@ -21,13 +23,14 @@ namespace {
 
 // File names any scanner reads; everything else is never opened.
 bool interesting(std::string_view name) {
-  static constexpr std::array<std::string_view, 38> kNames = {
+  static constexpr std::array<std::string_view, 44> kNames = {
       "package.json", "package-lock.json", "npm-shrinkwrap.json", "pnpm-lock.yaml", "pnpm-workspace.yaml",
       "yarn.lock", "bun.lock", "bun.lockb", ".nvmrc", ".node-version", ".npmrc", ".yarnrc.yml", ".yarnrc",
       ".tool-versions", "mise.toml", ".mise.toml", "pyproject.toml", "Pipfile", "setup.py", "setup.cfg", "runtime.txt",
       ".python-version", "uv.lock", "poetry.lock", "go.mod", "go.work", "Cargo.toml", "Cargo.lock",
       "rust-toolchain", "rust-toolchain.toml", "config.toml", "CMakeLists.txt", "meson.build", "Makefile",
-      "project.yaml", "binding.gyp", ".python-version.txt", "python-version"};
+      "project.yaml", "binding.gyp", ".python-version.txt", "python-version", "Gemfile", "Gemfile.lock", ".ruby-version",
+      "composer.json", "composer.lock", "config"};
   for (auto n : kNames)
     if (name == n) return true;
   if (name.starts_with("requirements") && name.ends_with(".txt")) return true;
@@ -58,6 +61,8 @@ Result<Contract> scan_repository(const std::filesystem::path& root, const ScanOp
   scan_python(ctx);
   scan_go(ctx);
   scan_rust(ctx);
+  scan_ruby(ctx);
+  scan_php(ctx);
   scan_c_builds(ctx);
   scan_build_envs(ctx);
   scan_programs(ctx);

@@ -27,7 +27,7 @@ namespace strata::contract {
 
 // Everything seen about one dependency package before it is classified.
 struct PackageSignals {
-  std::string ecosystem;  // npm | pypi | crates | go | cmake | meson | make
+  std::string ecosystem;  // npm | pypi | crates | go | gem | php-ext | cmake | meson | make
   std::string name;
   std::optional<Version> locked;     // exact version from a lockfile or an installed copy
   std::optional<Version> declared;   // lowest version of a declared range
@@ -37,7 +37,9 @@ struct PackageSignals {
   bool binding_gyp = false;          // root binding.gyp without gypfile:false
   bool build_allowed = false;        // pnpm onlyBuiltDependencies/allowBuilds, bun trusted
   bool build_denied = false;         // pnpm neverBuiltDependencies / allowBuilds: false
-  bool sdist_only = false;           // a Python lock entry with an sdist and no wheel
+  // A Python lock entry with an sdist and no wheel; a gem locked without an
+  // x86_64-linux platform gem.
+  bool sdist_only = false;
   // A structural signal found in the repository's own code (build.rs, cgo,
   // CMakeLists.txt): the classification when the knowledge base has no entry.
   std::optional<BuildKind> structural;
@@ -48,7 +50,7 @@ struct PackageSignals {
   bool in_lock = false;                 // named by a lockfile entry (even without a readable version)
   bool optional_entry = false;          // some lock entry marks it optional
   bool required_entry = false;          // some lock entry does not
-  bool linux_wheel = false;             // a Python lock pins a wheel for linux x86_64
+  bool linux_wheel = false;             // a Python lock pins a wheel (a Gemfile.lock a platform gem) for linux x86_64
   bool foreign_wheels_only = false;     // a Python lock pins wheels, none for linux x86_64
   // Why the package does not apply to a Linux image (a platform-gated Cargo
   // dependency, CGO_ENABLED=0); such a package is noted, not classified.

@@ -11,7 +11,7 @@ namespace {
 std::string tool_name(std::string_view t) {
   if (t == "nodejs" || t == "node") return "node";
   if (t == "golang" || t == "go") return "go";
-  for (std::string_view same : {"python", "rust", "npm", "pnpm", "yarn", "bun", "cmake", "poetry", "uv", "deno"})
+  for (std::string_view same : {"python", "rust", "npm", "pnpm", "yarn", "bun", "cmake", "poetry", "uv", "deno", "ruby", "php"})
     if (t == same) return std::string(t);
   return {};
 }

@@ -62,7 +62,9 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"node-yarn-classic", "openshell", "node-yarn-classic.openshell.yaml"},
                       Case{"python-django-psycopg2", "squid", "python-django-psycopg2.squid-connect.conf"},
                       Case{"go-cgo", "cilium", "go-cgo.cilium.yaml"},
-                      Case{"cmake-native", "json", "cmake-native.json"}),
+                      Case{"cmake-native", "json", "cmake-native.json"},
+                      Case{"ruby-rails-mysql2", "openshell", "ruby-rails-mysql2.openshell.yaml"},
+                      Case{"php-laravel", "squid", "php-laravel.squid-connect.conf"}),
     [](const ::testing::TestParamInfo<Case>& i) {
       std::string n = i.param.golden;
       for (char& ch : n)

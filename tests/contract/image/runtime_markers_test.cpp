@@ -27,6 +27,12 @@ TEST(RuntimeMarkers, PackagesThatCarryARuntime) {
   EXPECT_EQ(runtime_of_package("golang-1.19-go"), "go");
   EXPECT_EQ(runtime_of_package("openjdk-17-jdk-headless"), "java");
   EXPECT_EQ(runtime_of_package("libpq-dev"), std::nullopt);
+  EXPECT_EQ(runtime_of_package("ruby3.1"), "ruby");
+  EXPECT_EQ(runtime_of_package("ruby3.1-dev"), std::nullopt);  // headers, not the interpreter
+  EXPECT_EQ(runtime_of_package("php8.2-cli"), "php");
+  EXPECT_EQ(runtime_of_package("php-cli"), "php");
+  EXPECT_EQ(runtime_of_package("php8.2-mbstring"), std::nullopt);  // an extension
+  EXPECT_EQ(runtime_of_package("composer"), "composer");
 }
 
 TEST(RuntimeMarkers, EnvOfOfficialImages) {

@@ -538,3 +538,107 @@ TEST(Router, ARuntimeAboveTheRangeIsOutsideItNotBelow) {
 
 }  // namespace
 }  // namespace strata::contract::route
+
+namespace strata::contract::route {
+namespace {
+
+// The toolchain fixture archive's packages plus the Debian 12 Ruby and PHP
+// packages (versions as bookworm publishes them): ruby is 3.1, php 8.2,
+// Debian's bundler 2.3 and composer 2.5.
+Candidates ruby_php_archive() {
+  return Candidates({{"build-essential", "12.9"},
+                     {"gcc", "4:12.2.0-3"},
+                     {"make", "4.3-4.1"},
+                     {"libc6-dev", "2.36-9+deb12u9"},
+                     {"pkg-config", "1.8.1-1"},
+                     {"ruby", "1:3.1"},
+                     {"ruby3.1", "3.1.2-7+deb12u1"},
+                     {"ruby-dev", "1:3.1"},
+                     {"bundler", "2.3.15-2"},
+                     {"php8.2-cli", "8.2.26-1~deb12u1"},
+                     {"php-cli", "2:8.2+93"},
+                     {"php8.2-intl", "8.2.26-1~deb12u1"},
+                     {"php8.2-mbstring", "8.2.26-1~deb12u1"},
+                     {"php8.2-pgsql", "8.2.26-1~deb12u1"},
+                     {"php8.2-xml", "8.2.26-1~deb12u1"},
+                     {"composer", "2.5.5-1+deb12u2"},
+                     {"default-libmysqlclient-dev", "1.1.0"},
+                     {"libmariadb3", "1:10.11.6-0+deb12u1"},
+                     {"libffi-dev", "3.4.4-1"},
+                     {"libffi8", "3.4.4-1"},
+                     {"zlib1g-dev", "1:1.2.13.dfsg-1"},
+                     {"zlib1g", "1:1.2.13.dfsg-1"},
+                     {"liblzma-dev", "5.4.1-0.2"},
+                     {"liblzma5", "5.4.1-0.2"},
+                     {"patch", "2.7.6-7"},
+                     {"imagemagick", "8:6.9.11.60+dfsg-1.6+deb12u2"}},
+                    {{"c-compiler", {"gcc"}}});
+}
+
+TEST(Router, ARailsAppOnMysqlTakesDebiansRubyAndBootstrapsItsBundler) {
+  Contract c = scan("ruby-rails-mysql2");
+  Candidates archive = ruby_php_archive();
+  Plan p = route({c, bare_base(), archive, "oci:/images:base"});
+  // `ruby '~> 3.1'` admits Debian's 3.1; the gems compile (mysql2, nokogiri from
+  // a ruby-platform lock, ffi before 1.16), so Ruby's headers come with it.
+  EXPECT_EQ(rows(p), (std::vector<std::string>{
+                         "runtime | bundler | =2.4.10 | project-bootstrap",
+                         "runtime | ruby | >=3.1.0 <4.0.0 | overlay | ruby",
+                         "toolchain | native build | cc make | overlay | build-essential",
+                         "build-lib | default-libmysqlclient-dev | installed | overlay | default-libmysqlclient-dev",
+                         "build-lib | libffi-dev | installed | overlay | libffi-dev",
+                         "build-lib | liblzma-dev | installed | overlay | liblzma-dev",
+                         "build-lib | patch | installed | overlay | patch",
+                         "build-lib | ruby-dev | installed | overlay | ruby-dev",
+                         "build-lib | zlib1g-dev | installed | overlay | zlib1g-dev",
+                         "run-lib | imagemagick | installed | overlay | imagemagick",
+                         "run-lib | libffi8 | installed | overlay | libffi8",
+                         "run-lib | liblzma5 | installed | overlay | liblzma5",
+                         "run-lib | libmariadb3 | installed | overlay | libmariadb3",
+                         "run-lib | zlib1g | installed | overlay | zlib1g",
+                         "egress | github.com | read-only | egress",
+                         "egress | index.rubygems.org | read-only | egress",
+                         "egress | rubygems.org | read-only | egress",
+                     }));
+  EXPECT_EQ(p.rows[0].why, "`gem install bundler -v 2.4.10`");
+  EXPECT_EQ(p.rows[1].why, "archive candidate ruby 1:3.1 satisfies >=3.1.0 <4.0.0");
+}
+
+TEST(Router, ARubyTheArchiveLacksIsAnUnroutedRowThatSaysSo) {
+  Contract c = scan("ruby-rails-pg");
+  Candidates archive = ruby_php_archive();
+  Plan p = route({c, bare_base(), archive, "oci:/images:base"});
+  auto ruby = std::find_if(p.rows.begin(), p.rows.end(), [](const Row& r) { return r.name == "ruby"; });
+  ASSERT_NE(ruby, p.rows.end());
+  EXPECT_EQ(ruby->layer, Layer::kUnrouted);
+  EXPECT_EQ(ruby->need, "=3.3.6");
+  EXPECT_EQ(ruby->why, "neither the base, the archive (the archive has ruby 1:3.1) nor a task toolchain provides ruby =3.3.6");
+  EXPECT_FALSE(ruby->toolchain.has_value());
+}
+
+TEST(Router, ALaravelAppTakesDebiansPhpAndItsExtensions) {
+  Contract c = scan("php-laravel");
+  Candidates archive = ruby_php_archive();
+  Plan p = route({c, bare_base(), archive, "oci:/images:base"});
+  EXPECT_EQ(rows(p), (std::vector<std::string>{
+                         "runtime | composer | >=2.6.0 <3.0.0 | project-bootstrap",
+                         "runtime | php | >=8.2.0 <9.0.0 | overlay | php8.2-cli",
+                         "run-lib | php8.2-intl | installed | overlay | php8.2-intl",
+                         "run-lib | php8.2-mbstring | installed | overlay | php8.2-mbstring",
+                         "run-lib | php8.2-pgsql | installed | overlay | php8.2-pgsql",
+                         "run-lib | php8.2-xml | installed | overlay | php8.2-xml",
+                         "egress | api.github.com | read-only | egress",
+                         "egress | codeload.github.com | read-only | egress",
+                         "egress | nova.laravel.com | read-only | egress",
+                         "egress | packagist.org | read-only | egress",
+                         "egress | repo.packagist.org | read-only | egress",
+                     }));
+  // Debian's composer is 2.5: the lock was written by 2.6 or later.
+  EXPECT_EQ(p.rows[0].why, "Debian's composer, then `composer self-update 2.6.0` (getcomposer.org)");
+  EXPECT_EQ(p.rows[1].why, "archive candidate php8.2-cli 8.2.26-1~deb12u1 satisfies >=8.2.0 <9.0.0");
+  EXPECT_EQ(p.overlay_packages, (std::vector<std::string>{"php8.2-cli", "php8.2-intl", "php8.2-mbstring",
+                                                          "php8.2-pgsql", "php8.2-xml"}));
+}
+
+}  // namespace
+}  // namespace strata::contract::route

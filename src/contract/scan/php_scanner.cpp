@@ -1,0 +1,389 @@
+#include "contract/scan/php_scanner.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <optional>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <utility>
+
+#include "contract/scan/build_env_scanner.hpp"
+#include "oci/tar_entry.hpp"
+#include "util/strings.hpp"
+
+namespace strata::contract {
+namespace {
+
+using nlohmann::json;
+
+// "ext-gd" → "gd", "ext-Zend-OPcache" → "zend-opcache"; "" for anything else.
+std::string extension_of(std::string_view key) {
+  if (!key.starts_with("ext-") || key.size() == 4) return {};
+  return str::lower(key.substr(4));
+}
+
+// A Dockerfile argument of docker-php-ext-install / pecl install that names
+// an extension: "gd", "pdo_mysql", "redis-6.0.2", "imagick-3.7.0" → the name.
+std::string extension_word(std::string_view w) {
+  if (w.empty() || w.front() == '-' || w.front() == '$' || w.front() == '/') return {};
+  std::string_view name = w;
+  if (auto dash = name.find('-'); dash != std::string_view::npos && dash + 1 < name.size() &&
+                                  std::isdigit(static_cast<unsigned char>(name[dash + 1])))
+    name = name.substr(0, dash);
+  for (char c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return {};
+  return str::lower(name);
+}
+
+std::string text_of(const json& j) {
+  if (j.is_string()) return j.get<std::string>();
+  if (j.is_number() || j.is_boolean()) return j.dump();
+  return {};
+}
+
+class PhpScanner {
+ public:
+  explicit PhpScanner(ScanContext& ctx) : ctx_(ctx) {}
+
+  void run() {
+    auto& fs = ctx_.fs();
+    // vendor/ holds the installed packages' own composer.json: dependencies,
+    // whose needs the lock already states.
+    auto manifests = fs.files_named("composer.json");
+    auto locks = fs.files_named("composer.lock");
+    for (auto* files : {&manifests, &locks})
+      std::erase_if(*files, [](const std::string& f) {
+        return f.starts_with("vendor/") || f.find("/vendor/") != std::string::npos;
+      });
+    if (manifests.empty() && locks.empty()) return;
+    ctx_.ecosystem("php");
+    std::vector<std::string> projects = manifests;
+    projects.insert(projects.end(), locks.begin(), locks.end());
+    ctx_.needs_tool("php", projects, "a PHP project (Composer)");
+    ctx_.needs_tool("composer", projects, "installs the dependencies composer.json declares");
+    for (const auto& f : fs.files_ending(""))
+      if (dockerfile_name(oci::base_name(f))) dockerfile(f);
+    for (const auto& f : manifests) manifest(f);
+    for (const auto& f : locks) lock(f);
+    if (packagist_) {
+      ctx_.egress("repo.packagist.org", EgressOrigin::kDefault, "Packagist, Composer's default repository (metadata)");
+      ctx_.egress("packagist.org", EgressOrigin::kDefault, "Packagist, Composer's default repository");
+    }
+    for (const auto& [name, evidence] : extensions_) extension(name, evidence);
+  }
+
+ private:
+  std::optional<json> read_json(const std::string& rel) {
+    auto text = ctx_.fs().read_text(rel);
+    if (!text) return std::nullopt;
+    json j = json::parse(*text, nullptr, false);
+    if (j.is_discarded()) {
+      ctx_.warn(rel, "malformed JSON, not used");
+      return std::nullopt;
+    }
+    if (!j.is_object()) {
+      ctx_.warn(rel, "not a JSON object, not used");
+      return std::nullopt;
+    }
+    return j;
+  }
+
+  void need_extension(const std::string& name, Evidence ev) {
+    auto& list = extensions_[name];
+    if (list.size() < ScanContext::kRunLibEvidence) list.push_back(std::move(ev));
+  }
+
+  // The requirements of one `require` object: php is a constraint (kind and
+  // note given), every ext-* an extension the project needs.
+  void requirements(const std::string& rel, const std::string& field, const json& req, bool php) {
+    if (!req.is_object()) return;
+    for (const auto& [key, value] : req.items()) {
+      std::string v = text_of(value);
+      if (key == "php" && php) {
+        auto range = parse_composer_constraint(v);
+        // Debian 12's extension packages are built for its PHP 8.2.
+        if (range && !range->contains(Version{8, 2, 0, ""}) && !range->contains(Version{8, 2, 99, ""}) &&
+            !beyond_debian_)
+          beyond_debian_ = Evidence{rel, field + ".php", v};
+        ctx_.constraint("php", ConstraintKind::kSupport, {rel, field + ".php", v}, range);
+      } else if (auto ext = extension_of(key); !ext.empty()) {
+        need_extension(ext, {rel, field + "." + key, v});
+      }
+    }
+  }
+
+  void manifest(const std::string& rel) {
+    auto doc = read_json(rel);
+    if (!doc) return;
+    const json& j = *doc;
+    if (auto r = j.find("require"); r != j.end()) requirements(rel, "require", *r, true);
+    if (auto r = j.find("require-dev"); r != j.end()) requirements(rel, "require-dev", *r, false);
+    if (auto c = j.find("config"); c != j.end() && c->is_object())
+      if (auto p = c->find("platform"); p != c->end() && p->is_object())
+        if (auto php = p->find("php"); php != p->end() && php->is_string()) {
+          std::string v = php->get<std::string>();
+          ctx_.constraint("php", ConstraintKind::kPin, {rel, "config.platform.php", v}, parse_composer_constraint(v),
+                          "the PHP version Composer resolves the dependencies for");
+        }
+    if (auto r = j.find("repositories"); r != j.end()) repositories(rel, *r);
+  }
+
+  // `repositories`: a list (or an object by name) of {type, url} entries;
+  // `{"packagist.org": false}` turns the default repository off.
+  void repositories(const std::string& rel, const json& repos) {
+    if (!repos.is_array() && !repos.is_object()) {
+      ctx_.warn(rel, "repositories is neither a list nor an object; not read");
+      return;
+    }
+    for (const auto& [key, entry] : repos.items()) {
+      if (key == "packagist.org" || key == "packagist") {
+        if (entry.is_boolean() && !entry.get<bool>()) packagist_ = false;
+        continue;
+      }
+      if (!entry.is_object()) continue;
+      if (auto off = entry.find("packagist.org"); off != entry.end() && off->is_boolean() && !off->get<bool>()) {
+        packagist_ = false;
+        continue;
+      }
+      std::string type = entry.contains("type") ? text_of(entry["type"]) : "";
+      std::string url = entry.contains("url") ? text_of(entry["url"]) : "";
+      if (type == "path" || type == "artifact" || url.empty()) continue;
+      ctx_.egress_url(url, EgressOrigin::kConfig, "Composer repository (" + (type.empty() ? "composer" : type) + ")",
+                      {rel, "repositories", url});
+    }
+  }
+
+  void lock(const std::string& rel) {
+    // A composer.lock is a manifest-sized JSON document (a large Drupal
+    // site's is a few MB): read whole, within the manifest limit.
+    auto doc = read_json(rel);
+    if (!doc) return;
+    const json& j = *doc;
+    if (auto p = j.find("plugin-api-version"); p != j.end() && p->is_string()) {
+      std::string v = p->get<std::string>();
+      auto ver = parse_version(v);
+      if (ver)
+        ctx_.constraint(
+            "composer", ConstraintKind::kPin, {rel, "plugin-api-version", v},
+            parse_npm_range(">=" + std::to_string(ver->major) + "." + std::to_string(ver->minor) + ".0 <" +
+                            std::to_string(ver->major + 1) + ".0.0"),
+            "written by a Composer with plugin API " + v + " (that Composer minor or a later one of its major)");
+      else
+        ctx_.warn(rel, "plugin-api-version " + str::quote(v) + " is not a version");
+    }
+    if (auto p = j.find("platform"); p != j.end()) requirements(rel, "platform", *p, true);
+    if (auto p = j.find("platform-dev"); p != j.end()) requirements(rel, "platform-dev", *p, false);
+    if (auto o = j.find("platform-overrides"); o != j.end() && o->is_object())
+      if (auto php = o->find("php"); php != o->end() && php->is_string()) {
+        std::string v = php->get<std::string>();
+        ctx_.constraint("php", ConstraintKind::kPin, {rel, "platform-overrides.php", v}, parse_composer_constraint(v),
+                        "the PHP version the lock was resolved for");
+      }
+    // The dependencies' php requirements: the one with the highest floor is
+    // a floor of the project (Composer's platform check refuses a lower PHP).
+    std::optional<Version> top;
+    Evidence top_ev;
+    for (const char* list : {"packages", "packages-dev"}) {
+      auto l = j.find(list);
+      if (l == j.end()) continue;
+      if (!l->is_array()) {
+        ctx_.warn(rel, std::string(list) + " is not a list; not read");
+        continue;
+      }
+      for (const auto& pkg : *l) {
+        if (!pkg.is_object()) continue;
+        std::string name = pkg.contains("name") ? text_of(pkg["name"]) : "";
+        if (name.empty()) continue;
+        const std::string field = std::string(list) + "[" + name + "]";
+        if (auto r = pkg.find("require"); r != pkg.end() && r->is_object()) {
+          for (const auto& [key, value] : r->items()) {
+            std::string v = text_of(value);
+            if (key == "php" && std::string_view(list) == "packages") {
+              auto range = parse_composer_constraint(v);
+              if (range && !range->unbounded_below())
+                if (auto f = range->floor(); f && (!top || *f > *top)) {
+                  top = f;
+                  top_ev = {rel, field + ".require.php", v};
+                }
+            } else if (auto ext = extension_of(key); !ext.empty()) {
+              need_extension(ext, {rel, field + ".require." + key, v});
+            }
+          }
+        }
+        if (auto d = pkg.find("dist"); d != pkg.end() && d->is_object())
+          if (auto u = d->find("url"); u != d->end() && u->is_string())
+            dist(rel, field + ".dist.url", u->get<std::string>());
+      }
+    }
+    if (top)
+      ctx_.constraint("php", ConstraintKind::kSupport, top_ev, parse_composer_constraint(top_ev.value),
+                      "the highest php floor of the locked packages");
+  }
+
+  void dist(const std::string& rel, const std::string& field, const std::string& url) {
+    std::string host = url_host(url);
+    if (host.empty() || !dist_hosts_.insert(host).second) return;
+    ctx_.egress_url(url, EgressOrigin::kLockfile, "Composer package downloads (dist)", {rel, field, url});
+    // GitHub's zipball API answers with a redirect to codeload.github.com.
+    if (host == "api.github.com")
+      ctx_.egress("codeload.github.com", EgressOrigin::kLockfile, "api.github.com zipballs redirect here",
+                  Evidence{rel, field, url});
+  }
+
+  // docker-php-ext-install / pecl install in a Dockerfile RUN line, or
+  // mlocati's install-php-extensions (which wraps both; `@composer` is not an
+  // extension): those extensions are compiled, so the -dev libraries they
+  // need are build needs.
+  void dockerfile(const std::string& rel) {
+    auto text = ctx_.fs().read_text(rel);
+    if (!text) return;
+    std::string joined;
+    for (auto line : str::split(*text, '\n')) {
+      std::string_view l = str::trim(line);
+      if (l.ends_with('\\')) {
+        joined += std::string(l.substr(0, l.size() - 1)) + " ";
+        continue;
+      }
+      joined += std::string(l);
+      command_line(rel, joined);
+      joined.clear();
+    }
+    if (!joined.empty()) command_line(rel, joined);
+  }
+
+  void command_line(const std::string& rel, std::string_view line) {
+    if (line.find("docker-php-ext-install") == std::string_view::npos && line.find("pecl") == std::string_view::npos &&
+        line.find("install-php-extensions") == std::string_view::npos)
+      return;
+    auto words = str::split_ws(line);
+    for (std::size_t i = 0; i < words.size(); ++i) {
+      std::string_view w = words[i];
+      std::string how;
+      std::size_t from = i + 1;
+      if (w == "docker-php-ext-install" || w == "install-php-extensions")
+        how = std::string(w);
+      else if (w == "pecl" && i + 1 < words.size() && words[i + 1] == "install") {
+        how = "pecl install";
+        from = i + 2;
+      } else {
+        continue;
+      }
+      for (std::size_t k = from; k < words.size(); ++k) {
+        std::string_view a = words[k];
+        if (a == "&&" || a == "||" || a == ";" || a == "|" || a.starts_with("&&")) break;
+        bool last = a.ends_with(';');
+        if (last) a.remove_suffix(1);
+        if (a.starts_with('-')) continue;  // -j$(nproc), -o, -f
+        if (auto name = extension_word(a); !name.empty()) {
+          compiled_[name] = Evidence{rel, how, std::string(a)};
+          need_extension(name, {rel, how, std::string(a)});
+        }
+        if (last) break;
+      }
+    }
+  }
+
+  void extension(const std::string& name, const std::vector<Evidence>& evidence) {
+    const KbPhpExtension* ext = ctx_.kb().php_extension(name);
+    const std::string by = "php:ext-" + name;
+    auto compiled = compiled_.find(name);
+    if (!ext) {
+      ctx_.warn(
+          evidence.front().file,
+          "PHP extension " + name + " is not in the knowledge base (php_extensions); nothing is provisioned for it");
+      return;
+    }
+    if (compiled != compiled_.end()) {
+      // The image compiles it (the php Docker image's own PHP): a native
+      // build with the libraries the extension needs.
+      PackageSignals& s = ctx_.package("php-ext", name);
+      s.structural = BuildKind::kCompile;
+      s.structural_reason = compiled->second.field + " compiles it" + (ext->pecl ? " (a PECL extension)" : "");
+      s.build_deps = ext->build_deps;
+      s.evidence = evidence;
+      s.direct = true;
+      return;
+    }
+    for (const auto& pkg : ext->debian)
+      for (const auto& ev : evidence) ctx_.run_lib(pkg, by, ev, Purpose::kBuild);
+    if (!ext->debian.empty() && beyond_debian_ && !beyond_warned_) {
+      beyond_warned_ = true;
+      ctx_.warn(beyond_debian_->file, beyond_debian_->field + " " + str::quote(beyond_debian_->value) +
+                                          " excludes Debian 12's PHP 8.2: the php8.2-* extension packages listed "
+                                          "fit only that PHP; a PHP from elsewhere needs its own build of them");
+    }
+  }
+
+  ScanContext& ctx_;
+  bool packagist_ = true;
+  std::optional<Evidence> beyond_debian_;  // a require.php that excludes PHP 8.2
+  bool beyond_warned_ = false;
+  std::map<std::string, std::vector<Evidence>> extensions_;
+  std::map<std::string, Evidence> compiled_;
+  std::set<std::string> dist_hosts_;
+};
+
+}  // namespace
+
+Result<Range> parse_composer_constraint(std::string_view text) {
+  std::string t(str::trim(text));
+  if (t.empty()) return fail(ErrorCode::kInvalidArgument, "empty Composer constraint");
+  // "|" alone is an or, as "||" is.
+  std::string norm;
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    if (t[i] == '|') {
+      norm += " || ";
+      if (i + 1 < t.size() && t[i + 1] == '|') ++i;
+    } else if (t[i] == ',') {
+      norm += ' ';
+    } else {
+      norm += t[i];
+    }
+  }
+  std::string out;
+  for (auto group : str::split(norm, '|')) {
+    group = str::trim(group);
+    if (group.empty()) continue;
+    std::vector<std::string> tokens;
+    for (auto w : str::split_ws(group)) {
+      std::string tok(w);
+      if (auto at = tok.find('@'); at != std::string::npos) tok = tok.substr(0, at);  // ^8.2@dev
+      if (tok.empty()) continue;
+      // ">= 8.1": an operator with a space before its version.
+      if (!tokens.empty() && tok.find_first_not_of("<>=!~^") != std::string::npos &&
+          tokens.back().find_first_not_of("<>=!~^") == std::string::npos) {
+        tokens.back() += tok;
+        continue;
+      }
+      tokens.push_back(tok);
+    }
+    std::string g;
+    for (auto& tok : tokens) {
+      std::string op = tok.substr(0, tok.find_first_not_of("<>=!~^"));
+      std::string ver = tok.substr(op.size());
+      if (!ver.empty() && (ver[0] == 'v' || ver[0] == 'V')) ver = ver.substr(1);
+      if (op == "!=") continue;  // excludes one release; floors ignore it
+      if (ver.empty() || !std::isdigit(static_cast<unsigned char>(ver[0])))
+        if (ver != "*" && tok != "-")
+          return fail(ErrorCode::kInvalidArgument, "not a Composer version constraint: " + str::quote(tok));
+      if (op == "~" && std::count(ver.begin(), ver.end(), '.') == 1) {
+        // Composer: ~8.2 is >=8.2 <9.0.
+        auto v = parse_version(ver);
+        if (!v) return fail(ErrorCode::kInvalidArgument, "not a Composer version constraint: " + str::quote(tok));
+        tok = ">=" + v->str() + " <" + std::to_string(v->major + 1) + ".0.0";
+      } else {
+        tok = op + ver;
+      }
+      g += (g.empty() ? "" : " ") + tok;
+    }
+    if (g.empty()) continue;
+    out += (out.empty() ? "" : " || ") + g;
+  }
+  if (out.empty()) return fail(ErrorCode::kInvalidArgument, "empty Composer constraint");
+  return parse_npm_range(out);
+}
+
+void scan_php(ScanContext& ctx) { PhpScanner(ctx).run(); }
+
+}  // namespace strata::contract

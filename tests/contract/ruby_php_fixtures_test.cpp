@@ -1,0 +1,251 @@
+// Reviewed expectations for the Ruby and PHP fixture repositories (a Rails
+// app on PostgreSQL with platform gems, an older Rails app on MySQL with a
+// ruby-platform lock, a Laravel app with its composer.lock, a Symfony app
+// whose Dockerfile compiles its extensions), and the Gem and Composer
+// version grammars.
+#include "contract/scan/php_scanner.hpp"
+#include "contract/scan/ruby_scanner.hpp"
+#include "fixture_support.hpp"
+
+namespace strata::contract::testing {
+namespace {
+
+std::string gem_range(std::string_view text) {
+  auto r = parse_gem_requirement(text);
+  return r ? r->str() : "error: " + r.error().message();
+}
+
+std::string composer_range(std::string_view text) {
+  auto r = parse_composer_constraint(text);
+  return r ? r->str() : "error: " + r.error().message();
+}
+
+TEST(RubyVersions, GemRequirementsReadAsRubyGemsDoes) {
+  EXPECT_EQ(gem_range("~> 3.2"), ">=3.2.0 <4.0.0");
+  EXPECT_EQ(gem_range("~> 3.2.1"), ">=3.2.1 <3.3.0");
+  EXPECT_EQ(gem_range("~> 3"), ">=3.0.0 <4.0.0");
+  EXPECT_EQ(gem_range(">= 3.1, < 3.4"), ">=3.1.0 <3.4.0");
+  EXPECT_EQ(gem_range("3.3.6"), "=3.3.6");
+  EXPECT_EQ(gem_range("= 3.2.2"), "=3.2.2");
+  EXPECT_EQ(gem_range(">= 3.0, != 3.0.1"), ">=3.0.0");
+  EXPECT_TRUE(gem_range("jruby").starts_with("error: not a RubyGems requirement"));
+  EXPECT_TRUE(gem_range("").starts_with("error: empty"));
+}
+
+TEST(PhpVersions, ComposerConstraintsReadAsComposerDoes) {
+  EXPECT_EQ(composer_range("^8.2"), ">=8.2.0 <9.0.0");
+  EXPECT_EQ(composer_range(">=8.1 <8.4"), ">=8.1.0 <8.4.0");
+  EXPECT_EQ(composer_range(">=8.1,<8.4"), ">=8.1.0 <8.4.0");
+  EXPECT_EQ(composer_range(">= 8.1"), ">=8.1.0");
+  EXPECT_EQ(composer_range("~8.2.0"), ">=8.2.0 <8.3.0");
+  EXPECT_EQ(composer_range("~8.2"), ">=8.2.0 <9.0.0");  // npm's ~8.2 would stop at 8.3
+  EXPECT_EQ(composer_range("8.2.*"), ">=8.2.0 <8.3.0");
+  EXPECT_EQ(composer_range("^7.4|^8.0"), ">=7.4.0 <8.0.0 || >=8.0.0 <9.0.0");
+  EXPECT_EQ(composer_range("^8.1 || ^8.2"), ">=8.1.0 <9.0.0 || >=8.2.0 <9.0.0");
+  EXPECT_EQ(composer_range("^8.2@dev"), ">=8.2.0 <9.0.0");
+  EXPECT_EQ(composer_range("v8.2.26"), "=8.2.26");
+  EXPECT_TRUE(composer_range("dev-main").starts_with("error: not a Composer version constraint"));
+  EXPECT_TRUE(composer_range(" | ").starts_with("error: empty"));
+}
+
+TEST(RubyFixtures, RailsOnPostgresWithPlatformGems) {
+  Contract c = scan_fixture("ruby-rails-pg");
+  EXPECT_EQ(c.ecosystems, std::vector<std::string>{"ruby"});
+  // Gemfile `ruby file: ".ruby-version"` makes .ruby-version's 3.3.6 the support.
+  const RuntimeFloor* ruby = floors(c, "ruby");
+  ASSERT_NE(ruby, nullptr);
+  EXPECT_EQ(ruby->floor, "3.3.6");
+  EXPECT_EQ(ruby->satisfying, "=3.3.6");
+  ASSERT_EQ(ruby->constraints.size(), 3u);
+  EXPECT_EQ(ruby->constraints[1].source.field, "ruby file: .ruby-version");
+  EXPECT_EQ(constraint_kind_name(ruby->constraints[1].kind), std::string("support"));
+  EXPECT_EQ(ruby->constraints[2].source.value, "ruby 3.3.6p108");
+  EXPECT_EQ(floors(c, "bundler")->pin, "=2.5.22");
+  // pg compiles against libpq; psych >= 5 against the system's libyaml.
+  EXPECT_EQ(build_of(c, "gem", "pg"), "compile");
+  EXPECT_TRUE(required_by(c.build_libs, "libpq-dev", "gem:pg"));
+  EXPECT_TRUE(required_by(c.run_libs, "libpq5", "gem:pg"));
+  EXPECT_EQ(build_of(c, "gem", "psych"), "compile");
+  EXPECT_TRUE(required_by(c.build_libs, "libyaml-dev", "gem:psych"));
+  EXPECT_TRUE(required_by(c.build_libs, "build-essential", "gem:bootsnap"));
+  EXPECT_TRUE(required_by(c.build_libs, "ruby-dev", "gem:pg"));
+  // Platform gems for x86_64-linux in the lock: nothing compiles, no libxml2 or SQLite headers.
+  EXPECT_EQ(build_of(c, "gem", "nokogiri"), "prebuilt");
+  EXPECT_EQ(build_of(c, "gem", "sqlite3"), "prebuilt");
+  EXPECT_EQ(build_of(c, "gem", "ffi"), "prebuilt");
+  EXPECT_EQ(lib(c.build_libs, "libsqlite3-dev"), nullptr);
+  EXPECT_EQ(lib(c.build_libs, "zlib1g-dev"), nullptr);
+  EXPECT_EQ(lib(c.build_libs, "libffi-dev"), nullptr);
+  ASSERT_NE(native(c, "gem", "nokogiri"), nullptr);
+  EXPECT_EQ(native(c, "gem", "nokogiri")->evidence.front().value, "1.16.8 (platform gem for x86_64-linux)");
+  // ruby-vips loads libvips; mini_magick runs ImageMagick.
+  EXPECT_TRUE(required_by(c.run_libs, "libvips42", "gem:ruby-vips"));
+  EXPECT_TRUE(required_by(c.run_libs, "imagemagick", "gem:mini_magick"));
+  EXPECT_EQ(native(c, "gem", "rails"), nullptr);  // pure Ruby
+  EXPECT_TRUE(c.native_build_required);
+  EXPECT_EQ(origin_of(c, "rubygems.org"), "config");
+  EXPECT_EQ(origin_of(c, "index.rubygems.org"), "default");
+  EXPECT_TRUE(c.warnings.empty());
+}
+
+TEST(RubyFixtures, OlderRailsOnMysqlWithARubyPlatformLock) {
+  Contract c = scan_fixture("ruby-rails-mysql2");
+  const RuntimeFloor* ruby = floors(c, "ruby");
+  ASSERT_NE(ruby, nullptr);
+  // `ruby '~> 3.1'` is the support; .ruby-version (ruby-3.1.4) and the lock pin 3.1.4.
+  EXPECT_EQ(ruby->floor, "3.1.0");
+  EXPECT_EQ(ruby->satisfying, ">=3.1.0 <4.0.0");
+  EXPECT_EQ(ruby->pin, "=3.1.4");
+  EXPECT_EQ(ruby->provision, "=3.1.4");
+  EXPECT_EQ(floors(c, "bundler")->pin, "=2.4.10");
+  EXPECT_EQ(build_of(c, "gem", "mysql2"), "compile");
+  EXPECT_TRUE(required_by(c.build_libs, "default-libmysqlclient-dev", "gem:mysql2"));
+  EXPECT_TRUE(required_by(c.run_libs, "libmariadb3", "gem:mysql2"));
+  // PLATFORMS ruby only: nokogiri 1.13 builds its bundled libxml2 (zlib, liblzma headers).
+  EXPECT_EQ(build_of(c, "gem", "nokogiri"), "compile");
+  EXPECT_EQ(native(c, "gem", "nokogiri")->certainty, Certainty::kInferred);
+  EXPECT_TRUE(required_by(c.build_libs, "zlib1g-dev", "gem:nokogiri"));
+  EXPECT_TRUE(required_by(c.build_libs, "liblzma-dev", "gem:nokogiri"));
+  EXPECT_EQ(lib(c.build_libs, "libxml2-dev"), nullptr);  // not told to use the system's libxml2
+  EXPECT_EQ(build_of(c, "gem", "ffi"), "compile");       // before 1.16: no native gem
+  EXPECT_TRUE(required_by(c.build_libs, "libffi-dev", "gem:ffi"));
+  EXPECT_EQ(build_of(c, "gem", "bcrypt"), "compile");
+  EXPECT_EQ(build_of(c, "gem", "sassc"), "compile");
+  EXPECT_EQ(build_of(c, "gem", "mini_magick"), "none");
+  EXPECT_TRUE(required_by(c.run_libs, "imagemagick", "gem:mini_magick"));
+  // The git source of administrate, in the Gemfile and the lock's GIT section.
+  const EgressHost* gh = egress(c, "github.com");
+  ASSERT_NE(gh, nullptr);
+  ASSERT_EQ(gh->evidence.size(), 2u);
+  EXPECT_EQ(gh->evidence[1].field, "GIT remote");
+  EXPECT_EQ(origin_of(c, "rubygems.org"), "config");
+}
+
+TEST(RubyFixtures, AGemfileWithoutALock) {
+  Contract c = scan_fixture("ruby-gemfile-forms");
+  // `ruby File.read(".ruby-version").strip` reads the file as `file:` does.
+  const RuntimeFloor* ruby = floors(c, "ruby");
+  ASSERT_NE(ruby, nullptr);
+  ASSERT_EQ(ruby->constraints.size(), 2u);
+  EXPECT_EQ(ruby->constraints[1].source.field, "ruby File.read(.ruby-version)");
+  EXPECT_EQ(ruby->satisfying, "=3.2.2");
+  EXPECT_EQ(floors(c, "bundler"), nullptr);  // no lock, no BUNDLED WITH
+  // No lock: the Gemfile's requirement is the declared version.
+  EXPECT_EQ(build_of(c, "gem", "pg"), "compile");
+  EXPECT_EQ(native(c, "gem", "pg")->version, "1.4.0");
+  EXPECT_EQ(native(c, "gem", "pg")->evidence.front().value, "pg >= 1.4, < 2.0");
+  // .bundle/config forces the ruby platform, so nokogiri (whose native gems
+  // would otherwise be used) compiles, against the system's libxml2/libxslt
+  // as build.nokogiri says.
+  const NativePackage* noko = native(c, "gem", "nokogiri");
+  ASSERT_NE(noko, nullptr);
+  EXPECT_EQ(build_kind_name(noko->build), std::string("compile"));
+  EXPECT_EQ(noko->certainty, Certainty::kInferred);
+  EXPECT_EQ(noko->evidence[1].file, ".bundle/config");
+  EXPECT_TRUE(required_by(c.build_libs, "libxml2-dev", "gem:nokogiri"));
+  EXPECT_TRUE(required_by(c.build_libs, "libxslt1-dev", "gem:nokogiri"));
+  EXPECT_TRUE(required_by(c.run_libs, "libxml2", "gem:nokogiri"));
+  // A scoped source adds its host and replaces nothing: rubygems.org stays.
+  EXPECT_EQ(origin_of(c, "gems.contribsys.com"), "config");
+  EXPECT_EQ(origin_of(c, "rubygems.org"), "config");
+  EXPECT_EQ(origin_of(c, "index.rubygems.org"), "default");
+  // An scp-like git source is SSH: port 22.
+  const EgressHost* ssh = egress(c, "git.example.com");
+  ASSERT_NE(ssh, nullptr);
+  EXPECT_EQ(ssh->port, 22);
+  EXPECT_TRUE(c.warnings.empty());
+}
+
+TEST(PhpFixtures, LaravelWithItsLock) {
+  Contract c = scan_fixture("php-laravel");
+  EXPECT_EQ(c.ecosystems, std::vector<std::string>{"php"});
+  const RuntimeFloor* php = floors(c, "php");
+  ASSERT_NE(php, nullptr);
+  EXPECT_EQ(php->floor, "8.2.0");
+  EXPECT_EQ(php->satisfying, ">=8.2.0 <9.0.0");
+  EXPECT_EQ(php->pin, "=8.2.26");  // config.platform.php and the lock's platform-overrides
+  EXPECT_EQ(php->provision, "=8.2.26");
+  const auto& last = php->constraints.back();
+  EXPECT_EQ(last.source.field, "packages[laravel/framework].require.php");  // the dependencies' highest floor
+  EXPECT_EQ(floors(c, "composer")->satisfying, ">=2.6.0 <3.0.0");           // plugin-api-version 2.6.0
+  // ext-* of composer.json, the lock's platform and each package's require.
+  EXPECT_TRUE(required_by(c.run_libs, "php8.2-intl", "php:ext-intl"));
+  EXPECT_TRUE(required_by(c.run_libs, "php8.2-pgsql", "php:ext-pdo_pgsql"));
+  EXPECT_TRUE(required_by(c.run_libs, "php8.2-mbstring", "php:ext-mbstring"));
+  EXPECT_TRUE(required_by(c.run_libs, "php8.2-xml", "php:ext-dom"));
+  EXPECT_TRUE(required_by(c.run_libs, "php8.2-xml", "php:ext-xmlwriter"));
+  const SystemLib* mb = lib(c.run_libs, "php8.2-mbstring");
+  ASSERT_NE(mb, nullptr);
+  ASSERT_EQ(mb->evidence.size(), 2u);
+  EXPECT_EQ(mb->evidence[0].field, "packages[laravel/framework].require.ext-mbstring");
+  // ctype, tokenizer, openssl, json, fileinfo: php8.2-cli has them.
+  for (const char* core : {"php:ext-ctype", "php:ext-tokenizer", "php:ext-openssl", "php:ext-json", "php:ext-fileinfo"})
+    for (const auto& l : c.run_libs) EXPECT_EQ(std::count(l.required_by.begin(), l.required_by.end(), core), 0) << core;
+  EXPECT_FALSE(c.native_build_required);
+  EXPECT_EQ(origin_of(c, "repo.packagist.org"), "default");
+  EXPECT_EQ(origin_of(c, "packagist.org"), "default");
+  EXPECT_EQ(origin_of(c, "api.github.com"), "lockfile");
+  EXPECT_EQ(origin_of(c, "codeload.github.com"), "lockfile");
+  EXPECT_EQ(origin_of(c, "nova.laravel.com"), "config");  // the repository and its dist URL
+  EXPECT_EQ(egress(c, "nova.laravel.com")->evidence.size(), 2u);
+  // vendor/acme/legacy/composer.json is an installed package, not a project:
+  // its php >=5.6 and unknown ext-mcrypt are not read.
+  EXPECT_EQ(php->constraints.size(), 5u);
+  EXPECT_TRUE(c.warnings.empty());
+}
+
+TEST(PhpFixtures, SymfonyDockerfileCompilesItsExtensions) {
+  Contract c = scan_fixture("php-symfony-docker");
+  const RuntimeFloor* php = floors(c, "php");
+  ASSERT_NE(php, nullptr);
+  EXPECT_EQ(php->floor, "8.2.0");
+  EXPECT_EQ(php->pin, ">=8.3.0 <8.4.0");  // FROM php:8.3-fpm-bookworm, the image stage
+  // docker-php-ext-install and pecl install compile: the -dev libraries each needs, and phpize's toolchain.
+  for (const char* ext : {"intl", "zip", "pdo_pgsql", "opcache", "apcu", "redis"})
+    EXPECT_EQ(build_of(c, "php-ext", ext), "compile") << ext;
+  EXPECT_TRUE(required_by(c.build_libs, "libicu-dev", "php-ext:intl"));
+  EXPECT_TRUE(required_by(c.build_libs, "libzip-dev", "php-ext:zip"));
+  EXPECT_TRUE(required_by(c.build_libs, "libpq-dev", "php-ext:pdo_pgsql"));
+  EXPECT_TRUE(required_by(c.build_libs, "php-dev", "php-ext:redis"));
+  EXPECT_TRUE(required_by(c.build_libs, "autoconf", "php-ext:apcu"));
+  // Dockerfile.frankenphp: install-php-extensions (`@composer` is not one).
+  EXPECT_EQ(build_of(c, "php-ext", "gd"), "compile");
+  EXPECT_TRUE(required_by(c.build_libs, "libfreetype-dev", "php-ext:gd"));
+  EXPECT_EQ(native(c, "php-ext", "gd")->evidence.front().field, "install-php-extensions");
+  EXPECT_EQ(native(c, "php-ext", "composer"), nullptr);
+  EXPECT_TRUE(c.native_build_required);
+  // Compiled, so not Debian's packages; ctype and iconv are php8.2-cli's.
+  EXPECT_EQ(lib(c.run_libs, "php8.2-intl"), nullptr);
+  EXPECT_EQ(lib(c.run_libs, "php-redis"), nullptr);
+  EXPECT_EQ(origin_of(c, "repo.packagist.org"), "default");
+  // The composer/composer:2-bin stage the image copies composer from: Composer 2 is tested.
+  const RuntimeFloor* composer = floors(c, "composer");
+  ASSERT_NE(composer, nullptr);
+  EXPECT_EQ(composer->satisfying, ">=2.0.0 <3.0.0");
+  EXPECT_EQ(composer->constraints.front().source.value, "composer/composer:2-bin");
+}
+
+TEST(PhpFixtures, APhpDebianLacksSaysTheExtensionPackagesDoNotFit) {
+  Contract c = scan_fixture("php-beyond-debian");
+  EXPECT_EQ(floors(c, "php")->satisfying, ">=8.3.0 <8.4.0");
+  EXPECT_TRUE(required_by(c.run_libs, "php8.2-intl", "php:ext-intl"));
+  EXPECT_TRUE(warned(c, "composer.json", "require.php \"~8.3.0\" excludes Debian 12's PHP 8.2"));
+  EXPECT_EQ(c.warnings.size(), 1u);
+}
+
+TEST(PhpFixtures, MalformedManifestsAreWarningsNamingTheFile) {
+  Contract c = scan_fixture("php-malformed");
+  EXPECT_TRUE(warned(c, "composer.json", "malformed JSON"));
+  EXPECT_TRUE(warned(c, "composer.lock", "packages is not a list"));
+  EXPECT_TRUE(warned(c, "composer.lock", "PHP extension frobnicate is not in the knowledge base"));
+  EXPECT_TRUE(warned(c, "composer.lock", "plugin-api-version"));
+  EXPECT_TRUE(warned(c, "Gemfile.lock", "no GEM, PLATFORMS or DEPENDENCIES section"));
+  EXPECT_TRUE(warned(c, "sub/Gemfile.lock", "PLATFORMS has no x86_64-linux"));
+  EXPECT_TRUE(noted(c, ".ruby-version", "names no CRuby release"));
+  EXPECT_TRUE(warned(c, "composer.lock", "platform-overrides.php: cannot read"));
+  ASSERT_NE(floors(c, "php"), nullptr);  // still a PHP project, at no version anything states
+  EXPECT_TRUE(floors(c, "php")->floor.empty());
+}
+
+}  // namespace
+}  // namespace strata::contract::testing
