@@ -33,6 +33,13 @@ const std::vector<ToolInfo>& tools() {
       {"cargo", {"cargo"}, "cargo", "rustup installs cargo with the Rust toolchain", "", {}},
       {"cmake", {"cmake"}, "cmake", "", "", {}},
       {"meson", {"meson"}, "meson", "`pip install meson=={version}` into a venv", "", {}},
+      // {major}: the floor's feature release (Debian 12 has openjdk-17 only).
+      {"java", {"openjdk-{major}-jdk-headless"}, "java", "", "", {}},
+      {"maven", {"maven"}, "mvn", "", "", {}},
+      {"gradle", {"gradle"}, "gradle", "", "", {}},
+      {"elixir", {"elixir"}, "elixir", "", "", {}},
+      {"erlang", {"erlang"}, "erl", "", "", {}},
+      {"dotnet", {}, "dotnet", "", "", {}},
   };
   return kTools;
 }
@@ -130,6 +137,21 @@ std::optional<std::string> command_of_runtime(std::string_view c) {
   if (c == "go" || c == "gofmt") return "go";
   if (c == "rustc" || c == "cargo") return "rust";
   return std::nullopt;
+}
+
+std::string_view pending_toolchain(std::string_view tool) {
+  if (tool == "java")
+    return "Eclipse Temurin's JDK archives (api.adoptium.net, with their checksums) are not yet a toolchain kind strata "
+           "downloads: use a base image with this JDK (eclipse-temurin:<version>) or install it in the task";
+  if (tool == "dotnet")
+    return "Debian has no .NET SDK, and Microsoft's SDK archives (builds.dotnet.microsoft.com, with their checksums) "
+           "are not yet a toolchain kind strata downloads: use a base image with this SDK "
+           "(mcr.microsoft.com/dotnet/sdk:<version>) or install it in the task (dotnet-install.sh)";
+  if (tool == "elixir" || tool == "erlang")
+    return "Elixir and Erlang/OTP release builds (builds.hex.pm) are not yet a toolchain kind strata downloads: use a "
+           "base image with them (hexpm/elixir:<elixir>-erlang-<otp>-debian-bookworm-…, elixir:<version>) or install "
+           "them in the task";
+  return {};
 }
 
 const ToolInfo* tool_info(std::string_view tool) {
