@@ -1,7 +1,9 @@
 #include "contract/scan/jvm_scanner.hpp"
 
+#include <algorithm>
 #include <array>
 #include <map>
+#include <utility>
 
 #include "contract/knowledge/ecosystem_versions.hpp"
 #include "contract/scan/xml_file.hpp"
@@ -162,12 +164,15 @@ class JvmScanner {
     ctx_.needs_tool("java", manifests, "a JVM build (a JDK compiles it)");
     for (const auto& f : poms) pom(f);
     for (const auto& f : gradle) gradle_file(f);
-    for (const auto& f : mvnw) wrapper(f, "maven", "mvnw");
-    for (const auto& f : gradlew) wrapper(f, "gradle", "gradlew");
     if (!poms.empty()) {
       if (mvnw.empty()) ctx_.needs_tool("maven", poms, "a Maven build without a Maven wrapper (mvn runs it)");
-      central(poms.front(), "Maven downloads plugins and dependencies from Maven Central");
+      auto root_pom = *std::min_element(poms.begin(), poms.end(), [](const std::string& a, const std::string& b) {
+        return std::make_pair(std::count(a.begin(), a.end(), '/'), a) < std::make_pair(std::count(b.begin(), b.end(), '/'), b);
+      });
+      central(root_pom, "Maven downloads plugins and dependencies from Maven Central");
     }
+    for (const auto& f : mvnw) wrapper(f, "maven", "mvnw");
+    for (const auto& f : gradlew) wrapper(f, "gradle", "gradlew");
     if (!gradle.empty() && gradlew.empty())
       ctx_.needs_tool("gradle", gradle, "a Gradle build without a Gradle wrapper (gradle runs it)");
   }

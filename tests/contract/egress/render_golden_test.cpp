@@ -62,7 +62,11 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"node-yarn-classic", "openshell", "node-yarn-classic.openshell.yaml"},
                       Case{"python-django-psycopg2", "squid", "python-django-psycopg2.squid-connect.conf"},
                       Case{"go-cgo", "cilium", "go-cgo.cilium.yaml"},
-                      Case{"cmake-native", "json", "cmake-native.json"}),
+                      Case{"cmake-native", "json", "cmake-native.json"},
+                      Case{"jvm-maven-spring", "openshell", "jvm-maven-spring.openshell.yaml"},
+                      Case{"jvm-gradle-kotlin", "squid", "jvm-gradle-kotlin.squid-connect.conf"},
+                      Case{"elixir-phoenix-nifs", "cilium", "elixir-phoenix-nifs.cilium.yaml"},
+                      Case{"dotnet-webapi", "json", "dotnet-webapi.json"}),
     [](const ::testing::TestParamInfo<Case>& i) {
       std::string n = i.param.golden;
       for (char& ch : n)

@@ -1,0 +1,145 @@
+// Reviewed expectations for the JVM, Elixir and .NET fixture repositories,
+// each written from what real projects of the kind state (a Spring Boot
+// multi-module Maven build with the wrapper, a Kotlin Spring service on
+// Gradle's Kotlin DSL with a toolchain, a Phoenix app with NIF
+// dependencies, an ASP.NET Core solution with a private feed), and their
+// malformed counterparts: a warning naming the file, never a crash.
+#include "fixture_support.hpp"
+
+namespace strata::contract::testing {
+namespace {
+
+std::vector<std::string> hosts(const Contract& c) {
+  std::vector<std::string> out;
+  for (const auto& h : c.egress_hosts) out.push_back(h.host + " " + egress_origin_name(h.origin));
+  return out;
+}
+
+bool has_ecosystem(const Contract& c, const std::string& e) {
+  return std::find(c.ecosystems.begin(), c.ecosystems.end(), e) != c.ecosystems.end();
+}
+
+TEST(JvmFixtures, SpringBootMavenModulesWithTheWrapper) {
+  Contract c = scan_fixture("jvm-maven-spring");
+  EXPECT_TRUE(has_ecosystem(c, "java"));
+  const RuntimeFloor* java = floors(c, "java");
+  ASSERT_NE(java, nullptr);
+  ASSERT_EQ(java->constraints.size(), 2u);
+  // The module's compiler plugin names ${java.version}, which its parent pom in the tree sets.
+  EXPECT_EQ(java->constraints[0].source.file, "api/pom.xml");
+  EXPECT_EQ(java->constraints[0].source.field, "maven-compiler-plugin.release");
+  EXPECT_EQ(java->constraints[0].source.value, "${java.version} = 17");
+  EXPECT_EQ(java->constraints[1].source.field, "properties.java.version");
+  EXPECT_EQ(java->floor, "17.0.0");
+  EXPECT_EQ(java->satisfying, ">=17.0.0");
+  // The wrapper pins Maven 3.9.6: no Maven from Debian is asked for.
+  const RuntimeFloor* maven = floors(c, "maven");
+  ASSERT_NE(maven, nullptr);
+  EXPECT_EQ(maven->pin, "=3.9.6");
+  ASSERT_EQ(maven->constraints.size(), 1u);
+  EXPECT_EQ(maven->constraints[0].source.file, ".mvn/wrapper/maven-wrapper.properties");
+  EXPECT_EQ(hosts(c), (std::vector<std::string>{"packages.confluent.io config", "repo.maven.apache.org config",
+                                                "repo.spring.io config", "repo1.maven.org default"}));
+  // distributionManagement is where the project deploys, not what a build fetches.
+  EXPECT_EQ(egress(c, "nexus.deploy.example.com"), nullptr);
+  EXPECT_TRUE(c.native_packages.empty());
+  EXPECT_TRUE(c.warnings.empty());
+}
+
+TEST(JvmFixtures, KotlinGradleToolchainPluginsAndWrapper) {
+  Contract c = scan_fixture("jvm-gradle-kotlin");
+  const RuntimeFloor* java = floors(c, "java");
+  ASSERT_NE(java, nullptr);
+  ASSERT_EQ(java->constraints.size(), 2u);  // the commented-out sourceCompatibility is not one
+  EXPECT_EQ(java->constraints[0].source.file, ".sdkmanrc");
+  EXPECT_EQ(java->constraints[0].range, "=21.0.2");
+  EXPECT_EQ(java->constraints[1].source.file, "app/build.gradle.kts");
+  EXPECT_EQ(java->constraints[1].source.field, "line 14 java.toolchain.languageVersion");
+  EXPECT_EQ(java->constraints[1].range, ">=21.0.0 <22.0.0");
+  EXPECT_EQ(java->provision, "=21.0.2");
+  const RuntimeFloor* gradle = floors(c, "gradle");
+  ASSERT_NE(gradle, nullptr);
+  EXPECT_EQ(gradle->pin, "=8.8.0");
+  EXPECT_EQ(gradle->constraints[0].source.value, "https://services.gradle.org/distributions/gradle-8.8-bin.zip");
+  // The commented-out jitpack repository is not reached.
+  EXPECT_EQ(hosts(c), (std::vector<std::string>{"packages.confluent.io config", "plugins.gradle.org config",
+                                                "repo.maven.apache.org config", "services.gradle.org config"}));
+  EXPECT_TRUE(c.warnings.empty());
+}
+
+TEST(JvmFixtures, MalformedFilesAreWarningsNamingThem) {
+  Contract c = scan_fixture("jvm-maven-malformed");
+  EXPECT_TRUE(warned(c, "pom.xml", "malformed XML at line 7"));
+  EXPECT_TRUE(warned(c, "build.gradle", "is not a Java release"));
+  EXPECT_TRUE(warned(c, "gradle/wrapper/gradle-wrapper.properties", "no distributionUrl"));
+  EXPECT_TRUE(warned(c, ".java-version", "no Java version"));
+  // Still a JVM build: a JDK is needed, at no version anything readable states.
+  ASSERT_NE(floors(c, "java"), nullptr);
+  EXPECT_TRUE(floors(c, "java")->floor.empty());
+  EXPECT_EQ(origin_of(c, "repo.maven.apache.org"), "config");  // build.gradle's mavenCentral()
+}
+
+TEST(ElixirFixtures, PhoenixWithNifsGitDepsAndToolVersions) {
+  Contract c = scan_fixture("elixir-phoenix-nifs");
+  EXPECT_TRUE(has_ecosystem(c, "elixir"));
+  const RuntimeFloor* elixir = floors(c, "elixir");
+  ASSERT_NE(elixir, nullptr);
+  EXPECT_EQ(elixir->floor, "1.14.0");  // mix.exs `elixir: "~> 1.14"`, not the commented-out ~> 1.12
+  EXPECT_EQ(elixir->satisfying, ">=1.14.0 <2.0.0");
+  EXPECT_EQ(elixir->pin, "=1.16.3");  // .tool-versions 1.16.3-otp-26
+  EXPECT_EQ(elixir->provision, "=1.16.3");
+  EXPECT_EQ(floors(c, "erlang")->pin, "=26.2.5");
+  EXPECT_EQ(build_of(c, "hex", "bcrypt_elixir"), "compile");
+  EXPECT_EQ(build_of(c, "hex", "exqlite"), "compile");
+  EXPECT_EQ(build_of(c, "hex", "elixir_make"), "compile");
+  EXPECT_EQ(native(c, "hex", "exqlite")->version, "0.21.0");
+  EXPECT_EQ(build_of(c, "hex", "phoenix"), "<absent>");  // pure Elixir
+  EXPECT_EQ(build_of(c, "hex", "comeonin"), "<absent>");
+  EXPECT_TRUE(c.native_build_required);
+  EXPECT_TRUE(required_by(c.build_libs, "build-essential", "hex:bcrypt_elixir"));
+  EXPECT_TRUE(has_command(c, "make"));
+  EXPECT_EQ(floors(c, "rust"), nullptr);  // no rustler
+  EXPECT_EQ(hosts(c), (std::vector<std::string>{"builds.hex.pm default", "github.com config", "hex.pm default",
+                                                "repo.hex.pm default"}));
+  EXPECT_TRUE(c.warnings.empty());
+}
+
+TEST(ElixirFixtures, MalformedRequirementAndLock) {
+  Contract c = scan_fixture("elixir-malformed");
+  EXPECT_TRUE(warned(c, "mix.exs", "not an Elixir version requirement"));
+  EXPECT_TRUE(warned(c, "mix.lock", "no mix.lock entries could be read"));
+  ASSERT_NE(floors(c, "elixir"), nullptr);
+  EXPECT_TRUE(floors(c, "elixir")->floor.empty());
+}
+
+TEST(DotnetFixtures, GlobalJsonRollForwardTargetFrameworksAndFeeds) {
+  Contract c = scan_fixture("dotnet-webapi");
+  EXPECT_TRUE(has_ecosystem(c, "dotnet"));
+  const RuntimeFloor* sdk = floors(c, "dotnet");
+  ASSERT_NE(sdk, nullptr);
+  ASSERT_EQ(sdk->constraints.size(), 4u);
+  EXPECT_EQ(sdk->constraints[0].source.file, "global.json");
+  EXPECT_EQ(sdk->constraints[0].range, ">=8.0.204 <8.1.0");  // rollForward latestFeature
+  EXPECT_EQ(sdk->floor, "8.0.100");                          // net8.0 and net6.0;net8.0: SDK 8
+  EXPECT_EQ(sdk->pin, ">=8.0.204 <8.1.0");
+  EXPECT_EQ(sdk->provision, ">=8.0.204 <8.1.0");
+  // <clear/> drops nuget.org's default, which the file then adds back; the local folder feed reaches nothing.
+  EXPECT_EQ(hosts(c), (std::vector<std::string>{"api.nuget.org config", "pkgs.dev.azure.com config"}));
+  EXPECT_TRUE(c.warnings.empty());
+}
+
+TEST(DotnetFixtures, MalformedProjectsPolicyAndFeeds) {
+  Contract c = scan_fixture("dotnet-malformed");
+  EXPECT_TRUE(warned(c, "global.json", "not a rollForward policy: \"newest\""));
+  EXPECT_TRUE(warned(c, "src/App/App.csproj", "malformed XML at line 5"));
+  EXPECT_TRUE(warned(c, "src/App/Legacy.csproj", "\"banana\" is not a target framework moniker"));
+  EXPECT_TRUE(noted(c, "src/App/Legacy.csproj", "net48 is .NET Framework"));
+  EXPECT_TRUE(noted(c, "src/App/Legacy.csproj", "$(LibTargets)"));
+  EXPECT_TRUE(warned(c, "nuget.config", "names no host"));
+  EXPECT_EQ(origin_of(c, "api.nuget.org"), "default");
+  ASSERT_NE(floors(c, "dotnet"), nullptr);
+  EXPECT_TRUE(floors(c, "dotnet")->floor.empty());
+}
+
+}  // namespace
+}  // namespace strata::contract::testing
