@@ -50,12 +50,17 @@ TEST(JvmFixtures, KotlinGradleToolchainPluginsAndWrapper) {
   Contract c = scan_fixture("jvm-gradle-kotlin");
   const RuntimeFloor* java = floors(c, "java");
   ASSERT_NE(java, nullptr);
-  ASSERT_EQ(java->constraints.size(), 2u);  // the commented-out sourceCompatibility is not one
+  ASSERT_EQ(java->constraints.size(), 4u);  // the commented-out sourceCompatibility is not one
   EXPECT_EQ(java->constraints[0].source.file, ".sdkmanrc");
   EXPECT_EQ(java->constraints[0].range, "=21.0.2");
   EXPECT_EQ(java->constraints[1].source.file, "app/build.gradle.kts");
   EXPECT_EQ(java->constraints[1].source.field, "line 14 java.toolchain.languageVersion");
   EXPECT_EQ(java->constraints[1].range, ">=21.0.0 <22.0.0");
+  // The build stage's JDK image is what the build runs on (tested); the final stage's JRE, what it ships on.
+  EXPECT_EQ(java->constraints[2].source.value, "eclipse-temurin:21-jdk");
+  EXPECT_EQ(constraint_kind_name(java->constraints[2].kind), std::string("tested"));
+  EXPECT_EQ(java->constraints[3].source.value, "eclipse-temurin:21-jre");
+  EXPECT_EQ(java->constraints[3].range, ">=21.0.0 <22.0.0");
   EXPECT_EQ(java->provision, "=21.0.2");
   const RuntimeFloor* gradle = floors(c, "gradle");
   ASSERT_NE(gradle, nullptr);
@@ -88,7 +93,10 @@ TEST(ElixirFixtures, PhoenixWithNifsGitDepsAndToolVersions) {
   EXPECT_EQ(elixir->satisfying, ">=1.14.0 <2.0.0");
   EXPECT_EQ(elixir->pin, "=1.16.3");  // .tool-versions 1.16.3-otp-26
   EXPECT_EQ(elixir->provision, "=1.16.3");
+  // CI's matrix runs 1.15.8 and 1.16.3 (erlef/setup-beam), on OTP 26.2.5.
+  EXPECT_EQ(elixir->tested, (std::vector<std::string>{"=1.15.8", "=1.16.3"}));
   EXPECT_EQ(floors(c, "erlang")->pin, "=26.2.5");
+  EXPECT_EQ(floors(c, "erlang")->tested, std::vector<std::string>{"=26.2.5"});
   EXPECT_EQ(build_of(c, "hex", "bcrypt_elixir"), "compile");
   EXPECT_EQ(build_of(c, "hex", "exqlite"), "compile");
   EXPECT_EQ(build_of(c, "hex", "elixir_make"), "compile");

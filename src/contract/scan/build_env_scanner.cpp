@@ -716,7 +716,9 @@ class BuildEnvScanner {
     static const std::vector<std::tuple<std::string, std::string, std::string>> kActions = {
         {"actions/setup-node@", "node-version", "node"},  {"actions/setup-python@", "python-version", "python"},
         {"actions/setup-go@", "go-version", "go"},        {"oven-sh/setup-bun@", "bun-version", "bun"},
-        {"pnpm/action-setup@", "version", "pnpm"}};
+        {"pnpm/action-setup@", "version", "pnpm"},
+        {"actions/setup-java@", "java-version", "java"},  {"actions/setup-dotnet@", "dotnet-version", "dotnet"},
+        {"erlef/setup-beam@", "elixir-version", "elixir"}, {"erlef/setup-beam@", "otp-version", "erlang"}};
     try {
       for (const auto& jkv : doc["jobs"]) {
         std::string job = jkv.first.as<std::string>();
