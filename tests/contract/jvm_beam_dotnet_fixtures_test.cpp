@@ -107,7 +107,13 @@ TEST(ElixirFixtures, PhoenixWithNifsGitDepsAndToolVersions) {
   EXPECT_TRUE(required_by(c.build_libs, "build-essential", "hex:bcrypt_elixir"));
   EXPECT_TRUE(has_command(c, "make"));
   EXPECT_EQ(floors(c, "rust"), nullptr);  // no rustler
+  // Phoenix's asset tools download their binaries: esbuild from the npm registry, tailwindcss from GitHub.
+  EXPECT_EQ(build_of(c, "hex", "esbuild"), "download");
+  EXPECT_EQ(build_of(c, "hex", "tailwind"), "download");
   EXPECT_EQ(hosts(c), (std::vector<std::string>{"builds.hex.pm default", "github.com config", "hex.pm default",
+                                                "objects.githubusercontent.com install-time",
+                                                "registry.npmjs.org install-time",
+                                                "release-assets.githubusercontent.com install-time",
                                                 "repo.hex.pm default"}));
   EXPECT_TRUE(c.warnings.empty());
 }

@@ -254,9 +254,21 @@ class Router {
                                                                      const ToolInfo* info) const {
     std::vector<std::string> names;
     if (info)
-      for (auto d : info->debian)
-        names.push_back(replace_all(replace_all(std::string(d), "{minor}", w.floor ? std::to_string(w.floor->minor) : "x"),
-                                    "{major}", w.floor ? std::to_string(w.floor->major) : "x"));
+      for (auto d : info->debian) {
+        std::string pattern = replace_all(std::string(d), "{minor}", w.floor ? std::to_string(w.floor->minor) : "x");
+        auto at = pattern.find("{major}");
+        if (at == std::string::npos) {
+          names.push_back(pattern);
+        } else {
+          // The floor's release first, then every release of the pattern the
+          // archive has (a JDK 21 serves >=11): openjdk-21-jdk-headless before
+          // the generic openjdk-* names below, so a headless JDK is preferred.
+          if (w.floor) names.push_back(replace_all(pattern, "{major}", std::to_string(w.floor->major)));
+          const std::string prefix = pattern.substr(0, at), suffix = pattern.substr(at + 7);
+          for (auto& n : archive_.with_prefix(prefix))
+            if (n.ends_with(suffix)) names.push_back(n);
+        }
+      }
     for (std::string_view prefix : {"python3.", "golang-1.", "openjdk-"})
       for (auto& n : archive_.with_prefix(prefix))
         if (image::runtime_of_package(n) == tool) names.push_back(n);

@@ -34,6 +34,8 @@ defmodule Shelf.MixProject do
        app: false,
        compile: false,
        depth: 1},
+      {:esbuild, "~> 0.8", runtime: Mix.env() == :dev},
+      {:tailwind, "~> 0.2", runtime: Mix.env() == :dev},
       {:jason, "~> 1.2"},
       {:bandit, "~> 1.2"}
     ]

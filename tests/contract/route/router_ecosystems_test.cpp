@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "contract/route/plan_output.hpp"
 #include "contract/scan/scan.hpp"
 #include "util/strings.hpp"
@@ -100,11 +102,30 @@ TEST(RouterEcosystems, PhoenixTakesDebiansElixirButNotItsOldErlang) {
                          "egress | builds.hex.pm | read-only | egress",
                          "egress | github.com | read-only | egress",
                          "egress | hex.pm | read-only | egress",
+                         "egress | objects.githubusercontent.com | read-only | egress",
+                         "egress | registry.npmjs.org | read-only | egress",
+                         "egress | release-assets.githubusercontent.com | read-only | egress",
                          "egress | repo.hex.pm | read-only | egress",
                      }));
   EXPECT_NE(row(p, "erlang")->why.find("the archive has erlang 1:25.2.3+dfsg-1"), std::string::npos)
       << row(p, "erlang")->why;
   EXPECT_NE(row(p, "erlang")->why.find("Erlang/OTP release builds"), std::string::npos);
+}
+
+// A floor the archive's JDK exceeds (17 serves >=11) and no stated version
+// at all both take the headless JDK, not the desktop one.
+TEST(RouterEcosystems, AnyNewerJdkServesAnOlderFloorHeadlessFirst) {
+  Candidates archive(std::map<std::string, std::string>{{"openjdk-17-jdk", "17.0.13+11-1~deb12u1"},
+                                                        {"openjdk-17-jdk-headless", "17.0.13+11-1~deb12u1"}},
+                     {});
+  for (const std::string floor : {"11.0.0", ""}) {
+    Contract c;
+    c.root = "jvm";
+    c.runtime_floors["java"] = RuntimeFloor{.floor = floor, .satisfying = floor.empty() ? "" : ">=" + floor};
+    Plan p = route({c, bare_base(), archive, "b"});
+    EXPECT_EQ(rows(p), std::vector<std::string>{"runtime | java | " + (floor.empty() ? std::string("any") : ">=" + floor) +
+                                                " | overlay | openjdk-17-jdk-headless"});
+  }
 }
 
 TEST(RouterEcosystems, DotnetHasNoDebianPackageAndNoToolchainYet) {
