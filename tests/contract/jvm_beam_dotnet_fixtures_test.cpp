@@ -72,6 +72,26 @@ TEST(JvmFixtures, KotlinGradleToolchainPluginsAndWrapper) {
   EXPECT_TRUE(c.warnings.empty());
 }
 
+TEST(JvmFixtures, GroovyLibraryCompatibilityReleaseAndRepositories) {
+  Contract c = scan_fixture("jvm-gradle-groovy");
+  const RuntimeFloor* java = floors(c, "java");
+  ASSERT_NE(java, nullptr);
+  ASSERT_EQ(java->constraints.size(), 4u);
+  EXPECT_EQ(java->constraints[1].source.field, "line 10 sourceCompatibility");
+  EXPECT_EQ(java->constraints[1].range, ">=8.0.0");  // JavaVersion.VERSION_1_8
+  EXPECT_EQ(java->constraints[2].range, ">=8.0.0");  // '1.8'
+  EXPECT_EQ(java->constraints[3].source.field, "line 18 options.release");
+  EXPECT_EQ(java->floor, "11.0.0");  // --release 11 needs a JDK 11, whatever the source level
+  EXPECT_EQ(java->pin, ">=11.0.0 <12.0.0");
+  // No wrapper: Gradle itself is needed, at no stated version.
+  ASSERT_NE(floors(c, "gradle"), nullptr);
+  EXPECT_TRUE(floors(c, "gradle")->floor.empty());
+  // Core plugins (java-library, maven-publish) come with Gradle: no plugin portal.
+  EXPECT_EQ(hosts(c), (std::vector<std::string>{"dl.google.com config", "jitpack.io config",
+                                                "repo.maven.apache.org config"}));
+  EXPECT_TRUE(c.warnings.empty());
+}
+
 TEST(JvmFixtures, MalformedFilesAreWarningsNamingThem) {
   Contract c = scan_fixture("jvm-maven-malformed");
   EXPECT_TRUE(warned(c, "pom.xml", "malformed XML at line 7"));

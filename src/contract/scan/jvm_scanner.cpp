@@ -279,24 +279,18 @@ class JvmScanner {
       }
       release({rel, name, v == shown ? v : shown + " = " + v}, v, "the Java release Maven compiles for");
     };
-    bool any = false;
     pugi::xml_node properties = project.child("properties");
     for (const char* name : {"maven.compiler.release", "maven.compiler.source", "maven.compiler.target", "java.version"}) {
       if (pugi::xml_node p = properties.child(name)) {
         prop(std::string("properties.") + name, str::trim(p.text().get()));
-        any = true;
       }
     }
     for (const auto& plugin : descendants(project, "plugin")) {
       if (child_text(plugin, "artifactId") != "maven-compiler-plugin") continue;
       pugi::xml_node conf = plugin.child("configuration");
       for (const char* name : {"release", "source", "target"})
-        if (pugi::xml_node c = conf.child(name)) {
-          prop(std::string("maven-compiler-plugin.") + name, str::trim(c.text().get()));
-          any = true;
-        }
+        if (pugi::xml_node c = conf.child(name)) prop(std::string("maven-compiler-plugin.") + name, str::trim(c.text().get()));
     }
-    (void)any;
     for (const char* list : {"repository", "pluginRepository"}) {
       for (const auto& repo : descendants(project, list)) {
         if (std::string_view(repo.parent().name()) == "distributionManagement") continue;  // a deploy target
@@ -340,7 +334,8 @@ class JvmScanner {
                       parse_version_line(std::to_string(*n)),
                       "the Kotlin Gradle plugin's JVM toolchain: a JDK " + std::to_string(*n));
     }
-    for (std::string_view key : {"sourceCompatibility", "targetCompatibility", "jvmTarget"}) {
+    // options.release: JavaCompile's --release (`tasks.withType<JavaCompile> { options.release = 17 }`).
+    for (std::string_view key : {"sourceCompatibility", "targetCompatibility", "jvmTarget", "options.release"}) {
       for (auto at : jvm_occurrences(text, key)) {
         std::string v = jvm_value_after(text, at, key.size());
         if (v.empty()) continue;
