@@ -127,6 +127,12 @@ TEST(ElixirFixtures, PhoenixWithNifsGitDepsAndToolVersions) {
   EXPECT_TRUE(required_by(c.build_libs, "build-essential", "hex:bcrypt_elixir"));
   EXPECT_TRUE(has_command(c, "make"));
   EXPECT_EQ(floors(c, "rust"), nullptr);  // no rustler
+  // The GitHub dependency, from mix.exs and from its lock entry.
+  ASSERT_NE(egress(c, "github.com"), nullptr);
+  ASSERT_GE(egress(c, "github.com")->evidence.size(), 2u);
+  EXPECT_EQ(egress(c, "github.com")->evidence[0].field, "line 30 github");
+  EXPECT_EQ(egress(c, "github.com")->evidence[1].field, "line 9 heroicons");
+  EXPECT_EQ(egress(c, "github.com")->evidence[1].value, "https://github.com/tailwindlabs/heroicons.git");
   // Phoenix's asset tools download their binaries: esbuild from the npm registry, tailwindcss from GitHub.
   EXPECT_EQ(build_of(c, "hex", "esbuild"), "download");
   EXPECT_EQ(build_of(c, "hex", "tailwind"), "download");

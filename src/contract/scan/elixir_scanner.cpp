@@ -103,7 +103,7 @@ class ElixirScanner {
       std::string_view dep = std::string_view(text).substr(at, close - at);
       if (auto g = dep.find("git:"); g != std::string_view::npos) {
         std::string url = mix_quoted_after(dep, g + 4);
-        git_host(rel, url, at, text);
+        git_host(rel, url, "line " + std::to_string(mix_line_at(text, at)) + " git");
       } else if (auto gh = dep.find("github:"); gh != std::string_view::npos) {
         ctx_.egress("github.com", EgressOrigin::kConfig, "a mix dependency from GitHub",
                     Evidence{rel, "line " + std::to_string(mix_line_at(text, at)) + " github", mix_quoted_after(dep, gh + 7)});
@@ -113,7 +113,7 @@ class ElixirScanner {
     }
   }
 
-  void git_host(const std::string& rel, const std::string& url, std::size_t at, std::string_view text) {
+  void git_host(const std::string& rel, const std::string& url, const std::string& field) {
     std::string host = url_host(url);
     if (host.empty() && url.starts_with("git@")) {  // git@github.com:owner/repo.git
       auto colon = url.find(':');
@@ -123,8 +123,7 @@ class ElixirScanner {
       ctx_.note(rel, "git dependency " + str::quote(url) + " names no host");
       return;
     }
-    ctx_.egress(host, EgressOrigin::kConfig, "a mix git dependency",
-                Evidence{rel, "line " + std::to_string(mix_line_at(text, at)) + " git", url});
+    ctx_.egress(host, EgressOrigin::kConfig, "a mix git dependency", Evidence{rel, field, url});
   }
 
   // "name": {:hex, :name, "1.2.3", "sha", [:mix], [deps], "hexpm", "sha"},
@@ -132,8 +131,9 @@ class ElixirScanner {
   void mix_lock(const std::string& rel) {
     auto text = ctx_.fs().read_text(rel, ctx_.fs().limits().max_lockfile_bytes);
     if (!text) return;
-    std::size_t entries = 0, unreadable = 0;
+    std::size_t entries = 0, unreadable = 0, lineno = 0;
     for (auto raw : str::split(*text, '\n')) {
+      ++lineno;
       std::string_view line = str::trim(raw);
       if (line.empty() || line == "%{" || line == "}") continue;
       if (!line.starts_with('"')) {
@@ -157,7 +157,7 @@ class ElixirScanner {
         hex_package(rel, name, version);
       } else if (entry.starts_with("git,")) {
         std::string url = mix_quoted_after(entry, 4);
-        git_host(rel, url, 0, "");
+        git_host(rel, url, "line " + std::to_string(lineno) + " " + name);
       }
     }
     if (entries == 0 && unreadable > 0) ctx_.warn(rel, "no mix.lock entries could be read; is it a mix.lock?");
