@@ -144,6 +144,23 @@ TEST(ElixirFixtures, PhoenixWithNifsGitDepsAndToolVersions) {
   EXPECT_TRUE(c.warnings.empty());
 }
 
+// The Dockerfile `mix phx.gen.release --docker` writes: the builder image is an
+// ARG built from other ARGs, in quotes; its hexpm/elixir tag names Elixir and OTP.
+TEST(ElixirFixtures, PhoenixReleaseDockerfileNamesElixirAndOtp) {
+  Contract c = scan_fixture("elixir-phoenix-release");
+  const RuntimeFloor* elixir = floors(c, "elixir");
+  ASSERT_NE(elixir, nullptr);
+  ASSERT_EQ(elixir->constraints.size(), 2u);
+  EXPECT_EQ(elixir->constraints[1].source.value, "hexpm/elixir:1.15.7-erlang-26.1.2-debian-bookworm-20231009-slim");
+  EXPECT_EQ(elixir->tested, std::vector<std::string>{"=1.15.7"});
+  EXPECT_EQ(elixir->provision, "=1.15.7");  // the newest tested version in the support
+  const RuntimeFloor* erlang = floors(c, "erlang");
+  ASSERT_NE(erlang, nullptr);
+  EXPECT_EQ(erlang->tested, std::vector<std::string>{"=26.1.2"});
+  EXPECT_TRUE(required_by(c.build_libs, "build-essential", "dockerfile:Dockerfile"));
+  EXPECT_EQ(origin_of(c, "repo.hex.pm"), "default");
+}
+
 TEST(ElixirFixtures, MalformedRequirementAndLock) {
   Contract c = scan_fixture("elixir-malformed");
   EXPECT_TRUE(warned(c, "mix.exs", "not an Elixir version requirement"));

@@ -99,6 +99,15 @@ class BuildEnvScanner {
     auto range = read_tool_version(*tool, version, kb_, note);
     ctx_.constraint(*tool, kind, {rel, field, ref}, range,
                     note.empty() ? "the image's tag is the " + *tool + " version" : note);
+    // hexpm/elixir tags name the Erlang/OTP too: "1.15.7-erlang-26.1.2-debian-bookworm-…".
+    if (repo == "hexpm/elixir")
+      for (std::size_t i = 1; i + 1 < parts.size(); ++i)
+        if (parts[i] == "erlang" && parse_version(parts[i + 1])) {
+          std::string otp_note;
+          ctx_.constraint("erlang", kind, {rel, field, ref}, read_tool_version("erlang", parts[i + 1], kb_, otp_note),
+                          "the image's tag names the Erlang/OTP version");
+          break;
+        }
   }
 
   void dockerfile(const std::string& rel) {
@@ -133,7 +142,14 @@ class BuildEnvScanner {
       std::string kw = str::lower(f[0]);
       if (kw == "arg" && f.size() >= 2) {
         std::string a(f[1]);
-        if (auto eq = a.find('='); eq != std::string::npos) args[a.substr(0, eq)] = a.substr(eq + 1);
+        // A default is expanded with the ARGs before it and unquoted, as
+        // Docker does (Phoenix's `ARG BUILDER_IMAGE="hexpm/elixir:${ELIXIR_VERSION}-…"`).
+        // (At most kMaxArgBytes: `ARG A=$A$A` lines must not double a value without end.)
+        if (auto eq = a.find('='); eq != std::string::npos) {
+          std::string value = str::unquote(a.substr(eq + 1));
+          std::string expanded = value.size() <= kMaxArgBytes ? substitute(value, args) : value;
+          args[a.substr(0, eq)] = expanded.size() <= kMaxArgBytes ? std::move(expanded) : std::move(value);
+        }
       } else if (kw == "from") {
         ++stage;
         std::size_t i = 1;
@@ -287,6 +303,7 @@ class BuildEnvScanner {
   }
 
   static constexpr std::size_t kMaxFromPatterns = 16;
+  static constexpr std::size_t kMaxArgBytes = 1024;  // an ARG default expanded with earlier ARGs
 
   // A stage named for building (`build`, `builder`, `deps`, `compile`) is a
   // builder even when no instruction reads it in a way strata follows.
