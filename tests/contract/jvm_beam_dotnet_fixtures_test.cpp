@@ -24,20 +24,26 @@ TEST(JvmFixtures, SpringBootMavenModulesWithTheWrapper) {
   EXPECT_TRUE(has_ecosystem(c, "java"));
   const RuntimeFloor* java = floors(c, "java");
   ASSERT_NE(java, nullptr);
-  ASSERT_EQ(java->constraints.size(), 2u);
+  ASSERT_EQ(java->constraints.size(), 4u);
   // The module's compiler plugin names ${java.version}, which its parent pom in the tree sets.
   EXPECT_EQ(java->constraints[0].source.file, "api/pom.xml");
   EXPECT_EQ(java->constraints[0].source.field, "maven-compiler-plugin.release");
   EXPECT_EQ(java->constraints[0].source.value, "${java.version} = 17");
   EXPECT_EQ(java->constraints[1].source.field, "properties.java.version");
+  // The builder stage's maven image tag names its JDK (tested); the final stage's JRE is the pin.
+  EXPECT_EQ(java->constraints[2].source.value, "maven:3.9.6-eclipse-temurin-17");
+  EXPECT_EQ(constraint_kind_name(java->constraints[2].kind), std::string("tested"));
+  EXPECT_EQ(java->constraints[3].source.value, "eclipse-temurin:17-jre-jammy");
   EXPECT_EQ(java->floor, "17.0.0");
   EXPECT_EQ(java->satisfying, ">=17.0.0");
+  EXPECT_EQ(java->provision, ">=17.0.0 <18.0.0");
   // The wrapper pins Maven 3.9.6: no Maven from Debian is asked for.
   const RuntimeFloor* maven = floors(c, "maven");
   ASSERT_NE(maven, nullptr);
   EXPECT_EQ(maven->pin, "=3.9.6");
-  ASSERT_EQ(maven->constraints.size(), 1u);
+  ASSERT_EQ(maven->constraints.size(), 2u);
   EXPECT_EQ(maven->constraints[0].source.file, ".mvn/wrapper/maven-wrapper.properties");
+  EXPECT_EQ(maven->tested, std::vector<std::string>{"=3.9.6"});
   EXPECT_EQ(hosts(c), (std::vector<std::string>{"packages.confluent.io config", "repo.maven.apache.org config",
                                                 "repo.spring.io config", "repo1.maven.org default"}));
   // distributionManagement is where the project deploys, not what a build fetches.

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <tuple>
 
+#include "contract/knowledge/ecosystem_versions.hpp"
 #include "contract/knowledge/tool_version.hpp"
 #include "contract/scan/python_scanner.hpp"
 #include "contract/scan/shell_words.hpp"
@@ -99,6 +100,22 @@ class BuildEnvScanner {
     auto range = read_tool_version(*tool, version, kb_, note);
     ctx_.constraint(*tool, kind, {rel, field, ref}, range,
                     note.empty() ? "the image's tag is the " + *tool + " version" : note);
+    // maven and gradle tags name the JDK too: "3.9.6-eclipse-temurin-17",
+    // "3.9-amazoncorretto-21", "8.5-jdk17", "8.8.0-jdk21-alpine".
+    if (*tool == "maven" || *tool == "gradle")
+      for (std::size_t i = 1; i < parts.size(); ++i) {
+        std::string_view p = parts[i];
+        std::string jdk;
+        if (p.starts_with("jdk") && p.size() > 3 && java_release(p.substr(3))) jdk = std::string(p.substr(3));
+        else if ((p == "temurin" || p == "amazoncorretto" || p == "openjdk" || p == "sapmachine" || p == "graal") &&
+                 i + 1 < parts.size() && java_release(parts[i + 1]))
+          jdk = std::string(parts[i + 1]);
+        if (jdk.empty()) continue;
+        std::string jdk_note;
+        ctx_.constraint("java", kind, {rel, field, ref}, read_tool_version("java", jdk, kb_, jdk_note),
+                        "the " + *tool + " image's tag names its JDK");
+        break;
+      }
     // hexpm/elixir tags name the Erlang/OTP too: "1.15.7-erlang-26.1.2-debian-bookworm-…".
     if (repo == "hexpm/elixir")
       for (std::size_t i = 1; i + 1 < parts.size(); ++i)
