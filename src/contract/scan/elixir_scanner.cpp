@@ -1,6 +1,8 @@
 #include "contract/scan/elixir_scanner.hpp"
 
+#include <algorithm>
 #include <optional>
+#include <vector>
 
 #include "contract/knowledge/ecosystem_versions.hpp"
 #include "util/strings.hpp"
@@ -8,13 +10,26 @@
 namespace strata::contract {
 namespace {
 
-std::size_t mix_line_at(std::string_view text, std::size_t at) {
-  return 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
-}
+// Line numbers by binary search over the file's newlines.
+class MixLines {
+ public:
+  explicit MixLines(std::string_view text) {
+    for (std::size_t i = 0; i < text.size(); ++i)
+      if (text[i] == '\n') newlines_.push_back(i);
+  }
+  std::size_t at(std::size_t offset) const {
+    return 1 + static_cast<std::size_t>(std::lower_bound(newlines_.begin(), newlines_.end(), offset) - newlines_.begin());
+  }
+
+ private:
+  std::vector<std::size_t> newlines_;
+};
 
 // The double-quoted string starting at or after `from` on the same line
 // ("" when none); `end` receives where it ends.
 std::string mix_quoted_after(std::string_view text, std::size_t from, std::size_t* end = nullptr) {
+  if (from >= text.size()) return {};
+  text = text.substr(0, std::min(text.size(), from + 400));  // a requirement or URL is short
   auto q = text.find_first_of("\"\n", from);
   if (q == std::string_view::npos || text[q] != '"') return {};
   auto e = text.find_first_of("\"\n", q + 1);
@@ -83,8 +98,10 @@ class ElixirScanner {
     auto raw = ctx_.fs().read_text(rel);
     if (!raw) return;
     const std::string text = mix_without_comments(*raw);
+    const MixLines lines(text);
     bool found = false;
-    for (auto at = text.find("elixir:"); at != std::string::npos; at = text.find("elixir:", at + 1)) {
+    std::size_t looked = 0;
+    for (auto at = text.find("elixir:"); at != std::string::npos && ++looked <= 100; at = text.find("elixir:", at + 1)) {
       if (at > 0 && (std::isalnum(static_cast<unsigned char>(text[at - 1])) || text[at - 1] == '_')) continue;
       std::string req = mix_quoted_after(text, at + 7);
       if (req.empty()) continue;
@@ -97,16 +114,22 @@ class ElixirScanner {
     if (!found && text.find("def project") != std::string::npos)
       ctx_.note(rel, "the project states no elixir: requirement");
     // Dependencies: {:name, "~> 1.0"} is a hex package, git:/github: a repository.
+    std::size_t tuples = 0;
     for (auto at = text.find("{:"); at != std::string::npos; at = text.find("{:", at + 2)) {
-      auto close = text.find('}', at);
-      if (close == std::string::npos || close - at > 400) continue;
+      if (++tuples > kMaxTuples) {
+        ctx_.note(rel, "stopped reading dependencies after " + std::to_string(kMaxTuples) + " tuples");
+        break;
+      }
+      auto close = std::string_view(text).substr(at, 400).find('}');
+      if (close == std::string_view::npos) continue;
+      close += at;
       std::string_view dep = std::string_view(text).substr(at, close - at);
       if (auto g = dep.find("git:"); g != std::string_view::npos) {
         std::string url = mix_quoted_after(dep, g + 4);
-        git_host(rel, url, "line " + std::to_string(mix_line_at(text, at)) + " git");
+        git_host(rel, url, "line " + std::to_string(lines.at(at)) + " git");
       } else if (auto gh = dep.find("github:"); gh != std::string_view::npos) {
         ctx_.egress("github.com", EgressOrigin::kConfig, "a mix dependency from GitHub",
-                    Evidence{rel, "line " + std::to_string(mix_line_at(text, at)) + " github", mix_quoted_after(dep, gh + 7)});
+                    Evidence{rel, "line " + std::to_string(lines.at(at)) + " github", mix_quoted_after(dep, gh + 7)});
       } else if (dep.find("path:") == std::string_view::npos && dep.find("in_umbrella:") == std::string_view::npos) {
         hex_ = true;
       }
@@ -186,6 +209,7 @@ class ElixirScanner {
     ctx_.needs_tool("rust", *rustler_, "rustler compiles a NIF written in Rust with cargo");
   }
 
+  static constexpr std::size_t kMaxTuples = 5000;  // {:name, …} in one mix.exs
   ScanContext& ctx_;
   bool hex_ = false, precompiled_ = false;
   std::optional<Evidence> rustler_;

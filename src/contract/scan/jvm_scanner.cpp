@@ -81,11 +81,24 @@ std::string jvm_without_comments(std::string_view s) {
   return out;
 }
 
-std::size_t jvm_line_at(std::string_view text, std::size_t at) {
-  return 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
-}
+// Line numbers by binary search over the file's newlines: evidence for many
+// matches in a large file stays linear.
+class JvmLines {
+ public:
+  explicit JvmLines(std::string_view text) {
+    for (std::size_t i = 0; i < text.size(); ++i)
+      if (text[i] == '\n') newlines_.push_back(i);
+  }
+  std::size_t at(std::size_t offset) const {
+    return 1 + static_cast<std::size_t>(std::lower_bound(newlines_.begin(), newlines_.end(), offset) - newlines_.begin());
+  }
 
-// Each whole-word occurrence of `word` in `text`.
+ private:
+  std::vector<std::size_t> newlines_;
+};
+
+// Each whole-word occurrence of `word` in `text` (the first 64: a build
+// script states a setting a few times, a hostile one thousands).
 std::vector<std::size_t> jvm_occurrences(std::string_view text, std::string_view word) {
   std::vector<std::size_t> out;
   for (auto at = text.find(word); at != std::string_view::npos; at = text.find(word, at + 1)) {
@@ -93,7 +106,7 @@ std::vector<std::size_t> jvm_occurrences(std::string_view text, std::string_view
     std::size_t e = at + word.size();
     bool after = e < text.size() && (std::isalnum(static_cast<unsigned char>(text[e])) || text[e] == '_');
     if (!before && !after) out.push_back(at);
-    if (out.size() >= 1000) break;
+    if (out.size() >= 64) break;
   }
   return out;
 }
@@ -126,11 +139,12 @@ std::string jvm_first_url(std::string_view text, std::size_t from, std::size_t s
   return {};
 }
 
-// The end of the block that opens at `open` ('{' or '('), or npos.
+// The end of the block that opens at `open` ('{' or '('), or npos when it
+// does not close within 64 KiB.
 std::size_t jvm_block_end(std::string_view text, std::size_t open) {
   char o = text[open], c = o == '{' ? '}' : ')';
   int depth = 0;
-  for (std::size_t i = open; i < text.size(); ++i) {
+  for (std::size_t i = open; i < text.size() && i - open < (64u << 10); ++i) {
     if (text[i] == o) ++depth;
     else if (text[i] == c && --depth == 0) return i;
   }
@@ -312,8 +326,9 @@ class JvmScanner {
     auto raw = ctx_.fs().read_text(rel);
     if (!raw) return;
     const std::string text = jvm_without_comments(*raw);
+    const JvmLines lines(text);
     auto ev = [&](std::size_t at, std::string field, std::string value) {
-      return Evidence{rel, "line " + std::to_string(jvm_line_at(text, at)) + " " + field, std::move(value)};
+      return Evidence{rel, "line " + std::to_string(lines.at(at)) + " " + field, std::move(value)};
     };
     for (auto at : jvm_occurrences(text, "JavaLanguageVersion.of")) {
       std::string v = jvm_value_after(text, at, 22);
