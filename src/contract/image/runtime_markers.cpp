@@ -193,6 +193,7 @@ std::optional<std::string> runtime_of_package(std::string_view p) {
   if (p == "cmake") return "cmake";
   if (p == "meson") return "meson";
   if (p == "maven" || p == "gradle" || p == "elixir" || p == "erlang") return std::string(p);
+  if (p == "erlang-nox") return "erlang";
   if (p == "ruby" || (p.starts_with("ruby") && p.size() > 4 && digit(p[4]))) return "ruby";
   if (p.starts_with("openjdk-") && (p.ends_with("-jdk") || p.ends_with("-jdk-headless") || p.ends_with("-jre") ||
                                     p.ends_with("-jre-headless")))

@@ -38,7 +38,7 @@ const std::vector<ToolInfo>& tools() {
       {"maven", {"maven"}, "mvn", "", "", {}},
       {"gradle", {"gradle"}, "gradle", "", "", {}},
       {"elixir", {"elixir"}, "elixir", "", "", {}},
-      {"erlang", {"erlang"}, "erl", "", "", {}},
+      {"erlang", {"erlang-nox"}, "erl", "", "", {}},  // the OTP without X11 (erlang would pull in wx)
       {"dotnet", {}, "dotnet", "", "", {}},
   };
   return kTools;

@@ -33,7 +33,8 @@ Candidates bookworm() {
                      {"maven", "3.8.7-1"},
                      {"gradle", "4.4.1-18"},
                      {"elixir", "1.14.0.dfsg-2"},
-                     {"erlang", "1:25.2.3+dfsg-1"}},
+                     {"erlang", "1:25.2.3+dfsg-1+deb12u4"},
+                     {"erlang-nox", "1:25.2.3+dfsg-1+deb12u4"}},
                     {{"c-compiler", {"gcc"}}});
 }
 
@@ -107,7 +108,7 @@ TEST(RouterEcosystems, PhoenixTakesDebiansElixirButNotItsOldErlang) {
                          "egress | release-assets.githubusercontent.com | read-only | egress",
                          "egress | repo.hex.pm | read-only | egress",
                      }));
-  EXPECT_NE(row(p, "erlang")->why.find("the archive has erlang 1:25.2.3+dfsg-1"), std::string::npos)
+  EXPECT_NE(row(p, "erlang")->why.find("the archive has erlang-nox 1:25.2.3+dfsg-1+deb12u4"), std::string::npos)
       << row(p, "erlang")->why;
   EXPECT_NE(row(p, "erlang")->why.find("Erlang/OTP release builds"), std::string::npos);
 }
