@@ -367,11 +367,11 @@ class JvmScanner {
         release(ev(at, std::string(key), v), norm, "the Java release Gradle compiles for");
       }
     }
-    repositories(rel, text, ev);
+    repositories(text, ev);
   }
 
   template <class Ev>
-  void repositories(const std::string& rel, const std::string& text, Ev ev) {
+  void repositories(const std::string& text, Ev ev) {
     if (!jvm_occurrences(text, "mavenCentral").empty()) {
       auto at = jvm_occurrences(text, "mavenCentral").front();
       ctx_.egress(std::string(kCentral), EgressOrigin::kConfig, "Gradle's mavenCentral() repository",
@@ -413,7 +413,6 @@ class JvmScanner {
       if (url.empty()) continue;
       ctx_.egress_url(url, EgressOrigin::kConfig, "a Maven repository the Gradle build declares", ev(at, "maven url", url));
     }
-    (void)rel;
   }
 
   void plugin_portal(Evidence ev, const std::string& reason) {
