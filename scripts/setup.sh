@@ -16,6 +16,7 @@ BUILD_DEPS=(
   libyaml-cpp-dev        # YAML (lock files, contracts, project.yaml)
   libtomlplusplus-dev    # TOML manifests (Cargo.toml, pyproject.toml, mise.toml) for contract scans
   libcli11-dev           # command-line parsing
+  libpugixml-dev         # XML manifests for contract scans (pom.xml, *.csproj, Directory.Build.props, nuget.config)
   libre2-dev             # linear-time regular expressions for patterns from configuration (tag filters)
   publicsuffix           # the Public Suffix List, compiled in: no egress wildcard at or above a public suffix
   libgtest-dev libgmock-dev

@@ -2,7 +2,9 @@
 // lockfiles (Gemfile.lock and composer.lock too), TOML manifests, go.mod,
 // Gemfile, composer.json, version files, and the build files and
 // sources read for commands: a Dockerfile, a workflow, setup.py, a Node
-// helper and its caller, an entry script). The first byte picks
+// helper and its caller, an entry script; pom.xml, Gradle scripts and the
+// wrapper's properties, .sdkmanrc, mix.exs/mix.lock, global.json, a
+// .csproj, Directory.Build.props, nuget.config). The first byte picks
 // the file name, the rest is its content; the file is scanned in a
 // repository of its own, and the contract must come out as JSON that parses
 // and as YAML, whatever bytes (UTF-8 or not) went in.
@@ -22,12 +24,15 @@
 namespace {
 
 // New names go at the end: a seed's first byte keeps naming the same file.
-constexpr std::array<const char*, 26> kFiles = {
+constexpr std::array<const char*, 38> kFiles = {
     "package.json", "package-lock.json", "pnpm-lock.yaml", "yarn.lock",      "bun.lock",     "pyproject.toml",
     "Cargo.toml",   "Cargo.lock",        "go.mod",         "go.work",        "mise.toml",    ".tool-versions",
     ".nvmrc",       "uv.lock",           "poetry.lock",    "requirements.txt", "Dockerfile",
     ".github/workflows/ci.yml", "setup.py", "src/lib/Util.js", "docker-entrypoint.sh",
-    "Gemfile.lock", "Gemfile", "composer.json", "composer.lock", ".ruby-version"};
+    "Gemfile.lock", "Gemfile", "composer.json", "composer.lock", ".ruby-version",
+    // The JVM, Elixir and .NET manifests (pugixml, Gradle patterns, mix, JSON with comments).
+    "pom.xml", "build.gradle", "build.gradle.kts", "settings.gradle.kts", "gradle/wrapper/gradle-wrapper.properties",
+    ".sdkmanrc", "mix.exs", "mix.lock", "global.json", "src/App/App.csproj", "Directory.Build.props", "nuget.config"};
 
 const std::filesystem::path& repo_dir() {
   static const std::filesystem::path dir = [] {

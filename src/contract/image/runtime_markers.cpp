@@ -22,7 +22,7 @@ std::string leading_version(std::string_view s) {
 }
 
 // ENV variables official images set, and the tool each names.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 11> kEnvRuntimes = {{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 15> kEnvRuntimes = {{
     {"NODE_VERSION", "node"},
     {"PYTHON_VERSION", "python"},
     {"GOLANG_VERSION", "go"},
@@ -34,6 +34,10 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 11> kEnvRunt
     {"YARN_VERSION", "yarn"},
     {"PNPM_VERSION", "pnpm"},
     {"BUN_VERSION", "bun"},
+    {"ELIXIR_VERSION", "elixir"},     // elixir images: "v1.15.7"
+    {"OTP_VERSION", "erlang"},        // erlang and elixir images
+    {"GRADLE_VERSION", "gradle"},     // gradle images
+    {"DOTNET_SDK_VERSION", "dotnet"}, // mcr.microsoft.com/dotnet/sdk (DOTNET_VERSION is the runtime's)
 }};
 
 // A field a version file names: its value, or why there is none.
@@ -196,6 +200,8 @@ std::optional<std::string> runtime_of_package(std::string_view p) {
   if (p == "php-cli" || (p.starts_with("php") && p.size() > 3 && digit(p[3]) && p.ends_with("-cli"))) return "php";
   if (p == "bundler") return "bundler";
   if (p == "composer") return "composer";
+  if (p == "maven" || p == "gradle" || p == "elixir" || p == "erlang") return std::string(p);
+  if (p == "erlang-nox") return "erlang";
   if (p.starts_with("openjdk-") && (p.ends_with("-jdk") || p.ends_with("-jdk-headless") || p.ends_with("-jre") ||
                                     p.ends_with("-jre-headless")))
     return "java";

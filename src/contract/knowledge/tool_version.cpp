@@ -2,6 +2,7 @@
 
 #include <optional>
 
+#include "contract/knowledge/ecosystem_versions.hpp"
 #include "util/strings.hpp"
 
 namespace strata::contract {
@@ -41,6 +42,13 @@ Result<Range> read_node_version(std::string_view text, const KnowledgeBase& kb, 
 Result<Range> read_tool_version(const std::string& tool, std::string_view text, const KnowledgeBase& kb,
                                 std::string& note) {
   if (tool == "node") return read_node_version(text, kb, note);
+  if (tool == "java") {
+    std::string vendor;
+    auto r = read_java_version(text, vendor);
+    if (r && !vendor.empty()) note = "distribution " + vendor;
+    return r;
+  }
+  if (tool == "elixir" || tool == "erlang") return read_beam_version(text);
   if (auto r = parse_version_line(text)) return r;
   return tool == "python" ? parse_pep440(text) : parse_npm_range(text);
 }

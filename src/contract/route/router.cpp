@@ -169,7 +169,10 @@ class Router {
       if (!stale) stale = f;
     }
     if (row.layer != Layer::kBase) {
-      if (info && !info->bootstrap.empty()) {
+      if (auto wrapped = wrapper_of(tool, rf)) {
+        row.layer = Layer::kProjectBootstrap;
+        row.why = *wrapped;
+      } else if (info && !info->bootstrap.empty()) {
         row.layer = Layer::kProjectBootstrap;
         row.why = replace_all(std::string(info->bootstrap), "{version}", w.floor ? w.floor->str() : "latest");
       } else if (auto pkg = archive_runtime(tool, w, info)) {
@@ -218,6 +221,7 @@ class Router {
         row.layer = Layer::kUnrouted;
         row.why = "neither the base, the archive (" + archive_note(tool, info) + ") nor a task toolchain provides " +
                   tool + " " + w.text;
+        if (auto pending = pending_toolchain(tool); !pending.empty()) row.why += ": " + std::string(pending);
       }
       if (stale) row.shadow = shadow(tool, *stale, w, info);
     }
@@ -250,9 +254,21 @@ class Router {
                                                                      const ToolInfo* info) const {
     std::vector<std::string> names;
     if (info)
-      for (auto d : info->debian)
-        names.push_back(replace_all(replace_all(std::string(d), "{major}", w.floor ? std::to_string(w.floor->major) : "x"),
-                                    "{minor}", w.floor ? std::to_string(w.floor->minor) : "x"));
+      for (auto d : info->debian) {
+        std::string pattern = replace_all(std::string(d), "{minor}", w.floor ? std::to_string(w.floor->minor) : "x");
+        auto at = pattern.find("{major}");
+        if (at == std::string::npos) {
+          names.push_back(pattern);
+        } else {
+          // The floor's release first, then every release of the pattern the
+          // archive has (a JDK 21 serves >=11): openjdk-21-jdk-headless before
+          // the generic openjdk-* names below, so a headless JDK is preferred.
+          if (w.floor) names.push_back(replace_all(pattern, "{major}", std::to_string(w.floor->major)));
+          const std::string prefix = pattern.substr(0, at), suffix = pattern.substr(at + 7);
+          for (auto& n : archive_.with_prefix(prefix))
+            if (n.ends_with(suffix)) names.push_back(n);
+        }
+      }
     for (std::string_view prefix : {"python3.", "golang-1.", "openjdk-", "php"})
       for (auto& n : archive_.with_prefix(prefix))
         if (image::runtime_of_package(n) == tool) names.push_back(n);
@@ -300,9 +316,27 @@ class Router {
     return ".tool-versions";
   }
 
+  // A build tool the project's wrapper downloads (mvnw, gradlew: the
+  // version its distributionUrl names), so neither the base nor the archive
+  // has to carry it.
+  static std::optional<std::string> wrapper_of(const std::string& tool, const RuntimeFloor& rf) {
+    for (const auto& k : rf.constraints)
+      if (k.source.file.ends_with("-wrapper.properties") && k.source.field == "distributionUrl")
+        return "the project's wrapper downloads " + tool + (k.floor.empty() ? std::string() : " " + k.floor) +
+               " on first use (" + k.source.file + ")";
+    return std::nullopt;
+  }
+
   std::string archive_note(const std::string& tool, const ToolInfo* info) const {
     if (!info || info->debian.empty()) return "no Debian package of " + tool;
-    std::string first = replace_all(replace_all(std::string(info->debian.back()), "{major}", "x"), "{minor}", "x");
+    std::string first = replace_all(std::string(info->debian.back()), "{minor}", "x");
+    if (auto at = first.find("{major}"); at != std::string::npos) {  // openjdk-{major}-jdk-headless: the ones there are
+      const std::string prefix = first.substr(0, at), suffix = first.substr(at + 7);
+      std::vector<std::string> have;
+      for (auto& n : archive_.with_prefix(prefix))
+        if (n.ends_with(suffix) && have.size() < 3) have.push_back(n + " " + *archive_.version(n));
+      return have.empty() ? "the archive has no " + replace_all(first, "{major}", "N") : "the archive has " + str::join(have, ", ");
+    }
     const std::string* v = archive_.version(first);
     return v ? "the archive has " + first + " " + *v : "the archive has no " + first;
   }

@@ -41,6 +41,13 @@ const std::vector<ToolInfo>& tools() {
       {"php", {"php{major}.{minor}-cli", "php-cli"}, "php", "", "", {}},
       {"composer", {"composer"}, "composer",
        "Debian's composer, then `composer self-update {version}` (getcomposer.org)", "", {}},
+      // {major}: the floor's feature release (Debian 12 has openjdk-17 only).
+      {"java", {"openjdk-{major}-jdk-headless"}, "java", "", "", {}},
+      {"maven", {"maven"}, "mvn", "", "", {}},
+      {"gradle", {"gradle"}, "gradle", "", "", {}},
+      {"elixir", {"elixir"}, "elixir", "", "", {}},
+      {"erlang", {"erlang-nox"}, "erl", "", "", {}},  // the OTP without X11 (erlang would pull in wx)
+      {"dotnet", {}, "dotnet", "", "", {}},
   };
   return kTools;
 }
@@ -144,6 +151,21 @@ std::optional<std::string> command_of_runtime(std::string_view c) {
   if (c == "ruby" || c == "gem") return "ruby";
   if (c == "php" || c == "phpize") return "php";
   return std::nullopt;
+}
+
+std::string_view pending_toolchain(std::string_view tool) {
+  if (tool == "java")
+    return "Eclipse Temurin's JDK archives (api.adoptium.net, with their checksums) are not yet a toolchain kind strata "
+           "downloads: use a base image with this JDK (eclipse-temurin:<version>) or install it in the task";
+  if (tool == "dotnet")
+    return "Debian has no .NET SDK, and Microsoft's SDK archives (builds.dotnet.microsoft.com, with their checksums) "
+           "are not yet a toolchain kind strata downloads: use a base image with this SDK "
+           "(mcr.microsoft.com/dotnet/sdk:<version>) or install it in the task (dotnet-install.sh)";
+  if (tool == "elixir" || tool == "erlang")
+    return "Elixir and Erlang/OTP release builds (builds.hex.pm) are not yet a toolchain kind strata downloads: use a "
+           "base image with them (hexpm/elixir:<elixir>-erlang-<otp>-debian-bookworm-…, elixir:<version>) or install "
+           "them in the task";
+  return {};
 }
 
 const ToolInfo* tool_info(std::string_view tool) {

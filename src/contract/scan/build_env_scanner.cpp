@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <tuple>
 
+#include "contract/knowledge/ecosystem_versions.hpp"
 #include "contract/knowledge/tool_version.hpp"
 #include "contract/scan/python_scanner.hpp"
 #include "contract/scan/shell_words.hpp"
@@ -101,6 +102,31 @@ class BuildEnvScanner {
     auto range = read_tool_version(*tool, version, kb_, note);
     ctx_.constraint(*tool, kind, {rel, field, ref}, range,
                     note.empty() ? "the image's tag is the " + *tool + " version" : note);
+    // maven and gradle tags name the JDK too: "3.9.6-eclipse-temurin-17",
+    // "3.9-amazoncorretto-21", "8.5-jdk17", "8.8.0-jdk21-alpine".
+    if (*tool == "maven" || *tool == "gradle")
+      for (std::size_t i = 1; i < parts.size(); ++i) {
+        std::string_view p = parts[i];
+        std::string jdk;
+        if (p.starts_with("jdk") && p.size() > 3 && java_release(p.substr(3))) jdk = std::string(p.substr(3));
+        else if ((p == "temurin" || p == "amazoncorretto" || p == "openjdk" || p == "sapmachine" || p == "graal") &&
+                 i + 1 < parts.size() && java_release(parts[i + 1]))
+          jdk = std::string(parts[i + 1]);
+        if (jdk.empty()) continue;
+        std::string jdk_note;
+        ctx_.constraint("java", kind, {rel, field, ref}, read_tool_version("java", jdk, kb_, jdk_note),
+                        "the " + *tool + " image's tag names its JDK");
+        break;
+      }
+    // hexpm/elixir tags name the Erlang/OTP too: "1.15.7-erlang-26.1.2-debian-bookworm-…".
+    if (repo == "hexpm/elixir")
+      for (std::size_t i = 1; i + 1 < parts.size(); ++i)
+        if (parts[i] == "erlang" && parse_version(parts[i + 1])) {
+          std::string otp_note;
+          ctx_.constraint("erlang", kind, {rel, field, ref}, read_tool_version("erlang", parts[i + 1], kb_, otp_note),
+                          "the image's tag names the Erlang/OTP version");
+          break;
+        }
   }
 
   void dockerfile(const std::string& rel) {
@@ -135,7 +161,14 @@ class BuildEnvScanner {
       std::string kw = str::lower(f[0]);
       if (kw == "arg" && f.size() >= 2) {
         std::string a(f[1]);
-        if (auto eq = a.find('='); eq != std::string::npos) args[a.substr(0, eq)] = a.substr(eq + 1);
+        // A default is expanded with the ARGs before it and unquoted, as
+        // Docker does (Phoenix's `ARG BUILDER_IMAGE="hexpm/elixir:${ELIXIR_VERSION}-…"`).
+        // (At most kMaxArgBytes: `ARG A=$A$A` lines must not double a value without end.)
+        if (auto eq = a.find('='); eq != std::string::npos) {
+          std::string value = str::unquote(a.substr(eq + 1));
+          std::string expanded = value.size() <= kMaxArgBytes ? substitute(value, args) : value;
+          args[a.substr(0, eq)] = expanded.size() <= kMaxArgBytes ? std::move(expanded) : std::move(value);
+        }
       } else if (kw == "from") {
         ++stage;
         std::size_t i = 1;
@@ -289,6 +322,7 @@ class BuildEnvScanner {
   }
 
   static constexpr std::size_t kMaxFromPatterns = 16;
+  static constexpr std::size_t kMaxArgBytes = 1024;  // an ARG default expanded with earlier ARGs
 
   // A stage named for building (`build`, `builder`, `deps`, `compile`) is a
   // builder even when no instruction reads it in a way strata follows.
@@ -718,7 +752,9 @@ class BuildEnvScanner {
     static const std::vector<std::tuple<std::string, std::string, std::string>> kActions = {
         {"actions/setup-node@", "node-version", "node"},  {"actions/setup-python@", "python-version", "python"},
         {"actions/setup-go@", "go-version", "go"},        {"oven-sh/setup-bun@", "bun-version", "bun"},
-        {"pnpm/action-setup@", "version", "pnpm"}};
+        {"pnpm/action-setup@", "version", "pnpm"},
+        {"actions/setup-java@", "java-version", "java"},  {"actions/setup-dotnet@", "dotnet-version", "dotnet"},
+        {"erlef/setup-beam@", "elixir-version", "elixir"}, {"erlef/setup-beam@", "otp-version", "erlang"}};
     try {
       for (const auto& jkv : doc["jobs"]) {
         std::string job = jkv.first.as<std::string>();

@@ -7,7 +7,10 @@
 #include "contract/scan/native_classifier.hpp"
 #include "contract/scan/build_env_scanner.hpp"
 #include "contract/scan/cbuild_scanner.hpp"
+#include "contract/scan/dotnet_scanner.hpp"
+#include "contract/scan/elixir_scanner.hpp"
 #include "contract/scan/go_scanner.hpp"
+#include "contract/scan/jvm_scanner.hpp"
 #include "contract/scan/node_scanner.hpp"
 #include "contract/scan/program_scanner.hpp"
 #include "contract/scan/project_yaml.hpp"
@@ -35,6 +38,7 @@ bool interesting(std::string_view name) {
     if (name == n) return true;
   if (name.starts_with("requirements") && name.ends_with(".txt")) return true;
   if (build_env_file(name)) return true;
+  if (jvm_file(name) || elixir_file(name) || dotnet_file(name)) return true;
   return program_source_file(name);
 }
 
@@ -63,6 +67,9 @@ Result<Contract> scan_repository(const std::filesystem::path& root, const ScanOp
   scan_rust(ctx);
   scan_ruby(ctx);
   scan_php(ctx);
+  scan_jvm(ctx);
+  scan_elixir(ctx);
+  scan_dotnet(ctx);
   scan_c_builds(ctx);
   scan_build_envs(ctx);
   scan_programs(ctx);

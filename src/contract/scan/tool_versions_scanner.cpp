@@ -11,7 +11,9 @@ namespace {
 std::string tool_name(std::string_view t) {
   if (t == "nodejs" || t == "node") return "node";
   if (t == "golang" || t == "go") return "go";
-  for (std::string_view same : {"python", "rust", "npm", "pnpm", "yarn", "bun", "cmake", "poetry", "uv", "deno", "ruby", "php"})
+  if (t == "dotnet-core" || t == "dotnet") return "dotnet";
+  for (std::string_view same : {"python", "rust", "npm", "pnpm", "yarn", "bun", "cmake", "poetry", "uv", "deno", "ruby", "php",
+                                "java", "maven", "gradle", "elixir", "erlang"})
     if (t == same) return std::string(t);
   return {};
 }

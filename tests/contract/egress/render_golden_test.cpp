@@ -64,7 +64,11 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"go-cgo", "cilium", "go-cgo.cilium.yaml"},
                       Case{"cmake-native", "json", "cmake-native.json"},
                       Case{"ruby-rails-mysql2", "openshell", "ruby-rails-mysql2.openshell.yaml"},
-                      Case{"php-laravel", "squid", "php-laravel.squid-connect.conf"}),
+                      Case{"php-laravel", "squid", "php-laravel.squid-connect.conf"},
+                      Case{"jvm-maven-spring", "openshell", "jvm-maven-spring.openshell.yaml"},
+                      Case{"jvm-gradle-kotlin", "squid", "jvm-gradle-kotlin.squid-connect.conf"},
+                      Case{"elixir-phoenix-nifs", "cilium", "elixir-phoenix-nifs.cilium.yaml"},
+                      Case{"dotnet-webapi", "json", "dotnet-webapi.json"}),
     [](const ::testing::TestParamInfo<Case>& i) {
       std::string n = i.param.golden;
       for (char& ch : n)

@@ -45,6 +45,10 @@ TEST(RuntimeMarkers, EnvOfOfficialImages) {
   EXPECT_EQ(runtime_of_env("GOLANG_VERSION=1.22.5")->tool, "go");
   EXPECT_EQ(runtime_of_env("NODE_VERSION=latest"), std::nullopt);
   EXPECT_EQ(runtime_of_env("HOME=/root"), std::nullopt);
+  EXPECT_EQ(runtime_of_env("ELIXIR_VERSION=v1.15.7")->version, "1.15.7");
+  EXPECT_EQ(runtime_of_env("OTP_VERSION=26.1.2")->tool, "erlang");
+  EXPECT_EQ(runtime_of_env("DOTNET_SDK_VERSION=8.0.100")->tool, "dotnet");
+  EXPECT_EQ(runtime_of_env("DOTNET_VERSION=8.0.0"), std::nullopt);  // the runtime, not an SDK
 }
 
 TEST(RuntimeMarkers, VersionFiles) {

@@ -1,0 +1,224 @@
+#include "contract/scan/elixir_scanner.hpp"
+
+#include <algorithm>
+#include <optional>
+#include <vector>
+
+#include "contract/knowledge/ecosystem_versions.hpp"
+#include "util/strings.hpp"
+
+namespace strata::contract {
+namespace {
+
+// Line numbers by binary search over the file's newlines.
+class MixLines {
+ public:
+  explicit MixLines(std::string_view text) {
+    for (std::size_t i = 0; i < text.size(); ++i)
+      if (text[i] == '\n') newlines_.push_back(i);
+  }
+  std::size_t at(std::size_t offset) const {
+    return 1 + static_cast<std::size_t>(std::lower_bound(newlines_.begin(), newlines_.end(), offset) - newlines_.begin());
+  }
+
+ private:
+  std::vector<std::size_t> newlines_;
+};
+
+// The double-quoted string starting at or after `from` on the same line
+// ("" when none); `end` receives where it ends.
+std::string mix_quoted_after(std::string_view text, std::size_t from, std::size_t* end = nullptr) {
+  if (from >= text.size()) return {};
+  text = text.substr(0, std::min(text.size(), from + 400));  // a requirement or URL is short
+  auto q = text.find_first_of("\"\n", from);
+  if (q == std::string_view::npos || text[q] != '"') return {};
+  auto e = text.find_first_of("\"\n", q + 1);
+  if (e == std::string_view::npos || text[e] != '"') return {};
+  if (end) *end = e;
+  return std::string(text.substr(q + 1, e - q - 1));
+}
+
+// mix.exs with comments ('#' to the end of the line, outside strings) blanked.
+std::string mix_without_comments(std::string_view s) {
+  std::string out(s);
+  bool in_string = false;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    char c = out[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    else if (c == '#' && (i == 0 || out[i - 1] != '?'))  // ?# is a character literal
+      while (i < out.size() && out[i] != '\n') out[i++] = ' ';
+  }
+  return out;
+}
+
+class ElixirScanner {
+ public:
+  explicit ElixirScanner(ScanContext& ctx) : ctx_(ctx) {}
+
+  void run() {
+    auto mix = own(ctx_.fs().files_named("mix.exs"));
+    auto locks = own(ctx_.fs().files_named("mix.lock"));
+    if (mix.empty() && locks.empty()) return;
+    ctx_.ecosystem("elixir");
+    const auto& manifests = mix.empty() ? locks : mix;
+    ctx_.needs_tool("elixir", manifests, "a Mix project (mix runs on Elixir)");
+    ctx_.needs_tool("erlang", manifests, "a Mix project (Elixir runs on Erlang/OTP)");
+    for (const auto& f : mix) mix_exs(f);
+    for (const auto& f : locks) mix_lock(f);
+    rust_nifs();
+    const std::string& first = manifests.front();
+    if (hex_) {
+      ctx_.egress("repo.hex.pm", EgressOrigin::kDefault, "Hex's repository: the registry and package tarballs",
+                  Evidence{first, "HEX_MIRROR", "https://repo.hex.pm"}, "HEX_MIRROR");
+      ctx_.egress("hex.pm", EgressOrigin::kDefault, "Hex's API (package lookups, private organizations)",
+                  Evidence{first, "HEX_API_URL", "https://hex.pm/api"}, "HEX_API_URL");
+    }
+    ctx_.egress("builds.hex.pm", EgressOrigin::kDefault,
+                "mix local.hex and mix local.rebar download Hex and rebar3 (HEX_BUILDS_URL)",
+                Evidence{first, "HEX_BUILDS_URL", "https://builds.hex.pm"}, "HEX_BUILDS_URL");
+  }
+
+ private:
+  // Mix fetches dependencies into deps/ and builds into _build/: their
+  // mix.exs files are the dependencies', not the project's.
+  static std::vector<std::string> own(std::vector<std::string> files) {
+    std::erase_if(files, [](const std::string& f) {
+      return f.starts_with("deps/") || f.starts_with("_build/") || f.find("/deps/") != std::string::npos ||
+             f.find("/_build/") != std::string::npos;
+    });
+    return files;
+  }
+
+  void mix_exs(const std::string& rel) {
+    auto raw = ctx_.fs().read_text(rel);
+    if (!raw) return;
+    const std::string text = mix_without_comments(*raw);
+    const MixLines lines(text);
+    bool found = false;
+    std::size_t looked = 0;
+    for (auto at = text.find("elixir:"); at != std::string::npos && ++looked <= 100; at = text.find("elixir:", at + 1)) {
+      if (at > 0 && (std::isalnum(static_cast<unsigned char>(text[at - 1])) || text[at - 1] == '_')) continue;
+      std::string req = mix_quoted_after(text, at + 7);
+      if (req.empty()) continue;
+      found = true;
+      auto r = parse_elixir_requirement(req);
+      ctx_.constraint("elixir", ConstraintKind::kSupport, {rel, "project.elixir", req}, r,
+                      "the Elixir versions the project supports (mix refuses others)");
+      break;
+    }
+    if (!found && text.find("def project") != std::string::npos)
+      ctx_.note(rel, "the project states no elixir: requirement");
+    // Dependencies: {:name, "~> 1.0"} is a hex package, git:/github: a repository.
+    std::size_t tuples = 0;
+    for (auto at = text.find("{:"); at != std::string::npos; at = text.find("{:", at + 2)) {
+      if (++tuples > kMaxTuples) {
+        ctx_.note(rel, "stopped reading dependencies after " + std::to_string(kMaxTuples) + " tuples");
+        break;
+      }
+      auto close = std::string_view(text).substr(at, 400).find('}');
+      if (close == std::string_view::npos) continue;
+      close += at;
+      std::string_view dep = std::string_view(text).substr(at, close - at);
+      if (auto g = dep.find("git:"); g != std::string_view::npos) {
+        std::string url = mix_quoted_after(dep, g + 4);
+        git_host(rel, url, "line " + std::to_string(lines.at(at)) + " git");
+      } else if (auto gh = dep.find("github:"); gh != std::string_view::npos) {
+        ctx_.egress("github.com", EgressOrigin::kConfig, "a mix dependency from GitHub",
+                    Evidence{rel, "line " + std::to_string(lines.at(at)) + " github", mix_quoted_after(dep, gh + 7)});
+      } else if (dep.find("path:") == std::string_view::npos && dep.find("in_umbrella:") == std::string_view::npos) {
+        hex_ = true;
+      }
+    }
+  }
+
+  void git_host(const std::string& rel, const std::string& url, const std::string& field) {
+    std::string host = url_host(url);
+    if (host.empty() && url.starts_with("git@")) {  // git@github.com:owner/repo.git
+      auto colon = url.find(':');
+      if (colon != std::string::npos) host = url.substr(4, colon - 4);
+    }
+    if (host.empty()) {
+      ctx_.note(rel, "git dependency " + str::quote(url) + " names no host");
+      return;
+    }
+    ctx_.egress(host, EgressOrigin::kConfig, "a mix git dependency", Evidence{rel, field, url});
+  }
+
+  // "name": {:hex, :name, "1.2.3", "sha", [:mix], [deps], "hexpm", "sha"},
+  // "name": {:git, "https://…", "sha", [branch: …]},
+  void mix_lock(const std::string& rel) {
+    auto text = ctx_.fs().read_text(rel, ctx_.fs().limits().max_lockfile_bytes);
+    if (!text) return;
+    std::size_t entries = 0, unreadable = 0, lineno = 0;
+    for (auto raw : str::split(*text, '\n')) {
+      ++lineno;
+      std::string_view line = str::trim(raw);
+      if (line.empty() || line == "%{" || line == "}") continue;
+      if (!line.starts_with('"')) {
+        ++unreadable;
+        continue;
+      }
+      auto name_end = line.find('"', 1);
+      auto open = line.find("{:", name_end == std::string_view::npos ? 0 : name_end);
+      if (name_end == std::string_view::npos || open == std::string_view::npos) {
+        ++unreadable;
+        continue;
+      }
+      ++entries;
+      std::string name(line.substr(1, name_end - 1));
+      std::string_view entry = line.substr(open + 2);
+      if (entry.starts_with("hex,")) {
+        hex_ = true;
+        std::size_t e = 0;
+        auto after_name = entry.find(',', 4);
+        std::string version = after_name == std::string_view::npos ? "" : mix_quoted_after(entry, after_name, &e);
+        hex_package(rel, name, version);
+      } else if (entry.starts_with("git,")) {
+        std::string url = mix_quoted_after(entry, 4);
+        git_host(rel, url, "line " + std::to_string(lineno) + " " + name);
+      }
+    }
+    if (entries == 0 && unreadable > 0) ctx_.warn(rel, "no mix.lock entries could be read; is it a mix.lock?");
+  }
+
+  void hex_package(const std::string& rel, const std::string& name, const std::string& version) {
+    if (!ctx_.kb().package("hex", name)) return;
+    PackageSignals& s = ctx_.package("hex", name);
+    s.in_lock = true;
+    if (auto v = parse_version(version); v) s.locked = v;
+    s.evidence.push_back({rel, name, version.empty() ? "hex" : version});
+    if (name == "rustler") rustler_ = Evidence{rel, name, version};
+    if (name == "rustler_precompiled") precompiled_ = true;
+  }
+
+  // rustler compiles a NIF with cargo, unless rustler_precompiled is there
+  // to download the NIF built for the platform (its compile is opt-in).
+  void rust_nifs() {
+    if (!rustler_) return;
+    if (precompiled_) {
+      ctx_.note(rustler_->file, "rustler is locked with rustler_precompiled: the NIFs are downloaded prebuilt, "
+                                "so no Rust toolchain is needed unless a build is forced");
+      return;
+    }
+    ctx_.package("hex", "rustler").commands.push_back("cargo");
+    ctx_.needs_tool("rust", *rustler_, "rustler compiles a NIF written in Rust with cargo");
+  }
+
+  static constexpr std::size_t kMaxTuples = 5000;  // {:name, …} in one mix.exs
+  ScanContext& ctx_;
+  bool hex_ = false, precompiled_ = false;
+  std::optional<Evidence> rustler_;
+};
+
+}  // namespace
+
+bool elixir_file(std::string_view name) { return name == "mix.exs" || name == "mix.lock"; }
+
+void scan_elixir(ScanContext& ctx) { ElixirScanner(ctx).run(); }
+
+}  // namespace strata::contract

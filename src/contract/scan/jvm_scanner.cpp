@@ -1,0 +1,470 @@
+#include "contract/scan/jvm_scanner.hpp"
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <utility>
+
+#include "contract/knowledge/ecosystem_versions.hpp"
+#include "contract/scan/xml_file.hpp"
+#include "util/strings.hpp"
+
+namespace strata::contract {
+namespace {
+
+constexpr std::string_view kCentral = "repo.maven.apache.org";
+
+std::string jvm_parent_dir(std::string_view rel) {
+  auto slash = rel.rfind('/');
+  return slash == std::string_view::npos ? std::string() : std::string(rel.substr(0, slash));
+}
+
+std::string jvm_join_path(const std::string& dir, std::string_view rel) {
+  std::vector<std::string> parts;
+  for (auto p : str::split(dir, '/'))
+    if (!p.empty()) parts.emplace_back(p);
+  for (auto p : str::split(rel, '/')) {
+    if (p.empty() || p == ".") continue;
+    if (p == "..") {
+      if (parts.empty()) return {};  // outside the repository
+      parts.pop_back();
+    } else {
+      parts.emplace_back(p);
+    }
+  }
+  return str::join(parts, "/");
+}
+
+// Java properties: "key=value" / "key: value", '#'/'!' comments, backslash
+// escapes ("https\://services.gradle.org").
+std::map<std::string, std::string> jvm_properties(std::string_view text) {
+  std::map<std::string, std::string> out;
+  for (auto raw : str::split(text, '\n')) {
+    std::string_view line = str::trim(raw);
+    if (line.empty() || line.front() == '#' || line.front() == '!') continue;
+    auto sep = line.find_first_of("=:");
+    if (sep == std::string_view::npos) continue;
+    std::string value;
+    for (std::size_t i = sep + 1; i < line.size(); ++i) {
+      if (line[i] == '\\' && i + 1 < line.size()) ++i;
+      value += line[i];
+    }
+    out[std::string(str::trim(line.substr(0, sep)))] = std::string(str::trim(value));
+  }
+  return out;
+}
+
+// Gradle build text with comments blanked out (strings kept: a URL's "//"
+// is not a comment).
+std::string jvm_without_comments(std::string_view s) {
+  std::string out(s);
+  char quote = 0;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    char c = out[i];
+    if (quote) {
+      if (c == '\\') ++i;
+      else if (c == quote || c == '\n') quote = 0;
+      continue;
+    }
+    if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (c == '/' && i + 1 < out.size() && out[i + 1] == '/') {
+      while (i < out.size() && out[i] != '\n') out[i++] = ' ';
+    } else if (c == '/' && i + 1 < out.size() && out[i + 1] == '*') {
+      auto end = out.find("*/", i + 2);
+      end = end == std::string::npos ? out.size() : end + 2;
+      for (; i < end; ++i)
+        if (out[i] != '\n') out[i] = ' ';
+      --i;
+    }
+  }
+  return out;
+}
+
+// Line numbers by binary search over the file's newlines: evidence for many
+// matches in a large file stays linear.
+class JvmLines {
+ public:
+  explicit JvmLines(std::string_view text) {
+    for (std::size_t i = 0; i < text.size(); ++i)
+      if (text[i] == '\n') newlines_.push_back(i);
+  }
+  std::size_t at(std::size_t offset) const {
+    return 1 + static_cast<std::size_t>(std::lower_bound(newlines_.begin(), newlines_.end(), offset) - newlines_.begin());
+  }
+
+ private:
+  std::vector<std::size_t> newlines_;
+};
+
+// Each whole-word occurrence of `word` in `text` (the first 64: a build
+// script states a setting a few times, a hostile one thousands).
+std::vector<std::size_t> jvm_occurrences(std::string_view text, std::string_view word) {
+  std::vector<std::size_t> out;
+  for (auto at = text.find(word); at != std::string_view::npos; at = text.find(word, at + 1)) {
+    bool before = at > 0 && (std::isalnum(static_cast<unsigned char>(text[at - 1])) || text[at - 1] == '_');
+    std::size_t e = at + word.size();
+    bool after = e < text.size() && (std::isalnum(static_cast<unsigned char>(text[e])) || text[e] == '_');
+    if (!before && !after) out.push_back(at);
+    if (out.size() >= 64) break;
+  }
+  return out;
+}
+
+// The value after `name`: "= X", " X", "(X)", ".set(X)" up to the end of the line or ')'.
+std::string jvm_value_after(std::string_view text, std::size_t at, std::size_t name_len) {
+  std::size_t i = at + name_len;
+  auto skip = [&] {
+    while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
+  };
+  skip();
+  if (text.substr(i).starts_with(".set(")) i += 5;
+  else if (i < text.size() && (text[i] == '=' || text[i] == '(')) ++i;
+  skip();
+  std::size_t e = i;
+  while (e < text.size() && e - i < 120 && text[e] != '\n' && text[e] != ')' && text[e] != ';' && text[e] != ',') ++e;
+  return std::string(str::trim(text.substr(i, e - i)));
+}
+
+// The first quoted http(s) URL in text[from, from+span).
+std::string jvm_first_url(std::string_view text, std::size_t from, std::size_t span) {
+  std::string_view w = text.substr(from, std::min(span, text.size() - from));
+  for (std::size_t q = w.find_first_of("\"'"); q != std::string_view::npos; q = w.find_first_of("\"'", q + 1)) {
+    std::string_view rest = w.substr(q + 1);
+    if (rest.starts_with("https://") || rest.starts_with("http://")) {
+      auto end = rest.find(w[q]);
+      return std::string(rest.substr(0, end == std::string_view::npos ? rest.size() : end));
+    }
+  }
+  return {};
+}
+
+// The end of the block that opens at `open` ('{' or '('), or npos when it
+// does not close within 64 KiB.
+std::size_t jvm_block_end(std::string_view text, std::size_t open) {
+  char o = text[open], c = o == '{' ? '}' : ')';
+  int depth = 0;
+  for (std::size_t i = open; i < text.size() && i - open < (64u << 10); ++i) {
+    if (text[i] == o) ++depth;
+    else if (text[i] == c && --depth == 0) return i;
+  }
+  return std::string_view::npos;
+}
+
+class JvmScanner {
+ public:
+  explicit JvmScanner(ScanContext& ctx) : ctx_(ctx) {}
+
+  void run() {
+    auto poms = ctx_.fs().files_named("pom.xml");
+    std::vector<std::string> gradle;
+    for (const char* n : {"build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts"})
+      for (auto& f : ctx_.fs().files_named(n)) gradle.push_back(f);
+    std::sort(gradle.begin(), gradle.end());
+    auto mvnw = ctx_.fs().files_named("maven-wrapper.properties");
+    auto gradlew = ctx_.fs().files_named("gradle-wrapper.properties");
+    auto java_versions = ctx_.fs().files_named(".java-version");
+    auto sdkmanrc = ctx_.fs().files_named(".sdkmanrc");
+    if (poms.empty() && gradle.empty() && mvnw.empty() && gradlew.empty() && java_versions.empty() && sdkmanrc.empty())
+      return;
+    for (const auto& f : java_versions) java_version_file(f);
+    for (const auto& f : sdkmanrc) sdkman(f);
+    if (poms.empty() && gradle.empty() && gradlew.empty() && mvnw.empty()) return;  // a version file alone
+    ctx_.ecosystem("java");
+    ctx_.ecosystem("jvm");
+    std::vector<std::string> manifests = poms;
+    manifests.insert(manifests.end(), gradle.begin(), gradle.end());
+    if (manifests.empty()) manifests = gradlew.empty() ? mvnw : gradlew;
+    ctx_.needs_tool("java", manifests, "a JVM build (a JDK compiles it)");
+    for (const auto& f : poms) pom(f);
+    for (const auto& f : gradle) gradle_file(f);
+    if (!poms.empty()) {
+      if (mvnw.empty()) ctx_.needs_tool("maven", poms, "a Maven build without a Maven wrapper (mvn runs it)");
+      auto root_pom = *std::min_element(poms.begin(), poms.end(), [](const std::string& a, const std::string& b) {
+        return std::make_pair(std::count(a.begin(), a.end(), '/'), a) < std::make_pair(std::count(b.begin(), b.end(), '/'), b);
+      });
+      central(root_pom, "Maven downloads plugins and dependencies from Maven Central");
+    }
+    for (const auto& f : mvnw) wrapper(f, "maven", "mvnw");
+    for (const auto& f : gradlew) wrapper(f, "gradle", "gradlew");
+    if (!gradle.empty() && gradlew.empty())
+      ctx_.needs_tool("gradle", gradle, "a Gradle build without a Gradle wrapper (gradle runs it)");
+  }
+
+ private:
+  void central(const std::string& file, const std::string& reason) {
+    if (central_) return;
+    central_ = true;
+    ctx_.egress(std::string(kCentral), EgressOrigin::kDefault, reason + " (the default <central> repository)",
+                Evidence{file, "repository central", "https://repo.maven.apache.org/maven2"});
+    ctx_.egress("repo1.maven.org", EgressOrigin::kDefault,
+                "Maven Central under its older name, which settings files and older clients use",
+                Evidence{file, "repository central", "https://repo1.maven.org/maven2"});
+  }
+
+  void java_version_file(const std::string& rel) {
+    auto text = ctx_.fs().read_text(rel);
+    if (!text) return;
+    std::string v(str::trim(*text));
+    if (auto nl = v.find('\n'); nl != std::string::npos) v = std::string(str::trim(v.substr(0, nl)));
+    pin(rel, ".java-version", v);
+  }
+
+  void sdkman(const std::string& rel) {
+    auto text = ctx_.fs().read_text(rel);
+    if (!text) return;
+    for (const auto& [k, v] : jvm_properties(*text)) {
+      if (k == "java") pin(rel, "java", v);
+      else if (k == "maven" || k == "gradle") {
+        auto r = parse_version_line(v);
+        ctx_.constraint(k, ConstraintKind::kPin, {rel, k, v}, r, "the SDKMAN! candidate the project pins");
+      }
+    }
+  }
+
+  void pin(const std::string& rel, const std::string& field, const std::string& value) {
+    std::string vendor;
+    auto r = read_java_version(value, vendor);
+    ctx_.constraint("java", ConstraintKind::kPin, {rel, field, value}, r,
+                    vendor.empty() ? "the JDK the project pins" : "the JDK the project pins (distribution " + vendor + ")");
+  }
+
+  void release(const Evidence& ev, const std::string& value, const std::string& what) {
+    auto n = java_release(value);
+    if (!n) {
+      ctx_.warn(ev.file, ev.field + " = " + str::quote(value) + " is not a Java release; no floor taken from it");
+      return;
+    }
+    ctx_.constraint("java", ConstraintKind::kSupport, ev, Range::at_least(Version{static_cast<std::uint64_t>(*n), 0, 0, ""}),
+                    what + ": the JDK must be Java " + std::to_string(*n) + " or newer");
+  }
+
+  // --- Maven -----------------------------------------------------------------
+  // The pom's properties and its parents' within the repository (<parent>'s
+  // relativePath, ../pom.xml by default), nearest first.
+  void pom_properties(const std::string& rel, std::map<std::string, std::string>& props, int depth) {
+    pugi::xml_document doc;
+    if (depth > 5 || !ctx_.fs().is_file(rel)) return;
+    auto text = ctx_.fs().read_text(rel);
+    if (!text || !doc.load_buffer(text->data(), text->size())) return;
+    pugi::xml_node project = doc.child("project");
+    for (pugi::xml_node p = project.child("properties").first_child(); p; p = p.next_sibling())
+      if (p.type() == pugi::node_element) props.emplace(p.name(), str::trim(p.text().get()));
+    if (pugi::xml_node parent = project.child("parent")) {
+      std::string relp = child_text(parent, "relativePath");
+      if (parent.child("relativePath") && relp.empty()) return;  // <relativePath/>: from a repository
+      if (relp.empty()) relp = "../pom.xml";
+      if (!relp.ends_with(".xml")) relp += "/pom.xml";
+      std::string up = jvm_join_path(jvm_parent_dir(rel), relp);
+      if (!up.empty() && up != rel) pom_properties(up, props, depth + 1);
+    }
+  }
+
+  std::string resolve(const std::string& value, const std::map<std::string, std::string>& props) {
+    std::string v = value;
+    for (int round = 0; round < 8; ++round) {
+      auto open = v.find("${");
+      if (open == std::string::npos) break;
+      auto close = v.find('}', open);
+      if (close == std::string::npos) break;
+      auto it = props.find(v.substr(open + 2, close - open - 2));
+      if (it == props.end()) break;
+      v.replace(open, close - open + 1, it->second);
+      if (v.size() > 200) break;
+    }
+    return v;
+  }
+
+  void pom(const std::string& rel) {
+    pugi::xml_document doc;
+    if (!read_xml(ctx_, rel, doc)) return;
+    pugi::xml_node project = doc.child("project");
+    if (!project) {
+      ctx_.warn(rel, "no <project> element: not a Maven POM; nothing is read from it");
+      return;
+    }
+    std::map<std::string, std::string> props;
+    pom_properties(rel, props, 0);
+    auto prop = [&](const std::string& name, std::string_view text) {
+      std::string shown(text), v = resolve(std::string(text), props);
+      if (v.find("${") != std::string::npos) {
+        ctx_.note(rel, name + " = " + str::quote(shown) + " refers to a property the repository's poms do not set");
+        return;
+      }
+      release({rel, name, v == shown ? v : shown + " = " + v}, v, "the Java release Maven compiles for");
+    };
+    pugi::xml_node properties = project.child("properties");
+    for (const char* name : {"maven.compiler.release", "maven.compiler.source", "maven.compiler.target", "java.version"}) {
+      if (pugi::xml_node p = properties.child(name)) {
+        prop(std::string("properties.") + name, str::trim(p.text().get()));
+      }
+    }
+    for (const auto& plugin : descendants(project, "plugin")) {
+      if (child_text(plugin, "artifactId") != "maven-compiler-plugin") continue;
+      pugi::xml_node conf = plugin.child("configuration");
+      for (const char* name : {"release", "source", "target"})
+        if (pugi::xml_node c = conf.child(name)) prop(std::string("maven-compiler-plugin.") + name, str::trim(c.text().get()));
+    }
+    for (const char* list : {"repository", "pluginRepository"}) {
+      for (const auto& repo : descendants(project, list)) {
+        if (std::string_view(repo.parent().name()) == "distributionManagement") continue;  // a deploy target
+        std::string url = resolve(child_text(repo, "url"), props);
+        if (url.empty()) continue;
+        std::string id = child_text(repo, "id");
+        if (url_host(url).empty()) {
+          if (!url.starts_with("file:")) ctx_.note(rel, std::string(list) + " " + id + ": " + str::quote(url) + " names no host");
+          continue;
+        }
+        ctx_.egress_url(url, EgressOrigin::kConfig, std::string("Maven ") + list + " " + id + " declared in the pom",
+                        Evidence{rel, std::string(list) + " " + id, url});
+      }
+    }
+  }
+
+  // --- Gradle ----------------------------------------------------------------
+  void gradle_file(const std::string& rel) {
+    auto raw = ctx_.fs().read_text(rel);
+    if (!raw) return;
+    const std::string text = jvm_without_comments(*raw);
+    const JvmLines lines(text);
+    auto ev = [&](std::size_t at, std::string field, std::string value) {
+      return Evidence{rel, "line " + std::to_string(lines.at(at)) + " " + field, std::move(value)};
+    };
+    for (auto at : jvm_occurrences(text, "JavaLanguageVersion.of")) {
+      std::string v = jvm_value_after(text, at, 22);
+      auto n = java_release(str::unquote(v));
+      if (!n) {
+        ctx_.warn(rel, "JavaLanguageVersion.of(" + v + ") is not a Java release; no version taken from it");
+        continue;
+      }
+      ctx_.constraint("java", ConstraintKind::kPin, ev(at, "java.toolchain.languageVersion", v),
+                      parse_version_line(std::to_string(*n)),
+                      "the Gradle Java toolchain: Gradle runs the compiler of a JDK " + std::to_string(*n));
+    }
+    for (auto at : jvm_occurrences(text, "jvmToolchain")) {
+      std::string v = jvm_value_after(text, at, 12);
+      auto n = java_release(v);
+      if (!n) continue;  // jvmToolchain { … }: the block form, read above
+      ctx_.constraint("java", ConstraintKind::kPin, ev(at, "kotlin.jvmToolchain", v),
+                      parse_version_line(std::to_string(*n)),
+                      "the Kotlin Gradle plugin's JVM toolchain: a JDK " + std::to_string(*n));
+    }
+    // options.release: JavaCompile's --release (`tasks.withType<JavaCompile> { options.release = 17 }`).
+    for (std::string_view key : {"sourceCompatibility", "targetCompatibility", "jvmTarget", "options.release"}) {
+      for (auto at : jvm_occurrences(text, key)) {
+        std::string v = jvm_value_after(text, at, key.size());
+        if (v.empty()) continue;
+        std::string_view t = v;
+        if (t.starts_with("JvmTarget.JVM_")) t.remove_prefix(14);  // Kotlin's JvmTarget.JVM_17 / JVM_1_8
+        std::string norm(str::unquote(t));
+        if (key == "jvmTarget" && norm.starts_with("1_")) norm[1] = '.';
+        if (!java_release(norm)) {
+          if (!norm.empty() && (norm.front() == '"' || std::isdigit(static_cast<unsigned char>(norm.front())) ||
+                                norm.starts_with("JavaVersion.")))
+            ctx_.warn(rel, std::string(key) + " = " + str::quote(v) + " is not a Java release; no floor taken from it");
+          continue;
+        }
+        release(ev(at, std::string(key), v), norm, "the Java release Gradle compiles for");
+      }
+    }
+    repositories(text, ev);
+  }
+
+  template <class Ev>
+  void repositories(const std::string& text, Ev ev) {
+    if (!jvm_occurrences(text, "mavenCentral").empty()) {
+      auto at = jvm_occurrences(text, "mavenCentral").front();
+      ctx_.egress(std::string(kCentral), EgressOrigin::kConfig, "Gradle's mavenCentral() repository",
+                  ev(at, "repositories", "mavenCentral()"));
+    }
+    if (auto g = jvm_occurrences(text, "google"); !g.empty()) {
+      for (auto at : g)
+        if (text.substr(at, 8) == "google()") {
+          ctx_.egress("dl.google.com", EgressOrigin::kConfig, "Gradle's google() repository (Google's Maven repository)",
+                      ev(at, "repositories", "google()"));
+          break;
+        }
+    }
+    if (auto g = jvm_occurrences(text, "gradlePluginPortal"); !g.empty())
+      plugin_portal(ev(g.front(), "repositories", "gradlePluginPortal()"), "Gradle's gradlePluginPortal() repository");
+    // A plugin requested with a version (or through a version catalog alias)
+    // resolves from the Gradle Plugin Portal unless pluginManagement says otherwise.
+    for (auto at : jvm_occurrences(text, "plugins")) {
+      auto open = text.find_first_not_of(" \t\r\n", at + 7);
+      if (open == std::string::npos || text[open] != '{') continue;
+      auto end = jvm_block_end(text, open);
+      if (end == std::string::npos) continue;
+      std::string_view block = std::string_view(text).substr(open, end - open);
+      auto v = jvm_occurrences(block, "version");
+      auto a = jvm_occurrences(block, "alias");
+      if (v.empty() && a.empty()) continue;
+      std::size_t first = std::min(v.empty() ? block.size() : v.front(), a.empty() ? block.size() : a.front());
+      auto b = block.rfind('\n', first);
+      auto e = block.find('\n', first);
+      std::string line(str::trim(block.substr(b == std::string_view::npos ? 0 : b, e == std::string_view::npos ? std::string_view::npos : e - (b == std::string_view::npos ? 0 : b))));
+      plugin_portal(ev(open + first, "plugins", line), "a Gradle plugin requested by id and version resolves from the Gradle Plugin Portal");
+      break;
+    }
+    for (auto at : jvm_occurrences(text, "maven")) {
+      auto open = text.find_first_not_of(" \t\r\n", at + 5);
+      if (open == std::string::npos || (text[open] != '{' && text[open] != '(')) continue;
+      auto end = jvm_block_end(text, open);
+      std::string url = jvm_first_url(text, open, end == std::string::npos ? 400 : end - open);
+      if (url.empty()) continue;
+      ctx_.egress_url(url, EgressOrigin::kConfig, "a Maven repository the Gradle build declares", ev(at, "maven url", url));
+    }
+  }
+
+  void plugin_portal(Evidence ev, const std::string& reason) {
+    if (portal_) return;
+    portal_ = true;
+    ctx_.egress("plugins.gradle.org", EgressOrigin::kConfig, reason, std::move(ev));
+  }
+
+  // --- wrappers ----------------------------------------------------------------
+  void wrapper(const std::string& rel, const std::string& tool, const std::string& script) {
+    auto text = ctx_.fs().read_text(rel);
+    if (!text) return;
+    auto props = jvm_properties(*text);
+    auto it = props.find("distributionUrl");
+    if (it == props.end() || url_host(it->second).empty()) {
+      ctx_.warn(rel, "no distributionUrl with a host: " + script + " cannot say which " + tool + " it downloads");
+      return;
+    }
+    const std::string& url = it->second;
+    // .../apache-maven-3.9.6-bin.zip, .../gradle-8.5-bin.zip, gradle-8.5-all.zip
+    std::string file = url.substr(url.rfind('/') + 1);
+    std::string prefix = tool == "maven" ? "apache-maven-" : "gradle-";
+    std::optional<Version> v;
+    if (file.starts_with(prefix)) {
+      std::string rest = file.substr(prefix.size());
+      auto dash = rest.rfind('-');
+      if (dash != std::string::npos) v = parse_version(rest.substr(0, dash), VersionSyntax::kStrict);
+    }
+    if (v) {
+      ctx_.constraint(tool, ConstraintKind::kPin, {rel, "distributionUrl", url}, Range::exactly(*v),
+                      script + " downloads " + tool + " " + v->str() + " on first use");
+    } else {
+      ctx_.note(rel, "distributionUrl " + str::quote(url) + " names no " + tool + " release; no version taken from it");
+    }
+    ctx_.egress_url(url, EgressOrigin::kConfig, script + " downloads " + tool, {rel, "distributionUrl", url});
+    if (auto w = props.find("wrapperUrl"); w != props.end())
+      ctx_.egress_url(w->second, EgressOrigin::kConfig, script + " downloads its wrapper jar", {rel, "wrapperUrl", w->second});
+  }
+
+  ScanContext& ctx_;
+  bool central_ = false, portal_ = false;
+};
+
+}  // namespace
+
+bool jvm_file(std::string_view name) {
+  static constexpr std::array<std::string_view, 9> kNames = {
+      "pom.xml", "build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts",
+      "maven-wrapper.properties", "gradle-wrapper.properties", ".java-version", ".sdkmanrc"};
+  return std::find(kNames.begin(), kNames.end(), name) != kNames.end();
+}
+
+void scan_jvm(ScanContext& ctx) { JvmScanner(ctx).run(); }
+
+}  // namespace strata::contract

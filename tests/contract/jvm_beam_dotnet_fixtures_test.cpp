@@ -1,0 +1,208 @@
+// Reviewed expectations for the JVM, Elixir and .NET fixture repositories,
+// each written from what real projects of the kind state (a Spring Boot
+// multi-module Maven build with the wrapper, a Kotlin Spring service on
+// Gradle's Kotlin DSL with a toolchain, a Phoenix app with NIF
+// dependencies, an ASP.NET Core solution with a private feed), and their
+// malformed counterparts: a warning naming the file, never a crash.
+#include "fixture_support.hpp"
+
+namespace strata::contract::testing {
+namespace {
+
+std::vector<std::string> hosts(const Contract& c) {
+  std::vector<std::string> out;
+  for (const auto& h : c.egress_hosts) out.push_back(h.host + " " + egress_origin_name(h.origin));
+  return out;
+}
+
+bool has_ecosystem(const Contract& c, const std::string& e) {
+  return std::find(c.ecosystems.begin(), c.ecosystems.end(), e) != c.ecosystems.end();
+}
+
+TEST(JvmFixtures, SpringBootMavenModulesWithTheWrapper) {
+  Contract c = scan_fixture("jvm-maven-spring");
+  EXPECT_TRUE(has_ecosystem(c, "java"));
+  const RuntimeFloor* java = floors(c, "java");
+  ASSERT_NE(java, nullptr);
+  ASSERT_EQ(java->constraints.size(), 4u);
+  // The module's compiler plugin names ${java.version}, which its parent pom in the tree sets.
+  EXPECT_EQ(java->constraints[0].source.file, "api/pom.xml");
+  EXPECT_EQ(java->constraints[0].source.field, "maven-compiler-plugin.release");
+  EXPECT_EQ(java->constraints[0].source.value, "${java.version} = 17");
+  EXPECT_EQ(java->constraints[1].source.field, "properties.java.version");
+  // The builder stage's maven image tag names its JDK (tested); the final stage's JRE is the pin.
+  EXPECT_EQ(java->constraints[2].source.value, "maven:3.9.6-eclipse-temurin-17");
+  EXPECT_EQ(constraint_kind_name(java->constraints[2].kind), std::string("tested"));
+  EXPECT_EQ(java->constraints[3].source.value, "eclipse-temurin:17-jre-jammy");
+  EXPECT_EQ(java->floor, "17.0.0");
+  EXPECT_EQ(java->satisfying, ">=17.0.0");
+  EXPECT_EQ(java->provision, ">=17.0.0 <18.0.0");
+  // The wrapper pins Maven 3.9.6: no Maven from Debian is asked for.
+  const RuntimeFloor* maven = floors(c, "maven");
+  ASSERT_NE(maven, nullptr);
+  EXPECT_EQ(maven->pin, "=3.9.6");
+  ASSERT_EQ(maven->constraints.size(), 2u);
+  EXPECT_EQ(maven->constraints[0].source.file, ".mvn/wrapper/maven-wrapper.properties");
+  EXPECT_EQ(maven->tested, std::vector<std::string>{"=3.9.6"});
+  EXPECT_EQ(hosts(c), (std::vector<std::string>{"packages.confluent.io config", "repo.maven.apache.org config",
+                                                "repo.spring.io config", "repo1.maven.org default"}));
+  // distributionManagement is where the project deploys, not what a build fetches.
+  EXPECT_EQ(egress(c, "nexus.deploy.example.com"), nullptr);
+  EXPECT_TRUE(c.native_packages.empty());
+  EXPECT_TRUE(c.warnings.empty());
+}
+
+TEST(JvmFixtures, KotlinGradleToolchainPluginsAndWrapper) {
+  Contract c = scan_fixture("jvm-gradle-kotlin");
+  const RuntimeFloor* java = floors(c, "java");
+  ASSERT_NE(java, nullptr);
+  ASSERT_EQ(java->constraints.size(), 4u);  // the commented-out sourceCompatibility is not one
+  EXPECT_EQ(java->constraints[0].source.file, ".sdkmanrc");
+  EXPECT_EQ(java->constraints[0].range, "=21.0.2");
+  EXPECT_EQ(java->constraints[1].source.file, "app/build.gradle.kts");
+  EXPECT_EQ(java->constraints[1].source.field, "line 14 java.toolchain.languageVersion");
+  EXPECT_EQ(java->constraints[1].range, ">=21.0.0 <22.0.0");
+  // The build stage's JDK image is what the build runs on (tested); the final stage's JRE, what it ships on.
+  EXPECT_EQ(java->constraints[2].source.value, "eclipse-temurin:21-jdk");
+  EXPECT_EQ(constraint_kind_name(java->constraints[2].kind), std::string("tested"));
+  EXPECT_EQ(java->constraints[3].source.value, "eclipse-temurin:21-jre");
+  EXPECT_EQ(java->constraints[3].range, ">=21.0.0 <22.0.0");
+  EXPECT_EQ(java->provision, "=21.0.2");
+  const RuntimeFloor* gradle = floors(c, "gradle");
+  ASSERT_NE(gradle, nullptr);
+  EXPECT_EQ(gradle->pin, "=8.8.0");
+  EXPECT_EQ(gradle->constraints[0].source.value, "https://services.gradle.org/distributions/gradle-8.8-bin.zip");
+  // The commented-out jitpack repository is not reached.
+  EXPECT_EQ(hosts(c), (std::vector<std::string>{"packages.confluent.io config", "plugins.gradle.org config",
+                                                "repo.maven.apache.org config", "services.gradle.org config"}));
+  EXPECT_TRUE(c.warnings.empty());
+}
+
+TEST(JvmFixtures, GroovyLibraryCompatibilityReleaseAndRepositories) {
+  Contract c = scan_fixture("jvm-gradle-groovy");
+  const RuntimeFloor* java = floors(c, "java");
+  ASSERT_NE(java, nullptr);
+  ASSERT_EQ(java->constraints.size(), 4u);
+  EXPECT_EQ(java->constraints[1].source.field, "line 10 sourceCompatibility");
+  EXPECT_EQ(java->constraints[1].range, ">=8.0.0");  // JavaVersion.VERSION_1_8
+  EXPECT_EQ(java->constraints[2].range, ">=8.0.0");  // '1.8'
+  EXPECT_EQ(java->constraints[3].source.field, "line 18 options.release");
+  EXPECT_EQ(java->floor, "11.0.0");  // --release 11 needs a JDK 11, whatever the source level
+  EXPECT_EQ(java->pin, ">=11.0.0 <12.0.0");
+  // No wrapper: Gradle itself is needed, at no stated version.
+  ASSERT_NE(floors(c, "gradle"), nullptr);
+  EXPECT_TRUE(floors(c, "gradle")->floor.empty());
+  // Core plugins (java-library, maven-publish) come with Gradle: no plugin portal.
+  EXPECT_EQ(hosts(c), (std::vector<std::string>{"dl.google.com config", "jitpack.io config",
+                                                "repo.maven.apache.org config"}));
+  EXPECT_TRUE(c.warnings.empty());
+}
+
+TEST(JvmFixtures, MalformedFilesAreWarningsNamingThem) {
+  Contract c = scan_fixture("jvm-maven-malformed");
+  EXPECT_TRUE(warned(c, "pom.xml", "malformed XML at line 7"));
+  EXPECT_TRUE(warned(c, "build.gradle", "is not a Java release"));
+  EXPECT_TRUE(warned(c, "gradle/wrapper/gradle-wrapper.properties", "no distributionUrl"));
+  EXPECT_TRUE(warned(c, ".java-version", "no Java version"));
+  // Still a JVM build: a JDK is needed, at no version anything readable states.
+  ASSERT_NE(floors(c, "java"), nullptr);
+  EXPECT_TRUE(floors(c, "java")->floor.empty());
+  EXPECT_EQ(origin_of(c, "repo.maven.apache.org"), "config");  // build.gradle's mavenCentral()
+}
+
+TEST(ElixirFixtures, PhoenixWithNifsGitDepsAndToolVersions) {
+  Contract c = scan_fixture("elixir-phoenix-nifs");
+  EXPECT_TRUE(has_ecosystem(c, "elixir"));
+  const RuntimeFloor* elixir = floors(c, "elixir");
+  ASSERT_NE(elixir, nullptr);
+  EXPECT_EQ(elixir->floor, "1.14.0");  // mix.exs `elixir: "~> 1.14"`, not the commented-out ~> 1.12
+  EXPECT_EQ(elixir->satisfying, ">=1.14.0 <2.0.0");
+  EXPECT_EQ(elixir->pin, "=1.16.3");  // .tool-versions 1.16.3-otp-26
+  EXPECT_EQ(elixir->provision, "=1.16.3");
+  // CI's matrix runs 1.15.8 and 1.16.3 (erlef/setup-beam), on OTP 26.2.5.
+  EXPECT_EQ(elixir->tested, (std::vector<std::string>{"=1.15.8", "=1.16.3"}));
+  EXPECT_EQ(floors(c, "erlang")->pin, "=26.2.5");
+  EXPECT_EQ(floors(c, "erlang")->tested, std::vector<std::string>{"=26.2.5"});
+  EXPECT_EQ(build_of(c, "hex", "bcrypt_elixir"), "compile");
+  EXPECT_EQ(build_of(c, "hex", "exqlite"), "compile");
+  EXPECT_EQ(build_of(c, "hex", "elixir_make"), "compile");
+  EXPECT_EQ(native(c, "hex", "exqlite")->version, "0.21.0");
+  EXPECT_EQ(build_of(c, "hex", "phoenix"), "<absent>");  // pure Elixir
+  EXPECT_EQ(build_of(c, "hex", "comeonin"), "<absent>");
+  EXPECT_TRUE(c.native_build_required);
+  EXPECT_TRUE(required_by(c.build_libs, "build-essential", "hex:bcrypt_elixir"));
+  EXPECT_TRUE(has_command(c, "make"));
+  EXPECT_EQ(floors(c, "rust"), nullptr);  // no rustler
+  // The GitHub dependency, from mix.exs and from its lock entry.
+  ASSERT_NE(egress(c, "github.com"), nullptr);
+  ASSERT_GE(egress(c, "github.com")->evidence.size(), 2u);
+  EXPECT_EQ(egress(c, "github.com")->evidence[0].field, "line 30 github");
+  EXPECT_EQ(egress(c, "github.com")->evidence[1].field, "line 9 heroicons");
+  EXPECT_EQ(egress(c, "github.com")->evidence[1].value, "https://github.com/tailwindlabs/heroicons.git");
+  // Phoenix's asset tools download their binaries: esbuild from the npm registry, tailwindcss from GitHub.
+  EXPECT_EQ(build_of(c, "hex", "esbuild"), "download");
+  EXPECT_EQ(build_of(c, "hex", "tailwind"), "download");
+  EXPECT_EQ(hosts(c), (std::vector<std::string>{"builds.hex.pm default", "github.com config", "hex.pm default",
+                                                "objects.githubusercontent.com install-time",
+                                                "registry.npmjs.org install-time",
+                                                "release-assets.githubusercontent.com install-time",
+                                                "repo.hex.pm default"}));
+  EXPECT_TRUE(c.warnings.empty());
+}
+
+// The Dockerfile `mix phx.gen.release --docker` writes: the builder image is an
+// ARG built from other ARGs, in quotes; its hexpm/elixir tag names Elixir and OTP.
+TEST(ElixirFixtures, PhoenixReleaseDockerfileNamesElixirAndOtp) {
+  Contract c = scan_fixture("elixir-phoenix-release");
+  const RuntimeFloor* elixir = floors(c, "elixir");
+  ASSERT_NE(elixir, nullptr);
+  ASSERT_EQ(elixir->constraints.size(), 2u);
+  EXPECT_EQ(elixir->constraints[1].source.value, "hexpm/elixir:1.15.7-erlang-26.1.2-debian-bookworm-20231009-slim");
+  EXPECT_EQ(elixir->tested, std::vector<std::string>{"=1.15.7"});
+  EXPECT_EQ(elixir->provision, "=1.15.7");  // the newest tested version in the support
+  const RuntimeFloor* erlang = floors(c, "erlang");
+  ASSERT_NE(erlang, nullptr);
+  EXPECT_EQ(erlang->tested, std::vector<std::string>{"=26.1.2"});
+  EXPECT_TRUE(required_by(c.build_libs, "build-essential", "dockerfile:Dockerfile"));
+  EXPECT_EQ(origin_of(c, "repo.hex.pm"), "default");
+}
+
+TEST(ElixirFixtures, MalformedRequirementAndLock) {
+  Contract c = scan_fixture("elixir-malformed");
+  EXPECT_TRUE(warned(c, "mix.exs", "not an Elixir version requirement"));
+  EXPECT_TRUE(warned(c, "mix.lock", "no mix.lock entries could be read"));
+  ASSERT_NE(floors(c, "elixir"), nullptr);
+  EXPECT_TRUE(floors(c, "elixir")->floor.empty());
+}
+
+TEST(DotnetFixtures, GlobalJsonRollForwardTargetFrameworksAndFeeds) {
+  Contract c = scan_fixture("dotnet-webapi");
+  EXPECT_TRUE(has_ecosystem(c, "dotnet"));
+  const RuntimeFloor* sdk = floors(c, "dotnet");
+  ASSERT_NE(sdk, nullptr);
+  ASSERT_EQ(sdk->constraints.size(), 4u);
+  EXPECT_EQ(sdk->constraints[0].source.file, "global.json");
+  EXPECT_EQ(sdk->constraints[0].range, ">=8.0.204 <8.1.0");  // rollForward latestFeature
+  EXPECT_EQ(sdk->floor, "8.0.100");                          // net8.0 and net6.0;net8.0: SDK 8
+  EXPECT_EQ(sdk->pin, ">=8.0.204 <8.1.0");
+  EXPECT_EQ(sdk->provision, ">=8.0.204 <8.1.0");
+  // <clear/> drops nuget.org's default, which the file then adds back; the local folder feed reaches nothing.
+  EXPECT_EQ(hosts(c), (std::vector<std::string>{"api.nuget.org config", "pkgs.dev.azure.com config"}));
+  EXPECT_TRUE(c.warnings.empty());
+}
+
+TEST(DotnetFixtures, MalformedProjectsPolicyAndFeeds) {
+  Contract c = scan_fixture("dotnet-malformed");
+  EXPECT_TRUE(warned(c, "global.json", "not a rollForward policy: \"newest\""));
+  EXPECT_TRUE(warned(c, "src/App/App.csproj", "malformed XML at line 5"));
+  EXPECT_TRUE(warned(c, "src/App/Legacy.csproj", "\"banana\" is not a target framework moniker"));
+  EXPECT_TRUE(noted(c, "src/App/Legacy.csproj", "net48 is .NET Framework"));
+  EXPECT_TRUE(noted(c, "src/App/Legacy.csproj", "$(LibTargets)"));
+  EXPECT_TRUE(warned(c, "nuget.config", "names no host"));
+  EXPECT_EQ(origin_of(c, "api.nuget.org"), "default");
+  ASSERT_NE(floors(c, "dotnet"), nullptr);
+  EXPECT_TRUE(floors(c, "dotnet")->floor.empty());
+}
+
+}  // namespace
+}  // namespace strata::contract::testing
