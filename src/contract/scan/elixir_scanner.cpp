@@ -5,25 +5,11 @@
 #include <vector>
 
 #include "contract/knowledge/ecosystem_versions.hpp"
+#include "contract/scan/line_index.hpp"
 #include "util/strings.hpp"
 
 namespace strata::contract {
 namespace {
-
-// Line numbers by binary search over the file's newlines.
-class MixLines {
- public:
-  explicit MixLines(std::string_view text) {
-    for (std::size_t i = 0; i < text.size(); ++i)
-      if (text[i] == '\n') newlines_.push_back(i);
-  }
-  std::size_t at(std::size_t offset) const {
-    return 1 + static_cast<std::size_t>(std::lower_bound(newlines_.begin(), newlines_.end(), offset) - newlines_.begin());
-  }
-
- private:
-  std::vector<std::size_t> newlines_;
-};
 
 // The double-quoted string starting at or after `from` on the same line
 // ("" when none); `end` receives where it ends.
@@ -98,7 +84,7 @@ class ElixirScanner {
     auto raw = ctx_.fs().read_text(rel);
     if (!raw) return;
     const std::string text = mix_without_comments(*raw);
-    const MixLines lines(text);
+    const LineIndex lines(text);
     bool found = false;
     std::size_t looked = 0;
     for (auto at = text.find("elixir:"); at != std::string::npos && ++looked <= 100; at = text.find("elixir:", at + 1)) {

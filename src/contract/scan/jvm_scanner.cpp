@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "contract/knowledge/ecosystem_versions.hpp"
+#include "contract/scan/line_index.hpp"
 #include "contract/scan/xml_file.hpp"
 #include "util/strings.hpp"
 
@@ -80,22 +81,6 @@ std::string jvm_without_comments(std::string_view s) {
   }
   return out;
 }
-
-// Line numbers by binary search over the file's newlines: evidence for many
-// matches in a large file stays linear.
-class JvmLines {
- public:
-  explicit JvmLines(std::string_view text) {
-    for (std::size_t i = 0; i < text.size(); ++i)
-      if (text[i] == '\n') newlines_.push_back(i);
-  }
-  std::size_t at(std::size_t offset) const {
-    return 1 + static_cast<std::size_t>(std::lower_bound(newlines_.begin(), newlines_.end(), offset) - newlines_.begin());
-  }
-
- private:
-  std::vector<std::size_t> newlines_;
-};
 
 // Each whole-word occurrence of `word` in `text` (the first 64: a build
 // script states a setting a few times, a hostile one thousands).
@@ -326,7 +311,7 @@ class JvmScanner {
     auto raw = ctx_.fs().read_text(rel);
     if (!raw) return;
     const std::string text = jvm_without_comments(*raw);
-    const JvmLines lines(text);
+    const LineIndex lines(text);
     auto ev = [&](std::size_t at, std::string field, std::string value) {
       return Evidence{rel, "line " + std::to_string(lines.at(at)) + " " + field, std::move(value)};
     };
