@@ -627,7 +627,14 @@ class ContainerdStore final : public Store {
       return fail(ErrorCode::kCorruption, where() + ": " + desc.digest.str() + " is stored with " +
                                               std::to_string(info->size()) + " bytes, not " + std::to_string(desc.size));
     }
-    if (writable_) STRATA_TRY_VOID(client_.hold(desc.digest));
+    if (writable_) {
+      // Present content may be no record's (left by a removed image): held
+      // under the write's lease, the collector cannot take it before the
+      // manifest that names it is written. The lease starts here at the
+      // latest, so a long build before the first write does not outlive it.
+      STRATA_TRY_VOID(client_.begin_lease());
+      STRATA_TRY_VOID(client_.hold(desc.digest));
+    }
     return true;
   }
 
