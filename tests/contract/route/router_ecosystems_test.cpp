@@ -11,6 +11,7 @@
 #include <map>
 
 #include "contract/route/plan_output.hpp"
+#include "contract/route/plan_rows.hpp"
 #include "contract/scan/scan.hpp"
 #include "util/strings.hpp"
 
@@ -36,25 +37,6 @@ Candidates bookworm() {
                      {"erlang", "1:25.2.3+dfsg-1+deb12u4"},
                      {"erlang-nox", "1:25.2.3+dfsg-1+deb12u4"}},
                     {{"c-compiler", {"gcc"}}});
-}
-
-image::ImageFacts bare_base() {
-  image::ImageFacts f;
-  f.manifest_digest = "sha256:" + std::string(64, 'b');
-  f.platform = {"linux", "amd64", "", ""};
-  f.path = {"/usr/local/bin", "/usr/bin", "/bin"};
-  f.packages = {{"base-files", "12.4"}};
-  return f;
-}
-
-std::vector<std::string> rows(const Plan& p) {
-  std::vector<std::string> out;
-  for (const auto& r : p.rows) {
-    std::string line = std::string(kind_name(r.kind)) + " | " + r.name + " | " + r.need + " | " + layer_name(r.layer);
-    if (!r.packages.empty()) line += " | " + str::join(r.packages, " ");
-    out.push_back(line);
-  }
-  return out;
 }
 
 const Row* row(const Plan& p, const std::string& name) {

@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "contract/route/plan_output.hpp"
+#include "contract/route/plan_rows.hpp"
 #include "contract/route/tools.hpp"
 #include "contract/scan/scan.hpp"
 #include "util/strings.hpp"
@@ -38,26 +39,6 @@ Candidates toolchain_archive() {
                      {"libpq-dev", "15.10-0+deb12u1"},
                      {"libvips-dev", "8.14.1-3+deb12u1"}},
                     {{"c-compiler", {"gcc"}}});
-}
-
-image::ImageFacts bare_base() {
-  image::ImageFacts f;
-  f.manifest_digest = "sha256:" + std::string(64, 'b');
-  f.platform = {"linux", "amd64", "", ""};
-  f.path = {"/usr/local/bin", "/usr/bin", "/bin"};
-  f.packages = {{"base-files", "12.4"}};
-  return f;
-}
-
-std::vector<std::string> rows(const Plan& p) {
-  std::vector<std::string> out;
-  for (const auto& r : p.rows) {
-    std::string line = std::string(kind_name(r.kind)) + " | " + r.name + " | " + r.need + " | " + layer_name(r.layer);
-    if (!r.packages.empty()) line += " | " + str::join(r.packages, " ");
-    if (!r.needed) line += r.purpose == Purpose::kRun ? " | left out (run)" : " | not needed";
-    out.push_back(line);
-  }
-  return out;
 }
 
 Plan plan(const std::string& repo, const image::ImageFacts& base) {

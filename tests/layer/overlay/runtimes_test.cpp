@@ -33,6 +33,7 @@
 #include <chrono>
 #include <fcntl.h>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -325,6 +326,16 @@ struct PrivateContainerd {
   std::vector<std::string> strata(const std::vector<std::string>& args, const std::string& ns = "strata-test") const {
     return cat({strata_binary(), "--containerd-address", sock, "--containerd-namespace", ns}, args);
   }
+  // Runs each image's programs with ctr, the image of each named by `ref`.
+  void run_programs(const std::function<std::string(const std::string&)>& ref) const {
+    int n = 0;
+    for (const auto& p : programs("containerd")) {
+      auto r = run(cat(ctr(), cat({"run", "--rm", "--snapshotter", "native", ref(p.image), "p" + std::to_string(n++)},
+                                  p.argv)));
+      EXPECT_EQ(r.code, 0) << p.image << " " << p.argv.front() << "\n" << r.err;
+      EXPECT_EQ(r.out, p.out) << p.image << " " << p.argv.front() << "\n" << r.err;
+    }
+  }
   // The digests of the namespace's content store.
   std::set<std::string> content(const std::string& ns = "strata-test") const {
     std::set<std::string> out;
@@ -513,13 +524,7 @@ TEST(Runtimes, ContainerdImportsAndRunsTheOverlayAndTheScratchImage) {
     EXPECT_EQ(imported.code, 0) << name << ": ctr images import\n" << imported.out << imported.err;
     refs[name] = ref;
   }
-  int n = 0;
-  for (const auto& p : programs("containerd")) {
-    auto r = run(cat(c.ctr(), cat({"run", "--rm", "--snapshotter", "native", refs[p.image], "t" + std::to_string(n++)},
-                                  p.argv)));
-    EXPECT_EQ(r.code, 0) << p.image << " " << p.argv.front() << "\n" << r.err;
-    EXPECT_EQ(r.out, p.out) << p.image << " " << p.argv.front() << "\n" << r.err;
-  }
+  c.run_programs([&](const std::string& image) { return refs[image]; });
   c.daemon.stop();
 }
 
@@ -546,14 +551,7 @@ TEST(Runtimes, StrataWritesStraightIntoContainerdWhichRunsTheImages) {
     EXPECT_EQ(back.digest, wrote.digest) << name;
     EXPECT_FALSE(wrote.digest.empty());
   }
-  int n = 0;
-  for (const auto& p : programs("containerd")) {
-    auto r = run(cat(c.ctr(), cat({"run", "--rm", "--snapshotter", "native", "docker.io/strata-test/" + p.image + ":latest",
-                                   "s" + std::to_string(n++)},
-                                  p.argv)));
-    EXPECT_EQ(r.code, 0) << p.image << " " << p.argv.front() << "\n" << r.err;
-    EXPECT_EQ(r.out, p.out) << p.image << " " << p.argv.front() << "\n" << r.err;
-  }
+  c.run_programs([](const std::string& image) { return "docker.io/strata-test/" + image + ":latest"; });
   EXPECT_EQ(run(cat(c.ctr(), {"leases", "ls", "-q"})).out, "") << "a write's lease outlived it";
   c.daemon.stop();
 }
