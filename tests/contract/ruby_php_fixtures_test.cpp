@@ -4,6 +4,9 @@
 // whose Dockerfile compiles its extensions), and the Gem and Composer
 // version grammars.
 #include "contract/scan/php_scanner.hpp"
+
+#include <algorithm>
+
 #include "contract/scan/ruby_scanner.hpp"
 #include "fixture_support.hpp"
 
@@ -194,29 +197,40 @@ TEST(PhpFixtures, LaravelWithItsLock) {
   EXPECT_TRUE(c.warnings.empty());
 }
 
-TEST(PhpFixtures, SymfonyDockerfileCompilesItsExtensions) {
+TEST(PhpFixtures, SymfonyDockerfileCompilesItsExtensionsIntoThePhpImagesPhpOnly) {
   Contract c = scan_fixture("php-symfony-docker");
   const RuntimeFloor* php = floors(c, "php");
   ASSERT_NE(php, nullptr);
   EXPECT_EQ(php->floor, "8.2.0");
   EXPECT_EQ(php->pin, ">=8.3.0 <8.4.0");  // FROM php:8.3-fpm-bookworm, the image stage
-  // docker-php-ext-install and pecl install compile: the -dev libraries each needs, and phpize's toolchain.
-  for (const char* ext : {"intl", "zip", "pdo_pgsql", "opcache", "apcu", "redis"})
-    EXPECT_EQ(build_of(c, "php-ext", ext), "compile") << ext;
-  EXPECT_TRUE(required_by(c.build_libs, "libicu-dev", "php-ext:intl"));
-  EXPECT_TRUE(required_by(c.build_libs, "libzip-dev", "php-ext:zip"));
-  EXPECT_TRUE(required_by(c.build_libs, "libpq-dev", "php-ext:pdo_pgsql"));
-  EXPECT_TRUE(required_by(c.build_libs, "php-dev", "php-ext:redis"));
-  EXPECT_TRUE(required_by(c.build_libs, "autoconf", "php-ext:apcu"));
+  // Debian's PHP has each as a package (or built in): that is the need.
+  EXPECT_TRUE(required_by(c.run_libs, "php8.2-intl", "php:ext-intl"));
+  EXPECT_TRUE(required_by(c.run_libs, "php8.2-pgsql", "php:ext-pdo_pgsql"));
+  EXPECT_TRUE(required_by(c.run_libs, "php-redis", "php:ext-redis"));
+  // docker-php-ext-install and pecl install compile into the php image's PHP:
+  // recorded as what the router takes on a base whose PHP is not Debian's.
+  for (const char* ext : {"intl", "zip", "pdo_pgsql", "opcache", "apcu", "redis"}) {
+    const NativePackage* n = native(c, "php-ext", ext);
+    ASSERT_NE(n, nullptr) << ext;
+    EXPECT_EQ(build_of(c, "php-ext", ext), "prebuilt") << ext;
+    EXPECT_EQ(n->fallback, "compile") << ext;
+    ASSERT_TRUE(n->fallback_needs) << ext;
+    EXPECT_NE(std::find(n->fallback_needs->commands.begin(), n->fallback_needs->commands.end(), "phpize"),
+              n->fallback_needs->commands.end());
+  }
+  auto needs = [&](const char* ext) { return native(c, "php-ext", ext)->fallback_needs->build_libs; };
+  EXPECT_EQ(needs("intl"), (std::vector<std::string>{"build-essential", "autoconf", "pkg-config", "libicu-dev"}));
+  EXPECT_EQ(needs("pdo_pgsql"), (std::vector<std::string>{"build-essential", "autoconf", "pkg-config", "libpq-dev"}));
+  EXPECT_EQ(native(c, "php-ext", "redis")->reason,
+            "Debian's PHP has it as php-redis; Dockerfile compiles it with pecl install (a PECL extension) into the "
+            "php image's own PHP");
+  // Never Debian's php-dev: it would bring Debian's PHP beside the image's.
+  EXPECT_EQ(lib(c.build_libs, "php-dev"), nullptr);
+  EXPECT_FALSE(required_by(c.build_libs, "libicu-dev", "php-ext:intl"));
   // Dockerfile.frankenphp: install-php-extensions (`@composer` is not one).
-  EXPECT_EQ(build_of(c, "php-ext", "gd"), "compile");
-  EXPECT_TRUE(required_by(c.build_libs, "libfreetype-dev", "php-ext:gd"));
+  EXPECT_EQ(native(c, "php-ext", "gd")->fallback, "compile");
   EXPECT_EQ(native(c, "php-ext", "gd")->evidence.front().field, "install-php-extensions");
   EXPECT_EQ(native(c, "php-ext", "composer"), nullptr);
-  EXPECT_TRUE(c.native_build_required);
-  // Compiled, so not Debian's packages; ctype and iconv are php8.2-cli's.
-  EXPECT_EQ(lib(c.run_libs, "php8.2-intl"), nullptr);
-  EXPECT_EQ(lib(c.run_libs, "php-redis"), nullptr);
   EXPECT_EQ(origin_of(c, "repo.packagist.org"), "default");
   // The composer/composer:2-bin stage the image copies composer from: Composer 2 is tested.
   const RuntimeFloor* composer = floors(c, "composer");
@@ -225,11 +239,15 @@ TEST(PhpFixtures, SymfonyDockerfileCompilesItsExtensions) {
   EXPECT_EQ(composer->constraints.front().source.value, "composer/composer:2-bin");
 }
 
-TEST(PhpFixtures, APhpDebianLacksSaysTheExtensionPackagesDoNotFit) {
+TEST(PhpFixtures, APhpDebianLacksNamesTheExtensionPackagesOfItsOwnLine) {
   Contract c = scan_fixture("php-beyond-debian");
   EXPECT_EQ(floors(c, "php")->satisfying, ">=8.3.0 <8.4.0");
-  EXPECT_TRUE(required_by(c.run_libs, "php8.2-intl", "php:ext-intl"));
-  EXPECT_TRUE(warned(c, "composer.json", "require.php \"~8.3.0\" excludes Debian 12's PHP 8.2"));
+  // The packages of the project's own PHP line, as an archive with PHP 8.3 names them.
+  EXPECT_TRUE(required_by(c.run_libs, "php8.3-intl", "php:ext-intl"));
+  EXPECT_EQ(lib(c.run_libs, "php8.2-intl"), nullptr);
+  EXPECT_TRUE(warned(c, "composer.json",
+                     "require.php \"~8.3.0\" excludes Debian 12's PHP 8.2: the extension packages are named for PHP "
+                     "8.3 (php8.3-*)"));
   EXPECT_EQ(c.warnings.size(), 1u);
 }
 

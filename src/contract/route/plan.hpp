@@ -61,7 +61,7 @@ struct Row {
 // How a package that downloads a prebuilt or compiles was routed.
 struct Decision {
   std::string package;  // npm:sharp
-  std::string choice;   // download | compile
+  std::string choice;   // download | compile; package (a PHP extension from Debian, php-ext:NAME)
   std::string why;
 };
 

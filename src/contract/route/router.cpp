@@ -127,20 +127,64 @@ class Router {
                                      : joined(undeclared) + " not declared in .mac/project.yaml") +
                ": the install falls back to compiling, so its toolchain and build libraries (" +
                str::join(need.build_libs, ", ") + ") go to the overlay"});
-      compile_ = true;
-      compilers_.insert(by);
       compiled_downloads_.insert(by);
-      for (const auto& d : need.build_libs) {
-        build_libs_[d].insert(by);
-        run_only_[Kind::kBuildLib].erase(d);
-      }
-      for (const auto& d : need.run_libs) {
-        run_libs_[d].insert(by);
-        run_only_[Kind::kRunLib].erase(d);
-      }
-      for (const auto& cmd : need.commands) commands_[cmd].insert(by + " compiles");
-      for (const auto& h : need.egress) extra_hosts_[h].insert(by + " compiles");
+      compile_with(by, need);
     }
+    for (const auto& n : c_.native_packages)
+      if (n.ecosystem == "php-ext" && n.fallback == "compile" && n.fallback_needs) php_extension(n);
+  }
+
+  void compile_with(const std::string& by, const CompileNeeds& need) {
+    compile_ = true;
+    compilers_.insert(by);
+    for (const auto& d : need.build_libs) {
+      build_libs_[d].insert(by);
+      run_only_[Kind::kBuildLib].erase(d);
+    }
+    for (const auto& d : need.run_libs) {
+      run_libs_[d].insert(by);
+      run_only_[Kind::kRunLib].erase(d);
+    }
+    for (const auto& cmd : need.commands) commands_[cmd].insert(by + " compiles");
+    for (const auto& h : need.egress) extra_hosts_[h].insert(by + " compiles");
+  }
+
+  // A PHP extension a Dockerfile compiles into the php image's PHP, which
+  // Debian's PHP has as a package (or built in). The extension follows the
+  // PHP the sandbox runs: a base with a PHP of its own (the php image: ENV
+  // PHP_VERSION, /usr/local/bin/php, no dpkg php) gets it compiled — Debian's
+  // php8.2-* packages would install a second PHP beside it; any other base
+  // gets Debian's PHP and its packages, as the contract lists them.
+  void php_extension(const NativePackage& n) {
+    const std::string by = n.ecosystem + ":" + n.name;
+    const image::RuntimeFact* own = nullptr;
+    for (const image::RuntimeFact* f : base_.runtime("php")) {
+      if (f->kind == "dpkg") {
+        plan_.decisions.push_back({by, "package", "the base's PHP is Debian's (" + f->source +
+                                                      "): its extension packages serve, nothing is compiled"});
+        return;
+      }
+      if (!own) own = f;
+    }
+    if (!own) {
+      plan_.decisions.push_back({by, "package", "the base has no PHP: Debian's PHP and its extension packages go "
+                                                "to the overlay, nothing is compiled"});
+      return;
+    }
+    // The extension's Debian packages are not needed for it any more.
+    const std::string ext = "php:ext-" + n.name;
+    for (auto* libs : {&build_libs_, &run_libs_})
+      for (auto it = libs->begin(); it != libs->end();)
+        if (it->second.erase(ext) && it->second.empty())
+          it = libs->erase(it);
+        else
+          ++it;
+    const CompileNeeds& need = *n.fallback_needs;
+    plan_.decisions.push_back({by, "compile", "the base's PHP is its own (" + own->source +
+                                                  "), not Debian's: the extension is compiled for it with its "
+                                                  "toolchain and build libraries (" +
+                                                  str::join(need.build_libs, ", ") + ")"});
+    compile_with(by, need);
   }
 
   bool declared(const std::string& host) const {

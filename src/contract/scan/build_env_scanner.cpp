@@ -713,8 +713,10 @@ class BuildEnvScanner {
       return out;
     }
     if (s.find("${{") != std::string::npos) return out;
+    // A version file's name (setup-ruby's ".ruby-version", setup-node's
+    // ".nvmrc" given as a version) is read where the file is scanned.
     for (auto line : str::split(s, '\n'))
-      if (auto t = str::trim(line); !t.empty()) out.emplace_back(t);
+      if (auto t = str::trim(line); !t.empty() && !t.starts_with('.')) out.emplace_back(t);
     return out;
   }
 
@@ -754,7 +756,8 @@ class BuildEnvScanner {
         {"actions/setup-go@", "go-version", "go"},        {"oven-sh/setup-bun@", "bun-version", "bun"},
         {"pnpm/action-setup@", "version", "pnpm"},
         {"actions/setup-java@", "java-version", "java"},  {"actions/setup-dotnet@", "dotnet-version", "dotnet"},
-        {"erlef/setup-beam@", "elixir-version", "elixir"}, {"erlef/setup-beam@", "otp-version", "erlang"}};
+        {"erlef/setup-beam@", "elixir-version", "elixir"}, {"erlef/setup-beam@", "otp-version", "erlang"},
+        {"shivammathur/setup-php@", "php-version", "php"}, {"ruby/setup-ruby@", "ruby-version", "ruby"}};
     try {
       for (const auto& jkv : doc["jobs"]) {
         std::string job = jkv.first.as<std::string>();

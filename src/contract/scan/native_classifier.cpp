@@ -159,6 +159,7 @@ class Classifier {
       }
     } else if (s.structural) {
       n.build = *s.structural;
+      n.fallback = s.structural_fallback;
       n.certainty = Certainty::kInferred;
       n.reason = s.structural_reason;
     } else if (s.ecosystem == "npm" && (s.install_script || s.build_allowed) && (platform = platform_package(s.name))) {

@@ -10,6 +10,7 @@
 
 #include "contract/scan/build_env_scanner.hpp"
 #include "oci/tar_entry.hpp"
+#include "oci/yaml_load.hpp"
 #include "util/strings.hpp"
 
 namespace strata::contract {
@@ -34,6 +35,14 @@ std::string extension_word(std::string_view w) {
   for (char c : name)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return {};
   return str::lower(name);
+}
+
+// setup-php's names for what Debian packages under another: "mysql" is
+// mysqli, pdo_mysql and mysqlnd (php8.2-mysql), "pgsql" with pdo_pgsql.
+std::string setup_php_name(std::string name) {
+  if (name == "mysql") return "mysqli";
+  if (name == "zend opcache") return "opcache";
+  return name;
 }
 
 std::string text_of(const json& j) {
@@ -64,6 +73,10 @@ class PhpScanner {
     ctx_.needs_tool("composer", projects, "installs the dependencies composer.json declares");
     for (const auto& f : fs.files_ending(""))
       if (dockerfile_name(oci::base_name(f))) dockerfile(f);
+    for (const auto& f : fs.files_ending(".yml"))
+      if (f.starts_with(".github/workflows/")) workflow(f);
+    for (const auto& f : fs.files_ending(".yaml"))
+      if (f.starts_with(".github/workflows/")) workflow(f);
     for (const auto& f : manifests) manifest(f);
     for (const auto& f : locks) lock(f);
     if (packagist_) {
@@ -123,10 +136,61 @@ class PhpScanner {
       if (auto p = c->find("platform"); p != c->end() && p->is_object())
         if (auto php = p->find("php"); php != p->end() && php->is_string()) {
           std::string v = php->get<std::string>();
-          ctx_.constraint("php", ConstraintKind::kPin, {rel, "config.platform.php", v}, parse_composer_constraint(v),
-                          "the PHP version Composer resolves the dependencies for");
+          platform_php(rel, "config.platform.php", v, "the target platform Composer resolves the dependencies for: PHP ");
         }
     if (auto r = j.find("repositories"); r != j.end()) repositories(rel, *r);
+  }
+
+  // The PHP line the extension packages are for: Debian 12's 8.2, or the
+  // floor's line of a require.php that excludes it.
+  std::string php_line() const {
+    if (!beyond_debian_) return "8.2";
+    auto range = parse_composer_constraint(beyond_debian_->value);
+    auto floor = range ? range->floor() : std::nullopt;
+    if (!floor) return "8.2";
+    return std::to_string(floor->major) + "." + std::to_string(floor->minor);
+  }
+
+  // shivammathur/setup-php's `extensions` input: the extensions CI runs the
+  // tests with ("gd, intl, :opcache, pcov, imagick-3.7.0"; ":x" turns one
+  // off, "none" all the defaults).
+  void workflow(const std::string& rel) {
+    auto text = ctx_.fs().read_text(rel);
+    if (!text || text->find("setup-php") == std::string::npos) return;
+    auto doc = oci::load_yaml(*text, rel);
+    if (!doc || !doc->IsMap() || !(*doc)["jobs"] || !(*doc)["jobs"].IsMap()) return;  // the CI reader says why
+    try {
+      for (const auto& job : (*doc)["jobs"]) {
+        const YAML::Node steps = job.second.IsMap() ? job.second["steps"] : YAML::Node();
+        if (!steps || !steps.IsSequence()) continue;
+        std::size_t i = 0;
+        for (const auto& step : steps) {
+          const std::string field = "jobs." + job.first.as<std::string>() + ".steps[" + std::to_string(i++) + "]";
+          if (!step.IsMap() || !step["uses"] || !step["uses"].IsScalar() ||
+              !step["uses"].as<std::string>().starts_with("shivammathur/setup-php@"))
+            continue;
+          const YAML::Node with = step["with"];
+          if (!with || !with.IsMap() || !with["extensions"] || !with["extensions"].IsScalar()) continue;
+          const std::string list = with["extensions"].as<std::string>();
+          if (list.find("${{") != std::string::npos) continue;
+          for (auto item : str::split(list, ',')) {
+            std::string_view w = str::trim(item);
+            if (w.empty() || w.starts_with(':') || w == "none") continue;
+            if (auto name = extension_word(w); !name.empty())
+              need_extension(setup_php_name(name), {rel, field + ".with.extensions", std::string(w)});
+          }
+        }
+      }
+    } catch (const YAML::Exception&) {
+      // an unexpected shape: the CI reader warns about the file
+    }
+  }
+
+  // config.platform.php (and the lock's platform-overrides.php): the PHP
+  // Composer resolves the dependencies for, "your target platform" in
+  // Composer's words: the project's own choice of PHP, a pin.
+  void platform_php(const std::string& rel, const std::string& field, const std::string& v, const std::string& note) {
+    ctx_.constraint("php", ConstraintKind::kPin, {rel, field, v}, parse_composer_constraint(v), note + v);
   }
 
   // `repositories`: a list (or an object by name) of {type, url} entries;
@@ -177,8 +241,7 @@ class PhpScanner {
     if (auto o = j.find("platform-overrides"); o != j.end() && o->is_object())
       if (auto php = o->find("php"); php != o->end() && php->is_string()) {
         std::string v = php->get<std::string>();
-        ctx_.constraint("php", ConstraintKind::kPin, {rel, "platform-overrides.php", v}, parse_composer_constraint(v),
-                        "the PHP version the lock was resolved for");
+        platform_php(rel, "platform-overrides.php", v, "the target platform the lock was resolved for: PHP ");
       }
     // The dependencies' php requirements: the one with the highest floor is
     // a floor of the project (Composer's platform check refuses a lower PHP).
@@ -211,9 +274,30 @@ class PhpScanner {
             }
           }
         }
-        if (auto d = pkg.find("dist"); d != pkg.end() && d->is_object())
+        auto d = pkg.find("dist");
+        if (d != pkg.end() && d->is_object()) {
           if (auto u = d->find("url"); u != d->end() && u->is_string())
             dist(rel, field + ".dist.url", u->get<std::string>());
+          if (auto t = d->find("type"); t != d->end() && t->is_string() && t->get<std::string>() == "zip" && !unzip_) {
+            unzip_ = true;
+            ctx_.run_lib("unzip", "composer", {rel, field + ".dist.type", "zip"}, Purpose::kBuild);
+          }
+        }
+        auto src = pkg.find("source");
+        if (src != pkg.end() && src->is_object() && src->contains("type") && text_of((*src)["type"]) == "git") {
+          // Composer checks a package out with git when its dist cannot be
+          // used (or it has none): git is one of the two helpers Debian's
+          // composer recommends, and an overlay installs no recommends.
+          if (!git_) {
+            git_ = true;
+            ctx_.run_lib("git", "composer", {rel, field + ".source.type", "git"}, Purpose::kBuild);
+          }
+          if (d == pkg.end() || !d->is_object())
+            if (auto u = src->find("url"); u != src->end() && u->is_string())
+              ctx_.egress_url(u->get<std::string>(), EgressOrigin::kLockfile,
+                              "Composer checks out a package that has no dist (git)",
+                              {rel, field + ".source.url", u->get<std::string>()});
+        }
       }
     }
     if (top)
@@ -284,35 +368,49 @@ class PhpScanner {
     }
   }
 
+  // Debian's PHP has the extension as a package (or built in, php8.2-common):
+  // that is the need. When a Dockerfile compiles it (docker-php-ext-install,
+  // pecl install), that Dockerfile's PHP is the php image's own, built from
+  // source; the contract also records the compile and what it needs, and the
+  // router takes it instead of the package on a base whose PHP is not
+  // Debian's (docs/contract.md, "PHP extensions").
   void extension(const std::string& name, const std::vector<Evidence>& evidence) {
     const KbPhpExtension* ext = ctx_.kb().php_extension(name);
     const std::string by = "php:ext-" + name;
-    auto compiled = compiled_.find(name);
     if (!ext) {
       ctx_.warn(
           evidence.front().file,
           "PHP extension " + name + " is not in the knowledge base (php_extensions); nothing is provisioned for it");
       return;
     }
-    if (compiled != compiled_.end()) {
-      // The image compiles it (the php Docker image's own PHP): a native
-      // build with the libraries the extension needs.
-      PackageSignals& s = ctx_.package("php-ext", name);
-      s.structural = BuildKind::kCompile;
-      s.structural_reason = compiled->second.field + " compiles it" + (ext->pecl ? " (a PECL extension)" : "");
-      s.build_deps = ext->build_deps;
-      s.evidence = evidence;
-      s.direct = true;
-      return;
-    }
-    for (const auto& pkg : ext->debian)
+    // A project whose PHP is not Debian 12's 8.2 needs the packages built
+    // for its own PHP line: php8.3-gd, as an archive with that PHP names them
+    // (packages.sury.org); the version-less PECL packages keep their names.
+    const std::string line = php_line();
+    for (std::string pkg : ext->debian) {
+      if (pkg.starts_with("php8.2-") && line != "8.2") pkg = "php" + line + pkg.substr(6);
       for (const auto& ev : evidence) ctx_.run_lib(pkg, by, ev, Purpose::kBuild);
-    if (!ext->debian.empty() && beyond_debian_ && !beyond_warned_) {
+    }
+    if (!ext->debian.empty() && line != "8.2" && !beyond_warned_) {
       beyond_warned_ = true;
       ctx_.warn(beyond_debian_->file, beyond_debian_->field + " " + str::quote(beyond_debian_->value) +
-                                          " excludes Debian 12's PHP 8.2: the php8.2-* extension packages listed "
-                                          "fit only that PHP; a PHP from elsewhere needs its own build of them");
+                                          " excludes Debian 12's PHP 8.2: the extension packages are named for PHP " +
+                                          line + " (php" + line +
+                                          "-*), which an archive with that PHP has (Debian 12's has not); a PHP "
+                                          "built elsewhere needs its own build of them");
     }
+    auto compiled = compiled_.find(name);
+    if (compiled == compiled_.end()) return;
+    PackageSignals& s = ctx_.package("php-ext", name);
+    s.structural = BuildKind::kPrebuilt;
+    s.structural_fallback = "compile";
+    s.structural_reason = (ext->debian.empty() ? std::string("Debian's PHP has it built in (php8.2-common)")
+                                               : "Debian's PHP has it as " + str::join(ext->debian, ", ")) +
+                          "; " + compiled->second.file + " compiles it with " + compiled->second.field +
+                          (ext->pecl ? " (a PECL extension)" : "") + " into the php image's own PHP";
+    s.build_deps = ext->build_deps;
+    s.evidence = evidence;
+    s.direct = true;
   }
 
   ScanContext& ctx_;
@@ -322,6 +420,7 @@ class PhpScanner {
   std::map<std::string, std::vector<Evidence>> extensions_;
   std::map<std::string, Evidence> compiled_;
   std::set<std::string> dist_hosts_;
+  bool unzip_ = false, git_ = false;
 };
 
 }  // namespace

@@ -44,6 +44,7 @@ struct PackageSignals {
   // CMakeLists.txt): the classification when the knowledge base has no entry.
   std::optional<BuildKind> structural;
   std::string structural_reason;
+  std::string structural_fallback;      // "compile": what `structural` falls back to (NativePackage::fallback)
   std::vector<std::string> build_deps;  // libraries the structure names (find_package…)
   std::vector<std::string> commands;
   bool direct = false;                  // declared in a manifest (vs transitive)

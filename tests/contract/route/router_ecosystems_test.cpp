@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 
 #include "contract/route/plan_output.hpp"
@@ -49,6 +50,59 @@ Plan plan(const std::string& repo) {
   Contract c = scan(repo);
   Candidates archive = bookworm();
   return route({c, bare_base(), archive, "oci:/images:base"});
+}
+
+// The Symfony fixture's Dockerfile compiles its extensions into the php
+// image's PHP. On a base without PHP the overlay gets Debian's PHP and its
+// extension packages; on the php image (its own PHP, ENV PHP_VERSION) the
+// extensions are compiled with its phpize, and no Debian PHP comes near it.
+TEST(RouterEcosystems, PhpExtensionsFollowThePhpOfTheBase) {
+  Contract c = scan("php-symfony-docker");
+  Candidates archive({{"php8.2-cli", "8.2.28-1~deb12u1"},  {"php8.2-intl", "8.2.28-1~deb12u1"},
+                      {"php8.2-pgsql", "8.2.28-1~deb12u1"}, {"php8.2-zip", "8.2.28-1~deb12u1"},
+                      {"php8.2-gd", "8.2.28-1~deb12u1"},    {"php-redis", "5.3.7+4.3.0-3"},
+                      {"php-apcu", "5.1.22+4.0.11-2"},      {"composer", "2.5.5-1+deb12u5"},
+                      {"unzip", "6.0-28"},                  {"git", "1:2.39.5-0+deb12u2"},
+                      {"build-essential", "12.9"},          {"autoconf", "2.71-3"},
+                      {"pkg-config", "1.8.1-1"},            {"libicu-dev", "72.1-3"},
+                      {"libzip-dev", "1.7.3-1+b1"},         {"libpq-dev", "15.13-0+deb12u1"},
+                      {"libfreetype-dev", "2.12.1+dfsg-5"}, {"libjpeg-dev", "1:2.1.5-2"},
+                      {"libpng-dev", "1.6.39-2"},           {"gcc", "4:12.2.0-3"},
+                      {"make", "4.3-4.1"}},
+                     {{"c-compiler", {"gcc"}}});
+  auto decision = [](const Plan& p, const std::string& by) -> const Decision* {
+    for (const auto& d : p.decisions)
+      if (d.package == by) return &d;
+    return nullptr;
+  };
+
+  Plan debian = route({c, bare_base(), archive, "oci:/images:base"});
+  for (const char* ext : {"intl", "zip", "pdo_pgsql", "opcache", "apcu", "redis", "gd"}) {
+    const Decision* d = decision(debian, std::string("php-ext:") + ext);
+    ASSERT_NE(d, nullptr) << ext;
+    EXPECT_EQ(d->choice, "package") << ext;
+  }
+  const auto& o = debian.overlay_packages;
+  for (const char* pkg : {"php8.2-intl", "php8.2-pgsql", "php8.2-zip", "php-redis", "php-apcu", "php8.2-gd"})
+    EXPECT_NE(std::find(o.begin(), o.end(), pkg), o.end()) << pkg;
+  // Nothing compiles (the Dockerfile's own apt-get line still brings its -dev libraries).
+  for (const char* pkg : {"autoconf", "build-essential"}) EXPECT_EQ(std::find(o.begin(), o.end(), pkg), o.end()) << pkg;
+
+  image::ImageFacts php_image = bare_base();
+  php_image.runtimes = {{"php", "8.3.14", "env", "ENV PHP_VERSION=8.3.14"}};
+  php_image.commands = {{"php", "/usr/local/bin/php"}, {"phpize", "/usr/local/bin/phpize"}};
+  Plan own = route({c, php_image, archive, "oci:/images:php"});
+  const Decision* intl = decision(own, "php-ext:intl");
+  ASSERT_NE(intl, nullptr);
+  EXPECT_EQ(intl->choice, "compile");
+  EXPECT_NE(intl->why.find("the base's PHP is its own (ENV PHP_VERSION=8.3.14), not Debian's"), std::string::npos)
+      << intl->why;
+  const auto& g = own.overlay_packages;
+  for (const char* pkg : {"libicu-dev", "libzip-dev", "libpq-dev", "autoconf", "pkg-config", "build-essential"})
+    EXPECT_NE(std::find(g.begin(), g.end(), pkg), g.end()) << pkg;
+  for (const auto& pkg : g) EXPECT_FALSE(pkg.starts_with("php")) << pkg << ": Debian's PHP beside the image's";
+  EXPECT_EQ(layer_name(row(own, "php")->layer), std::string("base"));
+  EXPECT_EQ(layer_name(row(own, "phpize")->layer), std::string("base"));
 }
 
 TEST(RouterEcosystems, MavenOnJava17TakesDebiansJdkAndTheWrappersMaven) {
