@@ -80,6 +80,10 @@ TEST(DotnetRollForward, EachPolicyGivesTheSdksTheHostAccepts) {
   EXPECT_FALSE(dotnet_sdk_range("8.0.100", "newest"));
   EXPECT_FALSE(dotnet_sdk_range("8.0", ""));      // an SDK version has three parts
   EXPECT_FALSE(dotnet_sdk_range("8.0.4", ""));    // 8.0.4 is a runtime, not an SDK
+  EXPECT_FALSE(dotnet_sdk_range("8.0.4", "latestPatch"));
+  // …which a policy beyond the feature band still compares (jellyfin's "10.0.0" with latestMinor).
+  EXPECT_EQ(range(dotnet_sdk_range("10.0.0", "latestMinor")), ">=10.0.0 <11.0.0");
+  EXPECT_EQ(range(dotnet_sdk_range("10.0.0", "latestFeature")), ">=10.0.0 <10.1.0");
   EXPECT_FALSE(dotnet_sdk_range("latest", ""));
 }
 

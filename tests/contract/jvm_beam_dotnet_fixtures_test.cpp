@@ -167,6 +167,40 @@ TEST(ElixirFixtures, PhoenixReleaseDockerfileNamesElixirAndOtp) {
   EXPECT_EQ(origin_of(c, "repo.hex.pm"), "default");
 }
 
+// A NIF whose prebuilt download the project turns off (System.put_env in
+// config.exs; prod.exs's force_build is the release's, not the sandbox's), a
+// precompiled C NIF, an ecto.load alias on Postgres, and the official elixir
+// image whose tag names the OTP.
+TEST(ElixirFixtures, AForcedRustNifPrecompiledCNifAndEctoLoad) {
+  Contract c = scan_fixture("elixir-forced-nif");
+  const RuntimeFloor* rust = floors(c, "rust");
+  ASSERT_NE(rust, nullptr);
+  EXPECT_EQ(rust->constraints.front().source.file, "config/config.exs");
+  EXPECT_EQ(rust->constraints.front().source.value, "System.put_env(\"MDEX_BUILD\", \"1\")");
+  EXPECT_EQ(build_of(c, "hex", "mdex"), "compile");
+  EXPECT_EQ(native(c, "hex", "mdex")->reason,
+            "rustler_precompiled's build is forced (System.put_env(\"MDEX_BUILD\", \"1\")): the Rust NIF compiles "
+            "with cargo");
+  EXPECT_EQ(build_of(c, "hex", "explorer"), "<absent>");  // prod.exs only
+  EXPECT_TRUE(has_command(c, "cargo"));
+  EXPECT_EQ(origin_of(c, "index.crates.io"), "install-time");
+  EXPECT_EQ(origin_of(c, "static.crates.io"), "install-time");
+  // rustup-init from sh.rustup.rs downloads the toolchain from static.rust-lang.org.
+  EXPECT_EQ(origin_of(c, "static.rust-lang.org"), "install-time");
+  EXPECT_EQ(egress(c, "static.rust-lang.org")->mirror_env, "RUSTUP_DIST_SERVER");
+  // lazy_html's C NIF comes prebuilt from GitHub releases through cc_precompiler, or compiles.
+  EXPECT_EQ(build_of(c, "hex", "cc_precompiler"), "download");
+  EXPECT_EQ(native(c, "hex", "cc_precompiler")->fallback, "compile");
+  EXPECT_EQ(origin_of(c, "objects.githubusercontent.com"), "install-time");
+  // ecto.load in the test alias: Ecto's Postgres adapter loads the structure with psql.
+  EXPECT_TRUE(required_by(c.run_libs, "postgresql-client", "mix:ecto.load"));
+  EXPECT_EQ(lib(c.run_libs, "default-mysql-client"), nullptr);
+  // FROM elixir:1.18.3-otp-27-slim names the OTP too.
+  ASSERT_NE(floors(c, "erlang"), nullptr);
+  EXPECT_EQ(floors(c, "erlang")->pin, ">=27.0.0 <28.0.0");
+  EXPECT_TRUE(c.warnings.empty());
+}
+
 TEST(ElixirFixtures, MalformedRequirementAndLock) {
   Contract c = scan_fixture("elixir-malformed");
   EXPECT_TRUE(warned(c, "mix.exs", "not an Elixir version requirement"));
@@ -188,6 +222,10 @@ TEST(DotnetFixtures, GlobalJsonRollForwardTargetFrameworksAndFeeds) {
   EXPECT_EQ(sdk->provision, ">=8.0.204 <8.1.0");
   // <clear/> drops nuget.org's default, which the file then adds back; the local folder feed reaches nothing.
   EXPECT_EQ(hosts(c), (std::vector<std::string>{"api.nuget.org config", "pkgs.dev.azure.com config"}));
+  // SkiaSharp's Linux native assets load fontconfig; SkiaSharp itself is managed code.
+  EXPECT_EQ(build_of(c, "nuget", "SkiaSharp.NativeAssets.Linux"), "prebuilt");
+  EXPECT_TRUE(required_by(c.run_libs, "libfontconfig1", "nuget:SkiaSharp.NativeAssets.Linux"));
+  EXPECT_EQ(build_of(c, "nuget", "SkiaSharp"), "<absent>");
   EXPECT_TRUE(c.warnings.empty());
 }
 

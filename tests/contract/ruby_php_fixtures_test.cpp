@@ -245,6 +245,13 @@ TEST(PhpFixtures, APhpDebianLacksNamesTheExtensionPackagesOfItsOwnLine) {
   // The packages of the project's own PHP line, as an archive with PHP 8.3 names them.
   EXPECT_TRUE(required_by(c.run_libs, "php8.3-intl", "php:ext-intl"));
   EXPECT_EQ(lib(c.run_libs, "php8.2-intl"), nullptr);
+  // setup-php's extensions in CI (":opcache" turns one off; pcov is a PECL package, version-less).
+  EXPECT_TRUE(required_by(c.run_libs, "php8.3-gmp", "php:ext-gmp"));
+  EXPECT_EQ(lib(c.run_libs, "php8.3-gmp")->evidence.front().field, "jobs.phpunit.steps[1].with.extensions");
+  EXPECT_TRUE(required_by(c.run_libs, "php-pcov", "php:ext-pcov"));
+  EXPECT_EQ(lib(c.run_libs, "php8.3-opcache"), nullptr);
+  // setup-php's php-version is a version CI tests.
+  EXPECT_EQ(floors(c, "php")->tested, std::vector<std::string>{">=8.3.0 <8.4.0"});
   EXPECT_TRUE(warned(c, "composer.json",
                      "require.php \"~8.3.0\" excludes Debian 12's PHP 8.2: the extension packages are named for PHP "
                      "8.3 (php8.3-*)"));

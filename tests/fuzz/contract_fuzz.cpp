@@ -15,6 +15,8 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <string_view>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -24,7 +26,7 @@
 namespace {
 
 // New names go at the end: a seed's first byte keeps naming the same file.
-constexpr std::array<const char*, 38> kFiles = {
+constexpr std::array<const char*, 40> kFiles = {
     "package.json", "package-lock.json", "pnpm-lock.yaml", "yarn.lock",      "bun.lock",     "pyproject.toml",
     "Cargo.toml",   "Cargo.lock",        "go.mod",         "go.work",        "mise.toml",    ".tool-versions",
     ".nvmrc",       "uv.lock",           "poetry.lock",    "requirements.txt", "Dockerfile",
@@ -32,7 +34,16 @@ constexpr std::array<const char*, 38> kFiles = {
     "Gemfile.lock", "Gemfile", "composer.json", "composer.lock", ".ruby-version",
     // The JVM, Elixir and .NET manifests (pugixml, Gradle patterns, mix, JSON with comments).
     "pom.xml", "build.gradle", "build.gradle.kts", "settings.gradle.kts", "gradle/wrapper/gradle-wrapper.properties",
-    ".sdkmanrc", "mix.exs", "mix.lock", "global.json", "src/App/App.csproj", "Directory.Build.props", "nuget.config"};
+    ".sdkmanrc", "mix.exs", "mix.lock", "global.json", "src/App/App.csproj", "Directory.Build.props", "nuget.config",
+    // Read only beside their project's manifest, which the harness writes with them (kCompanions).
+    "config/config.exs", ".github/workflows/php.yml"};
+
+// A file a scanner reads only in a project of its kind, and that project's
+// smallest manifest.
+constexpr std::array<std::pair<const char*, const char*>, 2> kCompanions = {{
+    {"config/config.exs", "mix.exs"},
+    {".github/workflows/php.yml", "composer.json"},
+}};
 
 const std::filesystem::path& repo_dir() {
   static const std::filesystem::path dir = [] {
@@ -51,7 +62,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto& dir = repo_dir();
   for (const auto* name : kFiles) std::filesystem::remove(dir / name);
   {
-    const auto file = dir / kFiles[data[0] % kFiles.size()];
+    const char* chosen = kFiles[data[0] % kFiles.size()];
+    for (const auto& [name, manifest] : kCompanions)
+      if (std::string_view(name) == chosen) std::ofstream(dir / manifest) << "{}\n";
+    const auto file = dir / chosen;
     std::filesystem::create_directories(file.parent_path());
     std::ofstream out(file, std::ios::binary);
     out.write(reinterpret_cast<const char*>(data + 1), static_cast<std::streamsize>(size - 1));

@@ -142,7 +142,10 @@ Result<Range> read_beam_version(std::string_view text) {
 Result<Range> dotnet_sdk_range(std::string_view version, std::string_view roll_forward) {
   auto v = parse_version(str::trim(version), VersionSyntax::kStrict);
   if (!v || ev_components(str::trim(version)) != 3) return ev_bad("not a .NET SDK version (major.minor.patch):", version);
-  if (v->patch < 100) return ev_bad("not a .NET SDK version (an SDK's patch is its feature band, 100 or more):", version);
+  // A patch below 100 names no SDK (an SDK's patch is its feature band, 100
+  // or more), but the host compares it as a version all the same: "10.0.0"
+  // with rollForward latestFeature, latestMinor or latestMajor takes the SDKs
+  // above it; with a patch policy (the default) or disable, none.
   std::string p(str::trim(roll_forward));
   std::transform(p.begin(), p.end(), p.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   Range r = Range::at_least(*v);
@@ -154,6 +157,10 @@ Result<Range> dotnet_sdk_range(std::string_view version, std::string_view roll_f
     out.any_of.push_back(i);
     return out;
   };
+  if (v->patch < 100 && (p.empty() || p == "patch" || p == "latestpatch" || p == "disable"))
+    return ev_bad("not a .NET SDK version (an SDK's patch is its feature band, 100 or more, and rollForward " +
+                      (p.empty() ? std::string("latestPatch") : std::string(roll_forward)) + " takes no other band):",
+                  version);
   if (p.empty() || p == "patch" || p == "latestpatch") return below(Version{v->major, v->minor, (v->patch / 100 + 1) * 100, ""});
   if (p == "feature" || p == "latestfeature") return below(Version{v->major, v->minor + 1, 0, ""});
   if (p == "minor" || p == "latestminor") return below(Version{v->major + 1, 0, 0, ""});

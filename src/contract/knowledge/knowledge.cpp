@@ -38,7 +38,7 @@ class KnowledgeLoader {
       YAML::Node doc = YAML::Load(text);
       if (!doc.IsMap()) return fail(ErrorCode::kCorruption, file + ": not a mapping");
       if (doc["as_of"]) kb_.dates_[file] = doc["as_of"].as<std::string>();
-      for (const char* eco : {"npm", "pypi", "crates", "go", "gem", "hex"})
+      for (const char* eco : {"npm", "pypi", "crates", "go", "gem", "hex", "nuget"})
         if (doc[eco]) STRATA_TRY_VOID(packages(file, eco, doc[eco]));
       if (doc["toolchains"]) toolchains(doc["toolchains"]);
       if (doc["install_scripts"]) STRATA_TRY_VOID(scripts(file, doc["install_scripts"]));

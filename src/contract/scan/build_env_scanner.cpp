@@ -118,10 +118,11 @@ class BuildEnvScanner {
                         "the " + *tool + " image's tag names its JDK");
         break;
       }
-    // hexpm/elixir tags name the Erlang/OTP too: "1.15.7-erlang-26.1.2-debian-bookworm-…".
-    if (repo == "hexpm/elixir")
+    // hexpm/elixir tags name the Erlang/OTP too: "1.15.7-erlang-26.1.2-debian-bookworm-…",
+    // and so do the official elixir image's: "1.18.3-otp-27", "1.17-otp-26-slim".
+    if (repo == "hexpm/elixir" || repo == "elixir" || repo == "library/elixir")
       for (std::size_t i = 1; i + 1 < parts.size(); ++i)
-        if (parts[i] == "erlang" && parse_version(parts[i + 1])) {
+        if ((parts[i] == "erlang" || parts[i] == "otp") && parse_version(parts[i + 1])) {
           std::string otp_note;
           ctx_.constraint("erlang", kind, {rel, field, ref}, read_tool_version("erlang", parts[i + 1], kb_, otp_note),
                           "the image's tag names the Erlang/OTP version");
@@ -446,6 +447,12 @@ class BuildEnvScanner {
     if (host.empty()) return;
     ctx_.egress(host, EgressOrigin::kInstallTime, "the image's build downloads " + url.substr(0, 100), at, {},
                 url.starts_with("http://") ? 80 : 443, purpose);
+    // rustup-init, fetched from sh.rustup.rs, downloads the toolchain itself
+    // from static.rust-lang.org (RUSTUP_DIST_SERVER).
+    if (host == "sh.rustup.rs")
+      ctx_.egress("static.rust-lang.org", EgressOrigin::kInstallTime,
+                  "rustup (from " + url.substr(0, 100) + ") downloads the Rust toolchain", at, "RUSTUP_DIST_SERVER",
+                  443, purpose);
   }
 
   static std::string command_text(const ShellCommand& c) {

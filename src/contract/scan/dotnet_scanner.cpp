@@ -114,6 +114,16 @@ class DotnetScanner {
                               " or newer");
         }
       }
+    }    // NuGet packages with native assets: the libraries their .so files
+    // load (knowledge base, nuget), needed where the tests run them.
+    for (const auto& node : descendants(root, "PackageReference", 4096)) {
+      std::string name(str::trim(node.attribute("Include").value()));
+      if (name.empty() || !ctx_.kb().package("nuget", name)) continue;
+      PackageSignals& s = ctx_.package("nuget", name);
+      s.direct = true;
+      if (auto v = parse_version(node.attribute("Version").value()); v) s.declared = v;
+      if (s.evidence.size() < ScanContext::kRunLibEvidence)
+        s.evidence.push_back({rel, "PackageReference", name});
     }
   }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "contract/knowledge/ecosystem_versions.hpp"
@@ -57,6 +58,13 @@ class ElixirScanner {
     for (const auto& f : mix) mix_exs(f);
     for (const auto& f : locks) mix_lock(f);
     rust_nifs();
+    forced_builds();
+    if (ecto_structure_) {
+      if (adapter_.contains("postgrex"))
+        ctx_.run_lib("postgresql-client", "mix:" + ecto_structure_->value, *ecto_structure_, Purpose::kBuild);
+      if (adapter_.contains("myxql"))
+        ctx_.run_lib("default-mysql-client", "mix:" + ecto_structure_->value, *ecto_structure_, Purpose::kBuild);
+    }
     const std::string& first = manifests.front();
     if (hex_) {
       ctx_.egress("repo.hex.pm", EgressOrigin::kDefault, "Hex's repository: the registry and package tarballs",
@@ -99,6 +107,13 @@ class ElixirScanner {
     }
     if (!found && text.find("def project") != std::string::npos)
       ctx_.note(rel, "the project states no elixir: requirement");
+    // An alias that runs ecto.load (or ecto.dump) has Ecto's adapter shell out
+    // to the database's client: psql for Postgres, mysql for MySQL.
+    for (const char* task : {"\"ecto.load", "\"ecto.dump"})
+      if (auto at = text.find(task); at != std::string::npos && !ecto_structure_)
+        ecto_structure_ = Evidence{rel, "line " + std::to_string(lines.at(at)), std::string(task + 1)};
+    for (const char* adapter : {"postgrex", "myxql"})
+      if (text.find("{:" + std::string(adapter) + ",") != std::string::npos) adapter_.insert(adapter);
     // Dependencies: {:name, "~> 1.0"} is a hex package, git:/github: a repository.
     std::size_t tuples = 0;
     for (auto at = text.find("{:"); at != std::string::npos; at = text.find("{:", at + 2)) {
@@ -133,6 +148,64 @@ class ElixirScanner {
       return;
     }
     ctx_.egress(host, EgressOrigin::kConfig, "a mix git dependency", Evidence{rel, field, url});
+    if (!git_) {  // mix deps.get clones it with git
+      git_ = true;
+      ctx_.run_lib("git", "mix:git-dependency", Evidence{rel, field, url}, Purpose::kBuild);
+    }
+  }
+
+  // rustler_precompiled downloads a NIF prebuilt unless its build is forced:
+  // `config :rustler_precompiled, :force_build, app: true`, or the app's
+  // `<APP>_BUILD` variable set to 1 or true before mix compiles
+  // (`System.put_env("LUMIS_BUILD", "1")` in config). Read in the configs a
+  // sandbox's mix compile and mix test load (config, dev, test), not prod's.
+  void forced_builds() {
+    for (const char* name : {"config/config.exs", "config/dev.exs", "config/test.exs"}) {
+      auto raw = ctx_.fs().read_text(name);
+      if (!raw) continue;
+      const std::string text = mix_without_comments(*raw);
+      const LineIndex lines(text);
+      std::size_t looked = 0;
+      for (auto at = text.find("_BUILD\""); at != std::string::npos && ++looked <= 100;
+           at = text.find("_BUILD\"", at + 1)) {
+        auto open = text.rfind('"', at);
+        auto put = text.rfind("System.put_env(", open);
+        if (open == std::string::npos || put == std::string::npos || put + 15 != open) continue;
+        std::string var = text.substr(open + 1, at + 6 - open - 1);
+        std::string value = mix_quoted_after(text, at + 7);
+        if (value != "1" && value != "true") continue;
+        forced(Evidence{name, "line " + std::to_string(lines.at(at)), "System.put_env(\"" + var + "\", \"" + value + "\")"},
+               str::lower(var.substr(0, var.size() - 6)));
+      }
+      for (auto at = text.find(":force_build"); at != std::string::npos && ++looked <= 200;
+           at = text.find(":force_build", at + 1)) {
+        auto line_end = text.find('\n', at);
+        std::string_view rest = std::string_view(text).substr(at + 12, line_end == std::string::npos ? std::string::npos
+                                                                                                    : line_end - at - 12);
+        auto colon = rest.find(": true");
+        if (colon == std::string_view::npos) continue;
+        std::string_view app = str::trim(rest.substr(0, colon));
+        if (auto comma = app.rfind(','); comma != std::string_view::npos) app = str::trim(app.substr(comma + 1));
+        if (app.empty()) continue;
+        forced(Evidence{name, "line " + std::to_string(lines.at(at)), std::string(str::trim(rest))}, std::string(app));
+      }
+    }
+  }
+
+  void forced(const Evidence& ev, const std::string& app) {
+    ctx_.needs_tool("rust", ev, app + "'s NIF is built from source with cargo (rustler_precompiled's build forced)");
+    PackageSignals& s = ctx_.package("hex", app);
+    s.structural = BuildKind::kCompile;
+    s.structural_reason = "rustler_precompiled's build is forced (" + ev.value + "): the Rust NIF compiles with cargo";
+    s.commands = {"cargo"};
+    s.evidence.push_back(ev);
+    crates(ev);
+  }
+
+  // The NIF's crates come from crates.io as cargo builds it.
+  void crates(const Evidence& ev) {
+    ctx_.egress("index.crates.io", EgressOrigin::kInstallTime, "cargo reads the crates.io index for a Rust NIF", ev);
+    ctx_.egress("static.crates.io", EgressOrigin::kInstallTime, "cargo downloads a Rust NIF's crates", ev);
   }
 
   // "name": {:hex, :name, "1.2.3", "sha", [:mix], [deps], "hexpm", "sha"},
@@ -173,6 +246,7 @@ class ElixirScanner {
   }
 
   void hex_package(const std::string& rel, const std::string& name, const std::string& version) {
+    if (name == "postgrex" || name == "myxql") adapter_.insert(name);
     if (!ctx_.kb().package("hex", name)) return;
     PackageSignals& s = ctx_.package("hex", name);
     s.in_lock = true;
@@ -193,11 +267,14 @@ class ElixirScanner {
     }
     ctx_.package("hex", "rustler").commands.push_back("cargo");
     ctx_.needs_tool("rust", *rustler_, "rustler compiles a NIF written in Rust with cargo");
+    crates(*rustler_);
   }
 
   static constexpr std::size_t kMaxTuples = 5000;  // {:name, …} in one mix.exs
   ScanContext& ctx_;
-  bool hex_ = false, precompiled_ = false;
+  bool hex_ = false, precompiled_ = false, git_ = false;
+  std::optional<Evidence> ecto_structure_;  // an alias running ecto.load / ecto.dump
+  std::set<std::string> adapter_;           // postgrex, myxql in the lock
   std::optional<Evidence> rustler_;
 };
 

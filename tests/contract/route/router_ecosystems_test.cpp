@@ -36,7 +36,9 @@ Candidates bookworm() {
                      {"gradle", "4.4.1-18"},
                      {"elixir", "1.14.0.dfsg-2"},
                      {"erlang", "1:25.2.3+dfsg-1+deb12u4"},
-                     {"erlang-nox", "1:25.2.3+dfsg-1+deb12u4"}},
+                     {"erlang-nox", "1:25.2.3+dfsg-1+deb12u4"},
+                     {"git", "1:2.39.5-0+deb12u2"},
+                     {"libfontconfig1", "2.14.1-4"}},
                     {{"c-compiler", {"gcc"}}});
 }
 
@@ -136,6 +138,7 @@ TEST(RouterEcosystems, PhoenixTakesDebiansElixirButNotItsOldErlang) {
                          "runtime | elixir | >=1.14.0 <2.0.0 | overlay | elixir",
                          "runtime | erlang | =26.2.5 | unrouted",
                          "toolchain | native build | cc make | overlay | build-essential",
+                         "run-lib | git | installed | overlay | git",
                          "egress | builds.hex.pm | read-only | egress",
                          "egress | github.com | read-only | egress",
                          "egress | hex.pm | read-only | egress",
@@ -169,6 +172,7 @@ TEST(RouterEcosystems, DotnetHasNoDebianPackageAndNoToolchainYet) {
   Plan p = plan("dotnet-webapi");
   EXPECT_EQ(rows(p), (std::vector<std::string>{
                          "runtime | dotnet | >=8.0.100 | unrouted",
+                         "run-lib | libfontconfig1 | installed | overlay | libfontconfig1",
                          "egress | api.nuget.org | read-only | egress",
                          "egress | pkgs.dev.azure.com | read-only | egress",
                      }));

@@ -1,0 +1,3 @@
+import Config
+
+config :notes, Notes.Repo, database: "notes_test", pool: Ecto.Adapters.SQL.Sandbox
