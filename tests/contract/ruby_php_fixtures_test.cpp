@@ -159,6 +159,21 @@ TEST(RubyFixtures, AGemfileWithoutALock) {
   EXPECT_TRUE(c.warnings.empty());
 }
 
+// gems.rb and gems.locked are Bundler's other names for the Gemfile and its lock.
+TEST(RubyFixtures, GemsRbAndGemsLockedAreTheGemfileAndItsLock) {
+  Contract c = scan_fixture("ruby-gems-rb");
+  EXPECT_EQ(c.ecosystems, std::vector<std::string>{"ruby"});
+  const RuntimeFloor* ruby = floors(c, "ruby");
+  ASSERT_NE(ruby, nullptr);
+  EXPECT_EQ(ruby->floor, "3.2.0");  // gems.rb `ruby "~> 3.2"`
+  EXPECT_EQ(ruby->pin, "=3.2.6");   // gems.locked RUBY VERSION
+  EXPECT_EQ(floors(c, "bundler")->pin, "=2.5.23");
+  EXPECT_EQ(build_of(c, "gem", "pg"), "compile");
+  EXPECT_TRUE(required_by(c.build_libs, "libpq-dev", "gem:pg"));
+  EXPECT_EQ(origin_of(c, "rubygems.org"), "config");  // its `source` line
+  EXPECT_TRUE(c.warnings.empty());
+}
+
 TEST(PhpFixtures, LaravelWithItsLock) {
   Contract c = scan_fixture("php-laravel");
   EXPECT_EQ(c.ecosystems, std::vector<std::string>{"php"});

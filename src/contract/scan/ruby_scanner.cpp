@@ -117,8 +117,13 @@ class RubyScanner {
 
   void run() {
     auto& fs = ctx_.fs();
+    // gems.rb and gems.locked: Bundler's other names for the two files.
     auto gemfiles = project_files(fs, "Gemfile");
     auto locks = project_files(fs, "Gemfile.lock");
+    for (auto [more, name] : {std::pair{&gemfiles, "gems.rb"}, std::pair{&locks, "gems.locked"}}) {
+      auto other = project_files(fs, name);
+      more->insert(more->end(), other.begin(), other.end());
+    }
     auto versions = project_files(fs, ".ruby-version");
     if (gemfiles.empty() && locks.empty() && versions.empty()) return;
     ctx_.ecosystem("ruby");

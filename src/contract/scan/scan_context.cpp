@@ -74,7 +74,7 @@ std::string ScanContext::scope_of(std::string_view file) {
   if (!project_dirs_) {
     project_dirs_.emplace();
     for (std::string_view manifest : {"package.json", "pyproject.toml", "setup.py", "setup.cfg", "Pipfile",
-                                      "requirements.txt", "go.mod", "Cargo.toml", "Gemfile", "composer.json"})
+                                      "requirements.txt", "go.mod", "Cargo.toml", "Gemfile", "gems.rb", "composer.json"})
       for (const auto& f : fs_.files_named(manifest)) project_dirs_->insert(dir_of(f));
   }
   for (std::string dir = dir_of(file);; dir = dir_of(dir)) {

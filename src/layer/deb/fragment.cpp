@@ -21,17 +21,17 @@
 
 namespace strata::layer {
 
-namespace {
-
-using oci::TarEntryType;
-namespace stdfs = std::filesystem;
-
 std::string md5_hex(std::string_view data) {
   unsigned char out[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
   EVP_Digest(data.data(), data.size(), out, &len, EVP_md5(), nullptr);
   return to_hex(std::span<const unsigned char>(out, len));
 }
+
+namespace {
+
+using oci::TarEntryType;
+namespace stdfs = std::filesystem;
 
 struct Item {
   oci::TarEntry entry;     // placed
@@ -330,6 +330,17 @@ Result<std::vector<Item*>> place_entries(std::vector<Item>& items, const std::ve
 // Directories are only recorded (info.directories): the overlay writes every
 // directory of a layer once, ahead of the fragments. A fragment of
 // directories alone is two empty files.
+bool is_ucf_source(std::string_view placed, std::string_view postinst) {
+  // Debian's PHP: each SAPI package's postinst installs its php.ini from the
+  // php.ini-production* template php<VERSION>-common ships.
+  if (placed.starts_with("usr/lib/php/") && oci::base_name(placed).starts_with("php.ini-")) return true;
+  if (postinst.find("ucf ") == std::string_view::npos) return false;
+  std::string path = "/" + std::string(placed);
+  if (postinst.find(path) != std::string_view::npos) return true;
+  auto slash = path.rfind('/');
+  return slash > 0 && postinst.find(path.substr(0, slash + 1)) != std::string_view::npos;
+}
+
 Result<void> write_fragment(const std::vector<Item*>& order, std::string_view content, oci::Compression compression,
                             const stdfs::path& out_dir, unsigned compress_jobs, FragmentInfo& info) {
   auto md5 = parse_md5sums(info.md5sums);
@@ -354,6 +365,8 @@ Result<void> write_fragment(const std::vector<Item*>& order, std::string_view co
   std::optional<oci::TeeSink> tee;
   if (compressor) tee.emplace(tar_crc, *compressor);
   oci::TarWriter writer(tee ? static_cast<oci::ByteSink&>(*tee) : tar_crc);
+  const auto post = info.control_files.find("postinst");
+  const std::string_view postinst = post == info.control_files.end() ? std::string_view() : post->second;
   for (Item* it : order) {
     const oci::TarEntry& e = it->entry;
     FragmentEntry fe{e.path, e.type, e.link_target, ""};
@@ -369,7 +382,7 @@ Result<void> write_fragment(const std::vector<Item*>& order, std::string_view co
       }
       if (e.path == "etc/ld.so.conf" || e.path.starts_with("etc/ld.so.conf.d/")) info.captured[e.path] = body;
       if (is_certificate_path(e.path) && body.size() <= kMaxCapturedCertificateBytes) info.captured[e.path] = body;
-      if ((e.path == "etc/adduser.conf" || is_service_definition_path(e.path)) &&
+      if ((e.path == "etc/adduser.conf" || is_service_definition_path(e.path) || is_ucf_source(e.path, postinst)) &&
           body.size() <= kMaxCapturedCertificateBytes) {
         info.captured[e.path] = body;
       }

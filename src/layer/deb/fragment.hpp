@@ -34,7 +34,7 @@
 namespace strata::layer {
 
 // Bump when conversion output changes for the same inputs.
-inline constexpr int kFragmentRecipe = 6;  // 6: certificate files, adduser.conf, init scripts and units captured
+inline constexpr int kFragmentRecipe = 7;  // 7: the configuration files a postinst installs with ucf captured
 
 struct FragmentEntry {
   std::string path;  // placed path in the image
@@ -107,6 +107,14 @@ bool is_certificate_path(std::string_view placed);
 // kept for update-rc.d and deb-systemd-helper (layer/effects/services.hpp).
 bool is_service_definition_path(std::string_view placed);
 inline constexpr std::size_t kMaxCapturedCertificateBytes = std::size_t{1} << 20;
+// A file the package's postinst may install as a configuration file with
+// ucf (`ucf /usr/share/php8.2-intl/intl/${inifile} /etc/php/…`): the postinst
+// runs ucf and names the file or its directory, or it is one of Debian's PHP
+// php.ini templates (another package's postinst installs it). Kept (up to
+// kMaxCapturedCertificateBytes) for layer/effects/ucf.hpp.
+bool is_ucf_source(std::string_view placed, std::string_view postinst);
+// The md5 of `data` in hex, as dpkg and ucf record files.
+std::string md5_hex(std::string_view data);
 
 std::string_view compression_extension(oci::Compression c);
 // The file of a fragment's compressed form: data.tar.gz, data.tar.zst, or for

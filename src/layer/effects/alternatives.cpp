@@ -18,8 +18,7 @@ std::vector<AlternativeInstall> parse_alternative_installs(std::string_view scri
                                                            std::vector<std::string>& unreadable) {
   ScriptExpander script_words(script);
   std::vector<AlternativeInstall> out;
-  for (const auto& line : script_words.lines()) {
-    auto w = script_words.command_words(line);
+  for (const auto& w : script_words.unrolled_commands()) {
     for (std::size_t i = 0; i < w.size(); ++i) {
       if (oci::base_name(w[i]) != "update-alternatives") continue;
       std::size_t end = i + 1;

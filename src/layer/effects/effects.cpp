@@ -51,7 +51,7 @@ std::vector<std::string> unreproduced_script_effects(const FragmentInfo& p, cons
     const char* token;
     const char* what;
   };
-  static constexpr std::array<Known, 16> kKnown{{
+  static constexpr std::array<Known, 17> kKnown{{
       {"adduser", "creates users or groups (adduser)"},
       {"addgroup", "creates groups (addgroup)"},
       {"useradd", "creates users (useradd)"},
@@ -68,6 +68,7 @@ std::vector<std::string> unreproduced_script_effects(const FragmentInfo& p, cons
       {"install-info", "updates the info directory"},
       {"locale-gen", "generates locales"},
       {"chown", "changes owners (chown)"},
+      {"php_invoke", "enables PHP modules (phpenmod)"},
   }};
   std::vector<std::string> out;
   for (const char* script : {"preinst", "postinst"}) {

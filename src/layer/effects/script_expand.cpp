@@ -1,5 +1,7 @@
 #include "layer/effects/script_expand.hpp"
 
+#include <algorithm>
+
 #include <set>
 
 #include "util/strings.hpp"
@@ -292,6 +294,86 @@ std::optional<std::vector<std::string>> ScriptExpander::words(std::string_view t
 std::vector<std::string> ScriptExpander::command_words(std::string_view line) const {
   Budget budget;
   return words(line, {}, 0, budget, Mode::kLenient).value_or(std::vector<std::string>{});
+}
+
+std::vector<std::vector<std::string>> ScriptExpander::unrolled_commands() const {
+  // Function bodies are left out (a literal call's commands are call_words').
+  std::string top;
+  for (std::size_t i = 0; i < lines_.size(); ++i) {
+    std::string_view line = str::trim(lines_[i]);
+    if (auto name = function_name(line)) {
+      std::string_view rest = str::trim(line.substr(line.find("()") + 2));
+      if (rest.starts_with('{') && rest.ends_with('}')) continue;
+      while (i < lines_.size() && str::trim(lines_[i]) != "}") ++i;
+      continue;
+    }
+    top += lines_[i] + "\n";
+  }
+  std::vector<std::vector<std::string>> out;
+  Vars vars;
+  Budget budget;
+  unroll(commands_of(top), vars, 0, budget, out);
+  return out;
+}
+
+void ScriptExpander::unroll(const std::vector<std::string>& cmds, Vars& vars, int depth, Budget& budget,
+                            std::vector<std::vector<std::string>>& out) const {
+  if (depth > kMaxDepth) return;
+  for (std::size_t k = 0; k < cmds.size(); ++k) {
+    std::string_view cmd = cmds[k];
+    if (--budget.steps < 0 || out.size() > kMaxOutput / 64) return;
+    if (cmd.empty() || cmd.starts_with('#')) continue;
+    if (cmd.starts_with("for ")) {
+      // for NAME in WORDS; do BODY; done — the body up to its own `done`.
+      auto head = words(cmd.substr(4), vars, depth, budget, Mode::kLenient);
+      std::vector<std::string> body;
+      int nested = 0;
+      std::size_t j = k + 1;
+      std::vector<std::string> rest(cmds.begin() + static_cast<long>(j), cmds.end());
+      if (!rest.empty() && rest.front().starts_with("do ")) rest.front() = rest.front().substr(3);
+      else if (!rest.empty() && rest.front() == "do") rest.erase(rest.begin());
+      else rest.clear();
+      std::size_t used = 0;
+      bool closed = false;
+      for (; used < rest.size(); ++used) {
+        if (rest[used].starts_with("for ") || rest[used].starts_with("while ")) ++nested;
+        if (rest[used] == "done" && nested-- == 0) {
+          closed = true;
+          break;
+        }
+        body.push_back(rest[used]);
+      }
+      bool readable = closed && head && head->size() >= 2 && is_name((*head)[0]) && (*head)[1] == "in";
+      if (!readable) {
+        out.push_back(command_words(cmd));  // the head as written; its body is walked as it stands
+        continue;
+      }
+      for (std::size_t w = 2; w < head->size(); ++w) {
+        vars[(*head)[0]] = (*head)[w];
+        unroll(body, vars, depth + 1, budget, out);
+      }
+      k = j + used + (cmds[j] == "do" ? 1 : 0);
+      continue;
+    }
+    auto w = words(cmd, vars, depth, budget, Mode::kLenient);
+    if (!w || w->empty()) continue;
+    bool assignments = std::all_of(w->begin(), w->end(), [](const std::string& a) {
+      std::size_t eq = a.find('=');
+      return eq != std::string::npos && eq > 0 && is_name(std::string_view(a).substr(0, eq));
+    });
+    if (assignments) {
+      for (const auto& a : *w) {
+        std::size_t eq = a.find('=');
+        std::string value = a.substr(eq + 1);
+        if (value.find('$') == std::string::npos && value.find('`') == std::string::npos)
+          vars[a.substr(0, eq)] = value;
+        else
+          vars.erase(a.substr(0, eq));
+      }
+      continue;
+    }
+    out.push_back(std::move(*w));
+  }
 }
 
 std::vector<std::vector<std::string>> ScriptExpander::call_words(const std::vector<std::string>& call) const {

@@ -39,6 +39,13 @@ class ScriptExpander {
   // substituted (split into fields when unquoted); `;`, `&` and `|` are words
   // of their own, so the caller can find where a command ends.
   std::vector<std::string> command_words(std::string_view line) const;
+  // Every command of the script outside function definitions, as
+  // command_words splits it, with its for-loops unrolled: a loop's body once
+  // per word, the loop variable and the body's assignments substituted
+  //   for dsoname in intl gd; do inifile=${dsoname}.ini; ucf /usr/share/x/${inifile} …; done
+  // gives the ucf command twice, with intl.ini and gd.ini. Conditionals are
+  // not evaluated (their commands are all listed); bounded like the rest.
+  std::vector<std::vector<std::string>> unrolled_commands() const;
   // A call of one of the script's functions (`words` as command_words gave
   // them, the function's name first): the command words of each command of
   // its body, $1…$9 set to the call's arguments. Empty when words[0] names
@@ -52,6 +59,8 @@ class ScriptExpander {
     long steps = 100000;
   };
   std::optional<std::string> run(std::string_view body, Vars& vars, int depth, Budget& budget) const;
+  void unroll(const std::vector<std::string>& cmds, Vars& vars, int depth, Budget& budget,
+              std::vector<std::vector<std::string>>& out) const;
   // kStrict (inside a substitution): nullopt for anything not evaluated.
   // kLenient (a script line): that is kept as written instead.
   enum class Mode { kStrict, kLenient };

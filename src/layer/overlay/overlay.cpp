@@ -13,6 +13,7 @@
 #include "layer/effects/ca_certificates.hpp"
 #include "layer/effects/diversions.hpp"
 #include "layer/effects/services.hpp"
+#include "layer/effects/ucf.hpp"
 #include "layer/debian/deb822.hpp"
 #include "layer/effects/dpkg_database.hpp"
 #include "layer/effects/effects.hpp"
@@ -311,6 +312,8 @@ Result<OverlayResult> build_overlay(const BaseImage& base, oci::Store& base_stor
   STRATA_TRY(Effects divert, diversion_effects(view, o.epoch, divert_handled));
   std::vector<std::string> service_handled;
   STRATA_TRY(Effects services, service_effects(view, o.epoch, service_handled));
+  std::vector<std::string> ucf_handled;
+  STRATA_TRY(Effects ucf, ucf_effects(view, o.epoch, ucf_handled));
   for (std::size_t i : order) {
     const FragmentInfo& p = frags[i]->info;
     std::set<std::string> reproduced;
@@ -326,6 +329,9 @@ Result<OverlayResult> build_overlay(const BaseImage& base, oci::Store& base_stor
     if (std::find(service_handled.begin(), service_handled.end(), p.package) != service_handled.end()) {
       reproduced.insert("deb-systemd-helper");
       reproduced.insert("update-rc.d");
+    }
+    if (std::find(ucf_handled.begin(), ucf_handled.end(), p.package) != ucf_handled.end()) {
+      reproduced.insert("php_invoke");
     }
     for (auto& u : unreproduced_script_effects(p, reproduced)) result.unreproduced.push_back(std::move(u));
   }
@@ -345,8 +351,9 @@ Result<OverlayResult> build_overlay(const BaseImage& base, oci::Store& base_stor
   if (!tz.files.empty()) result.reproduced.push_back("time zone");
   if (!divert.files.empty()) result.reproduced.push_back("diversions");
   if (!services.files.empty()) result.reproduced.push_back("service links");
+  if (!ucf.files.empty()) result.reproduced.push_back("configuration files (ucf), PHP modules");
   if (!extra.files.empty() && !o.extra_effects_name.empty()) result.reproduced.push_back(o.extra_effects_name);
-  for (Effects* fx : {&alts, &ld, &ca, &accounts, &tz, &divert, &services, &extra}) {
+  for (Effects* fx : {&alts, &ld, &ca, &accounts, &tz, &divert, &services, &ucf, &extra}) {
     files.insert(files.end(), fx->files.begin(), fx->files.end());
     result.unreproduced.insert(result.unreproduced.end(), fx->unreproduced.begin(), fx->unreproduced.end());
     result.notes.insert(result.notes.end(), fx->notes.begin(), fx->notes.end());

@@ -35,7 +35,7 @@ namespace strata::layer {
 // Bump when the overlay's bytes change for the same inputs: part of the
 // overlay cache key (docs/format/overlay.md "Cache key"), so overlays cached
 // by an older recipe are not found.
-inline constexpr int kOverlayRecipe = 6;  // 6: update-ca-certificates reproduced
+inline constexpr int kOverlayRecipe = 7;  // 7: ucf, PHP modules, alternatives in for-loops reproduced
 
 struct OverlayDeb {
   std::string name, version, architecture;
