@@ -510,6 +510,62 @@ TEST_F(DecisionCli, TheStoryProvisionsNodeAsAToolchainLayerThatALoginShellFinds)
   EXPECT_NE(last_line(task.out), reference);
 }
 
+// A Java 21 floor on an archive without openjdk-21 (the toolchain fixture
+// archive has none): Eclipse Temurin's JDK (the release the repository pins) as a toolchain layer, JAVA_HOME in
+// the config, and `java` found by a login shell from /usr/local/bin.
+TEST_F(DecisionCli, AJava21FloorProvisionsTemurinAsAToolchainLayerThatALoginShellFinds) {
+  const std::string layout = (dir_ / "out").string();
+  auto args = provision("jvm-gradle-kotlin", "oci:" + layout);
+  args.insert(args.end(), {"--toolchain-source", "java=" + fx_.toolchains->url("java")});
+  auto with_json = args;
+  with_json.insert(with_json.begin(), "--json");
+  auto first = strata(with_json);
+  ASSERT_EQ(first.code, 0) << first.err;
+  auto doc = nlohmann::json::parse(first.out);
+  ASSERT_EQ(doc["toolchains"].size(), 1u) << first.out;
+  EXPECT_EQ(doc["toolchains"][0]["tool"], "java") << first.out;
+  // .sdkmanrc pins java=21.0.2-tem (Gradle's toolchain says 21): that release, not the newest 21.x.
+  EXPECT_EQ(doc["toolchains"][0]["release"], "21.0.2") << first.out;
+  EXPECT_TRUE(doc["preflight"]["ok"].get<bool>()) << first.out;
+  const std::string reference = doc["reference"].get<std::string>();
+  const std::string digest = doc["digest"].get<std::string>();
+
+  const std::string tag = sh("jq -r '.manifests[] | select(.digest == \"" + digest +
+                             "\") | .annotations[\"org.opencontainers.image.ref.name\"]' " + layout + "/index.json");
+  ASSERT_TRUE(tag.starts_with("provision-")) << tag;
+  auto unpack = run({"umoci", "unpack", "--rootless", "--image", layout + ":" + tag.substr(0, tag.find('\n')),
+                     (dir_ / "b").string()});
+  ASSERT_EQ(unpack.code, 0) << unpack.err;
+  stdfs::path root = dir_ / "b/rootfs";
+  EXPECT_EQ(stdfs::read_symlink(root / "usr/local/bin/java"), "/opt/strata/toolchains/java/21.0.2/bin/java");
+  EXPECT_TRUE(stdfs::exists(root / "opt/strata/toolchains/java/21.0.2/release"));
+  auto config = nlohmann::json::parse(std::ifstream(dir_ / "b/config.json"));
+  std::string env = config["process"]["env"].dump();
+  EXPECT_NE(env.find("PATH=/opt/strata/toolchains/java/21.0.2/bin:"), std::string::npos) << env;
+  EXPECT_NE(env.find("JAVA_HOME=/opt/strata/toolchains/java/21.0.2"), std::string::npos) << env;
+  auto manifest = sh("jq -r '.annotations[\"dev.strata.toolchain.java\"]' " + layout + "/blobs/sha256/" +
+                     digest.substr(7));
+  EXPECT_NE(manifest.find("\"release\":\"21.0.2\""), std::string::npos) << manifest;
+  EXPECT_NE(manifest.find("sha256 and size from the Adoptium API"), std::string::npos) << manifest;
+
+  // The fixture base has no shell: the host's bash, dash as /bin/sh (the
+  // stand-in java is a script) and /etc/profile, as any base with a shell has.
+  must("cp -L /bin/bash /bin/dash '" + root.string() + "/bin/' && ln -sf dash '" + root.string() +
+       "/bin/sh' && mkdir -p '" + root.string() + "/etc' && cp /etc/profile '" + root.string() +
+       "/etc/profile' && for l in $(ldd /bin/bash | awk '/=>/{print $3}'); do cp -Ln \"$l\" '" + root.string() +
+       "'\"$(dirname $l)\"/; done");
+  EXPECT_EQ(sh("chroot " + root.string() + " /bin/bash -lc 'command -v java; java -version 2>&1'"),
+            "/usr/local/bin/java\nopenjdk version \"21.0.2\" 2024-01-16 LTS\n"
+            "OpenJDK Runtime Environment Temurin-21.0.2+13 (build 21.0.2+13-LTS)\n");
+
+  // Nothing changed: a hit with the same digest, no archive fetched.
+  fx_.toolchains->clear_requests();
+  auto second = strata(args);
+  ASSERT_EQ(second.code, 0) << second.err;
+  EXPECT_EQ(last_line(second.out), reference);
+  EXPECT_EQ(fx_.toolchains->requests("java/binaries"), 0u) << "a hit downloads no archive";
+}
+
 // --base scratch: the image `strata build --base scratch` makes (the
 // minbase of the sources), built into the local store the first time and
 // found by its key after; its facts are that image's, and the overlay goes on it.

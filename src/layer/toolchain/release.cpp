@@ -426,6 +426,7 @@ Result<Release> java_release(oci::http::Transport& http, const ResolveRequest& r
     for (const auto& m : *list)
       if (m.is_number_unsigned() && m.get<std::uint64_t>() < kMaxReleaseNumber) majors.push_back(m.get<std::uint64_t>());
     std::sort(majors.rbegin(), majors.rend());
+    majors.erase(std::unique(majors.begin(), majors.end()), majors.end());
   }
   std::size_t seen = 0;
   std::string last_url = base + "/v3/assets/feature_releases";
@@ -497,6 +498,7 @@ Result<Release> dotnet_release(oci::http::Transport& http, const ResolveRequest&
       if (is_release_version(v) && std::count(v.begin(), v.end(), '.') == 1) channels.push_back(v);
     }
     std::sort(channels.begin(), channels.end(), [](const auto& a, const auto& b) { return release_version_less(b, a); });
+    channels.erase(std::unique(channels.begin(), channels.end()), channels.end());
   }
   const std::string rid = dotnet_rid(r.arch);
   std::size_t seen = 0;
