@@ -655,11 +655,10 @@ DOTNET_PUBLISHED = {"linux-x64", "linux-arm64"}  # the rids whose archives the f
 def dotnet_tree(sdk, runtime, rid, host=True):
     # The real host finds its root from /proc/self/exe: through any link to it.
     dotnet = f"""#!/bin/sh
-root=$(dirname "$(readlink -f "$0")")
 case "$1" in
   --version) echo {sdk} ;;
-  --list-sdks) echo "{sdk} [$root/sdk]" ;;
-  --list-runtimes) echo "Microsoft.NETCore.App {runtime} [$root/shared/Microsoft.NETCore.App]" ;;
+  --list-sdks) echo "{sdk} [$(dirname "$(readlink -f "$0")")/sdk]" ;;
+  --list-runtimes) echo "Microsoft.NETCore.App {runtime} [$(dirname "$(readlink -f "$0")")/shared/Microsoft.NETCore.App]" ;;
   *) echo "dotnet stand-in {sdk}" >&2; exit 1 ;;
 esac
 """
