@@ -40,7 +40,7 @@ std::string shell_export(const std::string& entry) {
 void run_install(const GlobalOptions& g, const InstallArgs& a, oci::http::Transport& http) {
   auto at = a.what.find('@');
   if (at == std::string::npos || at == 0 || at + 1 == a.what.size())
-    throw Exit{kExitUsage, a.what + ": expected TOOL@VERSION (node@22.11.0, go@1.22, python@3.12)"};
+    throw Exit{kExitUsage, a.what + ": expected TOOL@VERSION (node@22.11.0, go@1.22, python@3.12, java@21, dotnet@8.0)"};
   const std::string tool = a.what.substr(0, at);
   if (!tc::is_toolchain_tool(tool))
     throw Exit{kExitUsage, tool + ": strata installs toolchains of " + std::string(tc::kToolchainTools)};
@@ -100,11 +100,14 @@ void register_toolchain(CLI::App& app, GlobalOptions& g, std::shared_ptr<oci::ht
       "image's toolchain layer carries)",
       "  strata toolchain install node@22.11.0 --dir .mac-toolchain\n"
       "  strata toolchain install node@20 --dir ~/.toolchains --toolchain-source node=npm\n"
-      "  eval \"$(strata -q toolchain install go@1.22 --dir /opt/tc)\"\n\n"
-      "VERSION is X.Y.Z (pinned), a line (22, 3.12: its newest release) or a range (\">=20.4 <21\").\n"
+      "  eval \"$(strata -q toolchain install go@1.22 --dir /opt/tc)\"\n"
+      "  strata toolchain install java@21 --dir /opt/tc      # Eclipse Temurin's newest 21.x JDK\n"
+      "  strata toolchain install dotnet@8.0 --dir /opt/tc   # the newest .NET SDK of the 8.0 channel\n\n"
+      "VERSION is X.Y.Z (pinned), a line (22, 3.12, 21: its newest release) or a range (\">=20.4 <21\").\n"
       "Prints `export` lines for PATH and the tool's variables; --json gives them with the release,\n"
       "its archives and how each was verified.\n");
-  install->add_option("TOOL@VERSION", a->what, "node@22.11.0, go@1.22, rust@1.79.0, python@3.12")->required();
+  install->add_option("TOOL@VERSION", a->what, "node@22.11.0, go@1.22, rust@1.79.0, python@3.12, java@21, dotnet@8.0")
+      ->required();
   install->add_option("--dir", a->dir, "Where: DIR/<tool>/<version> and links in DIR/bin")->required();
   install->add_option("--toolchain-source", a->sources,
                       "TOOL=URL (a mirror with the official layout) or node=npm|npm:URL (repeatable)");

@@ -26,6 +26,7 @@ Result<tc::VersionWant> toolchain_want(const std::string& tool, const std::strin
     auto pv = parse_version(v);
     return pv && pv->pre.empty() && r.contains(*pv);
   };
+  if (tc::is_release_version(text)) w.line = tc::line_of(tool, text);  // java@21: Adoptium's feature release 21 only
   return w;
 }
 

@@ -510,6 +510,100 @@ TEST_F(DecisionCli, TheStoryProvisionsNodeAsAToolchainLayerThatALoginShellFinds)
   EXPECT_NE(last_line(task.out), reference);
 }
 
+// A Java 21 floor on an archive without openjdk-21 (the toolchain fixture
+// archive has none): Eclipse Temurin's JDK (the release the repository pins) as a toolchain layer, JAVA_HOME in
+// the config, and `java` found by a login shell from /usr/local/bin.
+TEST_F(DecisionCli, AJava21FloorProvisionsTemurinAsAToolchainLayerThatALoginShellFinds) {
+  const std::string layout = (dir_ / "out").string();
+  auto args = provision("jvm-gradle-kotlin", "oci:" + layout);
+  args.insert(args.end(), {"--toolchain-source", "java=" + fx_.toolchains->url("java")});
+  auto with_json = args;
+  with_json.insert(with_json.begin(), "--json");
+  auto first = strata(with_json);
+  ASSERT_EQ(first.code, 0) << first.err;
+  auto doc = nlohmann::json::parse(first.out);
+  ASSERT_EQ(doc["toolchains"].size(), 1u) << first.out;
+  EXPECT_EQ(doc["toolchains"][0]["tool"], "java") << first.out;
+  // .sdkmanrc pins java=21.0.2-tem (Gradle's toolchain says 21): that release, not the newest 21.x.
+  EXPECT_EQ(doc["toolchains"][0]["release"], "21.0.2") << first.out;
+  EXPECT_TRUE(doc["preflight"]["ok"].get<bool>()) << first.out;
+  const std::string reference = doc["reference"].get<std::string>();
+  const std::string digest = doc["digest"].get<std::string>();
+
+  const std::string tag = sh("jq -r '.manifests[] | select(.digest == \"" + digest +
+                             "\") | .annotations[\"org.opencontainers.image.ref.name\"]' " + layout + "/index.json");
+  ASSERT_TRUE(tag.starts_with("provision-")) << tag;
+  auto unpack = run({"umoci", "unpack", "--rootless", "--image", layout + ":" + tag.substr(0, tag.find('\n')),
+                     (dir_ / "b").string()});
+  ASSERT_EQ(unpack.code, 0) << unpack.err;
+  stdfs::path root = dir_ / "b/rootfs";
+  EXPECT_EQ(stdfs::read_symlink(root / "usr/local/bin/java"), "/opt/strata/toolchains/java/21.0.2/bin/java");
+  EXPECT_TRUE(stdfs::exists(root / "opt/strata/toolchains/java/21.0.2/release"));
+  auto config = nlohmann::json::parse(std::ifstream(dir_ / "b/config.json"));
+  std::string env = config["process"]["env"].dump();
+  EXPECT_NE(env.find("PATH=/opt/strata/toolchains/java/21.0.2/bin:"), std::string::npos) << env;
+  EXPECT_NE(env.find("JAVA_HOME=/opt/strata/toolchains/java/21.0.2"), std::string::npos) << env;
+  auto manifest = sh("jq -r '.annotations[\"dev.strata.toolchain.java\"]' " + layout + "/blobs/sha256/" +
+                     digest.substr(7));
+  EXPECT_NE(manifest.find("\"release\":\"21.0.2\""), std::string::npos) << manifest;
+  EXPECT_NE(manifest.find("sha256 and size from the Adoptium API"), std::string::npos) << manifest;
+
+  // The fixture base has no shell: the host's bash, dash as /bin/sh (the
+  // stand-in java is a script) and /etc/profile, as any base with a shell has.
+  must("cp -L /bin/bash /bin/dash '" + root.string() + "/bin/' && ln -sf dash '" + root.string() +
+       "/bin/sh' && mkdir -p '" + root.string() + "/etc' && cp /etc/profile '" + root.string() +
+       "/etc/profile' && for l in $(ldd /bin/bash | awk '/=>/{print $3}'); do cp -Ln \"$l\" '" + root.string() +
+       "'\"$(dirname $l)\"/; done");
+  EXPECT_EQ(sh("chroot " + root.string() + " /bin/bash -lc 'command -v java; java -version 2>&1'"),
+            "/usr/local/bin/java\nopenjdk version \"21.0.2\" 2024-01-16 LTS\n"
+            "OpenJDK Runtime Environment Temurin-21.0.2+13 (build 21.0.2+13-LTS)\n");
+
+  // Nothing changed: a hit with the same digest, no archive fetched.
+  fx_.toolchains->clear_requests();
+  auto second = strata(args);
+  ASSERT_EQ(second.code, 0) << second.err;
+  EXPECT_EQ(last_line(second.out), reference);
+  EXPECT_EQ(fx_.toolchains->requests("java/binaries"), 0u) << "a hit downloads no archive";
+}
+
+// A .NET project (global.json 8.0.204, rollForward latestFeature): Debian has
+// no SDK, so the newest SDK of the 8.0 channel with a linux-x64 build is a
+// toolchain layer whose `dotnet` sits at the SDK's root, DOTNET_ROOT set.
+TEST_F(DecisionCli, ADotnetProjectProvisionsTheSdkAsAToolchainLayer) {
+  const std::string layout = (dir_ / "out").string();
+  auto args = provision("dotnet-webapi", "oci:" + layout);
+  args.insert(args.end(), {"--toolchain-source", "dotnet=" + fx_.toolchains->url("dotnet")});
+  args.insert(args.begin(), "--json");
+  auto r = strata(args);
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto doc = nlohmann::json::parse(r.out);
+  ASSERT_EQ(doc["toolchains"].size(), 1u) << r.out;
+  EXPECT_EQ(doc["toolchains"][0]["release"], "8.0.404") << "8.0.405 has no linux-x64 build";
+  EXPECT_EQ(doc["toolchains"][0]["prefix"], "/opt/strata/toolchains/dotnet/8.0.404") << r.out;
+  EXPECT_TRUE(doc["preflight"]["ok"].get<bool>()) << r.out;
+  const std::string digest = doc["digest"].get<std::string>();
+  const std::string tag = sh("jq -r '.manifests[] | select(.digest == \"" + digest +
+                             "\") | .annotations[\"org.opencontainers.image.ref.name\"]' " + layout + "/index.json");
+  auto unpack = run({"umoci", "unpack", "--rootless", "--image", layout + ":" + tag.substr(0, tag.find('\n')),
+                     (dir_ / "b").string()});
+  ASSERT_EQ(unpack.code, 0) << unpack.err;
+  stdfs::path root = dir_ / "b/rootfs";
+  EXPECT_EQ(stdfs::read_symlink(root / "usr/local/bin/dotnet"), "/opt/strata/toolchains/dotnet/8.0.404/dotnet");
+  EXPECT_TRUE(stdfs::exists(root / "opt/strata/toolchains/dotnet/8.0.404/sdk/8.0.404/dotnet.dll"));
+  auto config = nlohmann::json::parse(std::ifstream(dir_ / "b/config.json"));
+  std::string env = config["process"]["env"].dump();
+  EXPECT_NE(env.find("PATH=/opt/strata/toolchains/dotnet/8.0.404:"), std::string::npos) << env;
+  for (const char* v : {"DOTNET_ROOT=/opt/strata/toolchains/dotnet/8.0.404", "DOTNET_CLI_TELEMETRY_OPTOUT=1",
+                        "DOTNET_NOLOGO=1"})
+    EXPECT_NE(env.find(v), std::string::npos) << v << " in " << env;
+  must("cp -L /bin/bash /bin/dash '" + root.string() + "/bin/' && ln -sf dash '" + root.string() +
+       "/bin/sh' && mkdir -p '" + root.string() + "/etc' && cp /etc/profile '" + root.string() +
+       "/etc/profile' && for l in $(ldd /bin/bash | awk '/=>/{print $3}'); do cp -Ln \"$l\" '" + root.string() +
+       "'\"$(dirname $l)\"/; done");
+  EXPECT_EQ(sh("chroot " + root.string() + " /bin/bash -lc 'command -v dotnet; dotnet --version'"),
+            "/usr/local/bin/dotnet\n8.0.404\n");
+}
+
 // --base scratch: the image `strata build --base scratch` makes (the
 // minbase of the sources), built into the local store the first time and
 // found by its key after; its facts are that image's, and the overlay goes on it.

@@ -3,7 +3,8 @@
 (dist_server.py), looks like each project's official distribution of Node,
 npm packages, Go, Rust and Python (python-build-standalone), with tiny
 stand-in runtimes (#!/bin/sh scripts that print their version as the real
-ones do). Usage: toolchain_dist.py OUT
+ones do), and Eclipse Temurin (the Adoptium API) and the .NET SDK (its
+release metadata). Usage: toolchain_dist.py OUT
 
 Layouts (paths under OUT, which dist_server.py serves as the URL root):
   node/          https://nodejs.org/dist: index.json, vX.Y.Z/node-vX.Y.Z-<plat>.tar.{xz,gz},
@@ -13,10 +14,16 @@ Layouts (paths under OUT, which dist_server.py serves as the URL root):
   go/dl/         https://go.dev/dl: index.html is the ?mode=json&include=all listing
   rust/          https://static.rust-lang.org: manifests.txt, dist/rust-V-<triple>.tar.xz{,.sha256,.asc}
   python/        .../python-build-standalone/releases/download: 20241016/SHA256SUMS and assets
+  java/          https://api.adoptium.net: v3/info/available_releases and
+                 v3/assets/feature_releases/MAJOR/ga (served from index.json; the query is
+                 ignored), archives under binaries/jdk-V+B/ (linked by @@BASE@@ URLs)
+  dotnet/        https://builds.dotnet.microsoft.com/dotnet: release-metadata/releases-index.json,
+                 release-metadata/CHANNEL/releases.json (naming the official URLs, as the real
+                 metadata does), Sdk/V/dotnet-sdk-V-RID.tar.gz (no top directory: ./dotnet, ./sdk/V/…)
 Variants (one defect each; every artifact of a variant carries it):
   node-badsig node-tampered-sums node-badsum node-missing node-dotdot node-abs-symlink
   node-link-out node-hardlink-out node-two-tops npm-badintegrity go-badsum rust-badsig
-  rust-badsum python-badsum
+  rust-badsum python-badsum java-badsum java-badsize dotnet-badsum dotnet-nohost
 Keys: OUT/keys/{release.asc,release.gpg,fingerprint,wrong.asc}, throwaway, in
 OUT/keys/gnupg. OUT/.complete is written last: this script's sha256.
 
@@ -545,6 +552,173 @@ def build_python(out, name, bad_sum=False):
     write(os.path.join(base, "SHA256SUMS"), "".join(lines))
 
 
+# ---------------------------------------------------------------- java
+
+# Temurin releases, newest first per feature release: (major, minor, security, build, date, architectures)
+TEMURIN = [
+    (21, 0, 6, 7, "2025-01-21", ["aarch64"]),  # no x64 build: never chosen for linux/amd64
+    (21, 0, 5, 11, "2024-10-15", ["x64", "aarch64"]),
+    (21, 0, 4, 7, "2024-07-16", ["x64"]),
+    (21, 0, 2, 13, "2024-01-16", ["x64"]),  # a repository's pin (.sdkmanrc java=21.0.2-tem)
+    (17, 0, 13, 11, "2024-10-15", ["x64"]),
+]
+
+
+def java_tree(ver, build, date):
+    top = f"jdk-{ver}+{build}"
+    java = f"""#!/bin/sh
+case "$1" in
+  -version) printf 'openjdk version "{ver}" {date} LTS\\nOpenJDK Runtime Environment Temurin-{ver}+{build} (build {ver}+{build}-LTS)\\n' >&2 ;;
+  --version) printf 'openjdk {ver} {date} LTS\\n' ;;
+  *) echo "java stand-in {ver}" >&2; exit 1 ;;
+esac
+"""
+    return top, [
+        x(f"{top}/bin/java", java),
+        x(f"{top}/bin/javac", version_script(f"javac {ver}")),
+        x(f"{top}/bin/jar", version_script(f"jar {ver}")),
+        f(f"{top}/release", f'IMPLEMENTOR="Eclipse Adoptium"\nJAVA_RUNTIME_VERSION="{ver}+{build}-LTS"\n'
+          f'JAVA_VERSION="{ver}"\nJAVA_VERSION_DATE="{date}"\nOS_NAME="Linux"\n'),
+        f(f"{top}/lib/modules", b"\xca\xfe\xda\xda stand-in jimage\n"),
+        f(f"{top}/lib/libjsig.so", b"\x7fELF stand-in\n"),
+        sym(f"{top}/lib/server/libjsig.so", "../libjsig.so"),
+        x(f"{top}/lib/jspawnhelper", "#!/bin/sh\nexit 0\n"),
+        f(f"{top}/conf/security/java.security", "securerandom.source=file:/dev/random\n"),
+        f(f"{top}/NOTICE", "Eclipse Temurin stand-in\n"),
+    ]
+
+
+def build_java(out, name, defect=None):
+    base = os.path.join(out, name)
+    majors = {}
+    for major, minor, security, build, date, arches in TEMURIN:
+        ver = f"{major}.{minor}.{security}"
+        if defect and ver != "21.0.5":
+            continue
+        release_name = f"jdk-{ver}+{build}"
+        top, tree = java_tree(ver, build, date)
+        data = gz(tar(tree))
+        binaries = []
+        for arch in arches:
+            pkg = f"OpenJDK{major}U-jdk_{arch}_linux_hotspot_{ver}_{build}.tar.gz"
+            write(os.path.join(base, "binaries", release_name, pkg), data)
+            link = f"@@BASE@@/{name}/binaries/jdk-{ver}%2B{build}/{pkg}"
+            binaries.append({
+                "architecture": arch, "download_count": 1, "heap_size": "normal", "image_type": "jdk",
+                "jvm_impl": "hotspot", "os": "linux",
+                "package": {"checksum": wrong_hex(sha256(data)) if defect == "java-badsum" else sha256(data),
+                            "checksum_link": link + ".sha256.txt", "download_count": 1, "link": link,
+                            "metadata_link": link + ".json", "name": pkg, "signature_link": link + ".sig",
+                            "size": len(data) + (1 if defect == "java-badsize" else 0)},
+                "project": "jdk", "scm_ref": f"{release_name}_adopt", "updated_at": f"{date}T12:00:00Z"})
+        # Listed, never downloaded: a macOS JDK and a linux JRE of the same release.
+        for os_, image in (("mac", "jdk"), ("linux", "jre")):
+            pkg = f"OpenJDK{major}U-{image}_x64_{os_}_hotspot_{ver}_{build}.tar.gz"
+            binaries.append({"architecture": "x64", "download_count": 1, "heap_size": "normal", "image_type": image,
+                             "jvm_impl": "hotspot", "os": os_,
+                             "package": {"checksum": sha256(pkg.encode()), "download_count": 1,
+                                         "link": f"@@BASE@@/{name}/missing/{pkg}", "name": pkg, "size": 1},
+                             "project": "jdk", "scm_ref": f"{release_name}_adopt", "updated_at": f"{date}T12:00:00Z"})
+        majors.setdefault(major, []).append({
+            "binaries": binaries, "download_count": 1, "id": sha256(release_name.encode())[:24],
+            "release_link": f"https://github.com/adoptium/temurin{major}-binaries/releases/tag/jdk-{ver}%2B{build}",
+            "release_name": release_name, "release_type": "ga", "timestamp": f"{date}T12:00:00Z",
+            "updated_at": f"{date}T12:00:00Z", "vendor": "eclipse",
+            "version_data": {"build": build, "major": major, "minor": minor, "openjdk_version": f"{ver}+{build}-LTS",
+                             "security": security, "semver": f"{ver}+{build}.0.LTS"}})
+    for major, releases in majors.items():
+        write(os.path.join(base, "v3", "assets", "feature_releases", str(major), "ga", "index.json"),
+              json.dumps(releases, indent=2) + "\n")
+    avail = sorted(majors)
+    write(os.path.join(base, "v3", "info", "available_releases", "index.json"), json.dumps({
+        "available_lts_releases": avail, "available_releases": avail, "most_recent_feature_release": avail[-1],
+        "most_recent_feature_version": avail[-1] + 1, "most_recent_lts": avail[-1], "tip_version": avail[-1] + 1},
+        indent=2) + "\n")
+
+
+# ---------------------------------------------------------------- dotnet
+
+# channel -> releases, newest first: (release version, date, runtime, [(sdk version, rids)])
+DOTNET = {
+    "9.0": [("9.0.0", "2024-11-12", "9.0.0", [("9.0.100", ["linux-x64", "linux-arm64"])])],
+    "8.0": [
+        ("8.0.12", "2025-01-14", "8.0.12", [("8.0.405", ["linux-arm64", "osx-x64"])]),  # no linux-x64
+        ("8.0.11", "2024-11-12", "8.0.11", [("8.0.404", ["linux-x64", "linux-musl-x64", "linux-arm64", "win-x64"]),
+                                           ("8.0.307", ["linux-x64"])]),
+        ("8.0.10", "2024-10-08", "8.0.10", [("8.0.403", ["linux-x64"])]),
+        ("8.0.0-rc.2", "2023-10-10", "8.0.0-rc.2.23479.6", [("8.0.100-rc.2.23502.2", ["linux-x64"])]),
+    ],
+}
+DOTNET_PUBLISHED = {"linux-x64", "linux-arm64"}  # the rids whose archives the fixture holds
+
+
+def dotnet_tree(sdk, runtime, rid, host=True):
+    # The real host finds its root from /proc/self/exe: through any link to it.
+    dotnet = f"""#!/bin/sh
+case "$1" in
+  --version) echo {sdk} ;;
+  --list-sdks) echo "{sdk} [$(dirname "$(readlink -f "$0")")/sdk]" ;;
+  --list-runtimes) echo "Microsoft.NETCore.App {runtime} [$(dirname "$(readlink -f "$0")")/shared/Microsoft.NETCore.App]" ;;
+  *) echo "dotnet stand-in {sdk}" >&2; exit 1 ;;
+esac
+"""
+    # As Microsoft's tarballs are: no top directory, every name under "./".
+    tree = [
+        f("./LICENSE.txt", "MIT (stand-in)\n"),
+        f("./ThirdPartyNotices.txt", "stand-in\n"),
+        f(f"./sdk/{sdk}/dotnet.dll", b"MZ stand-in\n"),
+        f(f"./sdk/{sdk}/.version", f"0123456789abcdef\n{sdk}\n{rid}\n{sdk}\n"),
+        f(f"./shared/Microsoft.NETCore.App/{runtime}/libcoreclr.so", b"\x7fELF stand-in\n"),
+        f(f"./shared/Microsoft.NETCore.App/{runtime}/Microsoft.NETCore.App.deps.json", "{}\n"),
+        f(f"./host/fxr/{runtime}/libhostfxr.so", b"\x7fELF stand-in\n"),
+        f(f"./packs/Microsoft.NETCore.App.Ref/{runtime}/data/FrameworkList.xml", "<FileList />\n"),
+    ]
+    if host:
+        tree.append(x("./dotnet", dotnet))
+    return tree
+
+
+def build_dotnet(out, name, defect=None):
+    base = os.path.join(out, name)
+    index = []
+    for channel, releases in DOTNET.items():
+        official = "https://builds.dotnet.microsoft.com/dotnet"
+        doc_releases = []
+        for version, date, runtime, sdks in releases:
+            sdk_docs = []
+            for sdk, rids in sdks:
+                files = []
+                for rid in rids:
+                    archive = f"dotnet-sdk-{sdk}-{rid}" + (".zip" if rid.startswith("win") else ".tar.gz")
+                    data = None
+                    if rid in DOTNET_PUBLISHED and not (defect and sdk != "8.0.404"):
+                        data = gz(tar(dotnet_tree(sdk, runtime, rid, host=defect != "dotnet-nohost")))
+                        write(os.path.join(base, "Sdk", sdk, archive), data)
+                    digest = hashlib.sha512(data if data is not None else archive.encode()).hexdigest()
+                    if defect == "dotnet-badsum":
+                        digest = wrong_hex(digest)
+                    files.append({"name": "dotnet-sdk-" + rid + archive[archive.index(rid) + len(rid):],
+                                  "rid": rid, "url": f"{official}/Sdk/{sdk}/{archive}", "hash": digest})
+                sdk_docs.append({"version": sdk, "version-display": sdk, "runtime-version": runtime,
+                                 "vs-version": "", "csharp-version": "12.0", "files": files})
+            doc_releases.append({"release-date": date, "release-version": version, "security": False,
+                                 "release-notes": f"https://github.com/dotnet/core/blob/main/release-notes/{channel}/{version}/{version}.md",
+                                 "runtime": {"version": runtime, "version-display": runtime, "files": []},
+                                 "sdk": sdk_docs[0], "sdks": sdk_docs})
+        latest = releases[0]
+        write(os.path.join(base, "release-metadata", channel, "releases.json"), json.dumps({
+            "channel-version": channel, "latest-release": latest[0], "latest-release-date": latest[1],
+            "latest-runtime": latest[2], "latest-sdk": latest[3][0][0], "release-type": "lts" if channel == "8.0" else "sts",
+            "support-phase": "active", "eol-date": "2026-11-10", "releases": doc_releases}, indent=2) + "\n")
+        index.append({"channel-version": channel, "latest-release": latest[0], "latest-release-date": latest[1],
+                      "security": False, "latest-runtime": latest[2], "latest-sdk": latest[3][0][0],
+                      "product": ".NET", "support-phase": "active", "eol-date": "2026-11-10",
+                      "release-type": "lts" if channel == "8.0" else "sts",
+                      "releases.json": f"{official}/release-metadata/{channel}/releases.json"})
+    write(os.path.join(base, "release-metadata", "releases-index.json"),
+          json.dumps({"releases-index": index}, indent=2) + "\n")
+
+
 # ---------------------------------------------------------------- main
 
 
@@ -570,6 +744,12 @@ def main():
         build_rust(keys, out, "rust-badsum", "rust-badsum")
         build_python(out, "python")
         build_python(out, "python-badsum", bad_sum=True)
+        build_java(out, "java")
+        for variant in ("java-badsum", "java-badsize"):
+            build_java(out, variant, variant)
+        build_dotnet(out, "dotnet")
+        for variant in ("dotnet-badsum", "dotnet-nohost"):
+            build_dotnet(out, variant, variant)
     finally:
         keys.stop()
     # The generator's own digest: a reused tree (ServedToolchains) is one

@@ -174,6 +174,7 @@ bool toolchain_version_file(std::string_view path) {
   if (t->tool == "node") return t->rest == "include/node/node_version.h";
   if (t->tool == "go") return t->rest == "VERSION";
   if (t->tool == "python") return python_include_patchlevel(t->rest);
+  if (t->tool == "java") return t->rest == "release";  // the JDK's release file (JAVA_VERSION="21.0.5")
   return false;
 }
 
@@ -263,7 +264,8 @@ VersionFileReading read_version_file(std::string_view path, std::string_view con
     if (first.size() > kMaxVersionValueBytes)
       problem = "the first line is longer than " + std::to_string(kMaxVersionValueBytes) + " characters";
     else f.version = leading_version(str::trim(first));
-  } else if (path.ends_with("openjdk/release")) {
+  } else if (path.ends_with("openjdk/release") ||
+             (toolchain_version_file(path) && toolchain_path(path)->tool == "java")) {
     f.tool = "java";
     auto field = quoted_field(content, "JAVA_VERSION");
     if (field.value) f.version = leading_version(*field.value);
@@ -295,10 +297,12 @@ std::optional<RuntimeFact> runtime_of_file(std::string_view path, std::string_vi
 
 std::optional<RuntimeFact> runtime_of_toolchain_entry(std::string_view path) {
   auto t = toolchain_path(path);
-  if (!t || t->tool != "rust" || t->rest != "bin/rustc") return std::nullopt;
+  // rust/<v>/bin/rustc; dotnet/<v>/dotnet (the SDK's host at its root).
+  if (!t || !((t->tool == "rust" && t->rest == "bin/rustc") || (t->tool == "dotnet" && t->rest == "dotnet")))
+    return std::nullopt;
   std::string v = leading_version(t->version);
   if (v.empty() || v.size() != t->version.size() || std::count(v.begin(), v.end(), '.') < 1) return std::nullopt;
-  return RuntimeFact{"rust", v, "file", "file /" + std::string(path)};
+  return RuntimeFact{std::string(t->tool), v, "file", "file /" + std::string(path)};
 }
 
 std::optional<RuntimeFact> runtime_of_rustup_toolchain(std::string_view dir_name) {

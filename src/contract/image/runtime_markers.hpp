@@ -37,8 +37,8 @@ inline constexpr std::string_view kStrataToolchains = "opt/strata/toolchains";
 
 // Whether `path` (canonical, no leading '/') is a version file this reader
 // knows; its content is then captured. Under kStrataToolchains:
-// node/<v>/include/node/node_version.h, go/<v>/VERSION and
-// python/<v>/include/python3.X/patchlevel.h.
+// node/<v>/include/node/node_version.h, go/<v>/VERSION,
+// python/<v>/include/python3.X/patchlevel.h and java/<v>/release.
 bool is_version_file(std::string_view path);
 
 // Version files are the image's bytes, read without trust: a file larger
@@ -70,8 +70,9 @@ std::string oversize_version_file_note(std::string_view path, std::uint64_t size
 
 // Rust toolchains installed by rustup: directory names under
 // usr/local/rustup/toolchains ("1.79.0-x86_64-unknown-linux-gnu").
-// Rust installed by strata's toolchain layer, from the path convention:
-// the entry opt/strata/toolchains/rust/<version>/bin/rustc gives rust <version>.
+// Rust and the .NET SDK installed by strata's toolchain layer, from the path
+// convention: the entry opt/strata/toolchains/rust/<version>/bin/rustc gives
+// rust <version>, opt/strata/toolchains/dotnet/<version>/dotnet dotnet <version>.
 std::optional<RuntimeFact> runtime_of_toolchain_entry(std::string_view path);
 
 inline constexpr std::string_view kRustupToolchains = "usr/local/rustup/toolchains";

@@ -20,9 +20,10 @@ Result<void> put_layer(oci::Store& dest, const tc::ToolchainLayer& t) {
                       "writing the " + t.release.tool + " " + t.release.version + " layer to " + dest.describe());
 }
 
-// The line a floor means: node's major, the others' major.minor.
+// The line a floor means (tc::line_parts): node's and java's major, the
+// others' major.minor.
 bool same_line(const std::string& tool, const Version& floor, const Version& v) {
-  if (tool == "node") return v.major == floor.major;
+  if (tc::line_parts(tool) == 1) return v.major == floor.major;
   return v.major == floor.major && v.minor == floor.minor;
 }
 
@@ -63,8 +64,8 @@ Result<tc::ResolveRequest> toolchain_request(const route::TaskToolchain& row, co
   }
   const std::string tool = row.tool;
   const Version f = *floor;
-  q.want.text = (row.range.empty() ? ">=" + row.version : row.range) + ", newest of " + tool + " " +
-                std::to_string(f.major) + (tool == "node" ? "" : "." + std::to_string(f.minor));
+  q.want.line = tc::line_of(tool, f.str());
+  q.want.text = (row.range.empty() ? ">=" + row.version : row.range) + ", newest of " + tool + " " + q.want.line;
   q.want.admits = [range, tool, f](std::string_view v) {
     auto pv = parse_version(v);
     return pv && pv->pre.empty() && range.contains(*pv) && same_line(tool, f, *pv);

@@ -6,7 +6,7 @@
 // toolchain (tool, release, source, archive digests, layer).
 //
 // Which release: the range the row carries, narrowed to the floor's line
-// (node: its major; go, rust, python: major.minor), the newest release the
+// (node, java: its major; go, rust, python, dotnet: major.minor), the newest release the
 // source lists there — so `>=24 <25` is the newest 24.x, `>=3.10 <3.11` the
 // newest 3.10.x; a range that admits one version pins it.
 #pragma once

@@ -8,6 +8,7 @@
 #include "contract/model/contract_reader.hpp"
 #include "contract/image/runtime_markers.hpp"
 #include "contract/route/tools.hpp"
+#include "layer/toolchain/release.hpp"
 #include "util/version_range.hpp"
 #include "util/strings.hpp"
 
@@ -46,8 +47,9 @@ std::string replace_all(std::string s, std::string_view from, const std::string&
 
 // The names release tarballs use for an architecture.
 std::string download_arch(std::string_view tool, const std::string& arch) {
-  if (tool == "node") return arch == "amd64" ? "x64" : arch;
+  if (tool == "node" || tool == "dotnet") return arch == "amd64" ? "x64" : arch;
   if (tool == "rust" || tool == "python") return arch == "amd64" ? "x86_64" : arch == "arm64" ? "aarch64" : arch;
+  if (tool == "java") return arch == "amd64" ? "x64" : arch == "arm64" ? "aarch64" : arch;  // Adoptium's names
   return arch;
 }
 
@@ -241,8 +243,9 @@ class Router {
           range = rf.provision;
         }
         TaskToolchain t{tool, from ? from->str() : "latest", range, src.url, {}, src.base};
-        t.url = replace_all(replace_all(t.url, "{version}", t.version), "{arch}",
-                            download_arch(tool, base_.platform.architecture));
+        t.url = replace_all(replace_all(replace_all(t.url, "{version}", t.version), "{arch}",
+                                        download_arch(tool, base_.platform.architecture)),
+                            "{major}", from ? std::to_string(from->major) : "latest");
         for (const auto& h : src.hosts) {
           t.hosts.push_back(h);
           // A toolchain layer is downloaded by strata when it provisions,
@@ -252,9 +255,7 @@ class Router {
         }
         // The release is the newest of the floor's line the source lists
         // (provision resolves it: contract/provision/toolchain_stack.hpp).
-        std::string line = from ? std::to_string(from->major) +
-                                      (tool == "node" ? "" : "." + std::to_string(from->minor)) + ".x"
-                                : "latest";
+        std::string line = from ? layer::toolchain::line_of(tool, from->str()) + ".x" : "latest";
         row.why = "the newest " + tool + " " + line + " release at or above " + t.version + " from " + src.base +
                   ", as a toolchain layer (" + archive_note(tool, info) + ")" +
                   (rf.provision.empty() ? std::string() : "; " + rf.provision_reason);
@@ -357,6 +358,8 @@ class Router {
     if (tool == "rust") return "rust-version in Cargo.toml, or rust-toolchain.toml";
     if (tool == "ruby") return "the Gemfile's ruby directive, or .ruby-version";
     if (tool == "php") return "require.php in composer.json";
+    if (tool == "java") return "the Gradle or Maven toolchain's Java version, or .java-version";
+    if (tool == "dotnet") return "sdk.version in global.json";
     return ".tool-versions";
   }
 

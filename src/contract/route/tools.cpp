@@ -41,13 +41,19 @@ const std::vector<ToolInfo>& tools() {
       {"php", {"php{major}.{minor}-cli", "php-cli"}, "php", "", "", {}},
       {"composer", {"composer"}, "composer",
        "Debian's composer, then `composer self-update {version}` (getcomposer.org)", "", {}},
-      // {major}: the floor's feature release (Debian 12 has openjdk-17 only).
-      {"java", {"openjdk-{major}-jdk-headless"}, "java", "", "", {}},
+      // {major}: the floor's feature release (Debian 12 has openjdk-17 only);
+      // a release the archive lacks is Eclipse Temurin's JDK (Adoptium).
+      {"java", {"openjdk-{major}-jdk-headless"}, "java", "",
+       "https://api.adoptium.net/v3/binary/latest/{major}/ga/linux/{arch}/jdk/hotspot/normal/eclipse",
+       {"api.adoptium.net", "github.com", "release-assets.githubusercontent.com", "objects.githubusercontent.com"}},
       {"maven", {"maven"}, "mvn", "", "", {}},
       {"gradle", {"gradle"}, "gradle", "", "", {}},
       {"elixir", {"elixir"}, "elixir", "", "", {}},
       {"erlang", {"erlang-nox"}, "erl", "", "", {}},  // the OTP without X11 (erlang would pull in wx)
-      {"dotnet", {}, "dotnet", "", "", {}},
+      // Debian has no .NET SDK: always Microsoft's SDK archive.
+      {"dotnet", {}, "dotnet", "",
+       "https://builds.dotnet.microsoft.com/dotnet/Sdk/{version}/dotnet-sdk-{version}-linux-{arch}.tar.gz",
+       {"builds.dotnet.microsoft.com"}},
   };
   return kTools;
 }
@@ -72,11 +78,14 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 13> kCommand
 struct Release {
   std::string_view tool, path;
 };
-constexpr std::array<Release, 4> kReleases = {{
+constexpr std::array<Release, 6> kReleases = {{
     {"node", "/v{version}/node-v{version}-linux-{arch}.tar.xz"},
     {"go", "/go{version}.linux-{arch}.tar.gz"},
     {"rust", "/dist/rust-{version}-{arch}-unknown-linux-gnu.tar.xz"},
     {"python", "/cpython-{version}+{release}-{arch}-unknown-linux-gnu-install_only.tar.gz"},
+    // The API's redirect to the feature release's newest GA JDK ({major}: the floor's).
+    {"java", "/v3/binary/latest/{major}/ga/linux/{arch}/jdk/hotspot/normal/eclipse"},
+    {"dotnet", "/Sdk/{version}/dotnet-sdk-{version}-linux-{arch}.tar.gz"},
 }};
 
 const Release* release_of(std::string_view tool) {
@@ -140,6 +149,9 @@ std::optional<std::string> package_of_runtime(std::string_view p) {
     return "ruby";
   if (p == "php-cli" || p == "php-dev" || (p.starts_with("php8.") && (p.ends_with("-cli") || p.ends_with("-dev"))))
     return "php";
+  if (p.starts_with("openjdk-") && (p.ends_with("-jdk") || p.ends_with("-jdk-headless") || p.ends_with("-jre") ||
+                                    p.ends_with("-jre-headless")))
+    return "java";
   return std::nullopt;
 }
 
@@ -150,17 +162,12 @@ std::optional<std::string> command_of_runtime(std::string_view c) {
   if (c == "rustc" || c == "cargo") return "rust";
   if (c == "ruby" || c == "gem") return "ruby";
   if (c == "php" || c == "phpize") return "php";
+  if (c == "java" || c == "javac") return "java";
+  if (c == "dotnet") return "dotnet";
   return std::nullopt;
 }
 
 std::string_view pending_toolchain(std::string_view tool) {
-  if (tool == "java")
-    return "Eclipse Temurin's JDK archives (api.adoptium.net, with their checksums) are not yet a toolchain kind strata "
-           "downloads: use a base image with this JDK (eclipse-temurin:<version>) or install it in the task";
-  if (tool == "dotnet")
-    return "Debian has no .NET SDK, and Microsoft's SDK archives (builds.dotnet.microsoft.com, with their checksums) "
-           "are not yet a toolchain kind strata downloads: use a base image with this SDK "
-           "(mcr.microsoft.com/dotnet/sdk:<version>) or install it in the task (dotnet-install.sh)";
   if (tool == "elixir" || tool == "erlang")
     return "Elixir and Erlang/OTP release builds (builds.hex.pm) are not yet a toolchain kind strata downloads: use a "
            "base image with them (hexpm/elixir:<elixir>-erlang-<otp>-debian-bookworm-…, elixir:<version>) or install "

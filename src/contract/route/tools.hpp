@@ -54,9 +54,8 @@ std::optional<std::string> package_of_runtime(std::string_view package);
 std::optional<std::string> command_of_runtime(std::string_view command);
 
 // Why a tool whose release the archive lacks cannot come from a task
-// toolchain yet (java, dotnet, elixir, erlang: their vendors' archives are
-// not a toolchain kind strata downloads) and what to do instead; "" for
-// every other tool.
+// toolchain yet (elixir, erlang: their release builds are not a toolchain
+// kind strata downloads) and what to do instead; "" for every other tool.
 std::string_view pending_toolchain(std::string_view tool);
 
 // nullptr for a tool the router has no table entry for.

@@ -311,10 +311,264 @@ Result<Release> python_release(oci::http::Transport& http, const ResolveRequest&
   return rel;
 }
 
+// --- Java: Eclipse Temurin, from the Adoptium API (v3) -------------------------------
+// GET /v3/assets/feature_releases/{major}/ga?… is an array of releases, each
+// {version_data: {major, minor, security, patch?, openjdk_version, semver},
+//  binaries: [{os, architecture, image_type, jvm_impl, heap_size,
+//              package: {name, link, checksum, size}}]}, newest first
+// (sort_order=DESC), at most 20 a page; /v3/info/available_releases lists
+// the feature releases ({available_releases: [8, 11, 17, 21, …]}).
+constexpr std::size_t kAdoptiumPageSize = 20;  // the API's largest page
+constexpr std::size_t kAdoptiumPages = 10;     // 200 releases of one feature release: more than any has
+constexpr std::uint64_t kMaxReleaseNumber = 1000000;
+
+std::string adoptium_arch(std::string_view arch) {
+  return arch == "amd64" ? "x64" : arch == "arm64" ? "aarch64" : std::string(arch);
+}
+
+// A non-negative integer field below kMaxReleaseNumber (absent: nullopt).
+std::optional<std::uint64_t> json_number(const nlohmann::json& o, const char* key) {
+  if (!o.is_object()) return std::nullopt;
+  auto it = o.find(key);
+  if (it == o.end() || !it->is_number_unsigned()) return std::nullopt;
+  auto n = it->get<std::uint64_t>();
+  return n < kMaxReleaseNumber ? std::optional(n) : std::nullopt;
+}
+
+// A download link the index names: http(s), no space or control character.
+bool plain_link(std::string_view link) {
+  if (!link.starts_with("https://") && !link.starts_with("http://")) return false;
+  return std::none_of(link.begin(), link.end(), [](char c) { return static_cast<unsigned char>(c) <= ' ' || c == 0x7f; });
+}
+
+// A file name an index gives an archive: one path component of plain characters.
+bool plain_name(std::string_view name, std::string_view suffix) {
+  return name.size() > suffix.size() && name.size() <= 255 && name.ends_with(suffix) && name[0] != '.' &&
+         std::all_of(name.begin(), name.end(), [](char c) {
+           return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+                  c == '_' || c == '-' || c == '+';
+         });
+}
+
+// A link is as trustworthy as the index that named it: an https index
+// names https downloads (an http mirror may name http ones).
+bool link_allowed(std::string_view link, const std::string& base) {
+  return plain_link(link) && (link.starts_with("https://") || base.starts_with("http://"));
+}
+
+struct JdkBuild {
+  std::string version;  // 21.0.5
+  std::string full;     // 21.0.5+11
+  Archive archive;
+};
+
+// The release's linux JDK build for `arch` (HotSpot, normal heap), if it
+// has one. An entry for this platform that lacks what strata verifies with
+// is an error naming the index; other platforms' entries are not read.
+Result<std::optional<JdkBuild>> temurin_build(const nlohmann::json& rel, const ResolveRequest& r, std::uint64_t major,
+                                               const std::string& base, const std::string& url) {
+  if (!rel.is_object()) return fail(index_error(url, "a release is not a JSON object"));
+  auto vd = rel.find("version_data");
+  if (vd == rel.end() || !vd->is_object()) return fail(index_error(url, "a release has no version_data object"));
+  auto ma = json_number(*vd, "major"), mi = json_number(*vd, "minor"), se = json_number(*vd, "security");
+  auto pa = json_number(*vd, "patch");
+  if (!ma || !mi || !se) return fail(index_error(url, "a release's version_data has no major, minor and security numbers"));
+  if (*ma != major) return std::optional<JdkBuild>();  // another feature release: not this line's
+  JdkBuild b;
+  b.version = std::to_string(*ma) + "." + std::to_string(*mi) + "." + std::to_string(*se) +
+              (pa && *pa > 0 ? "." + std::to_string(*pa) : "");
+  b.full = json_string(*vd, "openjdk_version");
+  if (b.full.empty() || b.full.size() > 64) b.full = json_string(*vd, "semver");
+  if (b.full.size() > 64) b.full.clear();
+  auto bins = rel.find("binaries");
+  if (bins == rel.end() || !bins->is_array()) return fail(index_error(url, "release " + b.version + " has no binaries array"));
+  const std::string arch = adoptium_arch(r.arch);
+  for (const auto& bin : *bins) {
+    if (json_string(bin, "os") != "linux" || json_string(bin, "architecture") != arch ||
+        json_string(bin, "image_type") != "jdk")
+      continue;
+    const std::string jvm = json_string(bin, "jvm_impl"), heap = json_string(bin, "heap_size");
+    if ((!jvm.empty() && jvm != "hotspot") || (!heap.empty() && heap != "normal")) continue;
+    const auto pkg = bin.find("package");
+    const std::string what = "the linux/" + r.arch + " JDK of " + b.version;
+    if (pkg == bin.end() || !pkg->is_object()) return fail(index_error(url, what + " has no package object"));
+    std::string name = json_string(*pkg, "name"), link = json_string(*pkg, "link");
+    std::string hex = str::lower(json_string(*pkg, "checksum"));
+    auto size = pkg->contains("size") && (*pkg)["size"].is_number_unsigned() ? (*pkg)["size"].get<std::uint64_t>() : 0;
+    if (!plain_name(name, ".tar.gz")) return fail(index_error(url, what + ": package.name is not a .tar.gz file name"));
+    if (!link_allowed(link, base)) return fail(index_error(url, what + ": package.link is not an https:// URL"));
+    if (!is_hex(hex, 64)) return fail(index_error(url, what + ": package.checksum is not a sha256"));
+    if (size == 0 || size > (std::uint64_t{2} << 30))
+      return fail(index_error(url, what + ": package.size is not a size strata accepts (1 byte to 2 GiB)"));
+    b.archive = {"runtime", link, name, "sha256", hex, size, "sha256 and size from the Adoptium API " + url,
+                 b.full.empty() ? b.version : b.full, ""};
+    return std::optional(std::move(b));
+  }
+  return std::optional<JdkBuild>();
+}
+
+Result<Release> java_release(oci::http::Transport& http, const ResolveRequest& r) {
+  Release rel{r.tool, "", r.arch, r.source, {}};
+  const std::string base = trim_slash(r.source.url);
+  std::vector<std::uint64_t> majors;
+  const std::string line = r.want.exact ? line_of("java", *r.want.exact) : r.want.line;
+  if (!line.empty()) {
+    auto m = str::parse_u64(line);
+    if (!m || *m >= kMaxReleaseNumber) return fail(ErrorCode::kInvalidArgument, "java " + line + ": not a feature release");
+    majors.push_back(*m);
+  } else {
+    const std::string url = base + "/v3/info/available_releases";
+    STRATA_TRY(std::string text, get_text(http, url, kMaxSmallBytes, "application/json"));
+    STRATA_TRY(nlohmann::json info, parse_json(text, url));
+    auto list = info.is_object() ? info.find("available_releases") : info.end();
+    if (list == info.end() || !list->is_array() || list->size() > 1000)
+      return fail(index_error(url, "no available_releases array of feature releases"));
+    for (const auto& m : *list)
+      if (m.is_number_unsigned() && m.get<std::uint64_t>() < kMaxReleaseNumber) majors.push_back(m.get<std::uint64_t>());
+    std::sort(majors.rbegin(), majors.rend());
+    majors.erase(std::unique(majors.begin(), majors.end()), majors.end());
+  }
+  std::size_t seen = 0;
+  std::string last_url = base + "/v3/assets/feature_releases";
+  for (std::uint64_t major : majors) {
+    std::map<std::string, JdkBuild, bool (*)(const std::string&, const std::string&)> builds(
+        [](const std::string& a, const std::string& b) { return release_version_less(a, b); });
+    std::vector<std::string> versions;
+    // Newest first: the pages stop at the first that holds an admitted release.
+    for (std::size_t page = 0; page < kAdoptiumPages; ++page) {
+      const std::string url = base + "/v3/assets/feature_releases/" + std::to_string(major) +
+                              "/ga?architecture=" + adoptium_arch(r.arch) +
+                              "&heap_size=normal&image_type=jdk&jvm_impl=hotspot&os=linux&page=" +
+                              std::to_string(page) + "&page_size=" + std::to_string(kAdoptiumPageSize) +
+                              "&project=jdk&sort_method=DEFAULT&sort_order=DESC&vendor=eclipse";
+      last_url = url;
+      auto text = get_text(http, url, kMaxIndexBytes, "application/json");
+      // Past the last page the API answers 404 ("no releases match").
+      if (!text && page > 0 && text.error().code() == ErrorCode::kNotFound) break;
+      if (!text) return fail(text.error());
+      STRATA_TRY(nlohmann::json list, parse_json(*text, url));
+      if (!list.is_array()) return fail(index_error(url, "not a JSON array of releases"));
+      seen += list.size();
+      bool admitted = false;
+      for (const auto& e : list) {
+        STRATA_TRY(std::optional<JdkBuild> b, temurin_build(e, r, major, base, url));
+        if (!b) continue;
+        versions.push_back(b->version);
+        admitted |= newest({b->version}, r.want).has_value();
+        builds.emplace(b->version, std::move(*b));  // the first listed of a version (the newest build) wins
+      }
+      if (admitted || list.size() < kAdoptiumPageSize) break;
+    }
+    auto best = newest(versions, r.want);
+    if (!best) continue;
+    rel.version = *best;
+    if (auto k = r.known ? r.known(rel.version) : std::nullopt) return *k;
+    rel.archives.push_back(builds.at(*best).archive);
+    return rel;
+  }
+  return fail(no_release(r, last_url, seen));
+}
+
+// --- .NET SDK, from the release metadata ------------------------------------------------
+// release-metadata/releases-index.json lists the channels
+// ({"releases-index": [{"channel-version": "8.0", …}]}); each channel's
+// release-metadata/<channel>/releases.json its releases, each with the SDKs
+// it shipped ("sdks": [{version, files: [{name, rid, url, hash}]}], older
+// ones only "sdk"), hash the file's sha512.
+std::string dotnet_rid(std::string_view arch) {
+  return "linux-" + (arch == "amd64" ? std::string("x64") : std::string(arch));
+}
+
+Result<Release> dotnet_release(oci::http::Transport& http, const ResolveRequest& r) {
+  Release rel{r.tool, "", r.arch, r.source, {}};
+  const std::string base = trim_slash(r.source.url);
+  std::vector<std::string> channels;
+  const std::string line = r.want.exact ? line_of("dotnet", *r.want.exact) : r.want.line;
+  if (!line.empty()) {
+    channels.push_back(line);
+  } else {
+    const std::string url = base + "/release-metadata/releases-index.json";
+    STRATA_TRY(std::string text, get_text(http, url, kMaxSumsBytes, "application/json"));
+    STRATA_TRY(nlohmann::json index, parse_json(text, url));
+    auto list = index.is_object() ? index.find("releases-index") : index.end();
+    if (list == index.end() || !list->is_array() || list->size() > 1000)
+      return fail(index_error(url, "no releases-index array of channels"));
+    for (const auto& c : *list) {
+      std::string v = json_string(c, "channel-version");
+      if (is_release_version(v) && std::count(v.begin(), v.end(), '.') == 1) channels.push_back(v);
+    }
+    std::sort(channels.begin(), channels.end(), [](const auto& a, const auto& b) { return release_version_less(b, a); });
+    channels.erase(std::unique(channels.begin(), channels.end()), channels.end());
+  }
+  const std::string rid = dotnet_rid(r.arch);
+  std::size_t seen = 0;
+  std::string last_url = base + "/release-metadata";
+  for (const auto& channel : channels) {
+    const std::string url = base + "/release-metadata/" + channel + "/releases.json";
+    last_url = url;
+    STRATA_TRY(std::string text, get_text(http, url, kMaxIndexBytes, "application/json"));
+    STRATA_TRY(nlohmann::json doc, parse_json(text, url));
+    auto releases = doc.is_object() ? doc.find("releases") : doc.end();
+    if (releases == doc.end() || !releases->is_array()) return fail(index_error(url, "no releases array"));
+    std::map<std::string, const nlohmann::json*> sdks;  // SDK version → its linux-<arch> file
+    for (const auto& release : *releases) {
+      if (!release.is_object()) return fail(index_error(url, "a release is not a JSON object"));
+      std::vector<const nlohmann::json*> listed;
+      if (auto many = release.find("sdks"); many != release.end() && many->is_array()) {
+        for (const auto& s : *many) listed.push_back(&s);
+      } else if (auto one = release.find("sdk"); one != release.end() && one->is_object()) {
+        listed.push_back(&*one);
+      }
+      for (const nlohmann::json* sdk : listed) {
+        ++seen;
+        std::string v = json_string(*sdk, "version");
+        if (!is_release_version(v) || line_of("dotnet", v) != channel) continue;  // previews: 9.0.100-rc.2…
+        auto files = sdk->is_object() ? sdk->find("files") : sdk->end();
+        if (files == sdk->end() || !files->is_array()) continue;
+        for (const auto& f : *files) {
+          if (json_string(f, "rid") != rid || !json_string(f, "name").ends_with(".tar.gz")) continue;
+          sdks.emplace(v, &f);
+          break;
+        }
+      }
+    }
+    std::vector<std::string> versions;
+    for (const auto& [v, _] : sdks) versions.push_back(v);
+    auto best = newest(versions, r.want);
+    if (!best) continue;
+    rel.version = *best;
+    if (auto k = r.known ? r.known(rel.version) : std::nullopt) return *k;
+    const nlohmann::json& f = *sdks.at(*best);
+    const std::string what = "the " + rid + " SDK " + rel.version;
+    std::string link = json_string(f, "url"), hex = str::lower(json_string(f, "hash"));
+    std::string name = link.substr(link.rfind('/') + 1);
+    if (!link_allowed(link, base)) return fail(index_error(url, what + ": its url is not an https:// URL"));
+    if (!plain_name(name, ".tar.gz")) return fail(index_error(url, what + ": its url names no .tar.gz file"));
+    if (!is_hex(hex, 128)) return fail(index_error(url, what + ": its hash is not a sha512"));
+    // A mirror has the official layout (dotnet-install.sh's --azure-feed):
+    // the SDK under <base>/Sdk/<version>/, whatever host the metadata names.
+    if (r.source.kind != Source::Kind::kOfficial) link = base + "/Sdk/" + rel.version + "/" + name;
+    rel.archives.push_back({"runtime", link, name, "sha512", hex, 0, "sha512 from " + url, rel.version, ""});
+    return rel;
+  }
+  return fail(no_release(r, last_url, seen));
+}
+
 }  // namespace
 
 bool is_toolchain_tool(std::string_view tool) {
-  return tool == "node" || tool == "go" || tool == "rust" || tool == "python";
+  return tool == "node" || tool == "go" || tool == "rust" || tool == "python" || tool == "java" || tool == "dotnet";
+}
+
+std::size_t line_parts(std::string_view tool) { return tool == "node" || tool == "java" ? 1 : 2; }
+
+std::string line_of(std::string_view tool, std::string_view version) {
+  auto parts = str::split(version, '.');
+  const std::size_t n = line_parts(tool);
+  if (parts.size() < n) return "";
+  std::string out;
+  for (std::size_t i = 0; i < n; ++i) out += (i ? "." : "") + std::string(parts[i]);
+  return out;
 }
 
 std::string Source::describe() const { return kind == Kind::kNpm ? "npm:" + url : url; }
@@ -327,6 +581,8 @@ Source official_source(std::string_view tool) {
     return {Source::Kind::kOfficial, "https://github.com/astral-sh/python-build-standalone/releases/download/" +
                                          std::string(kPythonRelease)};
   }
+  if (tool == "java") return {Source::Kind::kOfficial, "https://api.adoptium.net"};
+  if (tool == "dotnet") return {Source::Kind::kOfficial, "https://builds.dotnet.microsoft.com/dotnet"};
   return {Source::Kind::kOfficial, ""};
 }
 
@@ -379,7 +635,8 @@ std::vector<std::string> source_hosts(std::string_view tool, const Source& sourc
   if (auto u = oci::http::parse_url(source.url)) hosts.push_back(u->host);
   if (source.kind == Source::Kind::kOfficial) {
     if (tool == "go") hosts.emplace_back("dl.google.com");
-    if (tool == "python") {
+    if (tool == "java") hosts.emplace_back("github.com");  // the API's package.link: Temurin's GitHub releases
+    if (tool == "python" || tool == "java") {
       hosts.emplace_back("release-assets.githubusercontent.com");
       hosts.emplace_back("objects.githubusercontent.com");
     }
@@ -395,6 +652,8 @@ Result<Release> resolve_release(oci::http::Transport& http, const ResolveRequest
   if (r.tool == "go") return go_release(http, r);
   if (r.tool == "rust") return rust_release(http, r);
   if (r.tool == "python") return python_release(http, r);
+  if (r.tool == "java") return java_release(http, r);
+  if (r.tool == "dotnet") return dotnet_release(http, r);
   return fail(ErrorCode::kInvalidArgument,
               r.tool + ": strata installs toolchains of " + std::string(kToolchainTools));
 }

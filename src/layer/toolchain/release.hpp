@@ -8,7 +8,10 @@
 //   go      the sha256 of the release listing (?mode=json&include=all);
 //   rust    the installer's .sha256, and its .asc signed by the Rust key
 //           (checked on the downloaded file);
-//   python  the SHA256SUMS of the python-build-standalone release.
+//   python  the SHA256SUMS of the python-build-standalone release;
+//   java    Eclipse Temurin: the sha256 and size the Adoptium API (v3)
+//           gives for the feature release's linux JDK archive;
+//   dotnet  the .NET SDK: the sha512 its channel's releases.json gives.
 // resolve_release reads the source's index for a range (the newest release
 // inside it, never a pre-release) or goes straight to the pinned version.
 // Thread-safe; everything goes through the Transport seam.
@@ -28,7 +31,15 @@ namespace strata::layer::toolchain {
 
 // Tools strata can install as a toolchain layer.
 bool is_toolchain_tool(std::string_view tool);
-inline constexpr std::string_view kToolchainTools = "node, go, rust, python";
+inline constexpr std::string_view kToolchainTools = "node, go, rust, python, java, dotnet";
+
+// How many leading numbers of a version make the line a floor means: node's
+// and java's major (20, 21), the others' major.minor (1.22, 3.12, and the
+// .NET channel 8.0). `>=21.0.0 <22` is the newest 21.x.
+std::size_t line_parts(std::string_view tool);
+// The line of `version` for `tool` ("21.0.5" → "21", "8.0.404" → "8.0"); ""
+// when the version has fewer numbers.
+std::string line_of(std::string_view tool, std::string_view version);
 
 // Where a tool's releases come from.
 struct Source {
@@ -55,6 +66,10 @@ struct VersionWant {
   std::optional<std::string> exact;
   std::function<bool(std::string_view version)> admits;
   std::string text;
+  // The line every admitted version is in (line_of), when the caller knows
+  // one: sources indexed by line (Adoptium's feature releases, .NET's
+  // channels) then read that line's index only. "" for any range.
+  std::string line = {};
 };
 
 // For a source that pairs releases (npm's `npm` package with a Node
@@ -70,13 +85,13 @@ struct Archive {
   std::string hex;           // the digest it must have
   std::uint64_t size = 0;    // 0: not published
   std::string verified_by;   // "SHASUMS256.txt.asc signed by <fpr>", …
-  std::string version;       // the npm package's version (role npm)
+  std::string version;       // the npm package's version (role npm); Temurin's full version (21.0.5+11)
   std::string signature_url; // a detached signature to check on the file (rust .asc); "" for none
 };
 
 struct Release {
   std::string tool;
-  std::string version;   // exact: 20.18.0, 1.22.5, 1.79.0, 3.10.15
+  std::string version;   // exact: 20.18.0, 1.22.5, 1.79.0, 3.10.15, 21.0.5 (Temurin 21.0.5+11), 8.0.404
   std::string arch;      // OCI architecture: amd64, arm64
   Source source;
   std::vector<Archive> archives;  // the runtime first

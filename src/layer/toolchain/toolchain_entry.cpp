@@ -60,7 +60,7 @@ Result<std::vector<ToolchainEntry>> parse_toolchain_entries(const YAML::Node& li
   return out;
 }
 
-Result<VersionWant> line_want(std::string_view text) {
+Result<VersionWant> line_want(std::string_view text, std::string_view tool) {
   VersionWant w;
   w.text = std::string(text);
   if (!is_release_version(text)) {
@@ -75,6 +75,7 @@ Result<VersionWant> line_want(std::string_view text) {
   w.admits = [line = std::string(text)](std::string_view v) {
     return is_release_version(v) && v.size() > line.size() && v.starts_with(line) && v[line.size()] == '.';
   };
+  if (!tool.empty()) w.line = line_of(tool, text);
   return w;
 }
 
@@ -99,7 +100,7 @@ Result<ResolveRequest> entry_request(const ToolchainEntry& e, const std::string&
   if (want_of) {
     STRATA_TRY(q.want, with_context(want_of(e.tool, e.version), e.where + ": " + e.tool + "@" + e.version));
   } else {
-    STRATA_TRY(q.want, with_context(line_want(e.version), e.where + ": " + e.tool + "@" + e.version));
+    STRATA_TRY(q.want, with_context(line_want(e.version, e.tool), e.where + ": " + e.tool + "@" + e.version));
   }
   q.satisfies = std::move(satisfies);
   return q;

@@ -42,8 +42,9 @@ Result<std::vector<ToolchainEntry>> parse_toolchain_entries(const YAML::Node& li
                                                             const std::filesystem::path& relative_to);
 
 // X.Y.Z pins; a line (20, 3.12) admits the releases whose leading numbers
-// are the line's. Anything else is refused (a range needs a WantOf).
-Result<VersionWant> line_want(std::string_view text);
+// are the line's. Anything else is refused (a range needs a WantOf). With
+// `tool`, the want names its line (VersionWant::line) when the text is one.
+Result<VersionWant> line_want(std::string_view text, std::string_view tool = "");
 
 // Turns a version text into a want (the caller's range semantics).
 using WantOf = std::function<Result<VersionWant>(const std::string& tool, const std::string& text)>;

@@ -258,6 +258,7 @@ struct ArchiveMap {
   std::string under;       // where the archive's content goes below the prefix ("", "lib/node_modules/npm")
   bool components = false; // rust-installer: <top>/<component>/<path>, manifest.in and docs left out
   std::vector<std::string> drop;  // paths (after the top) left out
+  bool topless = false;    // the archive's root is the toolchain's (.NET: ./dotnet, ./sdk/…), no top directory
   std::optional<std::string> top;
 
   Result<bool> operator()(oci::TarEntry& e) {
@@ -266,11 +267,14 @@ struct ArchiveMap {
                                                       "; refusing the archive, nothing was cached");
     };
     if (e.path.empty()) return false;
-    auto slash = e.path.find('/');
-    std::string first = e.path.substr(0, slash);
-    if (!top) top = first;
-    if (first != *top) return refuse("a second top-level directory beside " + str::quote(*top));
-    std::string rest = slash == std::string::npos ? "" : e.path.substr(slash + 1);
+    std::string rest = e.path;
+    if (!topless) {
+      auto slash = e.path.find('/');
+      std::string first = e.path.substr(0, slash);
+      if (!top) top = first;
+      if (first != *top) return refuse("a second top-level directory beside " + str::quote(*top));
+      rest = slash == std::string::npos ? "" : e.path.substr(slash + 1);
+    }
     if (components) {
       if (rest.empty()) return false;
       auto s2 = rest.find('/');
@@ -325,6 +329,10 @@ std::string layer_key_json(const Release& r) {
 std::vector<std::string> tool_env(const std::string& tool, const std::string& prefix) {
   if (tool == "node") return {"npm_config_nodedir=" + prefix};  // node-gyp uses these headers: no download
   if (tool == "go") return {"GOTOOLCHAIN=local"};                // no silent switch to another Go
+  if (tool == "java") return {"JAVA_HOME=" + prefix};             // Gradle, Maven and IDEs find the JDK by it
+  // The SDK's own root (apphosts of `dotnet publish` find the runtime by
+  // it), no telemetry sent from a sandbox, no first-run banner.
+  if (tool == "dotnet") return {"DOTNET_ROOT=" + prefix, "DOTNET_CLI_TELEMETRY_OPTOUT=1", "DOTNET_NOLOGO=1"};
   return {};
 }
 
@@ -374,7 +382,7 @@ Result<LayerRecord> build_layer(const ToolchainRequest& r, const Release& rel, c
   const bool npm_source = rel.source.kind == Source::Kind::kNpm;
   for (const auto& a : rel.archives) {
     const stdfs::path file = archive_path(r.home, a);
-    ArchiveMap map{a.name + " (" + a.url + ")", prefix, "", rel.tool == "rust", {}, std::nullopt};
+    ArchiveMap map{a.name + " (" + a.url + ")", prefix, "", rel.tool == "rust", {}, rel.tool == "dotnet", std::nullopt};
     if (npm_source && a.role == "runtime") map.drop = {"package.json"};
     if (a.role == "npm") map.under = "lib/node_modules/npm";
     oci::ReadLimits limits;
@@ -398,21 +406,29 @@ Result<LayerRecord> build_layer(const ToolchainRequest& r, const Release& rel, c
     entries = spool.entries();
   }
   // Archives without directory entries (npm pack writes none) have bin/ only as a parent.
-  const bool has_bin = std::any_of(entries.begin(), entries.end(),
-                                   [&](const auto& e) { return e.first.starts_with(prefix + "/bin/"); });
-  if (!has_bin) {
+  const std::string dir(program_dir(rel.tool));
+  const std::string bin = dir.empty() ? prefix + "/" : prefix + "/" + dir + "/";
+  auto is_program = [](const oci::TarEntry& e) {
+    return e.type == oci::TarEntryType::kSymlink ||
+           ((e.type == oci::TarEntryType::kRegular || e.type == oci::TarEntryType::kHardlink) && (e.mode & 0111));
+  };
+  if (dir.empty()) {
+    // The programs beside the SDK's directories: only the named one.
+    auto it = entries.find(bin + rel.tool);
+    if (it == entries.end() || !is_program(*it->second)) {
+      return fail(ErrorCode::kFailedPrecondition, rel.archives.front().url + ": no " + rel.tool +
+                                                      " program at the archive's root; is this a " + rel.tool +
+                                                      " release?");
+    }
+  } else if (std::none_of(entries.begin(), entries.end(), [&](const auto& e) { return e.first.starts_with(bin); })) {
     return fail(ErrorCode::kFailedPrecondition,
                 rel.archives.front().url + ": no bin/ directory in the archive; is this a " + rel.tool + " release?");
   }
   LayerRecord rec;
-  const std::string bin = prefix + "/bin/";
   for (const auto& [path, e] : entries) {
-    if (!path.starts_with(bin) || path.find('/', bin.size()) != std::string::npos) continue;
-    bool program = e->type == oci::TarEntryType::kSymlink ||
-                   ((e->type == oci::TarEntryType::kRegular || e->type == oci::TarEntryType::kHardlink) &&
-                    (e->mode & 0111));
-    if (!program) continue;
+    if (!path.starts_with(bin) || path.find('/', bin.size()) != std::string::npos || !is_program(*e)) continue;
     std::string name = path.substr(bin.size());
+    if (dir.empty() && name != rel.tool) continue;
     rec.commands.push_back(name);
     STRATA_TRY_VOID(spool.add(symlink_entry("usr/local/bin/" + name, "/" + path)));
   }
@@ -473,8 +489,11 @@ Result<void> remember_release(const stdfs::path& home, const Release& release) {
   return fs::write_file_atomic(at, release_record(release));
 }
 
+std::string_view program_dir(std::string_view tool) { return tool == "dotnet" ? "" : "bin"; }
+
 std::string ToolchainLayer::path_with(const std::string& path) const {
-  return prefix + "/bin" + (path.empty() ? "" : ":" + path);
+  const std::string_view dir = program_dir(release.tool);
+  return prefix + (dir.empty() ? "" : "/" + std::string(dir)) + (path.empty() ? "" : ":" + path);
 }
 
 std::string ToolchainLayer::annotation() const {
@@ -552,7 +571,8 @@ Result<void> link_programs(const ToolchainLayer& layer, const stdfs::path& dir, 
   for (const auto& c : layer.commands) {
     stdfs::path link = dir / "bin" / c;
     stdfs::path staged = dir / "bin" / ("." + c + ".strata-link");
-    std::string target = "../" + rel_prefix + "/bin/" + c;
+    const std::string_view programs = program_dir(layer.release.tool);
+    std::string target = "../" + rel_prefix + (programs.empty() ? "" : "/" + std::string(programs)) + "/" + c;
     ::unlink(staged.c_str());
     if (::symlink(target.c_str(), staged.c_str()) != 0) return fail(fs::io_error("creating", staged, errno));
     STRATA_TRY_VOID(fs::rename_file(staged, link));

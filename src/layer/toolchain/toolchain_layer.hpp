@@ -53,7 +53,7 @@ struct ToolchainLayer {
   oci::Descriptor layer;           // gzip layer blob
   oci::Digest diff_id = oci::Digest::sha256_of("");
   std::filesystem::path blob;      // the layer in the cache
-  std::vector<std::string> env;    // besides PATH: npm_config_nodedir=…, GOTOOLCHAIN=local
+  std::vector<std::string> env;    // besides PATH: npm_config_nodedir=…, GOTOOLCHAIN=local, JAVA_HOME=…, DOTNET_ROOT=…
   std::vector<std::string> commands;  // linked into /usr/local/bin
   bool cached = false;             // the layer was found by its key
   // The shared lease on the home caches (fs::home_lease_path), held while
@@ -61,11 +61,15 @@ struct ToolchainLayer {
   std::shared_ptr<fs::FileLock> lease;
   std::uint64_t downloaded = 0;    // archive bytes fetched by this call
 
-  // PATH with the toolchain's bin first (`path` = the image's PATH).
+  // PATH with the toolchain's program directory first (`path` = the image's PATH).
   std::string path_with(const std::string& path) const;
   // The annotation value (JSON: release, source, archives with URL and digest, layer).
   std::string annotation() const;
 };
+
+// Where a tool's programs are below its prefix: "bin", or "" for .NET, whose
+// archive keeps `dotnet` at its root (beside sdk/, shared/, host/).
+std::string_view program_dir(std::string_view tool);
 
 Result<ToolchainLayer> ensure_toolchain(oci::http::Transport& http, const ToolchainRequest& request);
 

@@ -242,6 +242,30 @@ TEST(RuntimeMarkers, VersionFilesOfStrataToolchains) {
   EXPECT_EQ(runtime_of_toolchain_entry("opt/strata/toolchains/node/20.18.0/bin/node"), std::nullopt);
 }
 
+// Temurin's JDK by its release file, the .NET SDK by its host at the root.
+TEST(RuntimeMarkers, JavaAndDotnetOfStrataToolchains) {
+  EXPECT_TRUE(is_version_file("opt/strata/toolchains/java/21.0.5/release"));
+  EXPECT_FALSE(is_version_file("opt/strata/toolchains/node/20.18.0/release")) << "another tool's file";
+  auto java = read_version_file("opt/strata/toolchains/java/21.0.5/release",
+                                "IMPLEMENTOR=\"Eclipse Adoptium\"\nJAVA_VERSION=\"21.0.5\"\n");
+  ASSERT_TRUE(java.fact) << java.note;
+  EXPECT_EQ(java.fact->tool, "java");
+  EXPECT_EQ(java.fact->version, "21.0.5");
+  EXPECT_EQ(java.note, "");
+  auto other = read_version_file("opt/strata/toolchains/java/21.0.5/release", "JAVA_VERSION=\"21.0.6\"\n");
+  ASSERT_TRUE(other.fact);
+  EXPECT_EQ(other.fact->version, "21.0.6");
+  EXPECT_NE(other.note.find("says java 21.0.6, not 21.0.5"), std::string::npos) << other.note;
+
+  auto dotnet = runtime_of_toolchain_entry("opt/strata/toolchains/dotnet/8.0.404/dotnet");
+  ASSERT_TRUE(dotnet);
+  EXPECT_EQ(dotnet->tool, "dotnet");
+  EXPECT_EQ(dotnet->version, "8.0.404");
+  EXPECT_EQ(dotnet->source, "file /opt/strata/toolchains/dotnet/8.0.404/dotnet");
+  EXPECT_EQ(runtime_of_toolchain_entry("opt/strata/toolchains/dotnet/8.0.404/sdk/dotnet"), std::nullopt);
+  EXPECT_EQ(runtime_of_toolchain_entry("opt/strata/toolchains/dotnet/latest/dotnet"), std::nullopt);
+}
+
 TEST(RuntimeMarkers, AToolchainFileThatSaysAnotherVersionIsTrustedAndNoted) {
   auto node = read_version_file("opt/strata/toolchains/node/20.18.0/include/node/node_version.h",
                                 "#define NODE_MAJOR_VERSION 20\n#define NODE_MINOR_VERSION 18\n#define NODE_PATCH_VERSION 1\n");

@@ -1,8 +1,10 @@
 // The router on the JVM, Elixir and .NET fixture repositories against a bare
 // base and an archive with Debian 12's versions of their packages: a JDK the
 // archive has is an overlay package, a build tool the project's wrapper
-// downloads is the project's bootstrap, and a runtime the archive lacks says
-// that its vendor's archives are not a toolchain kind strata downloads yet.
+// downloads is the project's bootstrap, a JDK the archive lacks is Eclipse
+// Temurin's and .NET is Microsoft's SDK (task toolchains), and Erlang/OTP the
+// archive lacks says that its builds are not a toolchain kind strata
+// downloads yet.
 // Each test states the plan's rows exactly.
 #include "contract/route/router.hpp"
 
@@ -121,14 +123,21 @@ TEST(RouterEcosystems, MavenOnJava17TakesDebiansJdkAndTheWrappersMaven) {
       << row(p, "maven")->why;
 }
 
-TEST(RouterEcosystems, AJava21ToolchainIsNotInBookwormAndSaysWhy) {
+TEST(RouterEcosystems, AJava21ToolchainIsNotInBookwormSoItIsTemurinsJdk) {
   Plan p = plan("jvm-gradle-kotlin");
   const Row* java = row(p, "java");
   ASSERT_NE(java, nullptr);
-  EXPECT_EQ(layer_name(java->layer), std::string("unrouted"));
+  EXPECT_EQ(layer_name(java->layer), std::string("task-toolchain"));
+  // .sdkmanrc's 21.0.2-tem is the version the repository means; the line is Gradle's 21.
+  EXPECT_NE(java->why.find("the newest java 21.x release at or above 21.0.2 from https://api.adoptium.net"),
+            std::string::npos)
+      << java->why;
   EXPECT_NE(java->why.find("the archive has openjdk-17-jdk-headless 17.0.13+11-1~deb12u1"), std::string::npos) << java->why;
-  EXPECT_NE(java->why.find("Temurin's JDK archives"), std::string::npos) << java->why;
-  EXPECT_NE(java->why.find("not yet a toolchain kind strata downloads"), std::string::npos) << java->why;
+  ASSERT_TRUE(java->toolchain);
+  EXPECT_EQ(java->toolchain->range, "=21.0.2");  // a pin: provision installs that release
+  EXPECT_EQ(java->toolchain->version, "21.0.2");
+  EXPECT_EQ(java->toolchain->url,  // Adoptium's architecture names: x64, aarch64
+            "https://api.adoptium.net/v3/binary/latest/21/ga/linux/x64/jdk/hotspot/normal/eclipse");
   EXPECT_EQ(layer_name(row(p, "gradle")->layer), std::string("project-bootstrap"));
 }
 
@@ -168,16 +177,26 @@ TEST(RouterEcosystems, AnyNewerJdkServesAnOlderFloorHeadlessFirst) {
   }
 }
 
-TEST(RouterEcosystems, DotnetHasNoDebianPackageAndNoToolchainYet) {
+TEST(RouterEcosystems, DotnetHasNoDebianPackageSoItIsMicrosoftsSdk) {
   Plan p = plan("dotnet-webapi");
   EXPECT_EQ(rows(p), (std::vector<std::string>{
-                         "runtime | dotnet | >=8.0.100 | unrouted",
+                         "runtime | dotnet | >=8.0.100 | task-toolchain",
                          "run-lib | libfontconfig1 | installed | overlay | libfontconfig1",
                          "egress | api.nuget.org | read-only | egress",
                          "egress | pkgs.dev.azure.com | read-only | egress",
                      }));
-  EXPECT_NE(row(p, "dotnet")->why.find("no Debian package of dotnet"), std::string::npos) << row(p, "dotnet")->why;
-  EXPECT_NE(row(p, "dotnet")->why.find("Microsoft's SDK archives"), std::string::npos);
+  const Row* dotnet = row(p, "dotnet");
+  // global.json's 8.0.204 with latestFeature: the 8.0 channel from 8.0.204 on.
+  EXPECT_NE(dotnet->why.find("the newest dotnet 8.0.x release at or above 8.0.204 from "
+                             "https://builds.dotnet.microsoft.com/dotnet"),
+            std::string::npos)
+      << dotnet->why;
+  EXPECT_NE(dotnet->why.find("no Debian package of dotnet"), std::string::npos) << dotnet->why;
+  ASSERT_TRUE(dotnet->toolchain);
+  EXPECT_EQ(dotnet->toolchain->range, ">=8.0.204 <8.1.0");
+  EXPECT_EQ(dotnet->toolchain->url,
+            "https://builds.dotnet.microsoft.com/dotnet/Sdk/8.0.204/dotnet-sdk-8.0.204-linux-x64.tar.gz");
+  EXPECT_EQ(dotnet->toolchain->hosts, std::vector<std::string>{"builds.dotnet.microsoft.com"});
 }
 
 }  // namespace

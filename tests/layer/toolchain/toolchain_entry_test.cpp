@@ -51,7 +51,7 @@ TEST(ToolchainEntry, ReadsEveryFieldAndRefusesWhatItDoesNotKnow) {
   EXPECT_EQ((*e)[1].source, "");
   EXPECT_NE(error_of("toolchains:\n  - {tool: node, version: \"20\", mirror: x}\n").find("unknown key `mirror`"),
             std::string::npos);
-  EXPECT_NE(error_of("toolchains:\n  - {tool: java, version: \"21\"}\n").find("has no toolchain"), std::string::npos);
+  EXPECT_NE(error_of("toolchains:\n  - {tool: elixir, version: \"1.17\"}\n").find("has no toolchain"), std::string::npos);
   EXPECT_NE(error_of("toolchains:\n  - {tool: node}\n").find("`version` is required"), std::string::npos);
   EXPECT_NE(error_of("toolchains:\n  - {tool: go, version: \"1\", source: npm}\n").find("carries node only"),
             std::string::npos);
@@ -122,9 +122,9 @@ TEST(ToolchainEntry, TheBundleIndexListsToolchainsLastInOneOrder) {
   auto dup = parse_bundle_index(twice, "bundle");
   ASSERT_FALSE(dup);
   EXPECT_NE(dup.error().message().find("listed twice"), std::string::npos);
-  std::string java = index.bytes;
-  java.replace(java.find("\"node\""), 6, "\"java\"");
-  EXPECT_FALSE(parse_bundle_index(java, "bundle"));
+  std::string elixir = index.bytes;  // a tool with no toolchain kind
+  elixir.replace(elixir.find("\"node\""), 6, "\"elixir\"");
+  EXPECT_FALSE(parse_bundle_index(elixir, "bundle"));
 }
 
 TEST(ToolchainEntry, APrewarmConfigMayNameToolchainsOnly) {

@@ -409,6 +409,10 @@ std::vector<Defect> defects() {
       {"rust", "rust-badsig", false, "1.79.0", {served().url("rust-badsig/dist/")}},
       {"rust", "rust-badsum", false, "1.79.0", {served().url("rust-badsum/dist/")}},
       {"python", "python-badsum/20241016", false, "3.10.15", {served().url("python-badsum/20241016/cpython-3.10.15")}},
+      {"java", "java-badsum", false, "21.0.5", {served().url("java-badsum/binaries/jdk-21.0.5%2B11/")}},
+      {"java", "java-badsize", false, "21.0.5", {served().url("java-badsize/binaries/jdk-21.0.5%2B11/")}},
+      {"dotnet", "dotnet-badsum", false, "8.0.404", {served().url("dotnet-badsum/Sdk/8.0.404/")}},
+      {"dotnet", "dotnet-nohost", false, "8.0.404", {served().url("dotnet-nohost/Sdk/8.0.404/")}},
   };
 }
 
@@ -699,6 +703,218 @@ TEST(ToolchainInstallDir, UnpacksWithRelativeLinksOnceAndRefusesAnotherKey) {
   EXPECT_EQ(shell(shell_quote(link.string()) + " --version").out, "v20.18.0\n");
   for (const auto& e : stdfs::directory_iterator(dir / "bin"))
     EXPECT_FALSE(e.path().filename().string().starts_with(".")) << "a staged link is left: " << e.path();
+}
+
+// --- 7. Java (Eclipse Temurin, the Adoptium API) and the .NET SDK ------------------------------
+
+// A range inside one line, as provision asks for it (VersionWant::line set).
+VersionWant in_line(const std::string& text, const std::string& line) {
+  VersionWant w = range(text);
+  w.line = line;
+  return w;
+}
+
+const std::string kJavaPrefix = "opt/strata/toolchains/java/21.0.5";
+const std::string kDotnetPrefix = "opt/strata/toolchains/dotnet/8.0.404";
+
+TEST(ToolchainResolve, JavaIsTheNewestTemurinOfTheFeatureReleaseWithALinuxJdk) {
+  served().clear_requests();
+  Release rel = resolved("java", in_line(">=21.0.0 <22", "21"));
+  EXPECT_EQ(rel.version, "21.0.5") << "21.0.6 has an aarch64 build only";
+  // The feature release's page alone: no list of feature releases is needed.
+  EXPECT_EQ(served().requests("java/v3/assets/feature_releases/21/ga"), 1u);
+  EXPECT_EQ(served().requests(), 1u) << testing::read_file(served().dir() / "requests.log");
+  ASSERT_EQ(rel.archives.size(), 1u);
+  const Archive& a = rel.archives[0];
+  EXPECT_EQ(a.name, "OpenJDK21U-jdk_x64_linux_hotspot_21.0.5_11.tar.gz");
+  EXPECT_EQ(a.url, served().url("java/binaries/jdk-21.0.5%2B11/OpenJDK21U-jdk_x64_linux_hotspot_21.0.5_11.tar.gz"));
+  EXPECT_EQ(a.algorithm, "sha256");
+  EXPECT_GT(a.size, 0u);
+  EXPECT_EQ(a.version, "21.0.5+11-LTS");
+  EXPECT_NE(a.verified_by.find("Adoptium API"), std::string::npos) << a.verified_by;
+  // Without a line: the newest feature release that admits the range.
+  EXPECT_EQ(resolved("java", range(">=17")).version, "21.0.5");
+  EXPECT_EQ(resolved("java", range("^17")).version, "17.0.13");
+  EXPECT_EQ(resolved("java", pin("21.0.4")).version, "21.0.4");
+  ResolveRequest arm = resolve_req("java", in_line(">=21 <22", "21"), mirror("java", "java"));
+  arm.arch = "arm64";
+  auto on_arm = resolve_release(http(), arm);
+  ASSERT_TRUE(on_arm) << on_arm.error().message();
+  EXPECT_EQ(on_arm->version, "21.0.6");
+  EXPECT_EQ(on_arm->archives.at(0).name, "OpenJDK21U-jdk_aarch64_linux_hotspot_21.0.6_7.tar.gz");
+  // The aarch64-only release is never chosen for amd64, even pinned.
+  auto pinned = resolve_release(http(), resolve_req("java", pin("21.0.6"), mirror("java", "java")));
+  ASSERT_FALSE(pinned) << pinned->version;
+  EXPECT_NE(pinned.error().message().find(served().url("java/v3/assets/feature_releases/21/ga?")), std::string::npos)
+      << pinned.error().message();
+}
+
+TEST(ToolchainResolve, DotnetIsTheNewestSdkOfTheChannelWithALinuxBuild) {
+  served().clear_requests();
+  Release rel = resolved("dotnet", in_line(">=8.0.100 <8.1.0", "8.0"));
+  EXPECT_EQ(rel.version, "8.0.404") << "8.0.405 has no linux-x64 file, 8.0.100-rc.2 is a preview";
+  EXPECT_EQ(served().requests("dotnet/release-metadata/8.0/releases.json"), 1u);
+  EXPECT_EQ(served().requests(), 1u) << testing::read_file(served().dir() / "requests.log");
+  ASSERT_EQ(rel.archives.size(), 1u);
+  const Archive& a = rel.archives[0];
+  EXPECT_EQ(a.name, "dotnet-sdk-8.0.404-linux-x64.tar.gz");
+  // The metadata names builds.dotnet.microsoft.com; a mirror serves the same layout.
+  EXPECT_EQ(a.url, served().url("dotnet/Sdk/8.0.404/dotnet-sdk-8.0.404-linux-x64.tar.gz"));
+  EXPECT_EQ(a.algorithm, "sha512");
+  EXPECT_EQ(a.hex.size(), 128u);
+  EXPECT_NE(a.verified_by.find(served().url("dotnet/release-metadata/8.0/releases.json")), std::string::npos)
+      << a.verified_by;
+  // Without a line: the channels of releases-index.json, newest first.
+  EXPECT_EQ(resolved("dotnet", range(">=8.0.100")).version, "9.0.100");
+  EXPECT_EQ(resolved("dotnet", range(">=8.0.100 <9")).version, "8.0.404");
+  EXPECT_EQ(resolved("dotnet", pin("8.0.307")).version, "8.0.307");
+  ResolveRequest arm = resolve_req("dotnet", in_line(">=8.0.100 <8.1.0", "8.0"), mirror("dotnet", "dotnet"));
+  arm.arch = "arm64";
+  auto on_arm = resolve_release(http(), arm);
+  ASSERT_TRUE(on_arm) << on_arm.error().message();
+  EXPECT_EQ(on_arm->version, "8.0.405");
+  EXPECT_EQ(on_arm->archives.at(0).name, "dotnet-sdk-8.0.405-linux-arm64.tar.gz");
+  auto pinned = resolve_release(http(), resolve_req("dotnet", pin("8.0.405"), mirror("dotnet", "dotnet")));
+  ASSERT_FALSE(pinned) << pinned->version;
+  EXPECT_NE(pinned.error().message().find(served().url("dotnet/release-metadata/8.0/releases.json")),
+            std::string::npos)
+      << pinned.error().message();
+}
+
+// Each index as a hostile or broken server could give it: refused with a
+// message naming the index's URL and what is wrong, never taken as a release.
+TEST(ToolchainResolve, HostileJavaAndDotnetIndexesAreRefusedNamingThem) {
+  const std::string java_page = "java/v3/assets/feature_releases/21/ga/index.json";
+  const std::string dotnet_channel = "dotnet/release-metadata/8.0/releases.json";
+  struct Case {
+    std::string tool, copy, file, from, to, says;
+  };
+  const std::vector<Case> cases = {
+      {"java", "java-h1", java_page, "\"checksum\": \"", "\"checksum\": \"zz", "package.checksum is not a sha256"},
+      {"java", "java-h2", java_page, "\"link\": \"@@BASE@@", "\"link\": \"file://@@BASE@@", "not an https:// URL"},
+      {"java", "java-h3", java_page, "\"name\": \"OpenJDK21U-jdk_x64_linux", "\"name\": \"../OpenJDK21U-jdk_x64_linux",
+       "not a .tar.gz file name"},
+      {"java", "java-h4", java_page, "\"major\": 21", "\"major\": \"21\"", "no major, minor and security numbers"},
+      {"java", "java-h5", java_page, "", "{\"releases\": []}", "not a JSON array of releases"},
+      {"java", "java-h6", java_page, "\"binaries\"", "\"binaries-\"", "has no binaries array"},
+      {"java", "java-h7", java_page, "\"size\": ", "\"size\": 4294967296", "package.size"},
+      {"java", "java-h8", java_page, "", "[{\"binaries\": [", "not valid JSON"},
+      {"dotnet", "dotnet-h1", dotnet_channel, "\"hash\": \"", "\"hash\": \"zz", "its hash is not a sha512"},
+      {"dotnet", "dotnet-h2", dotnet_channel, "\"url\": \"https://", "\"url\": \"ftp://", "not an https:// URL"},
+      {"dotnet", "dotnet-h3", dotnet_channel, "\"releases\":", "\"releases-\":", "no releases array"},
+      {"dotnet", "dotnet-h4", dotnet_channel, "", "[\"releases\"]", "no releases array"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.copy + ": " + c.to);
+    const stdfs::path dir = served().dir() / c.copy;
+    stdfs::remove_all(dir);
+    stdfs::copy(served().dir() / c.tool, dir, stdfs::copy_options::recursive);
+    const stdfs::path file = served().dir() / (c.copy + c.file.substr(c.tool.size()));
+    std::string text = c.from.empty() ? c.to : testing::read_file(file);  // "": the whole file
+    for (std::size_t at = 0; !c.from.empty() && (at = text.find(c.from, at)) != std::string::npos; at += c.to.size())
+      text.replace(at, c.from.size(), c.to);
+    testing::write_file(file, text);
+    const VersionWant want = c.tool == "java" ? in_line(">=21 <22", "21") : in_line(">=8.0.100 <8.1.0", "8.0");
+    auto got = resolve_release(http(), resolve_req(c.tool, want, mirror(c.tool, c.copy)));
+    ASSERT_FALSE(got) << got->version;
+    const std::string& msg = got.error().message();
+    EXPECT_NE(msg.find(served().url(c.copy + "/")), std::string::npos) << msg;
+    EXPECT_NE(msg.find(c.says), std::string::npos) << msg;
+  }
+}
+
+TEST(ToolchainLayerContent, JavaIsTheJdkTreeWithJavaHome) {
+  TempDir home;
+  ToolchainLayer l = ensure(request("java", in_line(">=21 <22", "21"), home.path()));
+  ASSERT_FALSE(l.blob.empty());
+  EXPECT_EQ(l.prefix, "/" + kJavaPrefix);
+  auto e = read_layer(l.blob);
+  // The archive's top directory (jdk-21.0.5+11/) is stripped.
+  for (const char* p : {"/bin/java", "/bin/javac", "/release", "/lib/modules", "/conf/security/java.security"})
+    EXPECT_TRUE(e.contains(kJavaPrefix + p)) << p;
+  EXPECT_EQ(e[kJavaPrefix + "/lib/server/libjsig.so"].link_target, "../libjsig.so");
+  for (const auto& [path, entry] : e) EXPECT_EQ(path.find("jdk-21.0.5"), std::string::npos) << path;
+  EXPECT_EQ(e["usr/local/bin/java"].link_target, "/" + kJavaPrefix + "/bin/java");
+  EXPECT_EQ(e["usr/local/bin/javac"].link_target, "/" + kJavaPrefix + "/bin/javac");
+  EXPECT_FALSE(e.contains("usr/local/bin/jspawnhelper")) << "lib/ is not bin/";
+  EXPECT_EQ(l.commands, (std::vector<std::string>{"jar", "java", "javac"}));
+  EXPECT_EQ(l.env, std::vector<std::string>{"JAVA_HOME=/" + kJavaPrefix});
+  EXPECT_EQ(l.path_with("/usr/bin"), "/" + kJavaPrefix + "/bin:/usr/bin");
+  TempDir root;
+  ASSERT_EQ(shell("tar -xzf " + shell_quote(l.blob.string()) + " -C " + shell_quote(root.path().string())).status, 0);
+  auto run = shell(shell_quote((root / (kJavaPrefix + "/bin/java")).string()) + " -version 2>&1");
+  EXPECT_EQ(run.status, 0);
+  EXPECT_EQ(run.out.substr(0, run.out.find('\n')), "openjdk version \"21.0.5\" 2024-10-15 LTS");
+}
+
+TEST(ToolchainLayerContent, DotnetHasNoTopDirectoryAndLinksOnlyDotnet) {
+  TempDir home, dir;
+  ToolchainLayer l = ensure(request("dotnet", pin("8.0.404"), home.path()));
+  ASSERT_FALSE(l.blob.empty());
+  EXPECT_EQ(l.prefix, "/" + kDotnetPrefix);
+  auto e = read_layer(l.blob);
+  // ./dotnet, ./sdk/… of the archive are the prefix's own: nothing stripped.
+  ASSERT_TRUE(e.contains(kDotnetPrefix + "/dotnet"));
+  EXPECT_EQ(e[kDotnetPrefix + "/dotnet"].mode & 0111, 0111u);
+  for (const char* p : {"/sdk/8.0.404/dotnet.dll", "/shared/Microsoft.NETCore.App/8.0.11/libcoreclr.so",
+                        "/host/fxr/8.0.11/libhostfxr.so", "/LICENSE.txt"})
+    EXPECT_TRUE(e.contains(kDotnetPrefix + p)) << p;
+  for (const auto& [path, entry] : e) {
+    EXPECT_EQ(path.find("/./"), std::string::npos) << path;
+    EXPECT_TRUE(path == "usr" || path.starts_with("usr/local") || path == "opt" || path.starts_with("opt/strata"))
+        << path;
+  }
+  EXPECT_EQ(e["usr/local/bin/dotnet"].link_target, "/" + kDotnetPrefix + "/dotnet");
+  EXPECT_EQ(l.commands, std::vector<std::string>{"dotnet"});
+  EXPECT_EQ(l.env, (std::vector<std::string>{"DOTNET_ROOT=/" + kDotnetPrefix, "DOTNET_CLI_TELEMETRY_OPTOUT=1",
+                                             "DOTNET_NOLOGO=1"}));
+  EXPECT_EQ(l.path_with("/usr/bin"), "/" + kDotnetPrefix + ":/usr/bin");
+
+  // install --dir: DIR/bin/dotnet links to the SDK's root, not a bin/.
+  auto got = install_dir(l, dir.path());
+  ASSERT_TRUE(got) << got.error().message();
+  EXPECT_EQ(stdfs::read_symlink(dir / "bin/dotnet"), "../dotnet/8.0.404/dotnet");
+  EXPECT_EQ(shell(shell_quote((dir / "bin/dotnet").string()) + " --version").out, "8.0.404\n");
+  EXPECT_EQ(shell(shell_quote((dir / "bin/dotnet").string()) + " --list-sdks").out,
+            "8.0.404 [" + stdfs::canonical(dir / "dotnet/8.0.404").string() + "/sdk]\n");
+  EXPECT_NE(std::find(got->env.begin(), got->env.end(),
+                      "DOTNET_ROOT=" + stdfs::absolute(dir / "dotnet/8.0.404").string()),
+            got->env.end());
+}
+
+TEST(ToolchainRefusal, ADotnetArchiveWithoutItsHostIsNoSdk) {
+  TempDir home;
+  auto got = ensure_toolchain(http(), request("dotnet", pin("8.0.404"), home.path(), mirror("dotnet", "dotnet-nohost")));
+  ASSERT_FALSE(got);
+  EXPECT_NE(got.error().message().find("no dotnet program at the archive's root"), std::string::npos)
+      << got.error().message();
+  expect_nothing_cached(home.path());
+}
+
+TEST(ToolchainCache, JavaAndDotnetHitsFetchNoArchive) {
+  struct Case {
+    std::string tool;
+    VersionWant want;
+    std::string archives;
+  };
+  for (const Case& c : {Case{"java", in_line(">=21 <22", "21"), "java/binaries"},
+                        Case{"dotnet", in_line(">=8.0.100 <8.1.0", "8.0"), "dotnet/Sdk"}}) {
+    SCOPED_TRACE(c.tool);
+    TempDir home;
+    ToolchainLayer first = ensure(request(c.tool, c.want, home.path()));
+    ASSERT_FALSE(first.blob.empty());
+    EXPECT_GT(first.downloaded, 0u);
+    served().clear_requests();
+    ToolchainLayer again = ensure(request(c.tool, c.want, home.path()));
+    EXPECT_EQ(served().requests(), 1u) << "the line's index only: " << testing::read_file(served().dir() / "requests.log");
+    EXPECT_EQ(served().requests(c.archives), 0u);
+    EXPECT_TRUE(again.cached);
+    EXPECT_EQ(again.layer.digest, first.layer.digest);
+    served().clear_requests();
+    ToolchainLayer pinned = ensure(request(c.tool, pin(first.release.version), home.path()));
+    EXPECT_EQ(served().requests(), 0u) << "a pinned, remembered release";
+    EXPECT_EQ(pinned.layer.digest, first.layer.digest);
+  }
 }
 
 }  // namespace
