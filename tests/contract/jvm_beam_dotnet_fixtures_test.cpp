@@ -222,10 +222,23 @@ TEST(DotnetFixtures, GlobalJsonRollForwardTargetFrameworksAndFeeds) {
   EXPECT_EQ(sdk->provision, ">=8.0.204 <8.1.0");
   // <clear/> drops nuget.org's default, which the file then adds back; the local folder feed reaches nothing.
   EXPECT_EQ(hosts(c), (std::vector<std::string>{"api.nuget.org config", "pkgs.dev.azure.com config"}));
-  // SkiaSharp's Linux native assets load fontconfig; SkiaSharp itself is managed code.
+  EXPECT_TRUE(c.warnings.empty());
+}
+
+// An image library with native assets, and a global.json that names a
+// runtime-like 10.0.0 which rollForward latestMinor still compares.
+TEST(DotnetFixtures, NativeAssetsNeedTheirLibrariesAndAGlobalJsonBelowTheFirstBand) {
+  Contract c = scan_fixture("dotnet-skia");
+  const RuntimeFloor* sdk = floors(c, "dotnet");
+  ASSERT_NE(sdk, nullptr);
+  EXPECT_EQ(sdk->pin, ">=10.0.0 <11.0.0");
+  EXPECT_EQ(sdk->floor, "10.0.100");  // net10.0
+  // SkiaSharp's Linux native assets load fontconfig; SkiaSharp itself is managed
+  // code, and Microsoft.Data.Sqlite's e_sqlite3 is bundled.
   EXPECT_EQ(build_of(c, "nuget", "SkiaSharp.NativeAssets.Linux"), "prebuilt");
   EXPECT_TRUE(required_by(c.run_libs, "libfontconfig1", "nuget:SkiaSharp.NativeAssets.Linux"));
   EXPECT_EQ(build_of(c, "nuget", "SkiaSharp"), "<absent>");
+  EXPECT_EQ(lib(c.run_libs, "libsqlite3-0"), nullptr);
   EXPECT_TRUE(c.warnings.empty());
 }
 

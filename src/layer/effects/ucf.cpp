@@ -13,6 +13,14 @@ namespace {
 
 bool literal(const std::string& w) { return w.find('$') == std::string::npos && w.find('`') == std::string::npos; }
 
+// An absolute path with no "." or ".." component: where a file may go.
+bool plain_path(const std::string& p) {
+  if (!p.starts_with('/') || p.size() < 2) return false;
+  for (auto part : str::split(std::string_view(p).substr(1), '/'))
+    if (part.empty() || part == "." || part == "..") return false;
+  return true;
+}
+
 // The words of a ucf or ucfr call after its options: ucf's --debconf-ok,
 // --three-way, --purge… take no value, --state-dir and --debconf-template do.
 std::vector<std::string> positional(const std::vector<std::string>& w, std::size_t from) {
@@ -67,7 +75,7 @@ class UcfEffects {
           if (i > 0 && !command_position(w[i - 1])) continue;  // `if [ -z ucf ]`: a word, not the command
           std::string prog(oci::base_name(w[i]));
           if (prog == "ucf") any |= ucf(*p, positional(w, i + 1), w);
-          if (prog == "ucfr") any |= ucfr(*p, positional(w, i + 1));
+          if (prog == "ucfr") any |= ucfr(positional(w, i + 1));
         }
       if (any) handled.push_back(p->package);
     }
@@ -79,8 +87,7 @@ class UcfEffects {
 
  private:
   bool ucf(const FragmentInfo& p, const std::vector<std::string>& args, const std::vector<std::string>& w) {
-    if (args.size() < 2 || !literal(args[0]) || !literal(args[1]) || !args[0].starts_with('/') ||
-        !args[1].starts_with('/')) {
+    if (args.size() < 2 || !literal(args[0]) || !literal(args[1]) || !plain_path(args[0]) || !plain_path(args[1])) {
       fx_.unreproduced.push_back(p.package + ": postinst runs `" + str::join(w, " ") + "`; not reproduced");
       return false;
     }
@@ -108,8 +115,10 @@ class UcfEffects {
     return true;
   }
 
-  bool ucfr(const FragmentInfo& p, const std::vector<std::string>& args) {
-    if (args.size() < 2 || !literal(args[0]) || !literal(args[1]) || !args[1].starts_with('/')) return false;
+  bool ucfr(const std::vector<std::string>& args) {
+    if (args.size() < 2 || !literal(args[0]) || !literal(args[1]) || !plain_path(args[1]) ||
+        args[0].find_first_of(" \t\n") != std::string::npos)
+      return false;
     registry_.push_back(args[0] + " \t " + args[1]);
     return true;
   }
@@ -148,14 +157,15 @@ class UcfEffects {
         versions.emplace(parts[2]);
     }
     for (const auto& version : versions) {
-      if (version.empty() || version.find("..") != std::string::npos) continue;
+      if (version.empty() || version == "." || version.find("..") != std::string::npos) continue;
       const std::string mods = "etc/php/" + version + "/mods-available";
       for (const auto& sapi : names_in("usr/lib/php/" + version + "/sapi")) {
+        if (sapi == "." || sapi == ".." || sapi.find('/') != std::string::npos) continue;
         const std::string confd = "etc/php/" + version + "/" + sapi + "/conf.d";
         if (!exists(confd)) continue;  // phpenmod: "doesn't exist, not enabling the module"
         const std::string state = "var/lib/php/modules/" + version + "/" + sapi;
         for (const auto& ini : names_in(mods)) {
-          if (!ini.ends_with(".ini")) continue;
+          if (!ini.ends_with(".ini") || ini.size() < 5 || ini.find('/') != std::string::npos) continue;
           const std::string mod = ini.substr(0, ini.size() - 4);
           if (exists(state + "/disabled_by_admin/" + mod) || exists(state + "/disabled_by_maint/" + mod)) continue;
           std::string text;

@@ -39,8 +39,7 @@ Candidates bookworm() {
                      {"elixir", "1.14.0.dfsg-2"},
                      {"erlang", "1:25.2.3+dfsg-1+deb12u4"},
                      {"erlang-nox", "1:25.2.3+dfsg-1+deb12u4"},
-                     {"git", "1:2.39.5-0+deb12u2"},
-                     {"libfontconfig1", "2.14.1-4"}},
+                     {"git", "1:2.39.5-0+deb12u2"}},
                     {{"c-compiler", {"gcc"}}});
 }
 
@@ -181,7 +180,6 @@ TEST(RouterEcosystems, DotnetHasNoDebianPackageSoItIsMicrosoftsSdk) {
   Plan p = plan("dotnet-webapi");
   EXPECT_EQ(rows(p), (std::vector<std::string>{
                          "runtime | dotnet | >=8.0.100 | task-toolchain",
-                         "run-lib | libfontconfig1 | installed | overlay | libfontconfig1",
                          "egress | api.nuget.org | read-only | egress",
                          "egress | pkgs.dev.azure.com | read-only | egress",
                      }));

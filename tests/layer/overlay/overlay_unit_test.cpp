@@ -141,15 +141,18 @@ TEST(Alternatives, WhatCannotBeEvaluatedStaysUnreproduced) {
       "update-alternatives --install /usr/bin/a a /usr/bin/a1 $(($prio + 1))\n"        // arithmetic
       "update-alternatives --install /usr/bin/b b $(ls /usr/bin/b-* | head -1) 10\n"  // runs commands
       "update-alternatives --install /usr/bin/c c /usr/bin/c1 10 $(slave x y z)\n"    // no such function
-      "for t in d e; do update-alternatives --install /usr/bin/$t $t /usr/bin/$t.real 5; done\n",
+      "for t in d e; do update-alternatives --install /usr/bin/$t $t /usr/bin/$t.real 5; done\n"  // unrolled: read
+      "for u in $(ls /x); do update-alternatives --install /usr/bin/$u $u /usr/bin/$u.real 5; done\n",
       unreadable);
-  ASSERT_EQ(calls.size(), 1u);
+  ASSERT_EQ(calls.size(), 3u);
   EXPECT_EQ(calls[0].path, "/usr/lib/jvm/java-17/bin/java");
   EXPECT_EQ(calls[0].priority, 30);
+  EXPECT_EQ(calls[1].path, "/usr/bin/d.real");
+  EXPECT_EQ(calls[2].link, "/usr/bin/e");
   ASSERT_EQ(unreadable.size(), 4u);
   EXPECT_NE(unreadable[0].find("$(("), std::string::npos) << unreadable[0];
   EXPECT_NE(unreadable[1].find("$(ls"), std::string::npos) << unreadable[1];
-  EXPECT_NE(unreadable[3].find("$t"), std::string::npos) << unreadable[3];
+  EXPECT_NE(unreadable[3].find("$(ls /x)"), std::string::npos) << unreadable[3];
 }
 
 TEST(Alternatives, HostileScriptsAreBoundedNotRun) {
