@@ -58,7 +58,7 @@ TEST(ContractReader, BadDocumentsNameTheFileAndField) {
 TEST(ContractReader, RefusesAliasesThatExpandWithoutEnd) {
   // Five levels of ten aliases: a tree of 111 111 nodes from 400 bytes
   // (nine levels: a billion).
-  auto laughs = parse_contract("schema_version: 1\n" + testing::billion_laughs(5, "notes"), "c.yaml");
+  auto laughs = parse_contract("schema_version: 1\n" + strata::testing::billion_laughs(5, "notes"), "c.yaml");
   ASSERT_FALSE(laughs) << "a billion-laughs contract was read";
   EXPECT_EQ(laughs.error().message(),
             "c.yaml: line 8: YAML aliases expand to more than 100000 nodes (a 'billion laughs' document); refusing it");

@@ -17,7 +17,7 @@ using testing::TempDir;
 using testing::shell_quote;
 using testing::shell;
 
-TarEntry reg(std::string path, std::uint64_t size, std::uint32_t mode = 0644) {
+TarEntry reg_entry(std::string path, std::uint64_t size, std::uint32_t mode = 0644) {
   TarEntry e;
   e.path = std::move(path);
   e.type = TarEntryType::kRegular;
@@ -27,7 +27,7 @@ TarEntry reg(std::string path, std::uint64_t size, std::uint32_t mode = 0644) {
   return e;
 }
 
-TarEntry dir(std::string path) {
+TarEntry dir_entry(std::string path) {
   TarEntry e;
   e.path = std::move(path);
   e.type = TarEntryType::kDirectory;
@@ -36,7 +36,7 @@ TarEntry dir(std::string path) {
   return e;
 }
 
-TarEntry link(std::string path, TarEntryType type, std::string target) {
+TarEntry link_entry(std::string path, TarEntryType type, std::string target) {
   TarEntry e;
   e.path = std::move(path);
   e.type = type;
@@ -50,7 +50,7 @@ std::string octal_field(std::string_view block, std::size_t off, std::size_t len
 }
 
 TEST(TarWriter, SimpleHeaderHasExactUstarBytes) {
-  auto h = oci::encode_tar_header(reg("etc/hostname", 5));
+  auto h = oci::encode_tar_header(reg_entry("etc/hostname", 5));
   ASSERT_TRUE(h) << h.error().message();
   ASSERT_EQ(h->size(), 512u);
   std::string_view b = *h;
@@ -81,12 +81,12 @@ TEST(TarWriter, UstarHeadersMatchPythonTarfileByteForByte) {
   dev.dev_major = 1;
   dev.dev_minor = 3;
   dev.mtime = 5;
-  TarEntry sym = link("usr/lib/libx.so", TarEntryType::kSymlink, "libx.so.1");
+  TarEntry sym = link_entry("usr/lib/libx.so", TarEntryType::kSymlink, "libx.so.1");
   sym.uid = 1000;
   sym.gid = 100;
   std::vector<Case> cases = {
-      {reg("etc/hostname", 5), "t=I('etc/hostname');t.size=5;t.mode=0o644;t.mtime=1700000000"},
-      {dir("usr/share"), "t=I('usr/share/');t.type=tarfile.DIRTYPE;t.mode=0o755;t.mtime=1700000000"},
+      {reg_entry("etc/hostname", 5), "t=I('etc/hostname');t.size=5;t.mode=0o644;t.mtime=1700000000"},
+      {dir_entry("usr/share"), "t=I('usr/share/');t.type=tarfile.DIRTYPE;t.mode=0o755;t.mtime=1700000000"},
       {sym, "t=I('usr/lib/libx.so');t.type=tarfile.SYMTYPE;t.linkname='libx.so.1';t.mode=0o777;t.uid=1000;"
             "t.gid=100;t.mtime=0"},
       {dev, "t=I('dev/null');t.type=tarfile.CHRTYPE;t.devmajor=1;t.devminor=3;t.mode=0o666;t.mtime=5"},
@@ -116,12 +116,12 @@ std::string write_archive(const std::vector<std::pair<TarEntry, std::string>>& e
 }
 
 TEST(TarWriter, EndsWithExactlyTwoZeroBlocksAndNoRecordPadding) {
-  std::string tar = write_archive({{reg("a", 3), "abc"}});
+  std::string tar = write_archive({{reg_entry("a", 3), "abc"}});
   ASSERT_EQ(tar.size(), 512u + 512u + 1024u);
   EXPECT_EQ(tar.substr(512, 3), "abc");
   EXPECT_EQ(tar.substr(515), std::string(512 - 3 + 1024, '\0'));
 
-  std::string frag = write_archive({{reg("a", 3), "abc"}}, oci::TarWriter::Trailer::kOmit);
+  std::string frag = write_archive({{reg_entry("a", 3), "abc"}}, oci::TarWriter::Trailer::kOmit);
   EXPECT_EQ(frag.size(), 1024u);
   EXPECT_EQ(frag, tar.substr(0, 1024));
 }
@@ -133,17 +133,17 @@ TEST(TarWriter, LongAndNonAsciiNamesUsePaxOnlyWhenNeeded) {
   std::string utf8 = "usr/share/doc/caf\xc3\xa9.txt";
   std::string longlink(300, 'l');
 
-  auto plain = oci::encode_tar_header(reg(longdir, 0));
+  auto plain = oci::encode_tar_header(reg_entry(longdir, 0));
   ASSERT_TRUE(plain);
   EXPECT_EQ(plain->size(), 512u) << "a name that fits prefix+name needs no PAX header";
-  auto pax = oci::encode_tar_header(reg(unsplittable, 0));
+  auto pax = oci::encode_tar_header(reg_entry(unsplittable, 0));
   ASSERT_TRUE(pax);
   EXPECT_EQ(pax->size(), 1536u);
   EXPECT_EQ(pax->substr(0, 14), oci::kPaxHeaderName);
   EXPECT_EQ((*pax)[156], 'x');
   EXPECT_NE(pax->find(" path=" + unsplittable + "\n"), std::string::npos);
 
-  TarEntry big = reg("var/big", 0);
+  TarEntry big = reg_entry("var/big", 0);
   big.uid = 5000000;
   big.gid = 4000000;
   big.xattrs = {{"user.b", "2"}, {"security.capability", std::string("\x01\x00\x00\x02", 4)}};
@@ -159,16 +159,16 @@ TEST(TarWriter, LongAndNonAsciiNamesUsePaxOnlyWhenNeeded) {
 
   TempDir d;
   std::string tar = write_archive({
-      {dir("opt"), ""},
-      {reg(unsplittable, 4), "long"},
-      {dir("usr"), ""},
-      {dir("usr/share"), ""},
-      {dir("usr/share/" + std::string(90, 'd')), ""},
-      {reg(longdir, 2), "ld"},
-      {dir("usr/share/doc"), ""},
-      {reg(utf8, 1), "e"},
-      {link("usr/share/ll", TarEntryType::kSymlink, longlink), ""},
-      {dir("usr/share/" + mid), ""},
+      {dir_entry("opt"), ""},
+      {reg_entry(unsplittable, 4), "long"},
+      {dir_entry("usr"), ""},
+      {dir_entry("usr/share"), ""},
+      {dir_entry("usr/share/" + std::string(90, 'd')), ""},
+      {reg_entry(longdir, 2), "ld"},
+      {dir_entry("usr/share/doc"), ""},
+      {reg_entry(utf8, 1), "e"},
+      {link_entry("usr/share/ll", TarEntryType::kSymlink, longlink), ""},
+      {dir_entry("usr/share/" + mid), ""},
       {big, ""},
   });
   (void)big;
@@ -201,8 +201,8 @@ TEST(TarWriter, LongAndNonAsciiNamesUsePaxOnlyWhenNeeded) {
 }
 
 TEST(TarWriter, ConcatenatedFragmentsFormOneValidArchive) {
-  std::string a = write_archive({{dir("a"), ""}, {reg("a/x", 1), "x"}}, oci::TarWriter::Trailer::kOmit);
-  std::string b = write_archive({{dir("b"), ""}, {reg("b/y", 2), "yy"}}, oci::TarWriter::Trailer::kOmit);
+  std::string a = write_archive({{dir_entry("a"), ""}, {reg_entry("a/x", 1), "x"}}, oci::TarWriter::Trailer::kOmit);
+  std::string b = write_archive({{dir_entry("b"), ""}, {reg_entry("b/y", 2), "yy"}}, oci::TarWriter::Trailer::kOmit);
   std::string end = write_archive({});
   EXPECT_EQ(end, std::string(1024, '\0'));
   TempDir d;
@@ -217,30 +217,30 @@ TEST(TarWriter, RefusesBadNamesOrderAndSizes) {
                           std::string("a\0b", 3)}) {
     oci::StringSink sink;
     oci::TarWriter w(sink);
-    auto r = w.add(reg(bad, 0));
+    auto r = w.add(reg_entry(bad, 0));
     ASSERT_FALSE(r) << bad;
     EXPECT_EQ(r.error().code(), ErrorCode::kInvalidArgument);
   }
   {
     oci::StringSink sink;
     oci::TarWriter w(sink);
-    ASSERT_TRUE(w.add(dir("b")));
-    auto r = w.add(dir("a"));
+    ASSERT_TRUE(w.add(dir_entry("b")));
+    auto r = w.add(dir_entry("a"));
     ASSERT_FALSE(r);
     EXPECT_NE(r.error().message().find("out of order"), std::string::npos);
   }
   {
     oci::StringSink sink;
     oci::TarWriter w(sink);
-    ASSERT_TRUE(w.add(dir("a")));
-    auto r = w.add(dir("a"));
+    ASSERT_TRUE(w.add(dir_entry("a")));
+    auto r = w.add(dir_entry("a"));
     ASSERT_FALSE(r);
     EXPECT_NE(r.error().message().find("duplicate"), std::string::npos);
   }
   {
     oci::StringSink sink;
     oci::TarWriter w(sink);
-    ASSERT_TRUE(w.add(reg("a", 4)));
+    ASSERT_TRUE(w.add(reg_entry("a", 4)));
     ASSERT_TRUE(w.write_data(oci::as_bytes("ab")));
     auto r = w.finish();
     ASSERT_FALSE(r);
@@ -249,11 +249,11 @@ TEST(TarWriter, RefusesBadNamesOrderAndSizes) {
   {
     oci::StringSink sink;
     oci::TarWriter w(sink);
-    ASSERT_TRUE(w.add(reg("a", 1)));
+    ASSERT_TRUE(w.add(reg_entry("a", 1)));
     EXPECT_FALSE(w.write_data(oci::as_bytes("ab")));
   }
-  EXPECT_FALSE(oci::encode_tar_header(link("h", TarEntryType::kHardlink, "../x")));
-  TarEntry d = dir("d");
+  EXPECT_FALSE(oci::encode_tar_header(link_entry("h", TarEntryType::kHardlink, "../x")));
+  TarEntry d = dir_entry("d");
   d.size = 3;
   EXPECT_FALSE(oci::encode_tar_header(d));
 }
@@ -266,8 +266,8 @@ TEST(TarWriter, PathOrderPutsParentsFirstAndWhiteoutsBeforeSiblings) {
 
 TEST(TarWriter, BytesDoNotDependOnUmaskOrTimezone) {
   auto build = [] {
-    return write_archive({{dir("etc"), ""}, {link("etc/l", TarEntryType::kSymlink, "motd"), ""},
-                          {reg("etc/motd", 5, 0600), "hello"}});
+    return write_archive({{dir_entry("etc"), ""}, {link_entry("etc/l", TarEntryType::kSymlink, "motd"), ""},
+                          {reg_entry("etc/motd", 5, 0600), "hello"}});
   };
   std::string first = build();
   mode_t old = ::umask(0077);

@@ -15,7 +15,17 @@
 
 namespace strata::testing::layers {
 
-using namespace strata::oci;
+// Using-declarations, not `using namespace strata::oci`: a test that says
+// `using namespace strata::testing::layers` would otherwise see all of oci,
+// oci::testing (the fake transport) beside strata::testing included, and in a
+// unity batch with such a test `testing::` becomes ambiguous.
+using oci::as_bytes;
+using oci::ImageFilesystem;
+using oci::ImageFsOptions;
+using oci::ImageManifest;
+using oci::StringSink;
+using oci::TarEntry;
+using oci::TarEntryType;
 
 // A layer spelled as a list of entries, written in the order given (so tests
 // can place whiteouts anywhere), with `content` for regular files.

@@ -1,16 +1,20 @@
-// What the router tests share: a base image with nothing on it but
-// base-files, and a plan's rows as one line each ("kind | name | need |
-// layer[ | packages][ | left out (run)| not needed]"), the form their
-// expectations are written in.
+// What the router tests share: a fixture repository's contract (scan), a
+// base image with nothing on it but base-files, and a plan's rows as one line
+// each ("kind | name | need | layer[ | packages][ | left out (run)| not
+// needed]"), the form their expectations are written in.
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "contract/fixture_support.hpp"
 #include "contract/route/router.hpp"
 #include "util/strings.hpp"
 
 namespace strata::contract::route {
+
+// testdata/repos/NAME scanned (a failed scan fails the test).
+inline Contract scan(const std::string& name) { return testing::scan_fixture(name); }
 
 inline image::ImageFacts bare_base() {
   image::ImageFacts f;

@@ -21,12 +21,6 @@
 namespace strata::contract::route {
 namespace {
 
-Contract scan(const std::string& name) {
-  auto c = scan_repository(std::string(STRATA_TESTDATA_DIR) + "/repos/" + name);
-  EXPECT_TRUE(c) << (c ? "" : c.error().message());
-  return c ? *c : Contract{};
-}
-
 // Debian 12 (bookworm) versions, as apt-cache policy gives them.
 Candidates bookworm() {
   return Candidates({{"build-essential", "12.9"},

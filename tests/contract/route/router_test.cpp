@@ -17,12 +17,6 @@
 namespace strata::contract::route {
 namespace {
 
-Contract scan(const std::string& name) {
-  auto c = scan_repository(std::string(STRATA_TESTDATA_DIR) + "/repos/" + name);
-  EXPECT_TRUE(c) << (c ? "" : c.error().message());
-  return c ? *c : Contract{};
-}
-
 // What testdata/toolchain publishes (and python3-dev, libvips-dev: -dev
 // libraries the fixture repos ask for).
 Candidates toolchain_archive() {
@@ -377,11 +371,7 @@ TEST(Router, AMalformedToolchainSourceIsRefusedNamingWhatIsWrong) {
 namespace strata::contract::route {
 namespace {
 
-const SystemLib* lib(const std::vector<SystemLib>& libs, const std::string& name) {
-  for (const auto& l : libs)
-    if (l.package == name) return &l;
-  return nullptr;
-}
+using testing::lib;  // contract/fixture_support.hpp
 
 Candidates media_archive() {
   return Candidates({{"build-essential", "12.9"}, {"g++", "4:12.2.0-3"}, {"make", "4.3-4.1"},

@@ -19,16 +19,16 @@ class BaseCacheTest : public ImageFsTest {
     add_layer({dir("etc"), file("etc/os-release", "ID=debian\n"), dir("lib"), file("lib/libx.so.1", "not ELF"),
                file("etc/motd", "hi\n")});
     std::string config = R"({"architecture":"amd64","os":"linux","rootfs":{"type":"layers","diff_ids":[]}})";
-    manifest_.media_type = std::string(media::kOciManifest);
-    manifest_.config = store_.put_blob(std::string(media::kOciConfig), config);
-    raw_ = make_raw_manifest(manifest_.media_type, serialize(manifest_));
+    manifest_.media_type = std::string(oci::media::kOciManifest);
+    manifest_.config = store_.put_blob(std::string(oci::media::kOciConfig), config);
+    raw_ = oci::make_raw_manifest(manifest_.media_type, serialize(manifest_));
     ASSERT_TRUE(store_.put_manifest(raw_, "base"));
     // The same image without its layer: only a cache can answer for it.
-    layerless_.put_blob(std::string(media::kOciConfig), config);
+    layerless_.put_blob(std::string(oci::media::kOciConfig), config);
     ASSERT_TRUE(layerless_.put_manifest(raw_, "base"));
   }
-  Result<BaseImage> load_from(Store& s, ImageFsOptions needs = {}) {
-    return load_base_image(s, "base", Platform{"linux", "amd64", "", ""}, std::move(needs), &cache_);
+  Result<BaseImage> load_from(oci::Store& s, ImageFsOptions needs = {}) {
+    return load_base_image(s, "base", oci::Platform{"linux", "amd64", "", ""}, std::move(needs), &cache_);
   }
   ImageFsOptions needs() {
     ImageFsOptions o;
@@ -41,7 +41,7 @@ class BaseCacheTest : public ImageFsTest {
   testing::TempDir dir_;
   BaseFsCache cache_{dir_.path()};
   testing::TestStore layerless_;
-  RawManifest raw_;
+  oci::RawManifest raw_;
 };
 
 TEST_F(BaseCacheTest, IntactCacheAnswersWithoutTheLayers) {
@@ -59,7 +59,7 @@ TEST_F(BaseCacheTest, DamagedOrInsufficientCacheIsNotTrusted) {
   ASSERT_TRUE(load_from(store_, needs()));
   // Asking for more than the cache holds (a file it did not capture).
   ImageFsOptions more = needs();
-  more.capture = capture_paths({"etc/motd"});
+  more.capture = oci::capture_paths({"etc/motd"});
   EXPECT_FALSE(load_from(layerless_, more));
   // Damage: truncated, then the node count (after magic, format and layer
   // count) raised past what the bytes hold.

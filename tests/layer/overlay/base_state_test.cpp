@@ -26,15 +26,15 @@ class BaseStateTest : public ImageFsTest {
     add_layer({dir("var"), dir("var/lib"), dir("var/lib/dpkg"), file("var/lib/dpkg/status", kStatus),
                file("var/lib/dpkg/arch", "amd64\ni386\n"), dir("etc"), file("etc/motd", "hi\n")});
     std::string config = R"({"architecture":"amd64","os":"linux","rootfs":{"type":"layers","diff_ids":[]}})";
-    manifest_.media_type = std::string(media::kOciManifest);
-    manifest_.config = store_.put_blob(std::string(media::kOciConfig), config);
-    raw_ = make_raw_manifest(manifest_.media_type, serialize(manifest_));
+    manifest_.media_type = std::string(oci::media::kOciManifest);
+    manifest_.config = store_.put_blob(std::string(oci::media::kOciConfig), config);
+    raw_ = oci::make_raw_manifest(manifest_.media_type, serialize(manifest_));
     ASSERT_TRUE(store_.put_manifest(raw_, "base"));
-    layerless_.put_blob(std::string(media::kOciConfig), config);
+    layerless_.put_blob(std::string(oci::media::kOciConfig), config);
     ASSERT_TRUE(layerless_.put_manifest(raw_, "base"));
   }
-  Result<BaseState> load_from(Store& s) {
-    return load_base_state(s, "base", Platform{"linux", "amd64", "", ""}, &cache_);
+  Result<BaseState> load_from(oci::Store& s) {
+    return load_base_state(s, "base", oci::Platform{"linux", "amd64", "", ""}, &cache_);
   }
   static std::vector<std::string> ids(const BaseDpkgState& s) {
     std::vector<std::string> out;
@@ -45,7 +45,7 @@ class BaseStateTest : public ImageFsTest {
   testing::TempDir dir_;
   BaseStateCache cache_{dir_.path()};
   testing::TestStore layerless_;
-  RawManifest raw_;
+  oci::RawManifest raw_;
 };
 
 TEST_F(BaseStateTest, ReadOncePerManifestDigest) {
