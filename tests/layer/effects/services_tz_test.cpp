@@ -9,6 +9,7 @@
 
 #include "layer/deb/rewrite_rules.hpp"
 #include "layer/effects/services.hpp"
+#include "layer/effects/effect_nodes.hpp"
 
 namespace strata::layer {
 namespace {
@@ -16,21 +17,10 @@ namespace {
 using oci::FsNode;
 using oci::TarEntryType;
 
-FsNode dir() { return FsNode{}; }
-FsNode link(std::string target) {
-  FsNode n;
-  n.type = TarEntryType::kSymlink;
-  n.link_target = std::move(target);
-  return n;
-}
-FsNode file(std::string text) {
-  FsNode n;
-  n.type = TarEntryType::kRegular;
-  n.mode = 0644;
-  n.size = text.size();
-  n.content = std::move(text);
-  return n;
-}
+using testing::by_path;
+using testing::dir;
+using testing::file;
+using testing::link;
 
 oci::ImageFilesystem merged_usr_base(std::map<std::string, FsNode> extra = {}) {
   std::map<std::string, FsNode> nodes{{"etc", dir()},      {"usr", dir()},        {"usr/lib", dir()},
@@ -68,14 +58,6 @@ FragmentInfo uuid_runtime() {
     p.entries.push_back({path, TarEntryType::kRegular, "", ""});
   }
   return p;
-}
-
-std::map<std::string, std::string> by_path(const Effects& fx) {
-  std::map<std::string, std::string> out;
-  for (const auto& f : fx.files) {
-    out[f.entry.path] = f.entry.type == TarEntryType::kSymlink ? "-> " + f.entry.link_target : f.content;
-  }
-  return out;
 }
 
 TEST(Services, UuidRuntimeAsAptGetInstallLeavesIt) {

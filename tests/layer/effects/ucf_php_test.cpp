@@ -12,6 +12,7 @@
 #include "layer/deb/fragment.hpp"
 #include "layer/deb/rewrite_rules.hpp"
 #include "layer/effects/alternatives.hpp"
+#include "layer/effects/effect_nodes.hpp"
 #include "layer/effects/ucf.hpp"
 
 namespace strata::layer {
@@ -20,17 +21,11 @@ namespace {
 using oci::FsNode;
 using oci::TarEntryType;
 
-FsNode dir() { return FsNode{}; }
-FsNode file(std::string text) {
-  FsNode n;
-  n.type = TarEntryType::kRegular;
-  n.mode = 0644;
-  n.size = text.size();
-  n.content = std::move(text);
-  return n;
-}
+using testing::by_path;
+using testing::dir;
+using testing::file;
 
-oci::ImageFilesystem base_with(std::map<std::string, FsNode> extra = {}) {
+oci::ImageFilesystem php_base(std::map<std::string, FsNode> extra = {}) {
   std::map<std::string, FsNode> nodes{{"etc", dir()}, {"usr", dir()}, {"usr/lib", dir()}, {"var", dir()},
                                       {"var/lib", dir()}};
   for (auto& [k, v] : extra) nodes[k] = std::move(v);
@@ -85,15 +80,8 @@ struct Php {
   }
 };
 
-std::map<std::string, std::string> by_path(const Effects& fx) {
-  std::map<std::string, std::string> out;
-  for (const auto& f : fx.files)
-    out[f.entry.path] = f.entry.type == TarEntryType::kSymlink ? "-> " + f.entry.link_target : f.content;
-  return out;
-}
-
 TEST(UcfPhp, DebiansPhpModulesAsAptGetInstallLeavesThem) {
-  auto base = base_with();
+  auto base = php_base();
   auto rules = RewriteRules::from_base(base, 1700000000);
   ASSERT_TRUE(rules) << rules.error().message();
   Php php;
@@ -130,7 +118,7 @@ TEST(UcfPhp, DebiansPhpModulesAsAptGetInstallLeavesThem) {
 }
 
 TEST(UcfPhp, AnAdminDisabledModuleStaysOffAndAnExistingConfigurationFileIsKept) {
-  auto base = base_with({{"etc/php", dir()},
+  auto base = php_base({{"etc/php", dir()},
                          {"etc/php/8.2", dir()},
                          {"etc/php/8.2/mods-available", dir()},
                          {"etc/php/8.2/mods-available/pdo.ini", file("; priority=10\nextension=pdo.so ; edited\n")},
@@ -157,7 +145,7 @@ TEST(UcfPhp, AnAdminDisabledModuleStaysOffAndAnExistingConfigurationFileIsKept) 
 }
 
 TEST(UcfPhp, CallsOutsideTheTreeOrUnreadableChangeNothing) {
-  auto base = base_with();
+  auto base = php_base();
   auto rules = RewriteRules::from_base(base, 1);
   ASSERT_TRUE(rules);
   FragmentInfo p;
