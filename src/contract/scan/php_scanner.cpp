@@ -37,13 +37,9 @@ std::string extension_word(std::string_view w) {
   return str::lower(name);
 }
 
-// setup-php's names for what Debian packages under another: "mysql" is
-// mysqli, pdo_mysql and mysqlnd (php8.2-mysql), "pgsql" with pdo_pgsql.
-std::string setup_php_name(std::string name) {
-  if (name == "mysql") return "mysqli";
-  if (name == "zend opcache") return "opcache";
-  return name;
-}
+// setup-php's name for what the extension table knows under another:
+// "mysql" is mysqli, pdo_mysql and mysqlnd, which php8.2-mysql ships.
+std::string setup_php_name(std::string name) { return name == "mysql" ? "mysqli" : name; }
 
 std::string text_of(const json& j) {
   if (j.is_string()) return j.get<std::string>();
