@@ -72,6 +72,31 @@ std::string last_line(const std::string& out) {
 
 class DecisionCli : public CliTest {
  protected:
+  // The image a provision wrote into `layout` (its digest from --json),
+  // unpacked with umoci into dir_/b: the root and the config's environment.
+  struct Unpacked {
+    stdfs::path root;
+    std::string env;
+  };
+  Unpacked unpack_provisioned(const std::string& layout, const std::string& digest) {
+    const std::string tag = sh("jq -r '.manifests[] | select(.digest == \"" + digest +
+                               "\") | .annotations[\"org.opencontainers.image.ref.name\"]' " + layout + "/index.json");
+    EXPECT_TRUE(tag.starts_with("provision-")) << tag;
+    auto unpack = run({"umoci", "unpack", "--rootless", "--image", layout + ":" + tag.substr(0, tag.find('\n')),
+                       (dir_ / "b").string()});
+    EXPECT_EQ(unpack.code, 0) << unpack.err;
+    auto config = nlohmann::json::parse(std::ifstream(dir_ / "b/config.json"));
+    return {dir_ / "b/rootfs", config["process"]["env"].dump()};
+  }
+  // The fixture base has no shell: the host's bash, dash as /bin/sh (the
+  // stand-in runtimes are scripts) and /etc/profile, as any base with a
+  // shell has them, so `bash -lc` finds what a login shell would.
+  void add_login_shell(const stdfs::path& root) {
+    must("cp -L /bin/bash /bin/dash '" + root.string() + "/bin/' && ln -sf dash '" + root.string() +
+         "/bin/sh' && mkdir -p '" + root.string() + "/etc' && cp /etc/profile '" + root.string() +
+         "/etc/profile' && for l in $(ldd /bin/bash | awk '/=>/{print $3}'); do cp -Ln \"$l\" '" + root.string() +
+         "'\"$(dirname $l)\"/; done");
+  }
   DecisionFixture& fx_ = DecisionFixture::get();
   std::vector<std::string> preflight(const std::string& image, const std::string& name) {
     return {"preflight", "--image", image, "--repo", repo(name), "--sources", fx_.sources, "--platform", "linux/amd64"};
@@ -459,17 +484,10 @@ TEST_F(DecisionCli, TheStoryProvisionsNodeAsAToolchainLayerThatALoginShellFinds)
 
   // The image: the toolchain under /opt/strata, linked from /usr/local/bin,
   // its PATH and node-gyp's nodedir in the config, an annotation naming it.
-  const std::string tag = sh("jq -r '.manifests[] | select(.digest == \"" + digest +
-                             "\") | .annotations[\"org.opencontainers.image.ref.name\"]' " + layout + "/index.json");
-  ASSERT_TRUE(tag.starts_with("provision-")) << tag;
-  auto unpack = run({"umoci", "unpack", "--rootless", "--image", layout + ":" + tag.substr(0, tag.find('\n')),
-                     (dir_ / "b").string()});
-  ASSERT_EQ(unpack.code, 0) << unpack.err;
-  stdfs::path root = dir_ / "b/rootfs";
+  auto [root, env] = unpack_provisioned(layout, digest);
+  ASSERT_FALSE(HasFailure());
   EXPECT_EQ(stdfs::read_symlink(root / "usr/local/bin/node"), "/opt/strata/toolchains/node/20.18.0/bin/node");
   EXPECT_TRUE(stdfs::exists(root / "opt/strata/toolchains/node/20.18.0/include/node/common.gypi"));
-  auto config = nlohmann::json::parse(std::ifstream(dir_ / "b/config.json"));
-  std::string env = config["process"]["env"].dump();
   EXPECT_NE(env.find("PATH=/opt/strata/toolchains/node/20.18.0/bin:"), std::string::npos) << env;
   EXPECT_NE(env.find("npm_config_nodedir=/opt/strata/toolchains/node/20.18.0"), std::string::npos) << env;
   auto manifest = sh("jq -r '.annotations[\"dev.strata.toolchain.node\"]' " + layout + "/blobs/sha256/" +
@@ -479,13 +497,8 @@ TEST_F(DecisionCli, TheStoryProvisionsNodeAsAToolchainLayerThatALoginShellFinds)
       << manifest;
 
   // A login shell resets PATH (Debian's /etc/profile) and still finds node,
-  // and cc, make and python3 come from the overlay. The fixture base has no
-  // shell: the test adds the host's bash, dash as /bin/sh (the stand-in node
-  // is a script) and /etc/profile, as any base with a shell has them.
-  must("cp -L /bin/bash /bin/dash '" + root.string() + "/bin/' && ln -sf dash '" + root.string() +
-       "/bin/sh' && mkdir -p '" + root.string() + "/etc' && cp /etc/profile '" + root.string() +
-       "/etc/profile' && for l in $(ldd /bin/bash | awk '/=>/{print $3}'); do cp -Ln \"$l\" '" + root.string() +
-       "'\"$(dirname $l)\"/; done");
+  // and cc, make and python3 come from the overlay.
+  add_login_shell(root);
   EXPECT_EQ(sh("chroot " + root.string() + " /bin/bash -lc 'command -v node; node --version'"),
             "/usr/local/bin/node\nv20.18.0\n");
   EXPECT_EQ(sh("chroot " + root.string() + " /bin/bash -lc 'command -v cc make python3'"),
@@ -530,17 +543,10 @@ TEST_F(DecisionCli, AJava21FloorProvisionsTemurinAsAToolchainLayerThatALoginShel
   const std::string reference = doc["reference"].get<std::string>();
   const std::string digest = doc["digest"].get<std::string>();
 
-  const std::string tag = sh("jq -r '.manifests[] | select(.digest == \"" + digest +
-                             "\") | .annotations[\"org.opencontainers.image.ref.name\"]' " + layout + "/index.json");
-  ASSERT_TRUE(tag.starts_with("provision-")) << tag;
-  auto unpack = run({"umoci", "unpack", "--rootless", "--image", layout + ":" + tag.substr(0, tag.find('\n')),
-                     (dir_ / "b").string()});
-  ASSERT_EQ(unpack.code, 0) << unpack.err;
-  stdfs::path root = dir_ / "b/rootfs";
+  auto [root, env] = unpack_provisioned(layout, digest);
+  ASSERT_FALSE(HasFailure());
   EXPECT_EQ(stdfs::read_symlink(root / "usr/local/bin/java"), "/opt/strata/toolchains/java/21.0.2/bin/java");
   EXPECT_TRUE(stdfs::exists(root / "opt/strata/toolchains/java/21.0.2/release"));
-  auto config = nlohmann::json::parse(std::ifstream(dir_ / "b/config.json"));
-  std::string env = config["process"]["env"].dump();
   EXPECT_NE(env.find("PATH=/opt/strata/toolchains/java/21.0.2/bin:"), std::string::npos) << env;
   EXPECT_NE(env.find("JAVA_HOME=/opt/strata/toolchains/java/21.0.2"), std::string::npos) << env;
   auto manifest = sh("jq -r '.annotations[\"dev.strata.toolchain.java\"]' " + layout + "/blobs/sha256/" +
@@ -548,12 +554,7 @@ TEST_F(DecisionCli, AJava21FloorProvisionsTemurinAsAToolchainLayerThatALoginShel
   EXPECT_NE(manifest.find("\"release\":\"21.0.2\""), std::string::npos) << manifest;
   EXPECT_NE(manifest.find("sha256 and size from the Adoptium API"), std::string::npos) << manifest;
 
-  // The fixture base has no shell: the host's bash, dash as /bin/sh (the
-  // stand-in java is a script) and /etc/profile, as any base with a shell has.
-  must("cp -L /bin/bash /bin/dash '" + root.string() + "/bin/' && ln -sf dash '" + root.string() +
-       "/bin/sh' && mkdir -p '" + root.string() + "/etc' && cp /etc/profile '" + root.string() +
-       "/etc/profile' && for l in $(ldd /bin/bash | awk '/=>/{print $3}'); do cp -Ln \"$l\" '" + root.string() +
-       "'\"$(dirname $l)\"/; done");
+  add_login_shell(root);
   EXPECT_EQ(sh("chroot " + root.string() + " /bin/bash -lc 'command -v java; java -version 2>&1'"),
             "/usr/local/bin/java\nopenjdk version \"21.0.2\" 2024-01-16 LTS\n"
             "OpenJDK Runtime Environment Temurin-21.0.2+13 (build 21.0.2+13-LTS)\n");
@@ -582,24 +583,15 @@ TEST_F(DecisionCli, ADotnetProjectProvisionsTheSdkAsAToolchainLayer) {
   EXPECT_EQ(doc["toolchains"][0]["prefix"], "/opt/strata/toolchains/dotnet/8.0.404") << r.out;
   EXPECT_TRUE(doc["preflight"]["ok"].get<bool>()) << r.out;
   const std::string digest = doc["digest"].get<std::string>();
-  const std::string tag = sh("jq -r '.manifests[] | select(.digest == \"" + digest +
-                             "\") | .annotations[\"org.opencontainers.image.ref.name\"]' " + layout + "/index.json");
-  auto unpack = run({"umoci", "unpack", "--rootless", "--image", layout + ":" + tag.substr(0, tag.find('\n')),
-                     (dir_ / "b").string()});
-  ASSERT_EQ(unpack.code, 0) << unpack.err;
-  stdfs::path root = dir_ / "b/rootfs";
+  auto [root, env] = unpack_provisioned(layout, digest);
+  ASSERT_FALSE(HasFailure());
   EXPECT_EQ(stdfs::read_symlink(root / "usr/local/bin/dotnet"), "/opt/strata/toolchains/dotnet/8.0.404/dotnet");
   EXPECT_TRUE(stdfs::exists(root / "opt/strata/toolchains/dotnet/8.0.404/sdk/8.0.404/dotnet.dll"));
-  auto config = nlohmann::json::parse(std::ifstream(dir_ / "b/config.json"));
-  std::string env = config["process"]["env"].dump();
   EXPECT_NE(env.find("PATH=/opt/strata/toolchains/dotnet/8.0.404:"), std::string::npos) << env;
   for (const char* v : {"DOTNET_ROOT=/opt/strata/toolchains/dotnet/8.0.404", "DOTNET_CLI_TELEMETRY_OPTOUT=1",
                         "DOTNET_NOLOGO=1"})
     EXPECT_NE(env.find(v), std::string::npos) << v << " in " << env;
-  must("cp -L /bin/bash /bin/dash '" + root.string() + "/bin/' && ln -sf dash '" + root.string() +
-       "/bin/sh' && mkdir -p '" + root.string() + "/etc' && cp /etc/profile '" + root.string() +
-       "/etc/profile' && for l in $(ldd /bin/bash | awk '/=>/{print $3}'); do cp -Ln \"$l\" '" + root.string() +
-       "'\"$(dirname $l)\"/; done");
+  add_login_shell(root);
   EXPECT_EQ(sh("chroot " + root.string() + " /bin/bash -lc 'command -v dotnet; dotnet --version'"),
             "/usr/local/bin/dotnet\n8.0.404\n");
 }
