@@ -262,6 +262,11 @@ class Router {
         toolchains_[tool] = tool + " " + t.version;
         provided = t.version;
         row.toolchain = std::move(t);
+        // What the toolchain's programs load from the system: rows of their own.
+        for (std::string_view lib : info->libs) {
+          run_libs_[std::string(lib)].insert("toolchain:" + tool);
+          run_only_[Kind::kRunLib].erase(std::string(lib));
+        }
       } else {
         row.layer = Layer::kUnrouted;
         row.why = "neither the base, the archive (" + archive_note(tool, info) + ") nor a task toolchain provides " +

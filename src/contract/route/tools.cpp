@@ -50,10 +50,14 @@ const std::vector<ToolInfo>& tools() {
       {"gradle", {"gradle"}, "gradle", "", "", {}},
       {"elixir", {"elixir"}, "elixir", "", "", {}},
       {"erlang", {"erlang-nox"}, "erl", "", "", {}},  // the OTP without X11 (erlang would pull in wx)
-      // Debian has no .NET SDK: always Microsoft's SDK archive.
+      // Debian has no .NET SDK: always Microsoft's SDK archive, which loads
+      // ICU (always: .NET has no ICU-less default), OpenSSL, Kerberos' GSSAPI,
+      // zlib and the C++ runtime from the system — Microsoft's dependency list
+      // for Debian 12 ("Install .NET on Debian", as of 2026-12-05).
       {"dotnet", {}, "dotnet", "",
        "https://builds.dotnet.microsoft.com/dotnet/Sdk/{version}/dotnet-sdk-{version}-linux-{arch}.tar.gz",
-       {"builds.dotnet.microsoft.com"}},
+       {"builds.dotnet.microsoft.com"},
+       {"libc6", "libgcc-s1", "libgssapi-krb5-2", "libicu72", "libssl3", "libstdc++6", "zlib1g"}},
   };
   return kTools;
 }

@@ -24,6 +24,9 @@ struct ToolInfo {
   std::string_view bootstrap;            // how the project installs it itself; "" when it cannot
   std::string_view url;                  // the official task toolchain download, {version} and {arch}; "" when none
   std::vector<std::string_view> hosts;   // the url's hosts
+  // Debian 12 packages the task toolchain's own programs load, which its
+  // archive does not carry (the vendor's list); rows of the plan with it.
+  std::vector<std::string_view> libs{};
 };
 
 // Where a task toolchain is downloaded from: the official release site, a

@@ -33,7 +33,15 @@ Candidates bookworm() {
                      {"elixir", "1.14.0.dfsg-2"},
                      {"erlang", "1:25.2.3+dfsg-1+deb12u4"},
                      {"erlang-nox", "1:25.2.3+dfsg-1+deb12u4"},
-                     {"git", "1:2.39.5-0+deb12u2"}},
+                     {"git", "1:2.39.5-0+deb12u2"},
+                     // What the .NET SDK loads (Microsoft's list for Debian 12).
+                     {"libc6", "2.36-9+deb12u9"},
+                     {"libgcc-s1", "12.2.0-14"},
+                     {"libgssapi-krb5-2", "1.20.1-2+deb12u2"},
+                     {"libicu72", "72.1-3"},
+                     {"libssl3", "3.0.15-1~deb12u1"},
+                     {"libstdc++6", "12.2.0-14"},
+                     {"zlib1g", "1:1.2.13.dfsg-1"}},
                     {{"c-compiler", {"gcc"}}});
 }
 
@@ -174,6 +182,13 @@ TEST(RouterEcosystems, DotnetHasNoDebianPackageSoItIsMicrosoftsSdk) {
   Plan p = plan("dotnet-webapi");
   EXPECT_EQ(rows(p), (std::vector<std::string>{
                          "runtime | dotnet | >=8.0.100 | task-toolchain",
+                         "run-lib | libc6 | installed | overlay | libc6",
+                         "run-lib | libgcc-s1 | installed | overlay | libgcc-s1",
+                         "run-lib | libgssapi-krb5-2 | installed | overlay | libgssapi-krb5-2",
+                         "run-lib | libicu72 | installed | overlay | libicu72",
+                         "run-lib | libssl3 | installed | overlay | libssl3",
+                         "run-lib | libstdc++6 | installed | overlay | libstdc++6",
+                         "run-lib | zlib1g | installed | overlay | zlib1g",
                          "egress | api.nuget.org | read-only | egress",
                          "egress | pkgs.dev.azure.com | read-only | egress",
                      }));
@@ -189,6 +204,12 @@ TEST(RouterEcosystems, DotnetHasNoDebianPackageSoItIsMicrosoftsSdk) {
   EXPECT_EQ(dotnet->toolchain->url,
             "https://builds.dotnet.microsoft.com/dotnet/Sdk/8.0.204/dotnet-sdk-8.0.204-linux-x64.tar.gz");
   EXPECT_EQ(dotnet->toolchain->hosts, std::vector<std::string>{"builds.dotnet.microsoft.com"});
+  // The SDK loads ICU and the rest from the system: rows of the toolchain.
+  for (const Row& r : p.rows) {
+    if (r.kind == Kind::kRunLib) {
+      EXPECT_EQ(r.required_by, std::vector<std::string>{"toolchain:dotnet"}) << r.name;
+    }
+  }
 }
 
 }  // namespace
