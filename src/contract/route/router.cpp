@@ -46,13 +46,6 @@ std::string replace_all(std::string s, std::string_view from, const std::string&
 }
 
 // The names release tarballs use for an architecture.
-std::string download_arch(std::string_view tool, const std::string& arch) {
-  if (tool == "node" || tool == "dotnet") return arch == "amd64" ? "x64" : arch;
-  if (tool == "rust" || tool == "python") return arch == "amd64" ? "x86_64" : arch == "arm64" ? "aarch64" : arch;
-  if (tool == "java") return arch == "amd64" ? "x64" : arch == "arm64" ? "aarch64" : arch;  // Adoptium's names
-  return arch;
-}
-
 std::string joined(const std::set<std::string>& s) { return str::join({s.begin(), s.end()}, ", "); }
 
 class Router {
@@ -244,7 +237,7 @@ class Router {
         }
         TaskToolchain t{tool, from ? from->str() : "latest", range, src.url, {}, src.base};
         t.url = replace_all(replace_all(replace_all(t.url, "{version}", t.version), "{arch}",
-                                        download_arch(tool, base_.platform.architecture)),
+                                        layer::toolchain::download_arch(tool, base_.platform.architecture)),
                             "{major}", from ? std::to_string(from->major) : "latest");
         for (const auto& h : src.hosts) {
           t.hosts.push_back(h);

@@ -322,9 +322,6 @@ constexpr std::size_t kAdoptiumPageSize = 20;  // the API's largest page
 constexpr std::size_t kAdoptiumPages = 10;     // 200 releases of one feature release: more than any has
 constexpr std::uint64_t kMaxReleaseNumber = 1000000;
 
-std::string adoptium_arch(std::string_view arch) {
-  return arch == "amd64" ? "x64" : arch == "arm64" ? "aarch64" : std::string(arch);
-}
 
 // A non-negative integer field below kMaxReleaseNumber (absent: nullopt).
 std::optional<std::uint64_t> json_number(const nlohmann::json& o, const char* key) {
@@ -382,7 +379,7 @@ Result<std::optional<JdkBuild>> temurin_build(const nlohmann::json& rel, const R
   if (b.full.size() > 64) b.full.clear();
   auto bins = rel.find("binaries");
   if (bins == rel.end() || !bins->is_array()) return fail(index_error(url, "release " + b.version + " has no binaries array"));
-  const std::string arch = adoptium_arch(r.arch);
+  const std::string arch = download_arch("java", r.arch);
   for (const auto& bin : *bins) {
     if (json_string(bin, "os") != "linux" || json_string(bin, "architecture") != arch ||
         json_string(bin, "image_type") != "jdk")
@@ -437,7 +434,7 @@ Result<Release> java_release(oci::http::Transport& http, const ResolveRequest& r
     // Newest first: the pages stop at the first that holds an admitted release.
     for (std::size_t page = 0; page < kAdoptiumPages; ++page) {
       const std::string url = base + "/v3/assets/feature_releases/" + std::to_string(major) +
-                              "/ga?architecture=" + adoptium_arch(r.arch) +
+                              "/ga?architecture=" + download_arch("java", r.arch) +
                               "&heap_size=normal&image_type=jdk&jvm_impl=hotspot&os=linux&page=" +
                               std::to_string(page) + "&page_size=" + std::to_string(kAdoptiumPageSize) +
                               "&project=jdk&sort_method=DEFAULT&sort_order=DESC&vendor=eclipse";
@@ -475,9 +472,7 @@ Result<Release> java_release(oci::http::Transport& http, const ResolveRequest& r
 // release-metadata/<channel>/releases.json its releases, each with the SDKs
 // it shipped ("sdks": [{version, files: [{name, rid, url, hash}]}], older
 // ones only "sdk"), hash the file's sha512.
-std::string dotnet_rid(std::string_view arch) {
-  return "linux-" + (arch == "amd64" ? std::string("x64") : std::string(arch));
-}
+std::string dotnet_rid(std::string_view arch) { return "linux-" + download_arch("dotnet", arch); }
 
 Result<Release> dotnet_release(oci::http::Transport& http, const ResolveRequest& r) {
   Release rel{r.tool, "", r.arch, r.source, {}};
@@ -558,6 +553,13 @@ Result<Release> dotnet_release(oci::http::Transport& http, const ResolveRequest&
 
 bool is_toolchain_tool(std::string_view tool) {
   return tool == "node" || tool == "go" || tool == "rust" || tool == "python" || tool == "java" || tool == "dotnet";
+}
+
+std::string download_arch(std::string_view tool, std::string_view arch) {
+  if (tool == "node" || tool == "dotnet") return node_arch(arch);
+  if (tool == "rust" || tool == "python") return gnu_arch(arch);
+  if (tool == "java") return arch == "amd64" ? "x64" : gnu_arch(arch);  // Adoptium's names: x64, aarch64
+  return std::string(arch);
 }
 
 std::size_t line_parts(std::string_view tool) { return tool == "node" || tool == "java" ? 1 : 2; }

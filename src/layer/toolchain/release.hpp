@@ -40,6 +40,10 @@ std::size_t line_parts(std::string_view tool);
 // The line of `version` for `tool` ("21.0.5" → "21", "8.0.404" → "8.0"); ""
 // when the version has fewer numbers.
 std::string line_of(std::string_view tool, std::string_view version);
+// A Debian architecture ("amd64", "arm64") as TOOL's release downloads name
+// it: node and dotnet x64, rust and python x86_64/aarch64, java (Adoptium)
+// x64/aarch64; go and the rest as Debian does.
+std::string download_arch(std::string_view tool, std::string_view arch);
 
 // Where a tool's releases come from.
 struct Source {
