@@ -22,7 +22,12 @@ hosts the contract's egress lists (a key host is matched by the same name or a
 wildcard over it). A version
 matches at the key's precision: "22" matches 22.x.y, "3.12" matches 3.12.z.
 
-Usage: bench/contract_heldout.py STRATA KEY_DIR REPOS_DIR
+With --runtime-packages, a runtime the contract names (runtime_floors) also
+counts as providing the Debian packages that install it (node: nodejs; php:
+phpX.Y-cli of the line it provisions), which a plan's runtime row installs;
+without it only the contract's library lists count.
+
+Usage: bench/contract_heldout.py [--runtime-packages] STRATA KEY_DIR REPOS_DIR
 """
 import json
 import pathlib
@@ -59,10 +64,28 @@ def strata_versions(floor):
     return (floor.get("floor") if declared else None), chosen
 
 
+# The Debian packages that install each runtime a contract names.
+RUNTIME_PACKAGES = {"node": ["nodejs"], "npm": ["npm"], "yarn": ["yarnpkg"], "ruby": ["ruby"],
+                    "python": ["python3"], "elixir": ["elixir"], "erlang": ["erlang"], "composer": ["composer"]}
+
+
+def runtime_packages(floors):
+    out = set()
+    for tool, f in floors.items():
+        out.update(RUNTIME_PACKAGES.get(tool, []))
+        if tool == "php":
+            v = parts((f.get("provision") or {}).get("range") or f.get("floor"))
+            if v and len(v) >= 2:
+                out.add(f"php{v[0]}.{v[1]}-cli")
+    return out
+
+
 def main():
-    if len(sys.argv) != 4:
+    args = [a for a in sys.argv[1:] if a != "--runtime-packages"]
+    count_runtimes = len(args) != len(sys.argv) - 1
+    if len(args) != 3:
         sys.exit(__doc__)
-    strata, key_dir, repos = sys.argv[1], pathlib.Path(sys.argv[2]), pathlib.Path(sys.argv[3])
+    strata, key_dir, repos = args[0], pathlib.Path(args[1]), pathlib.Path(args[2])
     totals = dict(floor=0, floor_ok=0, prov=0, prov_ok=0, build=0, build_ok=0, run=0, run_ok=0,
                   eco=0, eco_ok=0, hosts=0, hosts_ok=0)
     print(f"{'repository':14} {'tool':7} {'key floor':10} {'strata floor':13} {'key provision':14} {'strata provision':18}")
@@ -91,6 +114,8 @@ def main():
         build = {l["package"] for k in ("build", "run") for l in libs.get(k, []) if l.get("purpose", "build") == "build"}
         if "build-essential" in build:  # what apt installs with it
             build |= {"gcc", "g++", "make", "libc6-dev", "dpkg-dev"}
+        if count_runtimes:
+            build |= runtime_packages(floors)
         for p in key.get("build_packages") or []:
             totals["build"] += 1
             totals["build_ok"] += p in build

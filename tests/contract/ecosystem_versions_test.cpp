@@ -2,6 +2,7 @@
 // ranges: Java's release spellings, Elixir's requirement syntax, .NET's
 // rollForward policies and target framework monikers.
 #include "contract/knowledge/ecosystem_versions.hpp"
+#include "contract/knowledge/knowledge.hpp"
 
 #include <gtest/gtest.h>
 
@@ -94,6 +95,39 @@ TEST(DotnetTargetFramework, MonikersNameTheirDotnetVersion) {
   EXPECT_EQ(dotnet_target_version("netstandard2.0"), std::nullopt);
   EXPECT_EQ(dotnet_target_version("net48"), std::nullopt);  // .NET Framework
   EXPECT_EQ(dotnet_target_version("banana"), std::nullopt);
+}
+
+}  // namespace
+}  // namespace strata::contract
+
+namespace strata::contract {
+namespace {
+
+// A family entry covers the names that continue it after a separator; any
+// other entry covers its own name only.
+TEST(KnowledgeFamilies, AFamilyCoversItsMembersAndNothingElse) {
+  auto kb = KnowledgeBase::parse({{"t.yaml", R"(
+maven:
+  org.testcontainers: {family: true, rules: [{build: none}]}
+  com.example:exact: {rules: [{build: none}]}
+nuget:
+  Microsoft.Playwright: {family: true, rules: [{build: download}], egress_reason: "at test time"}
+  SkiaSharp: {rules: [{build: prebuilt}]}
+)"}});
+  ASSERT_TRUE(kb) << kb.error().message();
+  auto entry = [&](const char* eco, const char* name) {
+    const std::string* e = kb->entry_for(eco, name);
+    return e ? *e : std::string("<none>");
+  };
+  EXPECT_EQ(entry("maven", "org.testcontainers:postgresql"), "org.testcontainers");
+  EXPECT_EQ(entry("maven", "org.testcontainers"), "org.testcontainers");
+  EXPECT_EQ(entry("maven", "org.testcontainersfork:postgresql"), "<none>");  // not after a separator
+  EXPECT_EQ(entry("maven", "com.example:exact"), "com.example:exact");
+  EXPECT_EQ(entry("maven", "com.example:exact-two"), "<none>");
+  EXPECT_EQ(entry("nuget", "Microsoft.Playwright.NUnit"), "Microsoft.Playwright");
+  EXPECT_EQ(entry("nuget", "SkiaSharp.Views.Maui"), "<none>");  // not a family
+  EXPECT_EQ(entry("npm", "anything"), "<none>");
+  EXPECT_EQ(kb->package("nuget", "Microsoft.Playwright")->egress_reason, "at test time");
 }
 
 }  // namespace

@@ -110,6 +110,52 @@ TEST(JvmFixtures, MalformedFilesAreWarningsNamingThem) {
   EXPECT_EQ(origin_of(c, "repo.maven.apache.org"), "config");  // build.gradle's mavenCentral()
 }
 
+// What the tests themselves reach: Testcontainers (a Docker daemon pulling
+// from Docker Hub), Playwright (its browser builds and Chromium's libraries),
+// read from pom dependencies, Gradle's string notation and the version
+// catalog; the frontend plugin's Node and npm; the enforcer's floors.
+TEST(JvmFixtures, EndToEndTestsFrontendPluginAndEnforcer) {
+  Contract c = scan_fixture("jvm-e2e-tests");
+  const NativePackage* pw = native(c, "maven", "com.microsoft.playwright:playwright");
+  ASSERT_NE(pw, nullptr);
+  EXPECT_EQ(build_kind_name(pw->build), std::string("download"));
+  EXPECT_EQ(pw->version, "1.52.0");  // ${playwright.version}; the commented-out 1.40.0 is not read
+  EXPECT_EQ(pw->download_hosts, (std::vector<std::string>{"cdn.playwright.dev", "playwright.download.prss.microsoft.com"}));
+  EXPECT_EQ(egress(c, "playwright.azureedge.net"), nullptr);
+  EXPECT_TRUE(required_by(c.run_libs, "libgbm1", "maven:com.microsoft.playwright:playwright"));
+  EXPECT_TRUE(required_by(c.run_libs, "libnss3", "maven:com.microsoft.playwright:playwright"));
+  EXPECT_EQ(lib(c.run_libs, "libgbm1")->purpose, Purpose::kBuild);  // the tests run the browser
+  // org.testcontainers:postgresql (pom, test scope) and :kafka (catalog) are the group's entry, once.
+  const NativePackage* tc = native(c, "maven", "org.testcontainers");
+  ASSERT_NE(tc, nullptr);
+  EXPECT_EQ(build_kind_name(tc->build), std::string("none"));
+  ASSERT_EQ(tc->evidence.size(), 3u);  // two dependencies and the table's entry
+  EXPECT_EQ(tc->evidence[0].field, "dependency org.testcontainers:postgresql");
+  EXPECT_EQ(tc->evidence[1].file, "gradle/libs.versions.toml");
+  EXPECT_EQ(tc->evidence[1].value, "org.testcontainers:kafka");
+  for (const char* h : {"registry-1.docker.io", "auth.docker.io", "production.cloudflare.docker.com"}) {
+    ASSERT_NE(egress(c, h), nullptr) << h;
+    EXPECT_NE(egress(c, h)->reason.find("Docker daemon pulls"), std::string::npos);
+  }
+  // The BOM in <dependencyManagement> is no dependency; postgresql's JDBC driver needs nothing.
+  EXPECT_EQ(c.native_packages.size(), 2u);
+  // frontend-maven-plugin: the client installs Node 22.12.0 and npm 10.9.2, from nodejs.org and the registry.
+  EXPECT_EQ(floors(c, "node")->provision, "=22.12.0");
+  EXPECT_EQ(floors(c, "node")->provision_reason, "the version the sub-projects that pin one pin");
+  EXPECT_EQ(floors(c, "node")->constraints[0].source.value, "${node.version} = 22.12.0");
+  EXPECT_EQ(floors(c, "npm")->provision, "=10.9.2");
+  EXPECT_EQ(origin_of(c, "nodejs.org"), "config");
+  EXPECT_EQ(origin_of(c, "registry.npmjs.org"), "config");
+  // maven-enforcer-plugin: Maven [3.9,4) and Java [21,) are what the project supports.
+  EXPECT_EQ(floors(c, "maven")->satisfying, ">=3.9.0 <4.0.0");
+  EXPECT_EQ(floors(c, "maven")->constraints[0].source.field, "maven-enforcer-plugin requireMavenVersion");
+  const RuntimeFloor* java = floors(c, "java");
+  ASSERT_EQ(java->constraints.size(), 2u);
+  EXPECT_EQ(java->constraints[1].source.field, "maven-enforcer-plugin requireJavaVersion");
+  EXPECT_EQ(java->floor, "21.0.0");
+  EXPECT_TRUE(c.warnings.empty());
+}
+
 TEST(ElixirFixtures, PhoenixWithNifsGitDepsAndToolVersions) {
   Contract c = scan_fixture("elixir-phoenix-nifs");
   EXPECT_TRUE(has_ecosystem(c, "elixir"));
@@ -240,6 +286,34 @@ TEST(DotnetFixtures, NativeAssetsNeedTheirLibrariesAndAGlobalJsonBelowTheFirstBa
   EXPECT_EQ(build_of(c, "nuget", "SkiaSharp"), "<absent>");
   EXPECT_EQ(lib(c.run_libs, "libsqlite3-0"), nullptr);
   EXPECT_TRUE(c.warnings.empty());
+}
+
+// A family entry covers its packages: Microsoft.Playwright.NUnit brings
+// Playwright, Testcontainers.PostgreSql Testcontainers; NUnit is nothing.
+TEST(DotnetFixtures, BrowserAndContainerTestPackagesByFamily) {
+  Contract c = scan_fixture("dotnet-e2e-tests");
+  ASSERT_EQ(c.native_packages.size(), 2u);
+  const NativePackage* pw = native(c, "nuget", "Microsoft.Playwright");
+  ASSERT_NE(pw, nullptr);
+  EXPECT_EQ(pw->evidence.front().value, "Microsoft.Playwright.NUnit");
+  EXPECT_TRUE(pw->version.empty());  // the adapter's version is not Playwright's
+  EXPECT_TRUE(required_by(c.run_libs, "libxkbcommon0", "nuget:Microsoft.Playwright"));
+  EXPECT_EQ(native(c, "nuget", "Testcontainers")->evidence.front().value, "Testcontainers.PostgreSql");
+  EXPECT_EQ(origin_of(c, "registry-1.docker.io"), "install-time");
+  EXPECT_EQ(origin_of(c, "cdn.playwright.dev"), "install-time");
+  EXPECT_EQ(native(c, "nuget", "NUnit"), nullptr);
+}
+
+// Programs an Elixir application runs with System.cmd / find_executable.
+TEST(ElixirFixtures, ProgramsTheApplicationRuns) {
+  Contract c = scan_fixture("elixir-exec-programs");
+  EXPECT_TRUE(required_by(c.run_libs, "imagemagick", "exec:mogrify"));
+  EXPECT_TRUE(required_by(c.run_libs, "ffmpeg", "exec:ffprobe"));
+  EXPECT_EQ(lib(c.run_libs, "imagemagick")->evidence.front().file, "lib/media/thumbnail.ex");
+  // `elixir: @elixir_requirement` reads the module attribute.
+  ASSERT_NE(floors(c, "elixir"), nullptr);
+  EXPECT_EQ(floors(c, "elixir")->floor, "1.16.0");
+  EXPECT_EQ(floors(c, "elixir")->constraints[0].source.value, "@elixir_requirement = ~> 1.16");
 }
 
 TEST(DotnetFixtures, MalformedProjectsPolicyAndFeeds) {

@@ -174,6 +174,50 @@ TEST(RubyFixtures, GemsRbAndGemsLockedAreTheGemfileAndItsLock) {
   EXPECT_TRUE(c.warnings.empty());
 }
 
+// What a Rails application's tests need beyond its gems: the browser its
+// system tests drive (Firefox, windowed or not: Xvfb), git for a git gem, an
+// FFI gem's library, programs the code runs, what CI installs first (not the
+// services it starts), and the Dockerfile a compose file mounts the source
+// into, which is a development image.
+TEST(RubyFixtures, SystemTestsCiPackagesAndADevelopmentCompose) {
+  Contract c = scan_fixture("ruby-rails-system-tests");
+  EXPECT_TRUE(required_by(c.run_libs, "firefox-esr", "exec:firefox"));
+  EXPECT_TRUE(required_by(c.run_libs, "xvfb", "exec:Xvfb"));
+  const auto& firefox = lib(c.run_libs, "firefox-esr")->evidence;  // the Dockerfile's and the test setup's
+  EXPECT_TRUE(std::any_of(firefox.begin(), firefox.end(), [](const Evidence& e) {
+    return e.file == "test/application_system_test_case.rb" && e.field == "line 5";
+  }));
+  EXPECT_EQ(lib(c.run_libs, "chromium"), nullptr);
+  EXPECT_NE(egress(c, "release-assets.githubusercontent.com")->reason.find("geckodriver"), std::string::npos);
+  EXPECT_TRUE(required_by(c.run_libs, "git", "bundler:git-source"));
+  EXPECT_TRUE(required_by(c.run_libs, "libarchive13", "gem:ffi-libarchive"));
+  EXPECT_EQ(build_of(c, "gem", "openssl"), "compile");
+  EXPECT_TRUE(required_by(c.build_libs, "libssl-dev", "gem:openssl"));
+  EXPECT_TRUE(required_by(c.run_libs, "f3d", "exec:f3d"));
+  EXPECT_TRUE(required_by(c.run_libs, "imagemagick", "exec:convert"));  // "convert #{path}…" up to the interpolation
+  EXPECT_EQ(lib(c.run_libs, "not"), nullptr);  // connection.system(…) is a method, not Kernel#system
+  // CI's installs: the cache-apt-pkgs action's list, a run step's and CircleCI's; not the servers.
+  EXPECT_TRUE(required_by(c.build_libs, "libvips42", "ci:.github/workflows/ci.yml"));
+  EXPECT_TRUE(required_by(c.build_libs, "imagemagick", "ci:.github/workflows/ci.yml"));
+  EXPECT_TRUE(required_by(c.build_libs, "ghostscript", "ci:.github/workflows/ci.yml"));
+  EXPECT_TRUE(required_by(c.build_libs, "libsqlite3-dev", "ci:.circleci/config.yml"));
+  for (const char* service : {"redis-server", "postgresql-16"}) {
+    EXPECT_EQ(lib(c.build_libs, service), nullptr) << service;
+    EXPECT_EQ(lib(c.run_libs, service), nullptr) << service;
+  }
+  // docker-compose.yml builds the Dockerfile and mounts `.` at /app: its
+  // packages build and test the repository, and its Ruby is a development
+  // environment's, which CI (CircleCI's cimg/ruby:3.3.6) tests too.
+  EXPECT_TRUE(noted(c, "Dockerfile", "a development image: docker-compose.yml"));
+  EXPECT_EQ(lib(c.run_libs, "firefox-esr")->purpose, Purpose::kBuild);
+  const RuntimeFloor* ruby = floors(c, "ruby");
+  ASSERT_NE(ruby, nullptr);
+  EXPECT_EQ(ruby->provision, "=3.3.6");
+  EXPECT_EQ(ruby->provision_reason, "the version a development environment has, which CI tests too");
+  EXPECT_EQ(ruby->constraints.back().source.field, "jobs.test.docker[0].image");
+  EXPECT_TRUE(c.warnings.empty());
+}
+
 TEST(PhpFixtures, LaravelWithItsLock) {
   Contract c = scan_fixture("php-laravel");
   EXPECT_EQ(c.ecosystems, std::vector<std::string>{"php"});
@@ -271,6 +315,16 @@ TEST(PhpFixtures, APhpDebianLacksNamesTheExtensionPackagesOfItsOwnLine) {
                      "require.php \"~8.3.0\" excludes Debian 12's PHP 8.2: the extension packages are named for PHP "
                      "8.3 (php8.3-*)"));
   EXPECT_EQ(c.warnings.size(), 1u);
+}
+
+// Programs PHP code runs (exec, Symfony Process; not PDO::exec) and the
+// coverage driver CI loads.
+TEST(PhpFixtures, ProgramsTheCodeRunsAndTheCoverageDriver) {
+  Contract c = scan_fixture("php-exec-programs");
+  EXPECT_TRUE(required_by(c.run_libs, "ghostscript", "exec:gs"));
+  EXPECT_TRUE(required_by(c.run_libs, "poppler-utils", "exec:pdftoppm"));
+  EXPECT_EQ(lib(c.run_libs, "php-pcov")->evidence.front().field, "jobs.phpunit.steps[1].with.coverage");
+  EXPECT_EQ(c.run_libs.size(), 3u);  // $this->pdo->exec("DELETE …") runs no program
 }
 
 TEST(PhpFixtures, MalformedManifestsAreWarningsNamingTheFile) {

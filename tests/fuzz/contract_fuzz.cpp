@@ -26,7 +26,7 @@
 namespace {
 
 // New names go at the end: a seed's first byte keeps naming the same file.
-constexpr std::array<const char*, 40> kFiles = {
+constexpr std::array<const char*, 46> kFiles = {
     "package.json", "package-lock.json", "pnpm-lock.yaml", "yarn.lock",      "bun.lock",     "pyproject.toml",
     "Cargo.toml",   "Cargo.lock",        "go.mod",         "go.work",        "mise.toml",    ".tool-versions",
     ".nvmrc",       "uv.lock",           "poetry.lock",    "requirements.txt", "Dockerfile",
@@ -36,13 +36,18 @@ constexpr std::array<const char*, 40> kFiles = {
     "pom.xml", "build.gradle", "build.gradle.kts", "settings.gradle.kts", "gradle/wrapper/gradle-wrapper.properties",
     ".sdkmanrc", "mix.exs", "mix.lock", "global.json", "src/App/App.csproj", "Directory.Build.props", "nuget.config",
     // Read only beside their project's manifest, which the harness writes with them (kCompanions).
-    "config/config.exs", ".github/workflows/php.yml"};
+    "config/config.exs", ".github/workflows/php.yml",
+    // Compose files, CircleCI, version catalogs, system tests, PHP and Elixir sources (issue 33's second round).
+    "docker-compose.yml", ".circleci/config.yml", "gradle/libs.versions.toml", "test/application_system_test_case.rb",
+    "app/Runner.php", "lib/app/runner.ex"};
 
 // A file a scanner reads only in a project of its kind, and that project's
 // smallest manifest.
-constexpr std::array<std::pair<const char*, const char*>, 2> kCompanions = {{
+constexpr std::array<std::pair<const char*, const char*>, 4> kCompanions = {{
     {"config/config.exs", "mix.exs"},
     {".github/workflows/php.yml", "composer.json"},
+    {"gradle/libs.versions.toml", "build.gradle.kts"},
+    {"test/application_system_test_case.rb", "Gemfile"},
 }};
 
 const std::filesystem::path& repo_dir() {

@@ -38,7 +38,7 @@ class KnowledgeLoader {
       YAML::Node doc = YAML::Load(text);
       if (!doc.IsMap()) return fail(ErrorCode::kCorruption, file + ": not a mapping");
       if (doc["as_of"]) kb_.dates_[file] = doc["as_of"].as<std::string>();
-      for (const char* eco : {"npm", "pypi", "crates", "go", "gem", "hex", "nuget"})
+      for (const char* eco : {"npm", "pypi", "crates", "go", "gem", "hex", "nuget", "maven"})
         if (doc[eco]) STRATA_TRY_VOID(packages(file, eco, doc[eco]));
       if (doc["toolchains"]) toolchains(doc["toolchains"]);
       if (doc["install_scripts"]) STRATA_TRY_VOID(scripts(file, doc["install_scripts"]));
@@ -99,6 +99,8 @@ class KnowledgeLoader {
       pkg.run_deps = strings(kv.second["run_deps"]);
       pkg.run_deps_when_compiled = strings(kv.second["run_deps_when_compiled"]);
       pkg.egress = strings(kv.second["egress"]);
+      pkg.egress_reason = string_or(kv.second["egress_reason"]);
+      pkg.family = kv.second["family"] && kv.second["family"].as<bool>();
       for (const auto& x : kv.second["extras"]) pkg.extras[x.first.as<std::string>()] = strings(x.second);
       for (const auto& x : kv.second["pulls"]) {
         KbPull pull{string_or(x["feature"], "*"), std::nullopt, strings(x["crates"])};
@@ -214,6 +216,18 @@ const KbPackage* KnowledgeBase::package(std::string_view eco, std::string_view n
   if (e == packages_.end()) return nullptr;
   auto p = e->second.find(name);
   return p == e->second.end() ? nullptr : &p->second;
+}
+
+const std::string* KnowledgeBase::entry_for(std::string_view eco, std::string_view name) const {
+  auto e = packages_.find(eco);
+  if (e == packages_.end()) return nullptr;
+  if (auto p = e->second.find(name); p != e->second.end()) return &p->first;
+  for (auto cut = name.find_last_of(".:/"); cut != std::string_view::npos && cut > 0;
+       cut = name.find_last_of(".:/", cut - 1)) {
+    auto p = e->second.find(name.substr(0, cut));
+    if (p != e->second.end() && p->second.family) return &p->first;
+  }
+  return nullptr;
 }
 
 const KbRule* KnowledgeBase::match(std::string_view eco, std::string_view name,

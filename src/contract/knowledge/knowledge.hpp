@@ -56,6 +56,12 @@ struct KbPackage {
   std::vector<std::string> run_deps;
   std::vector<std::string> run_deps_when_compiled;
   std::vector<std::string> egress;  // hosts reached whatever the rule
+  std::string egress_reason;        // when they are reached, if not at install time ("pulls … at test time")
+  // The entry covers a family of packages: every name that continues it after
+  // a separator ('.', ':', '/'), as a Maven group covers its artifacts
+  // ("org.testcontainers" → "org.testcontainers:postgresql") and a NuGet id
+  // its sub-packages ("Microsoft.Playwright" → "Microsoft.Playwright.NUnit").
+  bool family = false;
 };
 
 struct KbToolchain {
@@ -120,6 +126,9 @@ class KnowledgeBase {
   const KbRule* match(std::string_view ecosystem, std::string_view name,
                       const std::optional<Version>& version) const;
   const KbPackage* package(std::string_view ecosystem, std::string_view name) const;
+  // The table's name for a package: `name` itself when the table has it, else
+  // the longest family entry that `name` continues; nullptr when neither.
+  const std::string* entry_for(std::string_view ecosystem, std::string_view name) const;
   const KbToolchain* toolchain(std::string_view key) const;
   const KbScriptPattern* install_script(std::string_view script) const;
   const std::vector<std::string>* cmake_package(std::string_view name) const;

@@ -40,20 +40,25 @@ class BuildEnvScanner {
   explicit BuildEnvScanner(ScanContext& ctx) : ctx_(ctx), kb_(ctx.kb()) {}
 
   void run() {
-    std::vector<std::string> dockerfiles, workflows, devcontainers, cgo_files, docs;
+    std::vector<std::string> dockerfiles, workflows, devcontainers, cgo_files, docs, composes, circleci;
     for (const auto& f : ctx_.fs().files_ending("")) {  // every indexed file
       std::string b(oci::base_name(f));
       if (dockerfile_name(b)) dockerfiles.push_back(f);
       else if (f.starts_with(".github/workflows/") && (b.ends_with(".yml") || b.ends_with(".yaml"))) workflows.push_back(f);
+      else if ((b.starts_with("docker-compose") || b.starts_with("compose")) && (b.ends_with(".yml") || b.ends_with(".yaml")))
+        composes.push_back(f);
+      else if (f == ".circleci/config.yml" || f == ".circleci/config.yaml") circleci.push_back(f);
       else if (f == ".devcontainer.json" || (f.starts_with(".devcontainer/") && b == "devcontainer.json"))
         devcontainers.push_back(f);
       else if (b == "Makefile" || b.starts_with(".goreleaser")) cgo_files.push_back(f);
       else if (install_doc(f)) docs.push_back(f);
     }
+    for (const auto& f : composes) compose(f);
     for (const auto& f : dockerfiles) dockerfile(f);
     for (const auto& f : docs) install_doc_lines(f);
     for (const auto& f : devcontainers) devcontainer(f);
     for (const auto& f : workflows) workflow(f);
+    for (const auto& f : circleci) circleci_config(f);
     for (const auto& f : cgo_files) cgo_text(f);
   }
 
@@ -280,7 +285,10 @@ class BuildEnvScanner {
     // does (Purpose::kRun); a builder stage builds the repository, and every
     // stage of a development image (a devcontainer's, CI's, Dockerfile.dev)
     // is how the repository is built and tested.
-    const bool dev_image = development_file(rel);
+    const bool dev_image = ctx_.development(rel);
+    if (const Evidence* why = ctx_.development_reason(rel); why && !runs.empty())
+      ctx_.note(rel, "a development image: " + why->file + " builds it and mounts the source tree into it (" +
+                         why->value + "), so what it installs is what building and testing need");
     auto purpose = [&](int st) { return target_stages.count(st) && !dev_image ? Purpose::kRun : Purpose::kBuild; };
     // A Dockerfile of an example, the docs or a release/packaging tree (a
     // Windows installer's build image) says what that image needs, not the
@@ -747,6 +755,83 @@ class BuildEnvScanner {
     ctx_.constraint(tool, ConstraintKind::kTested, {rel, field, shown}, r, note);
   }
 
+  // A compose file's services that build a Dockerfile of the repository and
+  // bind-mount the build context (the source tree) into the container: the
+  // code runs from the checkout, so that Dockerfile is a development image
+  // whatever its name (openstreetmap-website's `web`: `build: .`, `.:/app`).
+  void compose(const std::string& rel) {
+    auto text = ctx_.fs().read_text(rel);
+    if (!text) return;
+    auto loaded = oci::load_yaml(*text, "");
+    if (!loaded) {
+      ctx_.warn(rel, "not used: " + loaded.error().message());
+      return;
+    }
+    const YAML::Node doc = *loaded;
+    if (!doc.IsMap() || !doc["services"] || !doc["services"].IsMap()) return;
+    const std::string dir(rel.find('/') == std::string::npos ? "" : rel.substr(0, rel.rfind('/')));
+    // "./a/../b/" relative to the compose file's directory → "b"; "" when it leaves the repository.
+    auto normal = [&](const std::string& path) -> std::optional<std::string> {
+      std::vector<std::string> parts;
+      for (auto x : str::split(dir, '/'))
+        if (!x.empty()) parts.emplace_back(x);
+      for (auto x : str::split(path, '/')) {
+        if (x.empty() || x == ".") continue;
+        if (x == "..") {
+          if (parts.empty()) return std::nullopt;
+          parts.pop_back();
+        } else {
+          parts.emplace_back(x);
+        }
+      }
+      return str::join(parts, "/");
+    };
+    for (const auto& svc : doc["services"]) {
+      const YAML::Node& s = svc.second;
+      if (!s.IsMap() || !s["build"]) continue;
+      std::string context = ".", file = "Dockerfile";
+      if (s["build"].IsScalar()) {
+        context = s["build"].Scalar();
+      } else if (s["build"].IsMap()) {
+        if (s["build"]["context"] && s["build"]["context"].IsScalar()) context = s["build"]["context"].Scalar();
+        if (s["build"]["dockerfile"] && s["build"]["dockerfile"].IsScalar()) file = s["build"]["dockerfile"].Scalar();
+      }
+      if (context.find("://") != std::string::npos || context.find('$') != std::string::npos) continue;  // a remote or variable context
+      auto ctx_dir = normal(context);
+      if (!ctx_dir || !s["volumes"] || !s["volumes"].IsSequence()) continue;
+      // The context must be the source tree — the repository or a project in
+      // it — not a directory of configuration (`build: ./nginx` mounting
+      // `./nginx:/etc/nginx/conf.d` runs no code from the checkout).
+      const std::string tree = ctx_dir->empty() ? "." : *ctx_dir;
+      if (tree != "." && ctx_.scope_of(tree + "/Dockerfile") != tree) continue;
+      std::string mounted;
+      for (const auto& v : s["volumes"]) {
+        std::string source;
+        if (v.IsScalar()) {
+          std::string_view spec = v.Scalar();
+          auto colon = spec.find(':');
+          if (colon == std::string_view::npos) continue;
+          source = std::string(spec.substr(0, colon));
+          if (source == "$PWD" || source == "${PWD}") source = ".";  // the directory compose runs in
+          if (source.empty() || (source[0] != '.' && source[0] != '/')) continue;  // a named volume
+        } else if (v.IsMap() && v["type"] && v["type"].IsScalar() && v["type"].Scalar() == "bind" && v["source"] &&
+                   v["source"].IsScalar()) {
+          source = v["source"].Scalar();
+        }
+        if (source.empty() || source[0] == '/') continue;  // a host path outside the repository
+        if (auto src = normal(source); src && *src == *ctx_dir) {
+          mounted = v.IsScalar() ? v.Scalar() : source;
+          break;
+        }
+      }
+      if (mounted.empty()) continue;
+      auto dockerfile_path = normal(context + "/" + file);
+      if (!dockerfile_path || !ctx_.fs().is_file(*dockerfile_path)) continue;
+      ctx_.mark_development(*dockerfile_path, Evidence{rel, "services." + (svc.first.IsScalar() ? svc.first.Scalar() : "?") + ".volumes",
+                                                       mounted.substr(0, 160)});
+    }
+  }
+
   void workflow(const std::string& rel) {
     auto text = ctx_.fs().read_text(rel);
     if (!text) return;
@@ -779,14 +864,17 @@ class BuildEnvScanner {
         std::size_t i = 0;
         for (const auto& step : j["steps"]) {
           std::string base = "jobs." + job + ".steps[" + std::to_string(i++) + "]";
-          if (step.IsMap() && step["run"] && step["run"].IsScalar()) {
-            const std::string script = step["run"].as<std::string>();
-            for (const auto& line : str::split(script, '\n'))
-              if (auto t = str::trim(line); !t.empty())
-                package_manager_commands(shell_commands_of(t), rel, base + ".run", base + ".run");
-          }
+          if (step.IsMap() && step["run"] && step["run"].IsScalar())
+            ci_script(rel, base + ".run", step["run"].as<std::string>(), test_job(rel, job));
           if (!step.IsMap() || !step["uses"] || !step["uses"].IsScalar()) continue;
           std::string uses = step["uses"].as<std::string>();
+          // awalsh128/cache-apt-pkgs-action installs (and caches) the apt packages it is given.
+          if (uses.starts_with("awalsh128/cache-apt-pkgs-action@") && test_job(rel, job) && step["with"] && step["with"].IsMap() &&
+              step["with"]["packages"] && step["with"]["packages"].IsScalar()) {
+            std::string list = step["with"]["packages"].as<std::string>();
+            std::replace(list.begin(), list.end(), ',', ' ');
+            ci_packages(rel, base + ".with.packages", "apt-get install " + list);
+          }
           for (const auto& [prefix, input, tool] : kActions) {
             if (!uses.starts_with(prefix) || !step["with"] || !step["with"].IsMap()) continue;
             ci_constraint(rel, base + ".with." + input, tool, values(step["with"][input], j), uses);
@@ -795,6 +883,105 @@ class BuildEnvScanner {
       }
     } catch (const YAML::Exception& e) {
       ctx_.warn(rel, std::string("unexpected workflow shape, partly read: ") + e.what());
+    }
+  }
+
+  // A CI script: package-manager commands, and the system packages it
+  // installs before the tests run, which are what testing needs.
+  // `tests`: the job runs the tests (not a release, deploy, docs or lint job),
+  // so what it installs is a build need.
+  void ci_script(const std::string& rel, const std::string& where, const std::string& script, bool tests) {
+    std::string joined;  // a line ending in a backslash continues on the next
+    joined.reserve(script.size());
+    for (std::size_t i = 0; i < script.size(); ++i) {
+      if (script[i] == '\\' && i + 1 < script.size() && script[i + 1] == '\n') {
+        joined += ' ';
+        ++i;
+      } else {
+        joined += script[i];
+      }
+    }
+    for (const auto& line : str::split(joined, '\n'))
+      if (auto t = str::trim(line); !t.empty()) {
+        package_manager_commands(shell_commands_of(t), rel, where, where);
+        if (tests) ci_packages(rel, where, std::string(t));
+      }
+  }
+
+  // A CI job (or workflow) named for releasing, deploying, publishing, the
+  // docs or linting: what it installs builds or checks something else.
+  static bool test_job(const std::string& rel, const std::string& job) {
+    return !has_word(rel + "/" + job, {"release", "releases", "deploy", "deployment", "publish", "docs", "doc",
+                                       "pages", "lint", "linter", "linting", "package", "packaging"});
+  }
+
+  // `apt-get install` in a CI job: build needs, except the services a job
+  // starts for its tests (a database server is another machine's, as in
+  // install docs) and what the runner's own image is (Ubuntu's names that
+  // Debian lacks are left to the router, which says so).
+  void ci_packages(const std::string& rel, const std::string& where, const std::string& line) {
+    // ${{ matrix.packages }}: an expression, not package names.
+    std::string text = line;
+    for (auto open = text.find("${{"); open != std::string::npos; open = text.find("${{", open)) {
+      auto close = text.find("}}", open);
+      text.erase(open, close == std::string::npos ? std::string::npos : close + 2 - open);
+    }
+    for (const auto& [name, apk] : installed_packages(shell_commands_of(text))) {
+      if (apk || ci_service(name)) continue;
+      ctx_.build_lib(name, "ci:" + rel, Evidence{rel, where, line.substr(0, 160)});
+    }
+  }
+
+  // A server a CI job starts for its tests: postgresql, postgresql-16,
+  // postgresql-contrib, mysql-server-8.0, redis-server, mongodb-org,
+  // docker-ce … (postgresql-client, a program the tests run, is not one).
+  static bool ci_service(const std::string& name) {
+    static constexpr std::array<std::string_view, 9> kExact = {
+        "postgresql", "postgresql-contrib", "redis", "memcached", "nginx", "apache2", "docker.io", "containerd",
+        "default-mysql-server"};
+    static constexpr std::array<std::string_view, 6> kPrefixes = {"mysql-server", "mariadb-server", "mongodb",
+                                                                  "docker-", "rabbitmq-server", "elasticsearch"};
+    if (std::find(kExact.begin(), kExact.end(), name) != kExact.end()) return true;
+    if (name.starts_with("postgresql-") && name.size() > 11 && std::isdigit(static_cast<unsigned char>(name[11])))
+      return true;
+    if (name.ends_with("-server")) return true;  // redis-server, openssh-server, …
+    return std::any_of(kPrefixes.begin(), kPrefixes.end(), [&](std::string_view p) { return name.starts_with(p); });
+  }
+
+  // CircleCI (.circleci/config.yml): each job's docker images (the first is
+  // where the steps run: `cimg/php:8.2.5` tests PHP 8.2.5) and its `run` steps.
+  void circleci_config(const std::string& rel) {
+    auto text = ctx_.fs().read_text(rel);
+    if (!text) return;
+    auto loaded = oci::load_yaml(*text, "");
+    if (!loaded) {
+      ctx_.warn(rel, "not used: " + loaded.error().message());
+      return;
+    }
+    const YAML::Node doc = *loaded;
+    if (!doc.IsMap() || !doc["jobs"] || !doc["jobs"].IsMap()) return;
+    try {
+      for (const auto& jkv : doc["jobs"]) {
+        if (!jkv.first.IsScalar() || !jkv.second.IsMap()) continue;
+        const std::string job = jkv.first.Scalar();
+        const YAML::Node& j = jkv.second;
+        if (j["docker"] && j["docker"].IsSequence() && j["docker"].size() > 0 && j["docker"][0].IsMap() &&
+            j["docker"][0]["image"] && j["docker"][0]["image"].IsScalar())
+          image(rel, "jobs." + job + ".docker[0].image", j["docker"][0]["image"].Scalar(), ConstraintKind::kTested);
+        if (!j["steps"] || !j["steps"].IsSequence()) continue;
+        std::size_t i = 0;
+        for (const auto& step : j["steps"]) {
+          std::string base = "jobs." + job + ".steps[" + std::to_string(i++) + "].run";
+          if (!step.IsMap() || !step["run"]) continue;
+          const YAML::Node& run = step["run"];
+          const bool tests = test_job(rel, job);
+          if (run.IsScalar()) ci_script(rel, base, run.Scalar(), tests);
+          else if (run.IsMap() && run["command"] && run["command"].IsScalar())
+            ci_script(rel, base, run["command"].Scalar(), tests);
+        }
+      }
+    } catch (const YAML::Exception& e) {
+      ctx_.warn(rel, std::string("unexpected CircleCI config shape, partly read: ") + e.what());
     }
   }
 

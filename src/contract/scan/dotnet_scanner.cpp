@@ -118,10 +118,12 @@ class DotnetScanner {
     // load (knowledge base, nuget), needed where the tests run them.
     for (const auto& node : descendants(root, "PackageReference", 4096)) {
       std::string name(str::trim(node.attribute("Include").value()));
-      if (name.empty() || !ctx_.kb().package("nuget", name)) continue;
-      PackageSignals& s = ctx_.package("nuget", name);
+      const std::string* entry = name.empty() || set_aside_tree(rel) ? nullptr : ctx_.kb().entry_for("nuget", name);
+      if (!entry) continue;
+      PackageSignals& s = ctx_.package("nuget", *entry);
       s.direct = true;
-      if (auto v = parse_version(node.attribute("Version").value()); v) s.declared = v;
+      if (*entry == name)
+        if (auto v = parse_version(node.attribute("Version").value()); v) s.declared = v;
       if (s.evidence.size() < ScanContext::kRunLibEvidence)
         s.evidence.push_back({rel, "PackageReference", name});
     }

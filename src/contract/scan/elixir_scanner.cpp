@@ -98,10 +98,22 @@ class ElixirScanner {
     for (auto at = text.find("elixir:"); at != std::string::npos && ++looked <= 100; at = text.find("elixir:", at + 1)) {
       if (at > 0 && (std::isalnum(static_cast<unsigned char>(text[at - 1])) || text[at - 1] == '_')) continue;
       std::string req = mix_quoted_after(text, at + 7);
-      if (req.empty()) continue;
+      std::string shown = req;
+      if (req.empty()) {
+        // `elixir: @elixir_requirement`, with `@elixir_requirement "~> 1.18"` above.
+        std::size_t v = text.find_first_not_of(" \t", at + 7);
+        if (v == std::string::npos || text[v] != '@') continue;
+        std::size_t e = v + 1;
+        while (e < text.size() && (std::isalnum(static_cast<unsigned char>(text[e])) || text[e] == '_')) ++e;
+        const std::string attr = text.substr(v, e - v);
+        for (auto d = text.find(attr + " \""); d != std::string::npos && req.empty(); d = text.find(attr + " \"", d + 1))
+          if (d == 0 || text[d - 1] == '\n' || text[d - 1] == ' ') req = mix_quoted_after(text, d + attr.size());
+        if (req.empty()) continue;
+        shown = attr + " = " + req;
+      }
       found = true;
       auto r = parse_elixir_requirement(req);
-      ctx_.constraint("elixir", ConstraintKind::kSupport, {rel, "project.elixir", req}, r,
+      ctx_.constraint("elixir", ConstraintKind::kSupport, {rel, "project.elixir", shown}, r,
                       "the Elixir versions the project supports (mix refuses others)");
       break;
     }

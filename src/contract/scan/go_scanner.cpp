@@ -80,10 +80,11 @@ class GoScanner {
   // A required module the knowledge base knows (cgo modules such as
   // github.com/mattn/go-sqlite3, or pure-Go ones listed to say so).
   void module(const std::string& rel, const std::string& path, const std::string& version) {
-    if (!ctx_.kb().package("go", path)) return;
-    PackageSignals& s = ctx_.package("go", path);
+    const std::string* entry = set_aside_tree(rel) ? nullptr : ctx_.kb().entry_for("go", path);
+    if (!entry) return;
+    PackageSignals& s = ctx_.package("go", *entry);
     s.direct = true;
-    if (auto v = parse_version(version); v && (!s.locked || *v < *s.locked)) s.locked = v;
+    if (auto v = parse_version(version); v && *entry == path && (!s.locked || *v < *s.locked)) s.locked = v;
     s.evidence.push_back({rel, "require", path + " " + version});
   }
 

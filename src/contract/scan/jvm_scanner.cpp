@@ -7,6 +7,7 @@
 
 #include "contract/knowledge/ecosystem_versions.hpp"
 #include "contract/scan/line_index.hpp"
+#include "contract/scan/toml_file.hpp"
 #include "contract/scan/xml_file.hpp"
 #include "util/strings.hpp"
 
@@ -136,6 +137,48 @@ std::size_t jvm_block_end(std::string_view text, std::size_t open) {
   return std::string_view::npos;
 }
 
+// "group:artifact" or "group:artifact:version" (Gradle's string notation),
+// split; nullopt for anything else. The group must look like a reverse domain
+// name (a dot), so "a:b" strings of other kinds are not taken for one.
+struct JvmCoordinate {
+  std::string group, artifact, version;
+};
+
+std::optional<JvmCoordinate> jvm_coordinate(std::string_view s) {
+  if (s.size() > 200) return std::nullopt;
+  auto parts = str::split(s, ':');
+  if (parts.size() < 2 || parts.size() > 4) return std::nullopt;  // g:a, g:a:v, g:a:v:classifier
+  auto word = [](std::string_view w) {
+    return !w.empty() && std::all_of(w.begin(), w.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_';
+    });
+  };
+  if (!word(parts[0]) || !word(parts[1]) || parts[0].find('.') == std::string_view::npos) return std::nullopt;
+  return JvmCoordinate{std::string(parts[0]), std::string(parts[1]),
+                       parts.size() > 2 ? std::string(parts[2]) : std::string()};
+}
+
+// A Maven version range as the enforcer plugin takes it — "[3.9,)",
+// "[17,22)", "(1.8,]" or a bare "3.6.3" (that version or newer) — in npm
+// syntax (">=3.9", ">=17 <22"); "" for a union of ranges or anything else.
+std::string maven_range(std::string_view text) {
+  text = str::trim(text);
+  if (text.empty() || text.size() > 80 || text.find("),") != std::string_view::npos ||
+      text.find("],") != std::string_view::npos)
+    return {};
+  if (text.front() != '[' && text.front() != '(') return ">=" + std::string(text);
+  if (text.back() != ']' && text.back() != ')') return {};
+  auto comma = text.find(',');
+  if (comma == std::string_view::npos) {  // "[3.9]": exactly
+    return text.front() == '[' && text.back() == ']' ? "=" + std::string(str::trim(text.substr(1, text.size() - 2))) : "";
+  }
+  std::string_view lo = str::trim(text.substr(1, comma - 1)), hi = str::trim(text.substr(comma + 1, text.size() - comma - 2));
+  std::string out;
+  if (!lo.empty()) out += (text.front() == '[' ? ">=" : ">") + std::string(lo);
+  if (!hi.empty()) out += (out.empty() ? "" : " ") + std::string(text.back() == ']' ? "<=" : "<") + std::string(hi);
+  return out;
+}
+
 class JvmScanner {
  public:
   explicit JvmScanner(ScanContext& ctx) : ctx_(ctx) {}
@@ -163,6 +206,7 @@ class JvmScanner {
     ctx_.needs_tool("java", manifests, "a JVM build (a JDK compiles it)");
     for (const auto& f : poms) pom(f);
     for (const auto& f : gradle) gradle_file(f);
+    for (const auto& f : ctx_.fs().files_ending(".versions.toml")) version_catalog(f);
     if (!poms.empty()) {
       if (mvnw.empty()) ctx_.needs_tool("maven", poms, "a Maven build without a Maven wrapper (mvn runs it)");
       auto root_pom = *std::min_element(poms.begin(), poms.end(), [](const std::string& a, const std::string& b) {
@@ -290,6 +334,23 @@ class JvmScanner {
       for (const char* name : {"release", "source", "target"})
         if (pugi::xml_node c = conf.child(name)) prop(std::string("maven-compiler-plugin.") + name, str::trim(c.text().get()));
     }
+    for (const auto& plugin : descendants(project, "plugin")) {
+      std::string artifact = child_text(plugin, "artifactId");
+      if (artifact == "frontend-maven-plugin") frontend_plugin(rel, plugin, props);
+      else if (artifact == "maven-enforcer-plugin") enforcer(rel, plugin, props);
+    }
+    for (const auto& dep : descendants(project, "dependency")) {
+      bool managed = false;  // <dependencyManagement> pins versions; it adds no dependency
+      int depth = 0;           // it sits right above <dependencies>, under <project> or a <profile>
+      for (pugi::xml_node up = dep.parent(); up && !managed && depth < 3; up = up.parent(), ++depth)
+        managed = std::string_view(up.name()) == "dependencyManagement";
+      if (managed) continue;
+      std::string group = resolve(child_text(dep, "groupId"), props), artifact = resolve(child_text(dep, "artifactId"), props);
+      std::string version = resolve(child_text(dep, "version"), props), scope = child_text(dep, "scope");
+      dependency(group, artifact, version,
+                 Evidence{rel, ("dependency " + group + ":" + artifact).substr(0, 160),
+                          (version.empty() ? (scope.empty() ? "managed version" : scope) : version).substr(0, 160)});
+    }
     for (const char* list : {"repository", "pluginRepository"}) {
       for (const auto& repo : descendants(project, list)) {
         if (std::string_view(repo.parent().name()) == "distributionManagement") continue;  // a deploy target
@@ -302,6 +363,91 @@ class JvmScanner {
         }
         ctx_.egress_url(url, EgressOrigin::kConfig, std::string("Maven ") + list + " " + id + " declared in the pom",
                         Evidence{rel, std::string(list) + " " + id, url});
+      }
+    }
+  }
+
+  // com.github.eirslett:frontend-maven-plugin installs Node (and npm, yarn or
+  // pnpm) of the versions it is given into the build tree, from nodejs.org
+  // and the npm registry unless a download root says otherwise: pins.
+  // A plugin's setting where Maven reads it: its <configuration>, or an
+  // execution's (fixed paths, so a crafted pom cannot make this a walk of
+  // every element).
+  static pugi::xml_node plugin_setting(const pugi::xml_node& plugin, const char* name) {
+    if (pugi::xml_node n = plugin.child("configuration").child(name)) return n;
+    std::size_t seen = 0;
+    for (pugi::xml_node e = plugin.child("executions").child("execution"); e && ++seen <= 32; e = e.next_sibling("execution"))
+      if (pugi::xml_node n = e.child("configuration").child(name)) return n;
+    return {};
+  }
+
+  void frontend_plugin(const std::string& rel, const pugi::xml_node& plugin, const std::map<std::string, std::string>& props) {
+    if (set_aside_tree(rel)) return;  // an example's build is not the repository's
+    struct Tool {
+      const char* element;
+      const char* tool;
+      const char* root;     // the element that moves the download
+      const char* default_url;
+    };
+    static constexpr Tool kTools[] = {
+        {"nodeVersion", "node", "nodeDownloadRoot", "https://nodejs.org/dist/"},
+        {"npmVersion", "npm", "npmDownloadRoot", "https://registry.npmjs.org/npm/-/"},
+        {"yarnVersion", "yarn", "yarnDownloadRoot", "https://github.com/yarnpkg/yarn/releases/download/"},
+        {"pnpmVersion", "pnpm", "pnpmDownloadRoot", "https://registry.npmjs.org/pnpm/-/"},
+    };
+    for (const auto& t : kTools) {
+      pugi::xml_node node = plugin_setting(plugin, t.element);
+      if (!node) continue;
+      std::string shown(str::trim(node.text().get())), v = resolve(shown, props);
+      if (v == "provided") continue;  // npmVersion's default: the npm that comes with Node
+      if (v.starts_with('v')) v.erase(0, 1);
+      auto version = parse_version(v, VersionSyntax::kStrict);
+      Evidence ev{rel, std::string("frontend-maven-plugin ") + t.element, shown == v ? v : shown + " = " + v};
+      if (!version) {
+        ctx_.note(rel, std::string("frontend-maven-plugin ") + t.element + " " + str::quote(shown) + " names no release");
+        continue;
+      }
+      ctx_.constraint(t.tool, ConstraintKind::kPin, ev, Range::exactly(*version),
+                      std::string("the Maven build installs ") + t.tool + " " + version->str() + " (frontend-maven-plugin)");
+      pugi::xml_node root = plugin_setting(plugin, t.root);
+      std::string url = !root ? t.default_url : resolve(std::string(str::trim(root.text().get())), props);
+      if (url_host(url).empty()) continue;
+      ctx_.egress_url(url, EgressOrigin::kConfig, std::string("frontend-maven-plugin downloads ") + t.tool, ev);
+      if (url_host(url) == "github.com")  // release downloads redirect to GitHub's asset hosts
+        for (const char* h : {"release-assets.githubusercontent.com", "objects.githubusercontent.com"})
+          ctx_.egress(h, EgressOrigin::kConfig, std::string("frontend-maven-plugin downloads ") + t.tool, ev);
+    }
+  }
+
+  // maven-enforcer-plugin's requireMavenVersion and requireJavaVersion: the
+  // versions the build refuses to run below — what the project supports.
+  void enforcer(const std::string& rel, const pugi::xml_node& plugin, const std::map<std::string, std::string>& props) {
+    for (const char* rule : {"requireMavenVersion", "requireJavaVersion"}) {
+      pugi::xml_node rules = plugin_setting(plugin, "rules");
+      for (pugi::xml_node r = rules.child(rule); r; r = {}) {
+        std::string shown = child_text(r, "version"), v = resolve(shown, props);
+        if (v.empty()) continue;
+        Evidence ev{rel, std::string("maven-enforcer-plugin ") + rule, shown == v ? v : shown + " = " + v};
+        std::string npm = maven_range(v);
+        if (std::string_view(rule) == "requireJavaVersion") {
+          // The floor only: Java releases are read as releases ("1.8" is 8).
+          std::string_view lo = npm;
+          while (!lo.empty() && (lo.front() == '>' || lo.front() == '=')) lo.remove_prefix(1);
+          lo = lo.substr(0, lo.find(' '));
+          if (!npm.starts_with(">=") || lo.empty()) {
+            ctx_.note(rel, std::string(rule) + " " + str::quote(v) + " states no lower bound strata reads");
+            continue;
+          }
+          release(ev, std::string(lo), "maven-enforcer-plugin refuses to build on an older JDK");
+          continue;
+        }
+        auto range = parse_npm_range(npm.empty() ? "not a range" : npm);
+        if (npm.empty() || !range) {
+          ctx_.note(rel, std::string(rule) + " " + str::quote(v) + " is not a version range strata reads");
+          continue;
+        }
+        ctx_.constraint("maven", ConstraintKind::kSupport, ev, *range,
+                        "maven-enforcer-plugin refuses to build with another Maven");
       }
     }
   }
@@ -353,6 +499,79 @@ class JvmScanner {
       }
     }
     repositories(text, ev);
+    gradle_dependencies(text, ev);
+  }
+
+  // Dependencies in Gradle's notations: "group:artifact:version" strings and
+  // `group: 'g', name: 'a'` maps (a version catalog is read apart).
+  template <class Ev>
+  void gradle_dependencies(const std::string& text, Ev ev) {
+    std::size_t seen = 0;
+    for (std::size_t q = text.find_first_of("\"'"); q != std::string::npos && seen < 4096;
+         q = text.find_first_of("\"'", q + 1), ++seen) {
+      auto end = text.find(text[q], q + 1);
+      if (end == std::string::npos) break;
+      std::string_view lit = std::string_view(text).substr(q + 1, end - q - 1);
+      if (lit.find('\n') != std::string_view::npos) continue;  // not a literal on one line: keep scanning from here
+      // platform(…), enforcedPlatform(…), mavenBom …, force …: versions, not dependencies.
+      std::string_view before = std::string_view(text).substr(q >= 24 ? q - 24 : 0, q >= 24 ? 24 : q);
+      const bool versions_only = before.ends_with("platform(") || before.ends_with("Platform(") ||
+                                 before.ends_with("mavenBom ") || before.ends_with("force ") ||
+                                 before.ends_with("mavenBom(");
+      if (auto c = jvm_coordinate(lit); c && !versions_only)
+        dependency(c->group, c->artifact, c->version, ev(q, "dependency", std::string(lit)));
+      q = end;
+    }
+    for (auto at : jvm_occurrences(text, "group")) {
+      auto eol = text.find('\n', at);
+      std::string_view line = std::string_view(text).substr(at, (eol == std::string::npos ? text.size() : eol) - at);
+      if (!line.starts_with("group:") && !line.starts_with("group :")) continue;
+      auto name_at = line.find("name");
+      if (name_at == std::string_view::npos) continue;
+      auto field = [&](std::size_t from, std::size_t len) {  // "group: 'g'" → g
+        std::string v = jvm_value_after(line, from, len);
+        std::string_view t = str::trim(v);
+        if (t.starts_with(":")) t.remove_prefix(1);
+        return std::string(str::unquote(str::trim(t)));
+      };
+      std::string group = field(0, 5), artifact = field(name_at, 4);
+      if (auto c = jvm_coordinate(group + ":" + artifact))
+        dependency(c->group, c->artifact, "", ev(at, "dependency", std::string(line.substr(0, 160))));
+    }
+  }
+
+  // gradle/libs.versions.toml: [libraries] as "g:a:v", {module = "g:a"} or
+  // {group = "g", name = "a"}.
+  void version_catalog(const std::string& rel) {
+    auto toml = TomlFile::read(ctx_, rel);
+    if (!toml.ok()) return;
+    std::size_t n = 0;
+    for (const auto& alias : toml.keys("libraries")) {
+      if (++n > 4096) break;
+      const std::string at = "libraries." + alias;
+      std::string coord;
+      if (auto whole = toml.string(at)) coord = *whole;
+      else if (auto module = toml.string(at + ".module")) coord = *module;
+      else if (auto g = toml.string(at + ".group"), a = toml.string(at + ".name"); g && a) coord = *g + ":" + *a;
+      auto version = toml.string(at + ".version");
+      if (auto c = jvm_coordinate(coord))
+        dependency(c->group, c->artifact, !c->version.empty() ? c->version : version.value_or(""),
+                   Evidence{rel, "libraries." + alias, coord});
+    }
+  }
+
+  // A dependency the knowledge base (maven) knows something about: a library
+  // its tests or code load, hosts it reaches, a service it needs.
+  void dependency(const std::string& group, const std::string& artifact, const std::string& version, Evidence ev) {
+    if (group.empty() || artifact.empty() || set_aside_tree(ev.file)) return;  // an example's is not the repository's
+    const std::string coord = group + ":" + artifact;
+    const std::string* entry = ctx_.kb().entry_for("maven", coord);
+    if (!entry) return;
+    PackageSignals& s = ctx_.package("maven", *entry);
+    s.direct = true;
+    if (*entry == coord && version.find("${") == std::string::npos)
+      if (auto v = parse_version(version); v) s.declared = v;
+    if (s.evidence.size() < ScanContext::kRunLibEvidence) s.evidence.push_back(std::move(ev));
   }
 
   template <class Ev>
@@ -447,7 +666,8 @@ bool jvm_file(std::string_view name) {
   static constexpr std::array<std::string_view, 9> kNames = {
       "pom.xml", "build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts",
       "maven-wrapper.properties", "gradle-wrapper.properties", ".java-version", ".sdkmanrc"};
-  return std::find(kNames.begin(), kNames.end(), name) != kNames.end();
+  // gradle/libs.versions.toml and other version catalogs
+  return std::find(kNames.begin(), kNames.end(), name) != kNames.end() || name.ends_with(".versions.toml");
 }
 
 void scan_jvm(ScanContext& ctx) { JvmScanner(ctx).run(); }

@@ -302,7 +302,8 @@ class Classifier {
       for (const auto& d : *run_deps) ctx_.run_lib(d, by);
     if (pkg)
       for (const auto& h : pkg->egress)
-        ctx_.egress(h, EgressOrigin::kInstallTime, by + " downloads at install time",
+        ctx_.egress(h, EgressOrigin::kInstallTime,
+                    by + " " + (pkg->egress_reason.empty() ? "downloads at install time" : pkg->egress_reason),
                     Evidence{kKbFile, s.ecosystem + "/" + kb_name_ + ".egress", h});
     if (n.build == BuildKind::kDownload) {
       const std::vector<std::string>* hosts = rule ? &rule->egress : pattern ? &pattern->egress : nullptr;

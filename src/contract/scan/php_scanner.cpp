@@ -166,7 +166,14 @@ class PhpScanner {
               !step["uses"].as<std::string>().starts_with("shivammathur/setup-php@"))
             continue;
           const YAML::Node with = step["with"];
-          if (!with || !with.IsMap() || !with["extensions"] || !with["extensions"].IsScalar()) continue;
+          if (!with || !with.IsMap()) continue;
+          // `coverage: pcov` / `xdebug`: the coverage driver, an extension the test run loads.
+          if (with["coverage"] && with["coverage"].IsScalar()) {
+            const std::string driver = with["coverage"].as<std::string>();
+            if (driver == "pcov" || driver == "xdebug")
+              need_extension(driver, {rel, field + ".with.coverage", driver});
+          }
+          if (!with["extensions"] || !with["extensions"].IsScalar()) continue;
           const std::string list = with["extensions"].as<std::string>();
           if (list.find("${{") != std::string::npos) continue;
           for (auto item : str::split(list, ',')) {

@@ -14,7 +14,7 @@
 namespace strata::contract {
 namespace {
 
-enum class Lang { kGo, kPython, kNode, kRust, kShell };
+enum class Lang { kGo, kPython, kNode, kRust, kShell, kRuby, kPhp, kElixir };
 
 std::optional<Lang> lang_of(std::string_view name) {
   if (name.ends_with(".sh") || name.find("entrypoint") != std::string_view::npos) return Lang::kShell;
@@ -25,6 +25,9 @@ std::optional<Lang> lang_of(std::string_view name) {
   if (e == ".py") return Lang::kPython;
   if (e == ".js" || e == ".mjs" || e == ".cjs" || e == ".ts" || e == ".mts" || e == ".cts") return Lang::kNode;
   if (e == ".rs") return Lang::kRust;
+  if (e == ".rb" || e == ".rake") return Lang::kRuby;
+  if (e == ".php") return Lang::kPhp;
+  if (e == ".ex") return Lang::kElixir;  // .exs: scripts, configs and tests
   return std::nullopt;
 }
 
@@ -65,6 +68,29 @@ constexpr std::array<CallPattern, 8> kNode = {{{"spawn(", 0},
                                                {"execa(", 0},
                                                {"execaSync(", 0}}};
 constexpr std::array<CallPattern, 3> kRust = {{{"Command::new(", 0}, {"which::which(", 0}, {"which(", 0}}};
+// Ruby: Open3's capture/popen, Kernel#system and #spawn (one string is a
+// command line, several are the program and its arguments), IO.popen.
+constexpr std::array<CallPattern, 11> kRuby = {{{"Open3.capture3(", 0, true},
+                                               {"Process.spawn(", 0, true},
+                                               {"Kernel.system(", 0, true},
+                                               {"Open3.capture2(", 0, true},
+                                               {"Open3.capture2e(", 0, true},
+                                               {"Open3.popen3(", 0, true},
+                                               {"Open3.popen2(", 0, true},
+                                               {"Open3.popen2e(", 0, true},
+                                               {"system(", 0, true},
+                                               {"spawn(", 0, true},
+                                               {"IO.popen(", 0, true}}};
+// PHP: the program-execution functions and Symfony's Process.
+constexpr std::array<CallPattern, 8> kPhp = {{{"exec(", 0, true},
+                                              {"shell_exec(", 0, true},
+                                              {"passthru(", 0, true},
+                                              {"system(", 0, true},
+                                              {"proc_open(", 0, true},
+                                              {"popen(", 0, true},
+                                              {"new Process(", 0},
+                                              {"Process::fromShellCommandline(", 0, true}}};
+constexpr std::array<CallPattern, 2> kElixir = {{{"System.cmd(", 0}, {"System.find_executable(", 0}}};
 
 std::vector<CallPattern> patterns(Lang l) {
   switch (l) {
@@ -72,6 +98,9 @@ std::vector<CallPattern> patterns(Lang l) {
     case Lang::kPython: return {kPython.begin(), kPython.end()};
     case Lang::kNode: return {kNode.begin(), kNode.end()};
     case Lang::kRust: return {kRust.begin(), kRust.end()};
+    case Lang::kRuby: return {kRuby.begin(), kRuby.end()};
+    case Lang::kPhp: return {kPhp.begin(), kPhp.end()};
+    case Lang::kElixir: return {kElixir.begin(), kElixir.end()};
     case Lang::kShell: return {};
   }
   return {};
@@ -360,15 +389,16 @@ class ProgramScanner {
   explicit ProgramScanner(ScanContext& ctx) : ctx_(ctx) {}
 
   void run() {
+    // Every source file lang_of knows: entry scripts first (they run in the
+    // image whatever else the code does), then the rest in path order, so a
+    // large app/ tree cannot use up the file budget before them.
     std::vector<std::string> files;
-    for (std::string_view ext : {".go", ".py", ".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".rs", ".sh"}) {
-      auto f = ctx_.fs().files_ending(ext);
-      files.insert(files.end(), f.begin(), f.end());
-    }
     for (const auto& f : ctx_.fs().files_ending(""))
-      if (base_name_of(f).find("entrypoint") != std::string::npos) files.push_back(f);
-    std::sort(files.begin(), files.end());
-    files.erase(std::unique(files.begin(), files.end()), files.end());
+      if (lang_of(base_name_of(f))) files.push_back(f);
+    std::stable_sort(files.begin(), files.end(), [](const std::string& a, const std::string& b) {
+      bool ea = lang_of(base_name_of(a)) == Lang::kShell, eb = lang_of(base_name_of(b)) == Lang::kShell;
+      return ea != eb ? ea : a < b;
+    });
     find_wrappers(files);
     std::size_t read = 0;
     std::uint64_t total = 0;
@@ -454,7 +484,7 @@ class ProgramScanner {
         if (auto t = cmd.find("${"); t != std::string_view::npos) cmd = cmd.substr(0, t);
         std::size_t line_no = std::upper_bound(line_starts.begin(), line_starts.end(), at) - line_starts.begin();
         std::size_t ls = line_starts[line_no - 1];
-        std::size_t le = text.find('\n', ls);
+        std::size_t le = line_no < line_starts.size() ? line_starts[line_no] - 1 : std::string_view::npos;
         std::string_view line = str::trim(text.substr(ls, le == std::string_view::npos ? std::string_view::npos : le - ls));
         if (line.starts_with("//") || line.starts_with("*") || line.starts_with("/*")) continue;
         for (const auto& prog : shell_commands(cmd))
@@ -494,6 +524,11 @@ class ProgramScanner {
       if (!uses_api(lang, text, pat.text)) continue;
       for (std::size_t at = text.find(pat.text); at != std::string_view::npos; at = text.find(pat.text, at + 1)) {
         if (at > 0 && ident_char(text[at - 1])) continue;
+        // A method of some object (`$pdo->exec(`, `db.system(`), not the
+        // language's own function; Ruby and PHP patterns name their receiver.
+        if ((lang == Lang::kRuby || lang == Lang::kPhp) && at > 0 &&
+            (text[at - 1] == '.' || text[at - 1] == '>' || text[at - 1] == ':' || text[at - 1] == '$'))
+          continue;
         if (lang == Lang::kNode && at > 0 && text[at - 1] == '.') {
           std::size_t b = at - 1;
           while (b > 0 && (ident_char(text[b - 1]) || text[b - 1] == '$')) --b;
@@ -506,7 +541,7 @@ class ProgramScanner {
         }
         std::size_t line_no = std::upper_bound(line_starts.begin(), line_starts.end(), at) - line_starts.begin();
         std::size_t ls = line_starts[line_no - 1];
-        std::size_t le = text.find('\n', ls);
+        std::size_t le = line_no < line_starts.size() ? line_starts[line_no] - 1 : std::string_view::npos;
         std::string_view line = str::trim(text.substr(ls, le == std::string_view::npos ? std::string_view::npos : le - ls));
         if (line.starts_with("//") || line.starts_with("#") || line.starts_with("*") || line.starts_with("/*")) continue;
         std::size_t p = at + pat.text.size();
@@ -543,6 +578,9 @@ class ProgramScanner {
         std::string_view cmd = *value;
         if (auto t = cmd.find("${"); t != std::string_view::npos) cmd = cmd.substr(0, t);
         if (auto t = cmd.find('{'); lang == Lang::kPython && t != std::string_view::npos) cmd = cmd.substr(0, t);
+        if (auto t = cmd.find("#{"); (lang == Lang::kRuby || lang == Lang::kElixir) && t != std::string_view::npos)
+          cmd = cmd.substr(0, t);
+        if (auto t = cmd.find('$'); lang == Lang::kPhp && t != std::string_view::npos) cmd = cmd.substr(0, t);
         auto words = str::split_ws(cmd);
         if (words.empty()) continue;
         // An argv element with a space is a path with a space, not a command line.

@@ -135,6 +135,7 @@ class RubyScanner {
     for (const auto& f : gemfiles) gemfile(f);
     for (const auto& f : locks) lock(f);
     bundle_settings();
+    system_tests();
     // rubygems.org's compact index unless every source is another server
     // (a scoped `source … do` block adds one; it replaces nothing).
     if ((!custom_source_ || rubygems_source_) && (!gemfiles.empty() || !locks.empty())) {
@@ -191,6 +192,97 @@ class RubyScanner {
         s.evidence.push_back(*system_libs);
       }
     }
+  }
+
+  // The browser Rails system tests and Capybara feature specs drive, from the
+  // test setup that names their driver (test/application_system_test_case.rb,
+  // spec/rails_helper.rb, spec/support/*.rb):
+  //  - `driven_by :selenium` (Rails' default browser: Chrome), `using:
+  //    :headless_chrome`/`:chrome`, Capybara's `:selenium_chrome(_headless)`,
+  //    `browser: :chrome` → Debian's chromium and chromium-driver;
+  //  - `:headless_firefox`/`:firefox`, Capybara's `:selenium` (Firefox) and
+  //    `:selenium_headless`, `browser: :firefox` → firefox-esr; Debian has no
+  //    geckodriver, which Selenium Manager downloads from its GitHub releases;
+  //  - Cuprite/Ferrum/Apparition drive Chrome over CDP: chromium alone;
+  //  - a browser that may run with a window (a driver without "headless")
+  //    needs an X display: xvfb.
+  void system_tests() {
+    struct Browser {
+      bool chrome = false, chromedriver = false, firefox = false, display = false;
+      std::optional<Evidence> at;
+    } b;
+    std::size_t read = 0;
+    for (const auto& f : ctx_.fs().files_ending(".rb")) {
+      if (!(f.starts_with("test/") || f.starts_with("spec/"))) continue;
+      const std::string_view base = oci::base_name(f);
+      if (base.find("system_test_case") == std::string_view::npos && base.find("helper") == std::string_view::npos &&
+          f.find("/support/") == std::string::npos)
+        continue;
+      if (++read > 200) break;
+      auto text = ctx_.fs().read_text(f);
+      if (!text) continue;
+      std::size_t n = 0;
+      for (auto raw : str::split(*text, '\n')) {
+        ++n;
+        std::string_view line = str::trim(raw);
+        if (line.empty() || line.front() == '#') continue;
+        // Only a line that selects the driver the tests use: registering one
+        // (`register_driver :firefox do …`) uses nothing, and a remote
+        // browser (`browser: :remote`, a Selenium grid) is another machine's.
+        const bool selects = line.find("driven_by") != std::string_view::npos ||
+                             line.find("javascript_driver =") != std::string_view::npos ||
+                             line.find("default_driver =") != std::string_view::npos;
+        if (!selects || line.find(":remote") != std::string_view::npos) continue;
+        // The driver names on the line (`:headless_firefox`, `:selenium_chrome`,
+        // a registered `:headless_cuprite`), read by what they contain.
+        bool chrome = false, cdp = false, firefox = false, windowed = false;
+        for (std::size_t at = line.find(':'); at != std::string_view::npos; at = line.find(':', at + 1)) {
+          std::size_t e = at + 1;
+          while (e < line.size() && (std::isalnum(static_cast<unsigned char>(line[e])) || line[e] == '_')) ++e;
+          if (e == at + 1 || (at > 0 && line[at - 1] == ':')) continue;  // "::" or a lone colon
+          const std::string_view sym = line.substr(at + 1, e - at - 1);
+          const bool headless = sym.find("headless") != std::string_view::npos;
+          if (sym.find("cuprite") != std::string_view::npos || sym.find("ferrum") != std::string_view::npos ||
+              sym.find("apparition") != std::string_view::npos) {
+            cdp = true;  // Chrome over CDP, no driver program
+          } else if (sym.find("chrome") != std::string_view::npos) {
+            chrome = true;
+            windowed = windowed || !headless;
+          } else if (sym.find("firefox") != std::string_view::npos || sym == "selenium_headless" ||
+                     (sym == "selenium" && line.find("driven_by") == std::string_view::npos)) {
+            firefox = true;  // Capybara's :selenium and :selenium_headless drive Firefox
+            windowed = windowed || !headless;
+          }
+        }
+        // `driven_by :selenium` alone: Rails' default browser, Chrome, in a window.
+        if (line.find("driven_by :selenium") != std::string_view::npos && line.find("using") == std::string_view::npos &&
+            !chrome && !firefox) {
+          chrome = true;
+          windowed = true;
+        }
+        if (!chrome && !cdp && !firefox) continue;
+        b.chrome = b.chrome || chrome || cdp;
+        b.chromedriver = b.chromedriver || chrome;
+        b.firefox = b.firefox || firefox;
+        b.display = b.display || windowed;
+        if (!b.at) b.at = Evidence{f, "line " + std::to_string(n), std::string(line.substr(0, 160))};
+      }
+    }
+    if (!b.at) return;
+    auto need = [&](const char* program) {
+      if (const auto* pkgs = ctx_.kb().program_packages(program))
+        for (const auto& pkg : *pkgs) ctx_.run_lib(pkg, std::string("exec:") + program, *b.at, Purpose::kBuild);
+    };
+    if (b.chrome) need("chromium");
+    if (b.chromedriver) need("chromedriver");
+    if (b.firefox) {
+      need("firefox");
+      for (const char* host : {"github.com", "release-assets.githubusercontent.com", "objects.githubusercontent.com"})
+        ctx_.egress(host, EgressOrigin::kInstallTime,
+                    "Selenium Manager downloads geckodriver (Debian has none) from its GitHub releases for the system tests",
+                    *b.at);
+    }
+    if (b.display) need("Xvfb");
   }
 
   // ".ruby-version": "3.3.0", "ruby-3.3.0", "3.3"; another engine is a note.
@@ -353,6 +445,8 @@ class RubyScanner {
         if (indent == 2 && l.starts_with("remote: ")) {
           std::string url(str::trim(l.substr(8)));
           if (section == "PATH") continue;  // a directory of the repository
+          // Bundler clones a git source with the git program.
+          if (section == "GIT") ctx_.run_lib("git", "bundler:git-source", Evidence{rel, "GIT remote", url}, Purpose::kBuild);
           if (std::string ssh = ssh_host(url); !ssh.empty()) {
             ctx_.egress(ssh, EgressOrigin::kLockfile, "git source over SSH (Gemfile.lock)",
                         Evidence{rel, section + " remote", url}, "", 22);

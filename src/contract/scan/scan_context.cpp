@@ -74,7 +74,8 @@ std::string ScanContext::scope_of(std::string_view file) {
   if (!project_dirs_) {
     project_dirs_.emplace();
     for (std::string_view manifest : {"package.json", "pyproject.toml", "setup.py", "setup.cfg", "Pipfile",
-                                      "requirements.txt", "go.mod", "Cargo.toml", "Gemfile", "gems.rb", "composer.json"})
+                                      "requirements.txt", "go.mod", "Cargo.toml", "Gemfile", "gems.rb", "composer.json",
+                                      "mix.exs"})
       for (const auto& f : fs_.files_named(manifest)) project_dirs_->insert(dir_of(f));
   }
   for (std::string dir = dir_of(file);; dir = dir_of(dir)) {
@@ -116,6 +117,15 @@ bool development_name(std::string_view name) {
 bool development_file(std::string_view file) {
   if (file.starts_with('.') || file.find("/.") != std::string_view::npos) return true;
   return development_name(file);
+}
+
+bool ScanContext::development(std::string_view file) const {
+  return development_file(file) || development_dockerfiles_.count(file) > 0;
+}
+
+const Evidence* ScanContext::development_reason(std::string_view file) const {
+  auto it = development_dockerfiles_.find(file);
+  return it == development_dockerfiles_.end() ? nullptr : &it->second;
 }
 
 void ScanContext::needs_tool(const std::string& tool, Evidence ev, std::string note) {
@@ -437,7 +447,7 @@ RuntimeFloor ScanContext::floor_of(const std::string& tool, const ToolConstraint
   for (std::size_t i : tested) {
     const Evidence& src = cs[i].source;
     const bool image = src.field == "FROM" || src.file.find("devcontainer") != std::string::npos;
-    (!image ? ci_tested : development_file(src.file) ? dev_tested : builder_tested).push_back(i);
+    (!image ? ci_tested : development(src.file) ? dev_tested : builder_tested).push_back(i);
   }
 
   // The version to provision.
@@ -449,7 +459,33 @@ RuntimeFloor ScanContext::floor_of(const std::string& tool, const ToolConstraint
     for (std::size_t i : pinned_by) by.push_back(where(cs[i]));
     rf.provision_reason = "the version " + str::join(by, " and ") + " pin" + (by.size() == 1 ? "s" : "");
   } else {
+    // A development environment's version that CI tests too is the one the
+    // maintainers work with and CI confirms (openstreetmap-website develops
+    // on 3.3 and tests 3.3, 3.4 and 4.0): it comes first. One CI does not
+    // test (excalidraw's CodeSandbox 24 beside CI's 20) does not.
+    const auto ci_alternatives = alternatives_of(ci_tested), dev_alternatives = alternatives_of(dev_tested);
+    for (auto d = dev_alternatives.rbegin(); d != dev_alternatives.rend() && rf.provision.empty(); ++d)
+      for (auto c = ci_alternatives.rbegin(); c != ci_alternatives.rend(); ++c) {  // newest first
+        Range r = intersect(intersect(*d, *c), in_support);
+        if (r.is_empty() || !r.floor()) continue;
+        rf.provision = r.str();
+        rf.provision_reason = "the version a development environment has, which CI tests too";
+        break;
+      }
     for (const auto* group : {&ci_tested, &dev_tested, &builder_tested}) {
+      if (!rf.provision.empty()) break;
+      // Past CI, when the root states nothing of its own about the tool: the
+      // pin the sub-projects agree on (commafeed's client, whose pom installs
+      // Node 24.19.0 and npm 12.0.2, is where Node runs). A root that declares
+      // its support keeps its floor (a monorepo's apps pinning node:lts).
+      if (group == &dev_tested && !sub_pins.empty() && root_support.empty()) {
+        Range r = intersect(meet(sub_pins), in_support);
+        if (!r.is_empty() && r.floor()) {
+          rf.provision = r.str();
+          rf.provision_reason = "the version the sub-projects that pin one pin";
+          break;
+        }
+      }
       auto alternatives = alternatives_of(*group);
       for (auto a = alternatives.rbegin(); a != alternatives.rend() && rf.provision.empty(); ++a) {
         Range r = intersect(*a, in_support);

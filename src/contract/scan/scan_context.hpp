@@ -115,6 +115,13 @@ class ScanContext {
   void workspace(Workspace ws);
   // A need beyond building and testing that the repository asks to provision ("run").
   void include(const std::string& need) { include_.insert(need); }
+  // A Dockerfile the repository uses as a development environment although
+  // its name does not say so: a compose service builds it and bind-mounts the
+  // source tree over it (`volumes: [.:/app]`), so the code runs from the
+  // checkout. development(f): such a file, or development_file(f).
+  void mark_development(const std::string& dockerfile, Evidence why) { development_dockerfiles_.try_emplace(dockerfile, std::move(why)); }
+  bool development(std::string_view file) const;
+  const Evidence* development_reason(std::string_view file) const;
   void warn(std::string file, std::string message) { fs_.warn(std::move(file), std::move(message)); }
   void note(std::string file, std::string message) { fs_.note(std::move(file), std::move(message)); }
 
@@ -147,6 +154,7 @@ class ScanContext {
   };
   RuntimeFloor floor_of(const std::string& tool, const ToolConstraints& tc);
   std::optional<std::set<std::string>> project_dirs_;
+  std::map<std::string, Evidence, std::less<>> development_dockerfiles_;
   RepoFs& fs_;
   const KnowledgeBase& kb_;
   std::set<std::string> ecosystems_;

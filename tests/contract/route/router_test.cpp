@@ -564,6 +564,7 @@ TEST(Router, ARailsAppOnMysqlTakesDebiansRubyAndBootstrapsItsBundler) {
                          "build-lib | patch | installed | overlay | patch",
                          "build-lib | ruby-dev | installed | overlay | ruby-dev",
                          "build-lib | zlib1g-dev | installed | overlay | zlib1g-dev",
+                         "run-lib | git | installed | overlay | git",  // Bundler clones the lock's GIT source
                          "run-lib | imagemagick | installed | overlay | imagemagick",
                          "run-lib | libffi8 | installed | overlay | libffi8",
                          "run-lib | liblzma5 | installed | overlay | liblzma5",
