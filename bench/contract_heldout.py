@@ -22,12 +22,17 @@ hosts the contract's egress lists (a key host is matched by the same name or a
 wildcard over it). A version
 matches at the key's precision: "22" matches 22.x.y, "3.12" matches 3.12.z.
 
+With --bundled, a tool that comes with another runtime (npm with Node) whose only
+floor is what a lockfile's format implies counts as "nothing to provision" (the
+router keeps the npm Node brings, which meets it), not as that floor; and a tool the
+key lists with nothing to provision matches a contract that does not name it.
+
 With --runtime-packages, a runtime the contract names (runtime_floors) also
 counts as providing the Debian packages that install it (node: nodejs; php:
 phpX.Y-cli of the line it provisions), which a plan's runtime row installs;
 without it only the contract's library lists count.
 
-Usage: bench/contract_heldout.py [--runtime-packages] STRATA KEY_DIR REPOS_DIR
+Usage: bench/contract_heldout.py [--runtime-packages] [--bundled] STRATA KEY_DIR REPOS_DIR
 """
 import json
 import pathlib
@@ -55,11 +60,19 @@ def same(key, ours):
     return o[: len(k)] == k
 
 
-def strata_versions(floor):
+# Tools another runtime brings: without a version of their own to provision,
+# the router takes the one that comes with it (route/tools.cpp).
+BUNDLED = {"npm"}
+
+
+def strata_versions(floor, tool="", bundled=False):
     """The floor of what the root project declares it supports (as the key
     defines it: no support statement, no floor) and the version to provision."""
     provision = (floor.get("provision") or {}).get("range")
-    chosen = provision or floor.get("floor")
+    # A floor only a lockfile's format implies (package-lock v3: npm >= 7) is
+    # met by the npm of every Node the router installs.
+    format_only = all(k.get("field") == "lockfileVersion" for k in floor.get("constraints", []))
+    chosen = provision or (None if bundled and tool in BUNDLED and format_only else floor.get("floor"))
     declared = any(k.get("kind") == "support" and k.get("scope", ".") == "." for k in floor.get("constraints", []))
     return (floor.get("floor") if declared else None), chosen
 
@@ -81,8 +94,9 @@ def runtime_packages(floors):
 
 
 def main():
-    args = [a for a in sys.argv[1:] if a != "--runtime-packages"]
-    count_runtimes = len(args) != len(sys.argv) - 1
+    args = [a for a in sys.argv[1:] if a not in ("--runtime-packages", "--bundled")]
+    count_runtimes = "--runtime-packages" in sys.argv[1:]
+    bundled = "--bundled" in sys.argv[1:]
     if len(args) != 3:
         sys.exit(__doc__)
     strata, key_dir, repos = args[0], pathlib.Path(args[1]), pathlib.Path(args[2])
@@ -100,9 +114,9 @@ def main():
         floors = c.get("runtime_floors", {})
         for tool, want in (key.get("runtimes") or {}).items():
             got = floors.get(tool)
-            ours_floor, ours_prov = strata_versions(got) if got else (None, None)
+            ours_floor, ours_prov = strata_versions(got, tool, bundled) if got else (None, None)
             f_ok = same(want.get("floor"), ours_floor)
-            p_ok = same(want.get("provision"), ours_prov) if got else False
+            p_ok = same(want.get("provision"), ours_prov) if got or bundled else False
             totals["floor"] += 1
             totals["floor_ok"] += f_ok
             totals["prov"] += 1

@@ -150,9 +150,13 @@ TEST(JvmFixtures, EndToEndTestsFrontendPluginAndEnforcer) {
   EXPECT_EQ(floors(c, "maven")->satisfying, ">=3.9.0 <4.0.0");
   EXPECT_EQ(floors(c, "maven")->constraints[0].source.field, "maven-enforcer-plugin requireMavenVersion");
   const RuntimeFloor* java = floors(c, "java");
-  ASSERT_EQ(java->constraints.size(), 2u);
+  ASSERT_EQ(java->constraints.size(), 3u);
   EXPECT_EQ(java->constraints[1].source.field, "maven-enforcer-plugin requireJavaVersion");
   EXPECT_EQ(java->floor, "21.0.0");
+  // CI tests 21 and 25; the build compiles for 21, the JDK it is tested on first.
+  EXPECT_EQ(java->tested, (std::vector<std::string>{">=21.0.0 <22.0.0", ">=25.0.0 <26.0.0"}));
+  EXPECT_EQ(java->provision, ">=21.0.0 <22.0.0");
+  EXPECT_EQ(java->provision_reason, "the Java release the build compiles for, which CI tests");
   EXPECT_TRUE(c.warnings.empty());
 }
 

@@ -464,6 +464,22 @@ RuntimeFloor ScanContext::floor_of(const std::string& tool, const ToolConstraint
     // on 3.3 and tests 3.3, 3.4 and 4.0): it comes first. One CI does not
     // test (excalidraw's CodeSandbox 24 beside CI's 20) does not.
     const auto ci_alternatives = alternatives_of(ci_tested), dev_alternatives = alternatives_of(dev_tested);
+    // Java: the release the build compiles for — the support's floor, from
+    // maven.compiler.release, sourceCompatibility or the enforcer — when CI
+    // tests it. `javac --release N` targets N, and N is the JDK the build is
+    // tested on first (jitsi-videobridge compiles for 17 and tests 17 and 21;
+    // OpenRefine compiles for 21 and admits up to 26).
+    if (tool == "java" && support && !support->is_empty() && support->floor())
+      for (const auto& c : ci_alternatives) {
+        const Version f = *support->floor();
+        Range line = intersect(c, Range::at_least(Version{f.major, 0, 0, ""}));
+        line = intersect(line, *parse_npm_range("<" + std::to_string(f.major + 1) + ".0.0"));
+        line = intersect(line, in_support);
+        if (line.is_empty() || !line.floor() || line.floor()->major != f.major) continue;
+        rf.provision = line.str();
+        rf.provision_reason = "the Java release the build compiles for, which CI tests";
+        break;
+      }
     for (auto d = dev_alternatives.rbegin(); d != dev_alternatives.rend() && rf.provision.empty(); ++d)
       for (auto c = ci_alternatives.rbegin(); c != ci_alternatives.rend(); ++c) {  // newest first
         Range r = intersect(intersect(*d, *c), in_support);
