@@ -201,6 +201,14 @@ TEST(RubyFixtures, SystemTestsCiPackagesAndADevelopmentCompose) {
   EXPECT_TRUE(required_by(c.build_libs, "imagemagick", "ci:.github/workflows/ci.yml"));
   EXPECT_TRUE(required_by(c.build_libs, "ghostscript", "ci:.github/workflows/ci.yml"));
   EXPECT_TRUE(required_by(c.build_libs, "libsqlite3-dev", "ci:.circleci/config.yml"));
+  // What a test job downloads first: a GitHub release asset, from the hosts github.com redirects to.
+  const auto& assets = egress(c, "objects.githubusercontent.com")->evidence;  // also geckodriver's
+  EXPECT_TRUE(std::any_of(assets.begin(), assets.end(), [](const Evidence& e) {
+    return e.file == ".github/workflows/ci.yml" && e.value.starts_with("wget -q https://github.com/bblanchon");
+  }));
+  // The release job builds packages, not the tests.
+  EXPECT_EQ(lib(c.build_libs, "rpm"), nullptr);
+  EXPECT_EQ(lib(c.build_libs, "gcc-aarch64-linux-gnu"), nullptr);
   for (const char* service : {"redis-server", "postgresql-16"}) {
     EXPECT_EQ(lib(c.build_libs, service), nullptr) << service;
     EXPECT_EQ(lib(c.run_libs, service), nullptr) << service;

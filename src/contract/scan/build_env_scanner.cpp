@@ -450,11 +450,19 @@ class BuildEnvScanner {
   // A URL the image's build downloads (RUN curl/wget/git clone, ADD <url>):
   // its host is reached at build time. A host built from a variable is not
   // a host strata can name.
-  void downloaded(const Evidence& at, const std::string& url, Purpose purpose) {
+  // `who`: "the image's build", "CI, before the tests,".
+  void downloaded(const Evidence& at, const std::string& url, Purpose purpose,
+                  const std::string& who = "the image's build") {
     std::string host = url_host(url);  // "host" or "host:port"
     if (host.empty()) return;
-    ctx_.egress(host, EgressOrigin::kInstallTime, "the image's build downloads " + url.substr(0, 100), at, {},
+    ctx_.egress(host, EgressOrigin::kInstallTime, who + " downloads " + url.substr(0, 100), at, {},
                 url.starts_with("http://") ? 80 : 443, purpose);
+    // A GitHub release asset is served from GitHub's asset hosts, to which
+    // github.com redirects (release-assets since 2025, objects before).
+    if (host == "github.com" && url.find("/releases/download/") != std::string::npos)
+      for (const char* h : {"release-assets.githubusercontent.com", "objects.githubusercontent.com"})
+        ctx_.egress(h, EgressOrigin::kInstallTime, who + " downloads a GitHub release asset (" + url.substr(0, 100) + ")",
+                    at, {}, 443, purpose);
     // rustup-init, fetched from sh.rustup.rs, downloads the toolchain itself
     // from static.rust-lang.org (RUSTUP_DIST_SERVER).
     if (host == "sh.rustup.rs")
@@ -474,6 +482,11 @@ class BuildEnvScanner {
   // A clone over SSH (`git@host:repo`) cannot go through a read-only HTTP
   // policy: a note.
   void downloads(const std::vector<ShellCommand>& commands, const std::string& rel, std::size_t line, Purpose purpose) {
+    downloads(commands, rel, "line " + std::to_string(line), purpose, "the image's build");
+  }
+
+  void downloads(const std::vector<ShellCommand>& commands, const std::string& rel, const std::string& where,
+                 Purpose purpose, const std::string& who) {
     for (const auto& c : commands) {
       if (!c.program()) continue;
       std::string_view prog = program_base(*c.program());
@@ -484,16 +497,16 @@ class BuildEnvScanner {
       } else if (prog != "curl" && prog != "wget") {
         continue;
       }
-      Evidence at{rel, "line " + std::to_string(line), command_text(c)};
+      Evidence at{rel, where, command_text(c)};
       for (std::size_t k = from; k < c.words.size(); ++k) {
         const std::string& w = c.words[k];
         if (w.starts_with('-')) {
           if (takes_value(prog, w)) ++k;
           continue;
         }
-        if (w.starts_with("http://") || w.starts_with("https://")) downloaded(at, w, purpose);
+        if (w.starts_with("http://") || w.starts_with("https://")) downloaded(at, w, purpose, who);
         else if (prog == "git" && (w.starts_with("git@") || w.starts_with("ssh://")))
-          ctx_.note(rel, "line " + std::to_string(line) + ": git clone " + w.substr(0, 80) +
+          ctx_.note(rel, where + ": git clone " + w.substr(0, 80) +
                              " is over SSH, which a read-only HTTP egress policy cannot grant");
       }
     }
@@ -903,8 +916,11 @@ class BuildEnvScanner {
     }
     for (const auto& line : str::split(joined, '\n'))
       if (auto t = str::trim(line); !t.empty()) {
-        package_manager_commands(shell_commands_of(t), rel, where, where);
-        if (tests) ci_packages(rel, where, std::string(t));
+        const auto commands = shell_commands_of(t);
+        package_manager_commands(commands, rel, where, where);
+        if (!tests) continue;
+        ci_packages(rel, where, std::string(t));
+        downloads(commands, rel, where, Purpose::kBuild, "CI, before the tests,");
       }
   }
 
