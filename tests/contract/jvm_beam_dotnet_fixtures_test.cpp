@@ -121,7 +121,8 @@ TEST(JvmFixtures, EndToEndTestsFrontendPluginAndEnforcer) {
   EXPECT_EQ(build_kind_name(pw->build), std::string("download"));
   EXPECT_EQ(pw->version, "1.52.0");  // ${playwright.version}; the commented-out 1.40.0 is not read
   EXPECT_EQ(pw->download_hosts, (std::vector<std::string>{"cdn.playwright.dev", "playwright.download.prss.microsoft.com"}));
-  EXPECT_EQ(egress(c, "playwright.azureedge.net"), nullptr);
+  EXPECT_EQ(egress(c, "playwright.azureedge.net"), nullptr);  // nor the catalog's unused 1.40.0 alias
+  EXPECT_EQ(native(c, "maven", "io.quarkiverse.playwright"), nullptr);  // a constraints { } pin
   EXPECT_TRUE(required_by(c.run_libs, "libgbm1", "maven:com.microsoft.playwright:playwright"));
   EXPECT_TRUE(required_by(c.run_libs, "libnss3", "maven:com.microsoft.playwright:playwright"));
   EXPECT_EQ(lib(c.run_libs, "libgbm1")->purpose, Purpose::kBuild);  // the tests run the browser

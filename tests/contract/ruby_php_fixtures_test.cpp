@@ -196,6 +196,7 @@ TEST(RubyFixtures, SystemTestsCiPackagesAndADevelopmentCompose) {
   EXPECT_TRUE(required_by(c.run_libs, "f3d", "exec:f3d"));
   EXPECT_TRUE(required_by(c.run_libs, "imagemagick", "exec:convert"));  // "convert #{path}…" up to the interpolation
   EXPECT_EQ(lib(c.run_libs, "not"), nullptr);  // connection.system(…) is a method, not Kernel#system
+  EXPECT_EQ(lib(c.run_libs, "ffmpeg"), nullptr);  // inside =begin … =end
   // CI's installs: the cache-apt-pkgs action's list, a run step's and CircleCI's; not the servers.
   EXPECT_TRUE(required_by(c.build_libs, "libvips42", "ci:.github/workflows/ci.yml"));
   EXPECT_TRUE(required_by(c.build_libs, "imagemagick", "ci:.github/workflows/ci.yml"));
@@ -332,7 +333,7 @@ TEST(PhpFixtures, ProgramsTheCodeRunsAndTheCoverageDriver) {
   EXPECT_TRUE(required_by(c.run_libs, "ghostscript", "exec:gs"));
   EXPECT_TRUE(required_by(c.run_libs, "poppler-utils", "exec:pdftoppm"));
   EXPECT_EQ(lib(c.run_libs, "php-pcov")->evidence.front().field, "jobs.phpunit.steps[1].with.coverage");
-  EXPECT_EQ(c.run_libs.size(), 3u);  // $this->pdo->exec("DELETE …") runs no program
+  EXPECT_EQ(c.run_libs.size(), 3u);  // $this->pdo->exec("DELETE …") runs no program, nor a /* … */ comment
 }
 
 TEST(PhpFixtures, MalformedManifestsAreWarningsNamingTheFile) {

@@ -471,6 +471,19 @@ class BuildEnvScanner {
                   443, purpose);
   }
 
+  // curl -X POST/PUT/PATCH/DELETE, -d/--data…, -F/--form, -T/--upload-file.
+  static bool sends(const ShellCommand& c) {
+    for (std::size_t k = c.start + 1; k < c.words.size(); ++k) {
+      std::string_view w = c.words[k];
+      if (w == "-d" || w.starts_with("--data") || w == "-F" || w.starts_with("--form") || w == "-T" ||
+          w == "--upload-file" || w.starts_with("-XP") || w.starts_with("-XD"))
+        return true;
+      if ((w == "-X" || w == "--request") && k + 1 < c.words.size() && c.words[k + 1] != "GET" && c.words[k + 1] != "HEAD")
+        return true;
+    }
+    return false;
+  }
+
   static std::string command_text(const ShellCommand& c) {
     std::string out;
     for (std::size_t k = c.start; k < c.words.size() && out.size() < 160; ++k) out += (out.empty() ? "" : " ") + c.words[k];
@@ -496,6 +509,8 @@ class BuildEnvScanner {
         ++from;
       } else if (prog != "curl" && prog != "wget") {
         continue;
+      } else if (prog == "curl" && sends(c)) {
+        continue;  // a POST to a webhook or an upload, not a download
       }
       Evidence at{rel, where, command_text(c)};
       for (std::size_t k = from; k < c.words.size(); ++k) {
@@ -734,6 +749,10 @@ class BuildEnvScanner {
     auto m = s.find("matrix.");
     if (s.find("${{") != std::string::npos && m != std::string::npos) {
       std::string key(str::trim(s.substr(m + 7, s.find("}}") - m - 7)));
+      // `matrix: ${{ fromJSON(…) }}` is an expression, not a map: no versions from it.
+      if (!job["strategy"] || !job["strategy"].IsMap() || !job["strategy"]["matrix"] ||
+          !job["strategy"]["matrix"].IsMap())
+        return out;
       YAML::Node list = job["strategy"]["matrix"][key];
       if (list && list.IsSequence())
         for (const auto& e : list)
@@ -868,7 +887,7 @@ class BuildEnvScanner {
         std::string job = jkv.first.as<std::string>();
         const YAML::Node& j = jkv.second;
         if (!j.IsMap()) continue;
-        YAML::Node container = j["container"];
+        YAML::Node container = test_job(rel, job) ? j["container"] : YAML::Node();  // a deploy job's image tests nothing
         if (container && container.IsScalar())
           image(rel, "jobs." + job + ".container", container.as<std::string>(), ConstraintKind::kTested);
         else if (container && container.IsMap() && container["image"] && container["image"].IsScalar())
@@ -886,7 +905,7 @@ class BuildEnvScanner {
               step["with"]["packages"] && step["with"]["packages"].IsScalar()) {
             std::string list = step["with"]["packages"].as<std::string>();
             std::replace(list.begin(), list.end(), ',', ' ');
-            ci_packages(rel, base + ".with.packages", "apt-get install " + list);
+            ci_script(rel, base + ".with.packages", "apt-get install " + list, true);
           }
           for (const auto& [prefix, input, tool] : kActions) {
             if (!uses.starts_with(prefix) || !step["with"] || !step["with"].IsMap()) continue;
@@ -904,48 +923,54 @@ class BuildEnvScanner {
   // `tests`: the job runs the tests (not a release, deploy, docs or lint job),
   // so what it installs is a build need.
   void ci_script(const std::string& rel, const std::string& where, const std::string& script, bool tests) {
-    std::string joined;  // a line ending in a backslash continues on the next
-    joined.reserve(script.size());
+    // Read as the shell reads the whole script (a backslash-newline joins
+    // lines; a quoted string may span them), with each ${{ … }} expression
+    // dropped first: `apt-get install ${{ matrix.pkgs }}` names no package.
+    std::string text;
+    text.reserve(script.size());
     for (std::size_t i = 0; i < script.size(); ++i) {
-      if (script[i] == '\\' && i + 1 < script.size() && script[i + 1] == '\n') {
-        joined += ' ';
-        ++i;
-      } else {
-        joined += script[i];
+      if (script.compare(i, 3, "${{") == 0) {
+        auto close = script.find("}}", i + 3);
+        if (close == std::string::npos) break;
+        i = close + 1;
+        continue;
       }
+      text += script[i];
     }
-    for (const auto& line : str::split(joined, '\n'))
-      if (auto t = str::trim(line); !t.empty()) {
-        const auto commands = shell_commands_of(t);
-        package_manager_commands(commands, rel, where, where);
-        if (!tests) continue;
-        ci_packages(rel, where, std::string(t));
-        downloads(commands, rel, where, Purpose::kBuild, "CI, before the tests,");
-      }
+    const auto commands = shell_commands_of(text);
+    package_manager_commands(commands, rel, where, where);
+    if (!tests) return;
+    ci_packages(rel, where, commands);
+    downloads(commands, rel, where, Purpose::kBuild, "CI, before the tests,");
   }
 
   // A CI job (or workflow) named for releasing, deploying, publishing, the
   // docs or linting: what it installs builds or checks something else.
   static bool test_job(const std::string& rel, const std::string& job) {
-    return !has_word(rel + "/" + job, {"release", "releases", "deploy", "deployment", "publish", "docs", "doc",
-                                       "pages", "lint", "linter", "linting", "package", "packaging"});
+    std::string words;  // publishDocs → publish-Docs: camelCase words count too
+    for (char ch : rel + "/" + job) {
+      if (std::isupper(static_cast<unsigned char>(ch)) && !words.empty() &&
+          std::islower(static_cast<unsigned char>(words.back())))
+        words += '-';
+      words += ch;
+    }
+    // A name that says test (test-in-docker, e2e) is a test job whatever else it says.
+    if (has_word(words, {"test", "tests", "testing", "spec", "specs", "e2e", "rspec", "phpunit", "pytest"})) return true;
+    return !has_word(words, {"release", "releases", "deploy", "deployment", "publish", "docs", "doc", "pages",
+                             "lint", "linter", "linting", "package", "packaging", "notify", "notification",
+                             "spellcheck", "spelling", "docker", "image", "images"});
   }
 
   // `apt-get install` in a CI job: build needs, except the services a job
   // starts for its tests (a database server is another machine's, as in
   // install docs) and what the runner's own image is (Ubuntu's names that
   // Debian lacks are left to the router, which says so).
-  void ci_packages(const std::string& rel, const std::string& where, const std::string& line) {
-    // ${{ matrix.packages }}: an expression, not package names.
-    std::string text = line;
-    for (auto open = text.find("${{"); open != std::string::npos; open = text.find("${{", open)) {
-      auto close = text.find("}}", open);
-      text.erase(open, close == std::string::npos ? std::string::npos : close + 2 - open);
-    }
-    for (const auto& [name, apk] : installed_packages(shell_commands_of(text))) {
-      if (apk || ci_service(name)) continue;
-      ctx_.build_lib(name, "ci:" + rel, Evidence{rel, where, line.substr(0, 160)});
-    }
+  void ci_packages(const std::string& rel, const std::string& where, const std::vector<ShellCommand>& commands) {
+    for (const auto& c : commands)
+      for (const auto& [name, apk] : installed_packages({c})) {
+        if (apk || ci_service(name)) continue;
+        ctx_.build_lib(name, "ci:" + rel, Evidence{rel, where, command_text(c)});
+      }
   }
 
   // A server a CI job starts for its tests: postgresql, postgresql-16,
@@ -981,7 +1006,7 @@ class BuildEnvScanner {
         if (!jkv.first.IsScalar() || !jkv.second.IsMap()) continue;
         const std::string job = jkv.first.Scalar();
         const YAML::Node& j = jkv.second;
-        if (j["docker"] && j["docker"].IsSequence() && j["docker"].size() > 0 && j["docker"][0].IsMap() &&
+        if (test_job(rel, job) && j["docker"] && j["docker"].IsSequence() && j["docker"].size() > 0 && j["docker"][0].IsMap() &&
             j["docker"][0]["image"] && j["docker"][0]["image"].IsScalar())
           image(rel, "jobs." + job + ".docker[0].image", j["docker"][0]["image"].Scalar(), ConstraintKind::kTested);
         if (!j["steps"] || !j["steps"].IsSequence()) continue;

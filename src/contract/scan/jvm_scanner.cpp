@@ -335,6 +335,8 @@ class JvmScanner {
         if (pugi::xml_node c = conf.child(name)) prop(std::string("maven-compiler-plugin.") + name, str::trim(c.text().get()));
     }
     for (const auto& plugin : descendants(project, "plugin")) {
+      // <pluginManagement> configures a plugin for modules that use it; it runs nothing itself.
+      if (std::string_view(plugin.parent().parent().name()) == "pluginManagement") continue;
       std::string artifact = child_text(plugin, "artifactId");
       if (artifact == "frontend-maven-plugin") frontend_plugin(rel, plugin, props);
       else if (artifact == "maven-enforcer-plugin") enforcer(rel, plugin, props);
@@ -506,11 +508,27 @@ class JvmScanner {
   // `group: 'g', name: 'a'` maps (a version catalog is read apart).
   template <class Ev>
   void gradle_dependencies(const std::string& text, Ev ev) {
+    if (gradle_text_.size() < (16u << 20)) gradle_text_ += text;  // what a catalog alias must be used in
+    // `constraints { … }` pins versions of dependencies declared elsewhere: not dependencies.
+    std::vector<std::pair<std::size_t, std::size_t>> skipped;
+    for (auto at : jvm_occurrences(text, "constraints")) {
+      auto open = text.find_first_not_of(" \t\r\n", at + 11);
+      if (open == std::string::npos || text[open] != '{') continue;
+      auto end = jvm_block_end(text, open);
+      skipped.emplace_back(open, end == std::string::npos ? text.size() : end);
+    }
+    auto in_skipped = [&](std::size_t q) {
+      return std::any_of(skipped.begin(), skipped.end(), [&](const auto& r) { return q > r.first && q < r.second; });
+    };
     std::size_t seen = 0;
     for (std::size_t q = text.find_first_of("\"'"); q != std::string::npos && seen < 4096;
          q = text.find_first_of("\"'", q + 1), ++seen) {
       auto end = text.find(text[q], q + 1);
       if (end == std::string::npos) break;
+      if (in_skipped(q)) {
+        q = end;
+        continue;
+      }
       std::string_view lit = std::string_view(text).substr(q + 1, end - q - 1);
       if (lit.find('\n') != std::string_view::npos) continue;  // not a literal on one line: keep scanning from here
       // platform(…), enforcedPlatform(…), mavenBom …, force …: versions, not dependencies.
@@ -554,6 +572,18 @@ class JvmScanner {
       else if (auto module = toml.string(at + ".module")) coord = *module;
       else if (auto g = toml.string(at + ".group"), a = toml.string(at + ".name"); g && a) coord = *g + ":" + *a;
       auto version = toml.string(at + ".version");
+      // Only an alias a build file uses (`libs.testcontainers.kafka` for
+      // testcontainers-kafka; Gradle reads '-', '_' and '.' alike).
+      std::string accessor = "libs." + alias;
+      std::replace(accessor.begin(), accessor.end(), '-', '.');
+      std::replace(accessor.begin(), accessor.end(), '_', '.');
+      bool used = false;  // the whole accessor: libs.testcontainers is not libs.testcontainers.kafka
+      for (auto u = gradle_text_.find(accessor); u != std::string::npos && !used; u = gradle_text_.find(accessor, u + 1)) {
+        std::size_t e = u + accessor.size();
+        used = e >= gradle_text_.size() || !(std::isalnum(static_cast<unsigned char>(gradle_text_[e])) ||
+                                             gradle_text_[e] == '.' || gradle_text_[e] == '_');
+      }
+      if (!used) continue;
       if (auto c = jvm_coordinate(coord))
         dependency(c->group, c->artifact, !c->version.empty() ? c->version : version.value_or(""),
                    Evidence{rel, "libraries." + alias, coord});
@@ -658,6 +688,7 @@ class JvmScanner {
 
   ScanContext& ctx_;
   bool central_ = false, portal_ = false;
+  std::string gradle_text_;  // the build files read, comments blanked
 };
 
 }  // namespace

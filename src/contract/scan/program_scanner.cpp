@@ -118,6 +118,8 @@ bool uses_api(Lang l, std::string_view text, std::string_view pattern) {
     return false;
   }
   if (l == Lang::kRust && pattern == "which(") return text.find("which::") != std::string_view::npos;
+  // `new Process(` is Symfony's only where the file imports it (not an app's own Process model).
+  if (l == Lang::kPhp && pattern == "new Process(") return text.find("Symfony\\Component\\Process") != std::string_view::npos;
   return true;
 }
 
@@ -505,8 +507,38 @@ class ProgramScanner {
     }
   }
 
-  void file(const std::string& rel, Lang lang, std::string_view text) {
-    if (lang == Lang::kShell) return shell_file(rel, text);
+  // Ruby's =begin … =end and what follows __END__, PHP's /* … */: blanked,
+  // newlines kept, so a commented-out call is not a program the code runs.
+  static std::string without_block_comments(Lang lang, std::string_view text) {
+    std::string out(text);
+    auto blank = [&](std::size_t from, std::size_t to) {
+      for (std::size_t i = from; i < to && i < out.size(); ++i)
+        if (out[i] != '\n') out[i] = ' ';
+    };
+    if (lang == Lang::kPhp) {
+      for (auto open = out.find("/*"); open != std::string::npos; open = out.find("/*", open)) {
+        auto close = out.find("*/", open + 2);
+        std::size_t end = close == std::string::npos ? out.size() : close + 2;
+        blank(open, end);
+        open = end;
+      }
+    } else if (lang == Lang::kRuby) {
+      for (auto b = out.find("=begin"); b != std::string::npos; b = out.find("=begin", b + 1)) {
+        if (b > 0 && out[b - 1] != '\n') continue;  // only at the start of a line
+        auto e = out.find("\n=end", b);
+        std::size_t end = e == std::string::npos ? out.size() : e + 5;
+        blank(b, end);
+        b = end > 0 ? end - 1 : 0;
+      }
+      if (auto end = out.find("\n__END__"); end != std::string::npos) blank(end + 1, out.size());
+    }
+    return out;
+  }
+
+  void file(const std::string& rel, Lang lang, std::string_view raw) {
+    if (lang == Lang::kShell) return shell_file(rel, raw);
+    const std::string stripped = lang == Lang::kRuby || lang == Lang::kPhp ? without_block_comments(lang, raw) : std::string();
+    const std::string_view text = stripped.empty() ? raw : std::string_view(stripped);
     std::vector<std::size_t> line_starts{0};
     for (std::size_t i = 0; i < text.size(); ++i)
       if (text[i] == '\n') line_starts.push_back(i + 1);

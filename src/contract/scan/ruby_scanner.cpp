@@ -226,6 +226,7 @@ class RubyScanner {
         ++n;
         std::string_view line = str::trim(raw);
         if (line.empty() || line.front() == '#') continue;
+        if (auto c = line.find(" #"); c != std::string_view::npos) line = line.substr(0, c);  // a trailing comment
         // Only a line that selects the driver the tests use: registering one
         // (`register_driver :firefox do …`) uses nothing, and a remote
         // browser (`browser: :remote`, a Selenium grid) is another machine's.

@@ -48,8 +48,9 @@ void ScanContext::constraint(const std::string& tool, ConstraintKind kind, Evide
   auto& tc = tools_[tool];
   // The same statement read twice (a matrix job repeated, a file read by two
   // scanners) is one constraint.
-  for (const auto& k : tc.constraints)
-    if (k.source == ev && k.kind == kind) return;
+  // (A set, not a scan of the list: a CI file with thousands of jobs states thousands.)
+  std::string key = ev.file + '\0' + ev.field + '\0' + ev.value + '\0' + constraint_kind_name(kind);
+  if (!tc.seen.insert(std::move(key)).second) return;
   Constraint c;
   c.source = std::move(ev);
   c.note = std::move(note);

@@ -151,6 +151,7 @@ class ScanContext {
   struct ToolConstraints {
     std::vector<Constraint> constraints;
     std::vector<std::optional<Range>> ranges;
+    std::set<std::string> seen;  // each statement once: file, field, value and kind
   };
   RuntimeFloor floor_of(const std::string& tool, const ToolConstraints& tc);
   std::optional<std::set<std::string>> project_dirs_;

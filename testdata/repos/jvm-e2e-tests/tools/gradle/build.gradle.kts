@@ -8,6 +8,9 @@ dependencies {
     testImplementation(libs.testcontainers.kafka)
     testImplementation("org.junit.jupiter:junit-jupiter:5.11.3")
     // testImplementation("com.microsoft.playwright:playwright:1.40.0") is commented out: not a dependency
+    constraints {
+        implementation("io.quarkiverse.playwright:quarkus-playwright:2.1.0")  // a version pin, not a dependency
+    }
 }
 
 repositories {

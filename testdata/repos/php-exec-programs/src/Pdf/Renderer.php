@@ -8,6 +8,9 @@ final class Renderer
 {
     public function __construct(private \PDO $pdo) {}
 
+    /*
+     exec('ffmpeg -i in.mp4 out.webm') was the old way; kept here as a note.
+     */
     public function flatten(string $in, string $out): void
     {
         exec('gs -q -dNOPAUSE -dBATCH -sDEVICE=pdfwrite -sOutputFile=' . escapeshellarg($out) . ' ' . escapeshellarg($in));

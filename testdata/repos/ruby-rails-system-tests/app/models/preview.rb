@@ -8,3 +8,8 @@ class Preview
     output
   end
 end
+
+=begin
+  The old renderer, kept for reference:
+  system("ffmpeg -i #{path} #{path}.mp4")
+=end
