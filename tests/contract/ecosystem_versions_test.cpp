@@ -132,3 +132,22 @@ nuget:
 
 }  // namespace
 }  // namespace strata::contract
+
+#include "contract/scan/repo_fs.hpp"
+
+namespace strata::contract {
+namespace {
+
+// Paths a manifest names relative to its own directory (a compose context, a
+// pom's parent), resolved inside the repository or refused.
+TEST(RepoPaths, DotsResolveInsideTheRepositoryOnly) {
+  EXPECT_EQ(resolve_rel("a/b", "../c/./d"), "a/c/d");
+  EXPECT_EQ(resolve_rel(".", "./"), ".");
+  EXPECT_EQ(resolve_rel("a", ".."), ".");
+  EXPECT_EQ(resolve_rel("", "x//y/"), "x/y");
+  EXPECT_EQ(resolve_rel("a", "../.."), std::nullopt);
+  EXPECT_EQ(resolve_rel(".", "../etc/passwd"), std::nullopt);
+}
+
+}  // namespace
+}  // namespace strata::contract

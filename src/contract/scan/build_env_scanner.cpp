@@ -787,6 +787,17 @@ class BuildEnvScanner {
     ctx_.constraint(tool, ConstraintKind::kTested, {rel, field, shown}, r, note);
   }
 
+  // A YAML file of the repository, parsed; a parse error is a warning naming
+  // the file and nothing is read from it.
+  std::optional<YAML::Node> yaml_doc(const std::string& rel, const std::string& text) {
+    auto loaded = oci::load_yaml(text, "");
+    if (!loaded) {
+      ctx_.warn(rel, "not used: " + loaded.error().message());
+      return std::nullopt;
+    }
+    return *loaded;
+  }
+
   // A compose file's services that build a Dockerfile of the repository and
   // bind-mount the build context (the source tree) into the container: the
   // code runs from the checkout, so that Dockerfile is a development image
@@ -794,30 +805,11 @@ class BuildEnvScanner {
   void compose(const std::string& rel) {
     auto text = ctx_.fs().read_text(rel);
     if (!text) return;
-    auto loaded = oci::load_yaml(*text, "");
-    if (!loaded) {
-      ctx_.warn(rel, "not used: " + loaded.error().message());
-      return;
-    }
-    const YAML::Node doc = *loaded;
+    auto parsed = yaml_doc(rel, *text);
+    if (!parsed) return;
+    const YAML::Node doc = *parsed;
     if (!doc.IsMap() || !doc["services"] || !doc["services"].IsMap()) return;
-    const std::string dir(rel.find('/') == std::string::npos ? "" : rel.substr(0, rel.rfind('/')));
-    // "./a/../b/" relative to the compose file's directory → "b"; "" when it leaves the repository.
-    auto normal = [&](const std::string& path) -> std::optional<std::string> {
-      std::vector<std::string> parts;
-      for (auto x : str::split(dir, '/'))
-        if (!x.empty()) parts.emplace_back(x);
-      for (auto x : str::split(path, '/')) {
-        if (x.empty() || x == ".") continue;
-        if (x == "..") {
-          if (parts.empty()) return std::nullopt;
-          parts.pop_back();
-        } else {
-          parts.emplace_back(x);
-        }
-      }
-      return str::join(parts, "/");
-    };
+    const std::string dir = dir_of(rel);
     for (const auto& svc : doc["services"]) {
       const YAML::Node& s = svc.second;
       if (!s.IsMap() || !s["build"]) continue;
@@ -829,13 +821,12 @@ class BuildEnvScanner {
         if (s["build"]["dockerfile"] && s["build"]["dockerfile"].IsScalar()) file = s["build"]["dockerfile"].Scalar();
       }
       if (context.find("://") != std::string::npos || context.find('$') != std::string::npos) continue;  // a remote or variable context
-      auto ctx_dir = normal(context);
+      auto ctx_dir = resolve_rel(dir, context);
       if (!ctx_dir || !s["volumes"] || !s["volumes"].IsSequence()) continue;
       // The context must be the source tree — the repository or a project in
       // it — not a directory of configuration (`build: ./nginx` mounting
       // `./nginx:/etc/nginx/conf.d` runs no code from the checkout).
-      const std::string tree = ctx_dir->empty() ? "." : *ctx_dir;
-      if (tree != "." && ctx_.scope_of(tree + "/Dockerfile") != tree) continue;
+      if (*ctx_dir != "." && ctx_.scope_of(*ctx_dir + "/Dockerfile") != *ctx_dir) continue;
       std::string mounted;
       for (const auto& v : s["volumes"]) {
         std::string source;
@@ -851,13 +842,13 @@ class BuildEnvScanner {
           source = v["source"].Scalar();
         }
         if (source.empty() || source[0] == '/') continue;  // a host path outside the repository
-        if (auto src = normal(source); src && *src == *ctx_dir) {
+        if (auto src = resolve_rel(dir, source); src && *src == *ctx_dir) {
           mounted = v.IsScalar() ? v.Scalar() : source;
           break;
         }
       }
       if (mounted.empty()) continue;
-      auto dockerfile_path = normal(context + "/" + file);
+      auto dockerfile_path = resolve_rel(dir, context + "/" + file);
       if (!dockerfile_path || !ctx_.fs().is_file(*dockerfile_path)) continue;
       ctx_.mark_development(*dockerfile_path, Evidence{rel, "services." + (svc.first.IsScalar() ? svc.first.Scalar() : "?") + ".volumes",
                                                        mounted.substr(0, 160)});
@@ -868,12 +859,9 @@ class BuildEnvScanner {
     auto text = ctx_.fs().read_text(rel);
     if (!text) return;
     cgo_setting(rel, *text, "env.CGO_ENABLED");
-    auto loaded = oci::load_yaml(*text, "");
-    if (!loaded) {
-      ctx_.warn(rel, "not used: " + loaded.error().message());
-      return;
-    }
-    const YAML::Node doc = *loaded;
+    auto parsed = yaml_doc(rel, *text);
+    if (!parsed) return;
+    const YAML::Node doc = *parsed;
     if (!doc.IsMap() || !doc["jobs"] || !doc["jobs"].IsMap()) return;
     static const std::vector<std::tuple<std::string, std::string, std::string>> kActions = {
         {"actions/setup-node@", "node-version", "node"},  {"actions/setup-python@", "python-version", "python"},
@@ -994,12 +982,9 @@ class BuildEnvScanner {
   void circleci_config(const std::string& rel) {
     auto text = ctx_.fs().read_text(rel);
     if (!text) return;
-    auto loaded = oci::load_yaml(*text, "");
-    if (!loaded) {
-      ctx_.warn(rel, "not used: " + loaded.error().message());
-      return;
-    }
-    const YAML::Node doc = *loaded;
+    auto parsed = yaml_doc(rel, *text);
+    if (!parsed) return;
+    const YAML::Node doc = *parsed;
     if (!doc.IsMap() || !doc["jobs"] || !doc["jobs"].IsMap()) return;
     try {
       for (const auto& jkv : doc["jobs"]) {

@@ -16,27 +16,6 @@ namespace {
 
 constexpr std::string_view kCentral = "repo.maven.apache.org";
 
-std::string jvm_parent_dir(std::string_view rel) {
-  auto slash = rel.rfind('/');
-  return slash == std::string_view::npos ? std::string() : std::string(rel.substr(0, slash));
-}
-
-std::string jvm_join_path(const std::string& dir, std::string_view rel) {
-  std::vector<std::string> parts;
-  for (auto p : str::split(dir, '/'))
-    if (!p.empty()) parts.emplace_back(p);
-  for (auto p : str::split(rel, '/')) {
-    if (p.empty() || p == ".") continue;
-    if (p == "..") {
-      if (parts.empty()) return {};  // outside the repository
-      parts.pop_back();
-    } else {
-      parts.emplace_back(p);
-    }
-  }
-  return str::join(parts, "/");
-}
-
 // Java properties: "key=value" / "key: value", '#'/'!' comments, backslash
 // escapes ("https\://services.gradle.org").
 std::map<std::string, std::string> jvm_properties(std::string_view text) {
@@ -284,8 +263,8 @@ class JvmScanner {
       if (parent.child("relativePath") && relp.empty()) return;  // <relativePath/>: from a repository
       if (relp.empty()) relp = "../pom.xml";
       if (!relp.ends_with(".xml")) relp += "/pom.xml";
-      std::string up = jvm_join_path(jvm_parent_dir(rel), relp);
-      if (!up.empty() && up != rel) pom_properties(up, props, depth + 1);
+      auto up = resolve_rel(dir_of(rel), relp);
+      if (up && *up != rel) pom_properties(*up, props, depth + 1);
     }
   }
 

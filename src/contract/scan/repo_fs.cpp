@@ -4,6 +4,7 @@
 #include <array>
 #include <fstream>
 #include <system_error>
+#include <vector>
 
 #include "util/fs.hpp"
 #include "util/strings.hpp"
@@ -172,6 +173,28 @@ std::string dir_of(std::string_view rel) {
 std::string join_rel(std::string_view dir, std::string_view name) {
   if (dir.empty() || dir == ".") return std::string(name);
   return std::string(dir) + "/" + std::string(name);
+}
+
+std::optional<std::string> resolve_rel(std::string_view dir, std::string_view path) {
+  std::vector<std::string_view> parts;
+  for (std::string_view whole : {dir, path})
+    for (auto x : str::split(whole, '/')) {
+      if (x.empty() || x == ".") continue;
+      if (x != "..") {
+        parts.push_back(x);
+      } else if (parts.empty()) {
+        return std::nullopt;  // above the repository
+      } else {
+        parts.pop_back();
+      }
+    }
+  if (parts.empty()) return ".";
+  std::string out;
+  for (auto x : parts) {
+    if (!out.empty()) out += '/';
+    out += x;
+  }
+  return out;
 }
 
 }  // namespace strata::contract

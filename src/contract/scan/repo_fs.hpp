@@ -82,5 +82,9 @@ bool skipped_directory(std::string_view name);
 std::string dir_of(std::string_view rel);
 // Joins a repo-relative directory and a name ("." + "x" → "x").
 std::string join_rel(std::string_view dir, std::string_view name);
+// A path relative to a repo-relative directory with "." and ".." resolved
+// ("a/b" + "../c/./d" → "a/c/d"; "." for the root itself); nullopt when it
+// leaves the repository.
+std::optional<std::string> resolve_rel(std::string_view dir, std::string_view path);
 
 }  // namespace strata::contract
