@@ -319,6 +319,12 @@ TEST(ElixirFixtures, ProgramsTheApplicationRuns) {
   ASSERT_NE(floors(c, "elixir"), nullptr);
   EXPECT_EQ(floors(c, "elixir")->floor, "1.16.0");
   EXPECT_EQ(floors(c, "elixir")->constraints[0].source.value, "@elixir_requirement = ~> 1.16");
+  // `config :bun, version:` pins the bun the hex package downloads from bun's GitHub releases.
+  ASSERT_NE(floors(c, "bun"), nullptr);
+  EXPECT_EQ(floors(c, "bun")->pin, "=1.3.10");
+  EXPECT_EQ(floors(c, "bun")->constraints[0].source.field, "line 5 config :bun version");
+  EXPECT_EQ(build_of(c, "hex", "bun"), "download");
+  EXPECT_EQ(origin_of(c, "release-assets.githubusercontent.com"), "install-time");
 }
 
 TEST(DotnetFixtures, MalformedProjectsPolicyAndFeeds) {

@@ -166,6 +166,21 @@ class ElixirScanner {
     }
   }
 
+  // The bun hex package installs the bun release its config names
+  // (`config :bun, version: "1.3.10"`, required), from bun's GitHub releases:
+  // a pin of the bun the asset build and JS tests run.
+  void bun_version(const std::string& rel, const std::string& text, const LineIndex& lines) {
+    auto at = text.find("config :bun,");
+    if (at == std::string::npos) return;
+    auto next = text.find("config :", at + 12);
+    auto v = text.find("version:", at);
+    if (v == std::string::npos || (next != std::string::npos && v > next)) return;
+    std::string version = mix_quoted_after(text, v + 8);
+    if (version.empty()) return;
+    ctx_.constraint("bun", ConstraintKind::kPin, {rel, "line " + std::to_string(lines.at(v)) + " config :bun version", version},
+                    parse_version_line(version), "mix bun.install downloads this bun release (the bun hex package)");
+  }
+
   // rustler_precompiled downloads a NIF prebuilt unless its build is forced:
   // `config :rustler_precompiled, :force_build, app: true`, or the app's
   // `<APP>_BUILD` variable set to 1 or true before mix compiles
@@ -177,6 +192,7 @@ class ElixirScanner {
       if (!raw) continue;
       const std::string text = mix_without_comments(*raw);
       const LineIndex lines(text);
+      bun_version(name, text, lines);
       std::size_t looked = 0;
       for (auto at = text.find("_BUILD\""); at != std::string::npos && ++looked <= 100;
            at = text.find("_BUILD\"", at + 1)) {

@@ -388,10 +388,14 @@ class PhpScanner {
     }
     // A project whose PHP is not Debian 12's 8.2 needs the packages built
     // for its own PHP line: php8.3-gd, as an archive with that PHP names them
-    // (packages.sury.org); the version-less PECL packages keep their names.
+    // (packages.sury.org). Debian's version-less PECL packages (php-pcov,
+    // php-redis) are built for its 8.2; there the line's own name is the
+    // package (php8.3-pcov), since the version-less one follows the archive's
+    // default PHP, not the project's.
     const std::string line = php_line();
     for (std::string pkg : ext->debian) {
       if (pkg.starts_with("php8.2-") && line != "8.2") pkg = "php" + line + pkg.substr(6);
+      else if (pkg.starts_with("php-") && line != "8.2") pkg = "php" + line + pkg.substr(3);
       for (const auto& ev : evidence) ctx_.run_lib(pkg, by, ev, Purpose::kBuild);
     }
     if (!ext->debian.empty() && line != "8.2" && !beyond_warned_) {

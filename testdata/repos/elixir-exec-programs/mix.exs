@@ -10,6 +10,6 @@ defmodule Media.MixProject do
   end
 
   defp deps do
-    [{:jason, "~> 1.4"}]
+    [{:jason, "~> 1.4"}, {:bun, "~> 1.4", runtime: Mix.env() == :dev}]
   end
 end
