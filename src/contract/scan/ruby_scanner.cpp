@@ -195,17 +195,19 @@ class RubyScanner {
   }
 
   // The browser Rails system tests and Capybara feature specs drive, from the
-  // test setup that names their driver (test/application_system_test_case.rb,
-  // spec/rails_helper.rb, spec/support/*.rb):
-  //  - `driven_by :selenium` (Rails' default browser: Chrome), `using:
-  //    :headless_chrome`/`:chrome`, Capybara's `:selenium_chrome(_headless)`,
-  //    `browser: :chrome` → Debian's chromium and chromium-driver;
-  //  - `:headless_firefox`/`:firefox`, Capybara's `:selenium` (Firefox) and
-  //    `:selenium_headless`, `browser: :firefox` → firefox-esr; Debian has no
-  //    geckodriver, which Selenium Manager downloads from its GitHub releases;
-  //  - Cuprite/Ferrum/Apparition drive Chrome over CDP: chromium alone;
-  //  - a browser that may run with a window (a driver without "headless")
-  //    needs an X display: xvfb.
+  // line of their setup that selects a driver (`driven_by`, `javascript_driver
+  // =`, `default_driver =` in test/application_system_test_case.rb,
+  // spec/rails_helper.rb, spec/support/*.rb), by the driver's name:
+  //  - `driven_by :selenium` (Rails' default browser: Chrome), a name with
+  //    "chrome" (`:headless_chrome`, `:selenium_chrome_headless`) → Debian's
+  //    chromium and chromium-driver;
+  //  - a name with "firefox", Capybara's `:selenium` (Firefox) and
+  //    `:selenium_headless` → firefox-esr; Debian has no geckodriver, which
+  //    Selenium Manager downloads from its GitHub releases;
+  //  - a name with "cuprite", "ferrum" or "apparition" (Chrome over CDP):
+  //    chromium alone;
+  //  - a Selenium browser that may run with a window (no "headless" in its
+  //    name) needs an X display: xvfb.
   void system_tests() {
     struct Browser {
       bool chrome = false, chromedriver = false, firefox = false, display = false;
