@@ -161,6 +161,29 @@ TEST(JvmFixtures, EndToEndTestsFrontendPluginAndEnforcer) {
   EXPECT_TRUE(c.warnings.empty());
 }
 
+// What a test job runs that the runner has: the database clients that load
+// the schemas, and the programs of the repository's own script it runs. Not
+// the coverage upload's curl, nor what the release job runs.
+TEST(JvmFixtures, ProgramsTheTestJobRunsAndGitHubRawRepositories) {
+  Contract c = scan_fixture("jvm-e2e-tests");
+  EXPECT_TRUE(required_by(c.build_libs, "postgresql-client", "ci:.github/workflows/ci.yml"));
+  EXPECT_TRUE(required_by(c.build_libs, "default-mysql-client", "ci:.github/workflows/ci.yml"));
+  const SystemLib* curl = lib(c.build_libs, "curl");
+  ASSERT_NE(curl, nullptr);
+  ASSERT_EQ(curl->evidence.size(), 1u);
+  EXPECT_EQ(curl->evidence[0].file, "bin/e2e");
+  EXPECT_EQ(curl->evidence[0].field, "line 7");
+  EXPECT_EQ(egress(c, "coverage.example.org"), nullptr);
+  for (const char* release_only : {"gnupg", "zip"}) {
+    EXPECT_EQ(lib(c.build_libs, release_only), nullptr) << release_only;
+    EXPECT_EQ(lib(c.run_libs, release_only), nullptr) << release_only;
+  }
+  // A Maven repository kept as files in a GitHub repository is served from raw.githubusercontent.com.
+  EXPECT_EQ(origin_of(c, "github.com"), "config");
+  ASSERT_NE(egress(c, "raw.githubusercontent.com"), nullptr);
+  EXPECT_NE(egress(c, "raw.githubusercontent.com")->reason.find("acme-maven-repository"), std::string::npos);
+}
+
 TEST(ElixirFixtures, PhoenixWithNifsGitDepsAndToolVersions) {
   Contract c = scan_fixture("elixir-phoenix-nifs");
   EXPECT_TRUE(has_ecosystem(c, "elixir"));

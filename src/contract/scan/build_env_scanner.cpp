@@ -453,22 +453,7 @@ class BuildEnvScanner {
   // `who`: "the image's build", "CI, before the tests,".
   void downloaded(const Evidence& at, const std::string& url, Purpose purpose,
                   const std::string& who = "the image's build") {
-    std::string host = url_host(url);  // "host" or "host:port"
-    if (host.empty()) return;
-    ctx_.egress(host, EgressOrigin::kInstallTime, who + " downloads " + url.substr(0, 100), at, {},
-                url.starts_with("http://") ? 80 : 443, purpose);
-    // A GitHub release asset is served from GitHub's asset hosts, to which
-    // github.com redirects (release-assets since 2025, objects before).
-    if (host == "github.com" && url.find("/releases/download/") != std::string::npos)
-      for (const char* h : {"release-assets.githubusercontent.com", "objects.githubusercontent.com"})
-        ctx_.egress(h, EgressOrigin::kInstallTime, who + " downloads a GitHub release asset (" + url.substr(0, 100) + ")",
-                    at, {}, 443, purpose);
-    // rustup-init, fetched from sh.rustup.rs, downloads the toolchain itself
-    // from static.rust-lang.org (RUSTUP_DIST_SERVER).
-    if (host == "sh.rustup.rs")
-      ctx_.egress("static.rust-lang.org", EgressOrigin::kInstallTime,
-                  "rustup (from " + url.substr(0, 100) + ") downloads the Rust toolchain", at, "RUSTUP_DIST_SERVER",
-                  443, purpose);
+    ctx_.egress_url(url, EgressOrigin::kInstallTime, who + " downloads " + url.substr(0, 100), at, purpose);
   }
 
   // curl -X POST/PUT/PATCH/DELETE, -d/--data…, -F/--form, -T/--upload-file.
@@ -885,7 +870,8 @@ class BuildEnvScanner {
         for (const auto& step : j["steps"]) {
           std::string base = "jobs." + job + ".steps[" + std::to_string(i++) + "]";
           if (step.IsMap() && step["run"] && step["run"].IsScalar())
-            ci_script(rel, base + ".run", step["run"].as<std::string>(), test_job(rel, job));
+            ci_script(rel, base + ".run", step["run"].as<std::string>(), test_job(rel, job),
+                      step["working-directory"] && step["working-directory"].IsScalar() ? step["working-directory"].Scalar() : "");
           if (!step.IsMap() || !step["uses"] || !step["uses"].IsScalar()) continue;
           std::string uses = step["uses"].as<std::string>();
           // awalsh128/cache-apt-pkgs-action installs (and caches) the apt packages it is given.
@@ -910,7 +896,8 @@ class BuildEnvScanner {
   // installs before the tests run, which are what testing needs.
   // `tests`: the job runs the tests (not a release, deploy, docs or lint job),
   // so what it installs is a build need.
-  void ci_script(const std::string& rel, const std::string& where, const std::string& script, bool tests) {
+  void ci_script(const std::string& rel, const std::string& where, const std::string& script, bool tests,
+                 const std::string& dir = "") {
     // Read as the shell reads the whole script (a backslash-newline joins
     // lines; a quoted string may span them), with each ${{ … }} expression
     // dropped first: `apt-get install ${{ matrix.pkgs }}` names no package.
@@ -929,8 +916,53 @@ class BuildEnvScanner {
     package_manager_commands(commands, rel, where, where);
     if (!tests) return;
     ci_packages(rel, where, commands);
+    ci_programs(rel, where, commands, dir);
     downloads(commands, rel, where, Purpose::kBuild, "CI, before the tests,");
   }
+
+  // The programs a test job runs that the runner's image has and a sandbox
+  // may not (`psql … < schema.sql`, `jq`, `xvfb-run`): build needs, by the
+  // `programs` table. So are those of a shell script of the repository's the
+  // job runs (`./refine e2e_tests`, `bash ci/test.sh`), read once, not the
+  // scripts it runs in turn. A curl that sends (a coverage upload) tests nothing.
+  void ci_programs(const std::string& rel, const std::string& where, const std::vector<ShellCommand>& commands,
+                   const std::string& dir) {
+    auto need = [&](const ShellCommand& c, const std::string& file, const std::string& at) {
+      std::string prog(program_base(*c.program()));
+      if (prog == "curl" && sends(c)) return;
+      if (const auto* pkgs = kb_.program_packages(prog))
+        for (const auto& pkg : *pkgs) ctx_.build_lib(pkg, "ci:" + rel, Evidence{file, at, command_text(c)});
+    };
+    for (const auto& c : commands) {
+      if (!c.program()) continue;
+      need(c, rel, where);
+      std::string_view prog = *c.program();
+      std::string_view script = prog;
+      if ((prog == "bash" || prog == "sh") && c.start + 1 < c.words.size()) script = c.words[c.start + 1];
+      if (script.find('/') == std::string_view::npos || script.starts_with('/') || script.starts_with('-')) continue;
+      auto path = resolve_rel(dir, script);
+      if (!path || ci_read_.contains(*path) || ci_read_.size() >= kMaxCiScripts) continue;
+      std::string_view base = program_base(*path);
+      if (base == "mvnw" || base == "gradlew") continue;  // the wrappers' downloads are the wrappers' hosts
+      ci_read_.insert(*path);
+      if (!ctx_.fs().is_file(*path)) continue;
+      auto text = ctx_.fs().read_text(*path, ctx_.fs().limits().max_source_bytes);
+      if (!text) continue;
+      std::string_view first = str::trim(std::string_view(*text).substr(0, text->find('\n')));
+      bool shell = path->ends_with(".sh") || (first.starts_with("#!") && (first.ends_with("sh") || first.ends_with("bash") ||
+                                                                         first.find("/sh ") != std::string_view::npos ||
+                                                                         first.find("bash ") != std::string_view::npos));
+      if (!shell) continue;
+      std::size_t line_no = 0;
+      for (auto line : str::split(*text, '\n')) {
+        ++line_no;
+        for (const auto& sc : shell_commands_of(line))
+          if (sc.program()) need(sc, *path, "line " + std::to_string(line_no));
+      }
+    }
+  }
+  static constexpr std::size_t kMaxCiScripts = 64;
+  std::set<std::string> ci_read_;
 
   // A CI job (or workflow) named for releasing, deploying, publishing, the
   // docs or linting: what it installs builds or checks something else.

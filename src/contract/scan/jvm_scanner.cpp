@@ -394,9 +394,6 @@ class JvmScanner {
       std::string url = !root ? t.default_url : resolve(std::string(str::trim(root.text().get())), props);
       if (url_host(url).empty()) continue;
       ctx_.egress_url(url, EgressOrigin::kConfig, std::string("frontend-maven-plugin downloads ") + t.tool, ev);
-      if (url_host(url) == "github.com")  // release downloads redirect to GitHub's asset hosts
-        for (const char* h : {"release-assets.githubusercontent.com", "objects.githubusercontent.com"})
-          ctx_.egress(h, EgressOrigin::kConfig, std::string("frontend-maven-plugin downloads ") + t.tool, ev);
     }
   }
 

@@ -239,10 +239,27 @@ void ScanContext::egress(const std::string& host_in, EgressOrigin origin, const 
     h.evidence.push_back(std::move(*ev));
 }
 
-void ScanContext::egress_url(std::string_view url, EgressOrigin origin, const std::string& reason, Evidence ev) {
-  std::string host = url_host(url);
+void ScanContext::egress_url(std::string_view url, EgressOrigin origin, const std::string& reason, Evidence ev,
+                             Purpose purpose) {
+  std::string host = url_host(url);  // "host" or "host:port"
   if (host.empty()) return;
-  egress(host, origin, reason, std::move(ev));
+  const int port = url.starts_with("http://") ? 80 : 443;
+  egress(host, origin, reason, ev, {}, port, purpose);
+  // Where the URL is known to redirect, the policy must let the redirect
+  // through too. GitHub serves a release asset from its asset hosts
+  // (release-assets since 2025, objects before) and a file under /raw/ from
+  // raw.githubusercontent.com; rustup-init, from sh.rustup.rs, downloads the
+  // toolchain from static.rust-lang.org (RUSTUP_DIST_SERVER).
+  const std::string shown(url.substr(0, 100));
+  if (host == "github.com" && url.find("/releases/download/") != std::string_view::npos)
+    for (const char* h : {"release-assets.githubusercontent.com", "objects.githubusercontent.com"})
+      egress(h, origin, reason + " (a GitHub release asset, " + shown + ")", ev, {}, 443, purpose);
+  if (host == "github.com" && (url.find("/raw/") != std::string_view::npos || url.ends_with("/raw")))
+    egress("raw.githubusercontent.com", origin, reason + " (github.com serves " + shown + " from raw.githubusercontent.com)",
+           ev, {}, 443, purpose);
+  if (host == "sh.rustup.rs")
+    egress("static.rust-lang.org", origin, "rustup (from " + shown + ") downloads the Rust toolchain", ev,
+           "RUSTUP_DIST_SERVER", 443, purpose);
 }
 
 void ScanContext::egress_rejected(RejectedEgress r) {

@@ -109,8 +109,11 @@ class ScanContext {
               Purpose purpose = Purpose::kBuild);
   // A declaration that cannot be granted; also a warning on its file.
   void egress_rejected(RejectedEgress r);
-  // Adds the host of a URL ("https://r.example.com/x" → "r.example.com").
-  void egress_url(std::string_view url, EgressOrigin origin, const std::string& reason, Evidence ev);
+  // Adds the host of a URL ("https://r.example.com/x" → "r.example.com"),
+  // port 80 for http://, and the hosts the URL is known to redirect to (a
+  // GitHub release asset or /raw/ file, rustup-init).
+  void egress_url(std::string_view url, EgressOrigin origin, const std::string& reason, Evidence ev,
+                  Purpose purpose = Purpose::kBuild);
   void command(const std::string& name, const std::string& reason);
   void workspace(Workspace ws);
   // A need beyond building and testing that the repository asks to provision ("run").
