@@ -153,7 +153,7 @@ def main():
         eco = by_eco.setdefault(key.get("ecosystem") or "-", dict.fromkeys(totals, 0))
         for k in totals:
             eco[k] += totals[k] - before[k]
-    if len(by_eco) > 1:
+    if by_eco:
         print()
         for name, e in sorted(by_eco.items()):
             found = e["prov_ok"] + e["build_ok"] + e["hosts_ok"] + e["eco_ok"]

@@ -338,7 +338,11 @@ Range intersect(const Range& a, const Range& b) {
   for (const auto& x : a.any_of)
     for (const auto& y : b.any_of) {
       Interval m = meet(x, y);
-      if (!m.empty()) r.any_of.push_back(m);
+      // An alternative once: ">=22 <23 || =22.12.0" with =22.12.0 is =22.12.0, not twice.
+      if (!m.empty() && std::none_of(r.any_of.begin(), r.any_of.end(), [&](const Interval& i) {
+            return Range{{i}}.str() == Range{{m}}.str();
+          }))
+        r.any_of.push_back(m);
     }
   return r;
 }

@@ -98,6 +98,30 @@ TEST(JvmFixtures, GroovyLibraryCompatibilityReleaseAndRepositories) {
   EXPECT_TRUE(c.warnings.empty());
 }
 
+// A Gradle build's front end: the Node the org.siouan frontend and node-gradle
+// plugins download (node-gradle only with download = true), the pnpm it pins,
+// the hosts they download from; and a Java release held in a variable.
+TEST(JvmFixtures, GradleFrontendPluginsAndAJavaVersionVariable) {
+  Contract c = scan_fixture("jvm-gradle-frontend");
+  const RuntimeFloor* java = floors(c, "java");
+  ASSERT_NE(java, nullptr);
+  EXPECT_EQ(java->floor, "21.0.0");
+  EXPECT_EQ(java->constraints[0].source.value, "targetJavaVersion = JavaVersion.VERSION_21");
+  const RuntimeFloor* node = floors(c, "node");
+  ASSERT_NE(node, nullptr);
+  ASSERT_EQ(node->constraints.size(), 2u);  // not docs-site's, whose plugin uses the Node on the PATH
+  EXPECT_EQ(node->constraints[0].source.file, "ui/build.gradle");
+  EXPECT_EQ(node->constraints[0].source.field, "line 6 frontend nodeVersion");
+  EXPECT_EQ(node->constraints[0].range, "=22.12.0");
+  EXPECT_EQ(node->constraints[1].source.file, "web/build.gradle.kts");
+  EXPECT_EQ(node->constraints[1].range, "=20.11.1");
+  ASSERT_NE(floors(c, "pnpm"), nullptr);
+  EXPECT_EQ(floors(c, "pnpm")->pin, "=9.1.0");
+  EXPECT_EQ(origin_of(c, "nodejs.org"), "config");
+  EXPECT_EQ(origin_of(c, "nodejs.mirror.example.org"), "config");
+  EXPECT_TRUE(c.warnings.empty());
+}
+
 TEST(JvmFixtures, MalformedFilesAreWarningsNamingThem) {
   Contract c = scan_fixture("jvm-maven-malformed");
   EXPECT_TRUE(warned(c, "pom.xml", "malformed XML at line 7"));
@@ -139,7 +163,11 @@ TEST(JvmFixtures, EndToEndTestsFrontendPluginAndEnforcer) {
     EXPECT_NE(egress(c, h)->reason.find("Docker daemon pulls"), std::string::npos);
   }
   // The BOM in <dependencyManagement> is no dependency; postgresql's JDBC driver needs nothing.
-  EXPECT_EQ(c.native_packages.size(), 2u);
+  // A build plugin is looked up like a dependency: buildnumber-maven-plugin runs git.
+  EXPECT_EQ(c.native_packages.size(), 3u);
+  ASSERT_NE(native(c, "maven", "org.codehaus.mojo:buildnumber-maven-plugin"), nullptr);
+  EXPECT_TRUE(required_by(c.run_libs, "git", "maven:org.codehaus.mojo:buildnumber-maven-plugin"));
+  EXPECT_EQ(lib(c.run_libs, "git")->purpose, Purpose::kBuild);
   // frontend-maven-plugin: the client installs Node 22.12.0 and npm 10.9.2, from nodejs.org and the registry.
   EXPECT_EQ(floors(c, "node")->provision, "=22.12.0");
   EXPECT_EQ(floors(c, "node")->provision_reason, "the version the sub-projects that pin one pin");
@@ -153,6 +181,7 @@ TEST(JvmFixtures, EndToEndTestsFrontendPluginAndEnforcer) {
   const RuntimeFloor* java = floors(c, "java");
   ASSERT_EQ(java->constraints.size(), 3u);
   EXPECT_EQ(java->constraints[1].source.field, "maven-enforcer-plugin requireJavaVersion");
+  EXPECT_EQ(java->constraints[1].source.value, "[21.0,)");  // a JDK version: 21.0 is release 21
   EXPECT_EQ(java->floor, "21.0.0");
   // CI tests 21 and 25; the build compiles for 21, the JDK it is tested on first.
   EXPECT_EQ(java->tested, (std::vector<std::string>{">=21.0.0 <22.0.0", ">=25.0.0 <26.0.0"}));
@@ -182,6 +211,24 @@ TEST(JvmFixtures, ProgramsTheTestJobRunsAndGitHubRawRepositories) {
   EXPECT_EQ(origin_of(c, "github.com"), "config");
   ASSERT_NE(egress(c, "raw.githubusercontent.com"), nullptr);
   EXPECT_NE(egress(c, "raw.githubusercontent.com")->reason.find("acme-maven-repository"), std::string::npos);
+}
+
+// Testcontainers images from registries other than Docker Hub, named in test
+// code: their registries are hosts the tests reach. Not Docker Hub's short
+// names, a path, a URL or a registry on localhost.
+TEST(JvmFixtures, ImagesTheTestsStartFromOtherRegistries) {
+  Contract c = scan_fixture("jvm-e2e-tests");
+  for (const char* h : {"docker.elastic.co", "mcr.microsoft.com"}) {
+    const EgressHost* e = egress(c, h);
+    ASSERT_NE(e, nullptr) << h;
+    EXPECT_EQ(origin_of(c, h), "install-time");
+    EXPECT_EQ(e->evidence.front().file, "server/src/test/java/com/acme/it/SearchIT.java");
+    EXPECT_NE(e->reason.find("Testcontainers"), std::string::npos);
+  }
+  EXPECT_EQ(egress(c, "mcr.microsoft.com")->evidence.front().field, "line 14");
+  EXPECT_EQ(egress(c, "localhost"), nullptr);
+  EXPECT_EQ(egress(c, "www.testcontainers.org"), nullptr);
+  EXPECT_EQ(egress(c, "src"), nullptr);
 }
 
 TEST(ElixirFixtures, PhoenixWithNifsGitDepsAndToolVersions) {

@@ -881,6 +881,11 @@ class BuildEnvScanner {
             std::replace(list.begin(), list.end(), ',', ' ');
             ci_script(rel, base + ".with.packages", "apt-get install " + list, true);
           }
+          // cypress-io/github-action runs the end-to-end tests in the browser it is given.
+          if (uses.starts_with("cypress-io/github-action@") && test_job(rel, job) && step["with"] && step["with"].IsMap() &&
+              step["with"]["browser"] && step["with"]["browser"].IsScalar())
+            cypress_browser(step["with"]["browser"].Scalar(), "ci:" + rel,
+                            Evidence{rel, base + ".with.browser", step["with"]["browser"].Scalar()});
           for (const auto& [prefix, input, tool] : kActions) {
             if (!uses.starts_with(prefix) || !step["with"] || !step["with"].IsMap()) continue;
             ci_constraint(rel, base + ".with." + input, tool, values(step["with"][input], j), uses);
@@ -930,8 +935,13 @@ class BuildEnvScanner {
     auto need = [&](const ShellCommand& c, const std::string& file, const std::string& at) {
       std::string prog(program_base(*c.program()));
       if (prog == "curl" && sends(c)) return;
-      if (const auto* pkgs = kb_.program_packages(prog))
-        for (const auto& pkg : *pkgs) ctx_.build_lib(pkg, "ci:" + rel, Evidence{file, at, command_text(c)});
+      Evidence ev{file, at, command_text(c)};
+      program_need(prog, "ci:" + rel, ev);
+      // `cypress run --browser chrome` (also through npx/yarn): the browser is the system's.
+      for (std::size_t k = c.start; k + 2 < c.words.size(); ++k)
+        if (program_base(c.words[k]) == "cypress" && c.words[k + 1] == "run")
+          for (std::size_t b = k + 2; b + 1 < c.words.size(); ++b)
+            if (c.words[b] == "--browser" || c.words[b] == "-b") cypress_browser(c.words[b + 1], "ci:" + rel, ev);
     };
     for (const auto& c : commands) {
       if (!c.program()) continue;
@@ -961,6 +971,21 @@ class BuildEnvScanner {
       }
     }
   }
+  void program_need(const std::string& prog, const std::string& required_by, const Evidence& ev) {
+    if (const auto* pkgs = kb_.program_packages(prog))
+      for (const auto& pkg : *pkgs) ctx_.build_lib(pkg, required_by, ev);
+  }
+
+  // The browser a Cypress run drives, other than the Electron it ships:
+  // Debian's Chromium for chrome (Google's Chrome is not in the archive),
+  // Firefox ESR for firefox.
+  void cypress_browser(std::string_view browser, const std::string& required_by, const Evidence& ev) {
+    if (browser == "chrome" || browser == "chromium" || browser == "chrome:stable" || browser == "chrome:beta")
+      program_need("chromium", required_by, ev);
+    else if (browser == "firefox" || browser == "firefox:stable")
+      program_need("firefox", required_by, ev);
+  }
+
   static constexpr std::size_t kMaxCiScripts = 64;
   std::set<std::string> ci_read_;
 

@@ -319,6 +319,12 @@ class JvmScanner {
       std::string artifact = child_text(plugin, "artifactId");
       if (artifact == "frontend-maven-plugin") frontend_plugin(rel, plugin, props);
       else if (artifact == "maven-enforcer-plugin") enforcer(rel, plugin, props);
+      // A plugin the build runs, looked up like a dependency (one that runs a program).
+      std::string group = resolve(child_text(plugin, "groupId"), props);
+      if (group.empty()) group = "org.apache.maven.plugins";  // Maven's default plugin group
+      dependency(group, artifact, resolve(child_text(plugin, "version"), props),
+                 Evidence{rel, ("plugin " + group + ":" + artifact).substr(0, 160),
+                          child_text(plugin, "version").empty() ? "managed version" : child_text(plugin, "version")});
     }
     for (const auto& dep : descendants(project, "dependency")) {
       bool managed = false;  // <dependencyManagement> pins versions; it adds no dependency
@@ -412,6 +418,10 @@ class JvmScanner {
           std::string_view lo = npm;
           while (!lo.empty() && (lo.front() == '>' || lo.front() == '=')) lo.remove_prefix(1);
           lo = lo.substr(0, lo.find(' '));
+          // A JDK version names its release by the first part, or the first two
+          // in the old spelling: "21.0" and "21.0.2" are 21, "1.8.0" is 8.
+          if (auto dot = lo.find('.'); dot != std::string_view::npos)
+            lo = lo.starts_with("1.") ? lo.substr(0, lo.find('.', 2)) : lo.substr(0, dot);
           if (!npm.starts_with(">=") || lo.empty()) {
             ctx_.note(rel, std::string(rule) + " " + str::quote(v) + " states no lower bound strata reads");
             continue;
@@ -468,6 +478,11 @@ class JvmScanner {
         std::string norm(str::unquote(t));
         if (key == "jvmTarget" && norm.starts_with("1_")) norm[1] = '.';
         if (!java_release(norm)) {
+          // `sourceCompatibility = targetJavaVersion`: the variable's assignment in the same file.
+          if (auto assigned = gradle_variable(text, norm); assigned && java_release(*assigned)) {
+            release(ev(at, std::string(key), v + " = " + *assigned), *assigned, "the Java release Gradle compiles for");
+            continue;
+          }
           if (!norm.empty() && (norm.front() == '"' || std::isdigit(static_cast<unsigned char>(norm.front())) ||
                                 norm.starts_with("JavaVersion.")))
             ctx_.warn(rel, std::string(key) + " = " + str::quote(v) + " is not a Java release; no floor taken from it");
@@ -478,6 +493,75 @@ class JvmScanner {
     }
     repositories(text, ev);
     gradle_dependencies(text, ev);
+    gradle_node(text, ev);
+  }
+
+  // The value a build script assigns to a plain variable (`def v = X`,
+  // `val v = X`, `ext.v = X`, `v = X`), when `name` is one; nullopt otherwise.
+  static std::optional<std::string> gradle_variable(std::string_view text, std::string_view name) {
+    if (name.empty() || !std::all_of(name.begin(), name.end(), [](char c) {
+          return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+        }) || std::isdigit(static_cast<unsigned char>(name.front())))
+      return std::nullopt;
+    for (auto at : jvm_occurrences(text, name)) {
+      std::size_t e = at + name.size();
+      while (e < text.size() && (text[e] == ' ' || text[e] == '\t')) ++e;
+      if (e + 1 >= text.size() || text[e] != '=' || text[e + 1] == '=') continue;
+      std::string v = jvm_value_after(text, at, name.size());
+      if (!v.empty() && v != name) return std::string(str::unquote(v));
+    }
+    return std::nullopt;
+  }
+
+  // The Node a Gradle build downloads for its front end:
+  // org.siouan.frontend's `frontend { nodeVersion = '22.12.0' }` (from
+  // nodejs.org unless nodeDistributionUrlRoot moves it) and
+  // com.github.node-gradle.node's `node { download = true; version = '…' }`
+  // (distBaseUrl), with the npm, yarn or pnpm it pins. node-gradle without
+  // `download = true` uses the Node on the PATH and pins nothing.
+  template <class Ev>
+  void gradle_node(const std::string& text, Ev ev) {
+    struct Plugin {
+      std::string_view block, node_key, url_key, name;
+      bool needs_download;
+    };
+    static constexpr std::array<Plugin, 2> kPlugins = {{
+        {"frontend", "nodeVersion", "nodeDistributionUrlRoot", "the org.siouan frontend Gradle plugin", false},
+        {"node", "version", "distBaseUrl", "the node-gradle plugin", true},
+    }};
+    for (const auto& pl : kPlugins) {
+      for (auto at : jvm_occurrences(text, pl.block)) {
+        auto open = text.find_first_not_of(" \t\r\n", at + pl.block.size());
+        if (open == std::string::npos || text[open] != '{') continue;
+        auto end = jvm_block_end(text, open);
+        if (end == std::string::npos) continue;
+        const std::string_view body = std::string_view(text).substr(0, end);
+        auto setting = [&](std::string_view key) -> std::pair<std::size_t, std::string> {
+          for (auto k : jvm_occurrences(body.substr(open), key))
+            return {open + k, std::string(str::unquote(jvm_value_after(body, open + k, key.size())))};
+          return {std::string::npos, {}};
+        };
+        if (pl.needs_download && setting("download").second != "true") continue;
+        auto [node_at, node_v] = setting(pl.node_key);
+        if (node_at == std::string::npos) continue;
+        std::string why = std::string(pl.name) + " downloads node";
+        for (auto [key, tool] : {std::pair{pl.node_key, "node"}, std::pair{std::string_view("npmVersion"), "npm"},
+                                 std::pair{std::string_view("yarnVersion"), "yarn"},
+                                 std::pair{std::string_view("pnpmVersion"), "pnpm"}}) {
+          auto [k_at, v] = setting(key);
+          if (k_at == std::string::npos) continue;
+          auto version = parse_version(v, VersionSyntax::kStrict);
+          if (!version) continue;  // a property or an expression: not a release strata can read
+          ctx_.constraint(tool, ConstraintKind::kPin, ev(k_at, std::string(pl.block) + " " + std::string(key), v),
+                          Range::exactly(*version),
+                          "the Gradle build installs " + std::string(tool) + " " + version->str() + " (" + std::string(pl.name) + ")");
+        }
+        auto [url_at, url] = setting(pl.url_key);
+        if (url_at == std::string::npos || url_host(url).empty()) url = "https://nodejs.org/dist/";
+        ctx_.egress_url(url, EgressOrigin::kConfig, why, ev(node_at, std::string(pl.block) + " " + std::string(pl.node_key), node_v));
+        break;
+      }
+    }
   }
 
   // Dependencies in Gradle's notations: "group:artifact:version" strings and

@@ -20,6 +20,7 @@
 #include "contract/scan/rust_scanner.hpp"
 #include "contract/scan/tool_versions_scanner.hpp"
 #include "contract/scan/scan_context.hpp"
+#include "contract/scan/test_images_scanner.hpp"
 
 namespace strata::contract {
 namespace {
@@ -39,7 +40,7 @@ bool interesting(std::string_view name) {
   if (name.starts_with("requirements") && name.ends_with(".txt")) return true;
   if (build_env_file(name)) return true;
   if (jvm_file(name) || elixir_file(name) || dotnet_file(name)) return true;
-  return program_source_file(name);
+  return program_source_file(name) || test_image_source_file(name);
 }
 
 const Result<KnowledgeBase>& knowledge() {
@@ -73,6 +74,7 @@ Result<Contract> scan_repository(const std::filesystem::path& root, const ScanOp
   scan_c_builds(ctx);
   scan_build_envs(ctx);
   scan_programs(ctx);
+  scan_test_images(ctx);
   auto natives = classify_native(ctx);
   return ctx.finish(root.string(), std::move(natives));
 }
