@@ -6,6 +6,7 @@
 #include <array>
 #include <cctype>
 #include <map>
+#include <optional>
 #include <set>
 #include <nlohmann/json.hpp>
 #include <tuple>
@@ -866,12 +867,20 @@ class BuildEnvScanner {
         else if (container && container.IsMap() && container["image"] && container["image"].IsScalar())
           image(rel, "jobs." + job + ".container.image", container["image"].as<std::string>(), ConstraintKind::kTested);
         if (!j["steps"] || !j["steps"].IsSequence()) continue;
+        std::vector<std::string> scripts;
+        for (const auto& step : j["steps"])
+          if (step.IsMap() && step["run"] && step["run"].IsScalar()) scripts.push_back(step["run"].Scalar());
+        // A macOS or Windows runner's commands are not the ones a Linux sandbox runs.
+        std::string runs_on = j["runs-on"] && j["runs-on"].IsScalar() ? j["runs-on"].Scalar() : "";
+        const bool other_os = runs_on.find("macos") != std::string::npos || runs_on.find("windows") != std::string::npos;
+        const bool programs = test_job(rel, job) && !other_os && runs_tests(scripts);
         std::size_t i = 0;
         for (const auto& step : j["steps"]) {
           std::string base = "jobs." + job + ".steps[" + std::to_string(i++) + "]";
           if (step.IsMap() && step["run"] && step["run"].IsScalar())
             ci_script(rel, base + ".run", step["run"].as<std::string>(), test_job(rel, job),
-                      step["working-directory"] && step["working-directory"].IsScalar() ? step["working-directory"].Scalar() : "");
+                      step["working-directory"] && step["working-directory"].IsScalar() ? step["working-directory"].Scalar() : "",
+                      programs);
           if (!step.IsMap() || !step["uses"] || !step["uses"].IsScalar()) continue;
           std::string uses = step["uses"].as<std::string>();
           // awalsh128/cache-apt-pkgs-action installs (and caches) the apt packages it is given.
@@ -901,8 +910,10 @@ class BuildEnvScanner {
   // installs before the tests run, which are what testing needs.
   // `tests`: the job runs the tests (not a release, deploy, docs or lint job),
   // so what it installs is a build need.
+  // `programs`: the job runs the test suite itself (runs_tests), so the
+  // programs its steps call are what testing needs too.
   void ci_script(const std::string& rel, const std::string& where, const std::string& script, bool tests,
-                 const std::string& dir = "") {
+                 const std::string& dir = "", bool programs = false) {
     // Read as the shell reads the whole script (a backslash-newline joins
     // lines; a quoted string may span them), with each ${{ … }} expression
     // dropped first: `apt-get install ${{ matrix.pkgs }}` names no package.
@@ -921,20 +932,41 @@ class BuildEnvScanner {
     package_manager_commands(commands, rel, where, where);
     if (!tests) return;
     ci_packages(rel, where, commands);
-    ci_programs(rel, where, commands, dir);
+    if (programs) ci_programs(rel, where, commands, dir);
     downloads(commands, rel, where, Purpose::kBuild, "CI, before the tests,");
   }
 
-  // The programs a test job runs that the runner's image has and a sandbox
-  // may not (`psql … < schema.sql`, `jq`, `xvfb-run`): build needs, by the
-  // `programs` table. So are those of a shell script of the repository's the
-  // job runs (`./refine e2e_tests`, `bash ci/test.sh`), read once, not the
-  // scripts it runs in turn. A curl that sends (a coverage upload) tests nothing.
+  // Whether a job's steps run a test suite: a command with a word (not an
+  // option) that says test or spec, or Maven's/Gradle's verify and check
+  // (`mvn -B verify`, `./gradlew check`, `bundle exec rspec`, `mix test`,
+  // `./refine e2e_tests`). A job that only builds, diffs generated code or
+  // publishes calls programs for its own plumbing.
+  static bool runs_tests(const std::vector<std::string>& scripts) {
+    for (const auto& script : scripts)
+      for (const auto& c : shell_commands_of(script))
+        for (std::size_t k = c.start; k < c.words.size(); ++k) {
+          std::string w = c.words[k];
+          if (w.starts_with('-')) continue;
+          std::transform(w.begin(), w.end(), w.begin(), [](unsigned char ch) { return std::tolower(ch); });
+          if (w.find("test") != std::string::npos || w.find("spec") != std::string::npos || w == "verify" ||
+              w == "check" || w == "phpunit" || w == "pest")
+            return true;
+        }
+    return false;
+  }
+
+  // The programs a job that runs the tests calls, which the runner's image
+  // has and a sandbox may not (`psql … < schema.sql`, `xvfb-run`): build
+  // needs, by the `programs` table. So are those of a shell script of the
+  // repository's the job runs (`./refine e2e_tests`, `bash ci/test.sh`), read
+  // once, not the scripts it runs in turn. Not git and jq, which CI steps run
+  // for the checkout and the workflow's own outputs; not a curl that sends
+  // (a coverage upload tests nothing).
   void ci_programs(const std::string& rel, const std::string& where, const std::vector<ShellCommand>& commands,
                    const std::string& dir) {
     auto need = [&](const ShellCommand& c, const std::string& file, const std::string& at) {
       std::string prog(program_base(*c.program()));
-      if (prog == "curl" && sends(c)) return;
+      if ((prog == "curl" && sends(c)) || prog == "git" || prog == "jq") return;
       Evidence ev{file, at, command_text(c)};
       program_need(prog, "ci:" + rel, ev);
       // `cypress run --browser chrome` (also through npx/yarn): the browser is the system's.
@@ -1052,15 +1084,22 @@ class BuildEnvScanner {
             j["docker"][0]["image"] && j["docker"][0]["image"].IsScalar())
           image(rel, "jobs." + job + ".docker[0].image", j["docker"][0]["image"].Scalar(), ConstraintKind::kTested);
         if (!j["steps"] || !j["steps"].IsSequence()) continue;
+        auto script_of = [](const YAML::Node& step) -> std::optional<std::string> {
+          if (!step.IsMap() || !step["run"]) return std::nullopt;
+          const YAML::Node& run = step["run"];
+          if (run.IsScalar()) return run.Scalar();
+          if (run.IsMap() && run["command"] && run["command"].IsScalar()) return run["command"].Scalar();
+          return std::nullopt;
+        };
+        std::vector<std::string> scripts;
+        for (const auto& step : j["steps"])
+          if (auto s = script_of(step)) scripts.push_back(*s);
+        const bool tests = test_job(rel, job);
+        const bool programs = tests && runs_tests(scripts);
         std::size_t i = 0;
         for (const auto& step : j["steps"]) {
           std::string base = "jobs." + job + ".steps[" + std::to_string(i++) + "].run";
-          if (!step.IsMap() || !step["run"]) continue;
-          const YAML::Node& run = step["run"];
-          const bool tests = test_job(rel, job);
-          if (run.IsScalar()) ci_script(rel, base, run.Scalar(), tests);
-          else if (run.IsMap() && run["command"] && run["command"].IsScalar())
-            ci_script(rel, base, run["command"].Scalar(), tests);
+          if (auto s = script_of(step)) ci_script(rel, base, *s, tests, "", programs);
         }
       }
     } catch (const YAML::Exception& e) {
