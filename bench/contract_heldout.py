@@ -29,7 +29,8 @@ key lists with nothing to provision matches a contract that does not name it.
 
 With --runtime-packages, a runtime the contract names (runtime_floors) also
 counts as providing the Debian packages that install it (node: nodejs; php:
-phpX.Y-cli of the line it provisions), which a plan's runtime row installs;
+phpX.Y-cli of the line it provisions and the packages it depends on), which a
+plan's runtime row installs;
 without it only the contract's library lists count.
 
 Usage: bench/contract_heldout.py [--runtime-packages] [--bundled] STRATA KEY_DIR REPOS_DIR
@@ -89,7 +90,9 @@ def runtime_packages(floors):
         if tool == "php":
             v = parts((f.get("provision") or {}).get("range") or f.get("floor"))
             if v and len(v) >= 2:
-                out.add(f"php{v[0]}.{v[1]}-cli")
+                # phpX.Y-cli and what it depends on in Debian 12 (apt-cache show php8.2-cli:
+                # php8.2-common, php8.2-opcache, php8.2-readline).
+                out.update(f"php{v[0]}.{v[1]}-{p}" for p in ("cli", "common", "opcache", "readline"))
     return out
 
 

@@ -1,6 +1,7 @@
 #include "util/version_range.hpp"
 
 #include <algorithm>
+#include <set>
 #include <cctype>
 
 #include "util/strings.hpp"
@@ -335,17 +336,16 @@ std::string Range::str() const {
 
 Range intersect(const Range& a, const Range& b) {
   Range r;
+  std::set<std::string> seen;  // an alternative once: ">=22 <23 || =22.12.0" with =22.12.0 is =22.12.0
   for (const auto& x : a.any_of)
     for (const auto& y : b.any_of) {
       Interval m = meet(x, y);
-      // An alternative once: ">=22 <23 || =22.12.0" with =22.12.0 is =22.12.0, not twice.
-      if (!m.empty() && std::none_of(r.any_of.begin(), r.any_of.end(), [&](const Interval& i) {
-            return Range{{i}}.str() == Range{{m}}.str();
-          }))
-        r.any_of.push_back(m);
+      if (!m.empty() && seen.insert(Range{{m}}.str()).second) r.any_of.push_back(m);
     }
   return r;
 }
+
+constexpr std::size_t kMaxNpmRangeAlternatives = 256;
 
 Result<Range> parse_npm_range(std::string_view text, VersionSyntax syntax) {
   text = str::trim(text);
@@ -363,6 +363,12 @@ Result<Range> parse_npm_range(std::string_view text, VersionSyntax syntax) {
       out.any_of.insert(out.any_of.end(), r.any_of.begin(), r.any_of.end());
     }
     if (bar == std::string_view::npos) break;
+    // A range is a handful of alternatives; thousands are hostile input, and
+    // every later intersection would pay for each.
+    if (out.any_of.size() >= kMaxNpmRangeAlternatives)
+      return fail(ErrorCode::kInvalidArgument, "more than " + std::to_string(kMaxNpmRangeAlternatives) +
+                                                   " alternatives (||) in the range " +
+                                                   str::quote(text.substr(0, 60)) + "…");
     start = bar + 2;
   }
   return out;

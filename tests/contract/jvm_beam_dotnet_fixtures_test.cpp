@@ -209,6 +209,9 @@ TEST(JvmFixtures, ProgramsTheTestJobRunsAndGitHubRawRepositories) {
     EXPECT_FALSE(required_by(c.run_libs, release_only, "ci:.github/workflows/ci.yml")) << release_only;
   }
   EXPECT_EQ(lib(c.build_libs, "unzip"), nullptr);
+  // Not a here-document's text (bin/e2e's usage), nor a macOS job's programs.
+  EXPECT_EQ(lib(c.build_libs, "sqlite3"), nullptr);
+  EXPECT_EQ(lib(c.build_libs, "redis-tools"), nullptr);
   // A Maven repository kept as files in a GitHub repository is served from raw.githubusercontent.com.
   EXPECT_EQ(origin_of(c, "github.com"), "config");
   ASSERT_NE(egress(c, "raw.githubusercontent.com"), nullptr);
@@ -397,6 +400,30 @@ TEST(ElixirFixtures, ProgramsTheApplicationRuns) {
   EXPECT_EQ(floors(c, "bun")->constraints[0].source.field, "line 5 config :bun version");
   EXPECT_EQ(build_of(c, "hex", "bun"), "download");
   EXPECT_EQ(origin_of(c, "release-assets.githubusercontent.com"), "install-time");
+}
+
+// Containers a test job starts: the compose services it pulls (and the image a
+// service it builds starts from) — here through a script that `cd ..`s to the
+// compose file — and what `docker run` starts. Their registries
+// are hosts the job reaches; a lint job's, a registry on localhost and an image
+// named by a variable are not.
+TEST(ElixirFixtures, ContainersTheTestJobStarts) {
+  Contract c = scan_fixture("elixir-ci-containers");
+  const EgressHost* hub = egress(c, "registry-1.docker.io");
+  ASSERT_NE(hub, nullptr);
+  EXPECT_EQ(origin_of(c, "registry-1.docker.io"), "install-time");
+  EXPECT_EQ(hub->evidence.front().file, "compose.yaml");
+  EXPECT_EQ(hub->evidence.front().field, "services.db.image");
+  EXPECT_NE(hub->reason.find("docker compose"), std::string::npos);
+  for (const char* h : {"auth.docker.io", "production.cloudflare.docker.com", "docker.elastic.co", "quay.io", "ghcr.io"})
+    EXPECT_NE(egress(c, h), nullptr) << h;
+  EXPECT_EQ(egress(c, "quay.io")->evidence.front().file, "ci/Dockerfile");
+  EXPECT_EQ(egress(c, "quay.io")->evidence.front().field, "line 1 FROM");
+  EXPECT_EQ(egress(c, "ghcr.io")->evidence.front().file, ".github/workflows/ci.yml");
+  EXPECT_EQ(egress(c, "registry.gitlab.com"), nullptr);  // the lint job's
+  EXPECT_EQ(egress(c, "localhost:5000"), nullptr);
+  EXPECT_EQ(egress(c, "localhost"), nullptr);
+  EXPECT_TRUE(c.warnings.empty());
 }
 
 TEST(DotnetFixtures, MalformedProjectsPolicyAndFeeds) {

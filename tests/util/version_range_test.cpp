@@ -171,3 +171,22 @@ TEST(VersionLine, ReleaseLines) {
 
 }  // namespace
 }  // namespace strata
+
+namespace strata {
+namespace {
+// Thousands of || alternatives are hostile input (each later intersection pays
+// for every one): an error naming the range, not a slow scan.
+TEST(NpmRange, TooManyAlternativesIsAnError) {
+  std::string many;
+  for (int i = 0; i < 300; ++i) many += (i ? " || =1.0." : "=1.0.") + std::to_string(i);
+  auto r = parse_npm_range(many);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_NE(r.error().message().find("more than 256 alternatives"), std::string::npos) << r.error().message();
+  std::string few = "=1.0.0 || =1.0.0 || >=1.0.0 <2.0.0";
+  auto f = parse_npm_range(few);
+  ASSERT_TRUE(f.has_value());
+  // Intersecting keeps each alternative once.
+  EXPECT_EQ(intersect(Range::all(), *f).str(), "=1.0.0 || >=1.0.0 <2.0.0");
+}
+}  // namespace
+}  // namespace strata

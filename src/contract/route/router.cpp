@@ -40,6 +40,19 @@ Want want_of(const RuntimeFloor& rf) {
   return w;
 }
 
+// What a project bootstrap installs: the version when one is wanted exactly;
+// for a range with a ceiling that npm installs (`yarn@{version}`: a yarn 1
+// lockfile wants >=1.0.0 <2.0.0), the range itself, so npm takes its newest
+// release, not the floor's 1.0.0; else the floor, or "latest".
+std::string bootstrap_version(const ToolInfo& info, const Want& w) {
+  const bool exact = w.range && w.range->any_of.size() == 1 && w.range->str().starts_with("=");
+  const bool npm = std::string_view(info.bootstrap).find("npm install -g") != std::string_view::npos;
+  if (!exact && npm && w.range && std::all_of(w.range->any_of.begin(), w.range->any_of.end(),
+                                              [](const Interval& i) { return i.hi.has_value(); }))
+    return "\"" + w.text + "\"";
+  return w.floor ? w.floor->str() : "latest";
+}
+
 std::string replace_all(std::string s, std::string_view from, const std::string& to) {
   for (auto at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
   return s;
@@ -213,7 +226,7 @@ class Router {
         row.why = *wrapped;
       } else if (info && !info->bootstrap.empty()) {
         row.layer = Layer::kProjectBootstrap;
-        row.why = replace_all(std::string(info->bootstrap), "{version}", w.floor ? w.floor->str() : "latest");
+        row.why = replace_all(std::string(info->bootstrap), "{version}", bootstrap_version(*info, w));
       } else if (auto pkg = archive_runtime(tool, w, info)) {
         row.layer = Layer::kOverlay;
         row.packages = {pkg->first};

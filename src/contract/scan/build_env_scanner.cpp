@@ -13,6 +13,7 @@
 
 #include "contract/knowledge/ecosystem_versions.hpp"
 #include "contract/knowledge/tool_version.hpp"
+#include "contract/scan/container_image.hpp"
 #include "contract/scan/python_scanner.hpp"
 #include "contract/scan/shell_words.hpp"
 #include "oci/tar_entry.hpp"
@@ -870,8 +871,14 @@ class BuildEnvScanner {
         std::vector<std::string> scripts;
         for (const auto& step : j["steps"])
           if (step.IsMap() && step["run"] && step["run"].IsScalar()) scripts.push_back(step["run"].Scalar());
-        // A macOS or Windows runner's commands are not the ones a Linux sandbox runs.
-        std::string runs_on = j["runs-on"] && j["runs-on"].IsScalar() ? j["runs-on"].Scalar() : "";
+        // A macOS or Windows runner's commands are not the ones a Linux sandbox
+        // runs (labels are case-insensitive: `macOS-latest`, `Windows-2022`).
+        std::string runs_on;
+        if (j["runs-on"] && j["runs-on"].IsScalar()) runs_on = j["runs-on"].Scalar();
+        else if (j["runs-on"] && j["runs-on"].IsSequence())
+          for (const auto& label : j["runs-on"])
+            if (label.IsScalar()) runs_on += label.Scalar() + " ";
+        runs_on = str::lower(runs_on);
         const bool other_os = runs_on.find("macos") != std::string::npos || runs_on.find("windows") != std::string::npos;
         const bool programs = test_job(rel, job) && !other_os && runs_tests(scripts);
         std::size_t i = 0;
@@ -891,7 +898,7 @@ class BuildEnvScanner {
             ci_script(rel, base + ".with.packages", "apt-get install " + list, true);
           }
           // cypress-io/github-action runs the end-to-end tests in the browser it is given.
-          if (uses.starts_with("cypress-io/github-action@") && test_job(rel, job) && step["with"] && step["with"].IsMap() &&
+          if (uses.starts_with("cypress-io/github-action@") && !other_os && test_job(rel, job) && step["with"] && step["with"].IsMap() &&
               step["with"]["browser"] && step["with"]["browser"].IsScalar())
             cypress_browser(step["with"]["browser"].Scalar(), "ci:" + rel,
                             Evidence{rel, base + ".with.browser", step["with"]["browser"].Scalar()});
@@ -942,16 +949,29 @@ class BuildEnvScanner {
   // `./refine e2e_tests`). A job that only builds, diffs generated code or
   // publishes calls programs for its own plumbing.
   static bool runs_tests(const std::vector<std::string>& scripts) {
+    static constexpr std::array<std::string_view, 19> kTokens = {
+        "test",  "tests",   "testing", "spec",    "specs",  "rspec", "pytest", "phpunit", "pest",  "jest",
+        "vitest", "mocha",  "e2e",     "verify",  "check",  "ctest", "cucumber", "behat", "codecept"};
     for (const auto& script : scripts)
-      for (const auto& c : shell_commands_of(script))
+      for (const auto& c : shell_commands_of(script)) {
+        if (!c.program()) continue;
+        std::string_view prog = program_base(*c.program());
+        if (prog == "echo" || prog == "printf") continue;  // says test, runs nothing
         for (std::size_t k = c.start; k < c.words.size(); ++k) {
-          std::string w = c.words[k];
-          if (w.starts_with('-')) continue;
-          std::transform(w.begin(), w.end(), w.begin(), [](unsigned char ch) { return std::tolower(ch); });
-          if (w.find("test") != std::string::npos || w.find("spec") != std::string::npos || w == "verify" ||
-              w == "check" || w == "phpunit" || w == "pest")
-            return true;
+          if (c.words[k].starts_with('-')) continue;
+          // Whole tokens of the word: `./refine e2e_tests`, `test:unit`, `bin/rspec`; not `latest`, `inspect`.
+          std::string token;
+          for (std::size_t i = 0; i <= c.words[k].size(); ++i) {
+            char ch = i < c.words[k].size() ? c.words[k][i] : ' ';
+            if (std::isalnum(static_cast<unsigned char>(ch))) {
+              token += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+              continue;
+            }
+            if (std::find(kTokens.begin(), kTokens.end(), token) != kTokens.end()) return true;
+            token.clear();
+          }
         }
+      }
     return false;
   }
 
@@ -964,25 +984,50 @@ class BuildEnvScanner {
   // (a coverage upload tests nothing).
   void ci_programs(const std::string& rel, const std::string& where, const std::vector<ShellCommand>& commands,
                    const std::string& dir) {
-    auto need = [&](const ShellCommand& c, const std::string& file, const std::string& at) {
+    // The directory commands run in, as `cd` moves it (relative moves only;
+    // nullopt once it is somewhere strata cannot follow, such as `cd $HOME`).
+    auto moved = [](const ShellCommand& c, std::optional<std::string>& cwd) {
+      if (program_base(*c.program()) != "cd") return false;
+      const std::string target = c.start + 1 < c.words.size() ? c.words[c.start + 1] : "";
+      if (cwd && !target.empty() && target.front() != '/' && target.front() != '~' &&
+          target.find('$') == std::string::npos)
+        cwd = resolve_rel(*cwd, target);
+      else
+        cwd.reset();
+      return true;
+    };
+    auto need = [&](const ShellCommand& c, const std::string& file, const std::string& at,
+                    const std::optional<std::string>& cwd) {
       std::string prog(program_base(*c.program()));
       if ((prog == "curl" && sends(c)) || prog == "git" || prog == "jq") return;
       Evidence ev{file, at, command_text(c)};
       program_need(prog, "ci:" + rel, ev);
+      if (cwd) ci_containers(c, ev, *cwd);
       // `cypress run --browser chrome` (also through npx/yarn): the browser is the system's.
-      for (std::size_t k = c.start; k + 2 < c.words.size(); ++k)
-        if (program_base(c.words[k]) == "cypress" && c.words[k + 1] == "run")
-          for (std::size_t b = k + 2; b + 1 < c.words.size(); ++b)
-            if (c.words[b] == "--browser" || c.words[b] == "-b") cypress_browser(c.words[b + 1], "ci:" + rel, ev);
+      // One pass: the first `cypress run`, then its options.
+      std::size_t k = c.start;
+      while (k + 1 < c.words.size() && !(program_base(c.words[k]) == "cypress" && c.words[k + 1] == "run")) ++k;
+      for (k += 2; k < c.words.size(); ++k) {
+        const std::string& w = c.words[k];
+        if ((w == "--browser" || w == "-b") && k + 1 < c.words.size()) {
+          cypress_browser(c.words[k + 1], "ci:" + rel, ev);
+          break;
+        }
+        if (w.starts_with("--browser=")) {
+          cypress_browser(std::string_view(w).substr(10), "ci:" + rel, ev);
+          break;
+        }
+      }
     };
+    std::optional<std::string> cwd = dir;
     for (const auto& c : commands) {
-      if (!c.program()) continue;
-      need(c, rel, where);
+      if (!c.program() || moved(c, cwd)) continue;
+      need(c, rel, where, cwd);
       std::string_view prog = *c.program();
       std::string_view script = prog;
       if ((prog == "bash" || prog == "sh") && c.start + 1 < c.words.size()) script = c.words[c.start + 1];
-      if (script.find('/') == std::string_view::npos || script.starts_with('/') || script.starts_with('-')) continue;
-      auto path = resolve_rel(dir, script);
+      if (!cwd || script.find('/') == std::string_view::npos || script.starts_with('/') || script.starts_with('-')) continue;
+      auto path = resolve_rel(*cwd, script);
       if (!path || ci_read_.contains(*path) || ci_read_.size() >= kMaxCiScripts) continue;
       std::string_view base = program_base(*path);
       if (base == "mvnw" || base == "gradlew") continue;  // the wrappers' downloads are the wrappers' hosts
@@ -995,14 +1040,138 @@ class BuildEnvScanner {
                                                                          first.find("/sh ") != std::string_view::npos ||
                                                                          first.find("bash ") != std::string_view::npos));
       if (!shell) continue;
-      std::size_t line_no = 0;
-      for (auto line : str::split(*text, '\n')) {
-        ++line_no;
+      // The script runs in the caller's directory, and may move.
+      std::optional<std::string> script_cwd = cwd;
+      for (const auto& [line_no, line] : script_lines(*text))
         for (const auto& sc : shell_commands_of(line))
-          if (sc.program()) need(sc, *path, "line " + std::to_string(line_no));
+          if (sc.program() && !moved(sc, script_cwd)) need(sc, *path, "line " + std::to_string(line_no), script_cwd);
+    }
+  }
+
+  // Containers a test job starts: `docker run|pull|create IMAGE` and
+  // `docker compose` / `docker-compose` `up|pull|run|create` with the compose
+  // files it names (-f) or the default ones in the step's directory, whose
+  // services' images — and the FROM images of services it builds — the
+  // Docker daemon pulls while the job runs. Each compose file is read once.
+  void ci_containers(const ShellCommand& c, const Evidence& ev, const std::string& dir) {
+    std::string_view prog = program_base(*c.program());
+    std::size_t k = c.start + 1;
+    auto next_word = [&]() -> std::string_view {
+      while (k < c.words.size() && c.words[k].starts_with('-')) ++k;
+      return k < c.words.size() ? std::string_view(c.words[k]) : std::string_view();
+    };
+    if (prog == "docker") {
+      std::string_view sub = next_word();
+      if (sub == "run" || sub == "pull" || sub == "create") {
+        // The image: the first word that is no option and no option's value.
+        static constexpr std::array<std::string_view, 22> kValued = {
+            "-e", "--env", "-v", "--volume", "-p", "--publish", "--name", "--network", "--net", "-w", "--workdir",
+            "--entrypoint", "-u", "--user", "--platform", "--mount", "--env-file", "-l", "--label", "--add-host",
+            "-h", "--hostname"};
+        for (++k; k < c.words.size(); ++k) {
+          const std::string& w = c.words[k];
+          if (std::find(kValued.begin(), kValued.end(), w) != kValued.end()) {
+            ++k;
+            continue;
+          }
+          if (w.starts_with('-')) continue;
+          pulled(w, ev, "CI's test job starts a container from " + w);
+          break;
+        }
+        return;
+      }
+      if (sub != "compose") return;
+      ++k;
+    } else if (prog != "docker-compose") {
+      return;
+    }
+    std::vector<std::string> files;
+    std::string_view action;
+    for (; k < c.words.size(); ++k) {
+      const std::string& w = c.words[k];
+      if ((w == "-f" || w == "--file") && k + 1 < c.words.size()) {
+        files.push_back(c.words[++k]);
+      } else if (w.starts_with("--file=")) {
+        files.push_back(w.substr(7));
+      } else if ((w == "-p" || w == "--project-name" || w == "--env-file" || w == "--profile") && k + 1 < c.words.size()) {
+        ++k;
+      } else if (!w.starts_with('-')) {
+        action = w;
+        break;
+      }
+    }
+    if (action != "up" && action != "pull" && action != "run" && action != "create") return;
+    if (files.empty())
+      for (const char* n : {"compose.yaml", "compose.yml", "docker-compose.yml", "docker-compose.yaml"})
+        if (auto f = resolve_rel(dir, n); f && ctx_.fs().is_file(*f)) {
+          files.push_back(*f);
+          break;
+        }
+    for (const auto& f : files)
+      if (auto path = resolve_rel(dir, f)) compose_pulls(*path, ev);
+  }
+
+  void compose_pulls(const std::string& path, const Evidence& started) {
+    if (!ci_compose_read_.insert(path).second || !ctx_.fs().is_file(path)) return;
+    auto text = ctx_.fs().read_text(path);
+    if (!text) return;
+    auto parsed = yaml_doc(path, *text);
+    if (!parsed || !parsed->IsMap() || !(*parsed)["services"] || !(*parsed)["services"].IsMap()) return;
+    const std::string dir = dir_of(path);
+    const std::string why = "CI's test job starts it with docker compose (" + started.file + ")";
+    for (const auto& svc : (*parsed)["services"]) {
+      const YAML::Node& sv = svc.second;
+      if (!svc.first.IsScalar() || !sv.IsMap()) continue;
+      const std::string field = "services." + svc.first.Scalar();
+      if (sv["image"] && sv["image"].IsScalar() && !sv["build"]) {
+        pulled(sv["image"].Scalar(), Evidence{path, field + ".image", sv["image"].Scalar()}, sv["image"].Scalar() + ": " + why);
+        continue;
+      }
+      if (!sv["build"]) continue;
+      std::string context = ".", file = "Dockerfile";
+      if (sv["build"].IsScalar()) context = sv["build"].Scalar();
+      else if (sv["build"].IsMap()) {
+        if (sv["build"]["context"] && sv["build"]["context"].IsScalar()) context = sv["build"]["context"].Scalar();
+        if (sv["build"]["dockerfile"] && sv["build"]["dockerfile"].IsScalar()) file = sv["build"]["dockerfile"].Scalar();
+      }
+      auto dockerfile = resolve_rel(dir, context + "/" + file);
+      if (!dockerfile || !ctx_.fs().is_file(*dockerfile)) continue;
+      auto df = ctx_.fs().read_text(*dockerfile);
+      if (!df) continue;
+      // FROM [--platform=…] IMAGE [AS stage]: not an earlier stage's name.
+      std::set<std::string> stages;
+      std::size_t line_no = 0;
+      for (auto raw : str::split(*df, '\n')) {
+        ++line_no;
+        auto words = str::split_ws(str::trim(raw));
+        auto upper = [](std::string_view w) {
+          std::string u(w);
+          for (auto& ch : u) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+          return u;
+        };
+        if (words.size() < 2 || upper(words[0]) != "FROM") continue;
+        std::size_t w = 1;
+        while (w < words.size() && words[w].starts_with("--")) ++w;
+        if (w >= words.size()) continue;
+        std::string image(words[w]);
+        const bool earlier_stage = stages.contains(image);
+        if (w + 2 < words.size() && upper(words[w + 1]) == "AS") stages.insert(std::string(words[w + 2]));
+        if (earlier_stage) continue;
+        pulled(image, Evidence{*dockerfile, "line " + std::to_string(line_no) + " FROM", image},
+               image + ": the image " + field + " builds on; " + why);
       }
     }
   }
+
+  void pulled(const std::string& image, const Evidence& ev, const std::string& why) {
+    auto pull = image_pull(image);
+    if (!pull) return;
+    for (const auto& h : pull->hosts)
+      ctx_.egress(h, EgressOrigin::kInstallTime, why + "; the Docker daemon pulls it", ev);
+  }
+
+  std::set<std::string> ci_compose_read_;
+
   void program_need(const std::string& prog, const std::string& required_by, const Evidence& ev) {
     if (const auto* pkgs = kb_.program_packages(prog))
       for (const auto& pkg : *pkgs) ctx_.build_lib(pkg, required_by, ev);
@@ -1016,6 +1185,52 @@ class BuildEnvScanner {
       program_need("chromium", required_by, ev);
     else if (browser == "firefox" || browser == "firefox:stable")
       program_need("firefox", required_by, ev);
+  }
+
+  // A shell script's command lines, each with the number of its first
+  // line: backslash-newline continuations joined, here-document bodies
+  // (`<<EOF` … `EOF`, `<<-'EOF'`) left out — their text is input, not commands.
+  static std::vector<std::pair<std::size_t, std::string>> script_lines(std::string_view text) {
+    std::vector<std::pair<std::size_t, std::string>> out;
+    std::string pending, heredoc;
+    std::size_t n = 0, first = 0;
+    for (auto raw : str::split(text, '\n')) {
+      ++n;
+      if (!raw.empty() && raw.back() == '\r') raw.remove_suffix(1);
+      if (!heredoc.empty()) {
+        if (str::trim(raw) == heredoc) heredoc.clear();
+        continue;
+      }
+      if (pending.empty()) first = n;
+      if (!raw.empty() && raw.back() == '\\') {
+        pending.append(raw.substr(0, raw.size() - 1)).push_back(' ');
+        continue;
+      }
+      pending.append(raw);
+      // `cmd <<EOF`, `<<-EOF`, `<<'EOF'`, `<<"EOF"` (not the here-string `<<<`).
+      for (auto at = pending.find("<<"); at != std::string::npos; at = pending.find("<<", at + 2)) {
+        std::size_t i = at + 2;
+        if (i < pending.size() && pending[i] == '<') {
+          at = i;
+          continue;
+        }
+        // Inside a quoted string ("a << b") it is text.
+        const auto before = std::string_view(pending).substr(0, at);
+        if (std::count(before.begin(), before.end(), '"') % 2 || std::count(before.begin(), before.end(), '\'') % 2) continue;
+        if (i < pending.size() && pending[i] == '-') ++i;
+        while (i < pending.size() && (pending[i] == ' ' || pending[i] == '\'' || pending[i] == '"')) ++i;
+        std::size_t e = i;
+        while (e < pending.size() && (std::isalnum(static_cast<unsigned char>(pending[e])) || pending[e] == '_')) ++e;
+        if (e > i) {
+          heredoc = pending.substr(i, e - i);
+          break;
+        }
+      }
+      out.emplace_back(first, std::move(pending));
+      pending.clear();
+    }
+    if (!pending.empty()) out.emplace_back(first, std::move(pending));
+    return out;
   }
 
   static constexpr std::size_t kMaxCiScripts = 64;

@@ -556,6 +556,8 @@ class JvmScanner {
                           Range::exactly(*version),
                           "the Gradle build installs " + std::string(tool) + " " + version->str() + " (" + std::string(pl.name) + ")");
         }
+        // org.siouan's `nodeDistributionProvided = true`: the Node is already on the machine.
+        if (setting("nodeDistributionProvided").second == "true") break;
         auto [url_at, url] = setting(pl.url_key);
         if (url_at == std::string::npos || url_host(url).empty()) url = "https://nodejs.org/dist/";
         ctx_.egress_url(url, EgressOrigin::kConfig, why, ev(node_at, std::string(pl.block) + " " + std::string(pl.node_key), node_v));

@@ -243,19 +243,28 @@ void ScanContext::egress_url(std::string_view url, EgressOrigin origin, const st
                              Purpose purpose) {
   std::string host = url_host(url);  // "host" or "host:port"
   if (host.empty()) return;
-  const int port = url.starts_with("http://") ? 80 : 443;
+  // Plain http is port 80, except in a lockfile: npm fetches an old
+  // lockfile's http://registry.npmjs.org/… through its https registry.
+  const bool http = str::lower(url.substr(0, 7)) == "http://";
+  const int port = http && origin != EgressOrigin::kLockfile ? 80 : 443;
   egress(host, origin, reason, ev, {}, port, purpose);
   // Where the URL is known to redirect, the policy must let the redirect
-  // through too. GitHub serves a release asset from its asset hosts
-  // (release-assets since 2025, objects before) and a file under /raw/ from
-  // raw.githubusercontent.com; rustup-init, from sh.rustup.rs, downloads the
+  // through too. GitHub serves a release asset (…/releases/download/TAG/…,
+  // …/releases/latest/download/…) from its asset hosts (release-assets since
+  // 2025, objects before), a file under /raw/ from raw.githubusercontent.com
+  // and a source archive (/archive/, /tarball/, /zipball/) from
+  // codeload.github.com; rustup-init, from sh.rustup.rs, downloads the
   // toolchain from static.rust-lang.org (RUSTUP_DIST_SERVER).
   const std::string shown(url.substr(0, 100));
-  if (host == "github.com" && url.find("/releases/download/") != std::string_view::npos)
+  auto has = [&](std::string_view part) { return url.find(part) != std::string_view::npos; };
+  if (host == "github.com" && has("/releases/") && has("/download/"))
     for (const char* h : {"release-assets.githubusercontent.com", "objects.githubusercontent.com"})
       egress(h, origin, reason + " (a GitHub release asset, " + shown + ")", ev, {}, 443, purpose);
-  if (host == "github.com" && (url.find("/raw/") != std::string_view::npos || url.ends_with("/raw")))
+  if (host == "github.com" && (has("/raw/") || url.ends_with("/raw")))
     egress("raw.githubusercontent.com", origin, reason + " (github.com serves " + shown + " from raw.githubusercontent.com)",
+           ev, {}, 443, purpose);
+  if (host == "github.com" && (has("/archive/") || has("/tarball/") || has("/zipball/")))
+    egress("codeload.github.com", origin, reason + " (github.com serves the source archive " + shown + " from codeload.github.com)",
            ev, {}, 443, purpose);
   if (host == "sh.rustup.rs")
     egress("static.rust-lang.org", origin, "rustup (from " + shown + ") downloads the Rust toolchain", ev,

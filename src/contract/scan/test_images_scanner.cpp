@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "contract/model/host_name.hpp"
+#include "contract/scan/container_image.hpp"
 #include "util/strings.hpp"
 
 namespace strata::contract {
@@ -19,35 +19,43 @@ constexpr std::array<std::string_view, 6> kMarkers = {"DockerImageName", "Generi
                                                       "WithImage(", "testcontainers", "Testcontainers"};
 constexpr std::uint64_t kMaxTotalBytes = 64ull << 20;
 
-bool image_char(char c) {
-  return std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '.' ||
-         c == '_' || c == '-' || c == '/';
+// "mcr.microsoft.com/mssql/server:2022-latest" → its registry's host;
+// "docker.elastic.co/elasticsearch/elasticsearch-oss:" (a tag appended in
+// code) too. Not a Docker Hub name (the Testcontainers entry's hosts already),
+// a path without a host, a URL, a registry on localhost, or a name on a code
+// host that is no registry ("github.com/org/repo" is a Go module or a link).
+std::optional<std::string> registry_of(std::string_view lit) {
+  if (lit.size() > 256 || lit.find("://") != std::string_view::npos) return std::nullopt;
+  if (lit.ends_with(':')) lit.remove_suffix(1);
+  auto pull = image_pull(lit);
+  if (!pull || !pull->registry_named || pull->docker_hub) return std::nullopt;
+  const std::string& host = pull->hosts.front();
+  if (host == "github.com" || host == "gitlab.com" || host == "bitbucket.org") return std::nullopt;
+  return host;
 }
 
-// "mcr.microsoft.com/mssql/server:2022-latest" → "mcr.microsoft.com";
-// "docker.elastic.co/elasticsearch/elasticsearch-oss:" (a tag appended in
-// code) too. Not "postgres:16", "library/redis", a URL or a file path.
-std::optional<std::string> registry_of(std::string_view ref) {
-  auto slash = ref.find('/');
-  if (slash == std::string_view::npos || slash == 0 || ref.size() > 256) return std::nullopt;
-  std::string_view host = ref.substr(0, slash), rest = ref.substr(slash + 1);
-  if (auto colon = host.find(':'); colon != std::string_view::npos) {  // a registry's port
-    std::string_view port = host.substr(colon + 1);
-    if (port.empty() || !std::all_of(port.begin(), port.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
-      return std::nullopt;
-    host = host.substr(0, colon);
-  }
-  if (host.find('.') == std::string_view::npos || host_name_problem(host, false)) return std::nullopt;
-  std::string_view repo = rest.substr(0, rest.find_first_of(":@"));
-  if (repo.empty() || repo.back() == '/' || !std::all_of(repo.begin(), repo.end(), image_char)) return std::nullopt;
-  if (std::string_view tail = rest.substr(repo.size()); !tail.empty()) {
-    tail.remove_prefix(1);
-    for (char c : tail)
-      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-' && c != ':') return std::nullopt;
-  }
-  std::string out(host);
-  if (out == "docker.io" || out == "index.docker.io" || out == "registry-1.docker.io") return std::nullopt;
-  return out;
+// Where an image name stands: the argument of a call that takes one
+// (`DockerImageName.parse("…")`, `new GenericContainer<>("…")`,
+// `.WithImage("…")`, `new PostgreSQLContainer("…")`), or a literal that names
+// a tag or digest (`"…/server:2022-latest"`, `"…/elasticsearch-oss:" + v`),
+// which an import path, a URL path or a package name does not.
+bool image_position(std::string_view text, std::size_t open, std::string_view lit) {
+  auto last = lit.rfind('/');
+  if (last != std::string_view::npos && lit.find_first_of(":@", last) != std::string_view::npos) return true;
+  std::string_view before = text.substr(0, open);
+  while (!before.empty() && (before.back() == ' ' || before.back() == '\t')) before.remove_suffix(1);
+  if (!before.ends_with('(')) return false;
+  before.remove_suffix(1);
+  if (before.ends_with("<>")) before.remove_suffix(2);  // new GenericContainer<>("…")
+  for (std::string_view call : {"DockerImageName.parse", "Container", "WithImage", "withImage", "DockerImageName"})
+    if (before.ends_with(call)) return true;
+  return false;
+}
+
+bool in_vendored_tree(std::string_view rel) {
+  for (auto part : str::split(rel, '/'))
+    if (part == "vendor" || part == "third_party" || part == "node_modules") return true;
+  return false;
 }
 
 bool uses_testcontainers(const ScanContext& ctx) {
@@ -71,7 +79,7 @@ void scan_test_images(ScanContext& ctx) {
   std::uint64_t total = 0;
   for (const auto& rel : ctx.fs().files_ending("")) {
     std::string_view base = std::string_view(rel).substr(rel.rfind('/') == std::string::npos ? 0 : rel.rfind('/') + 1);
-    if (!test_image_source_file(base)) continue;
+    if (!test_image_source_file(base) || in_vendored_tree(rel)) continue;  // a vendored copy's images are its own
     if (++read > ctx.fs().limits().max_source_files || total > kMaxTotalBytes) {
       ctx.note(".", "stopped looking for the images tests start after " + std::to_string(read - 1) + " source files");
       return;
@@ -81,15 +89,19 @@ void scan_test_images(ScanContext& ctx) {
     total += text->size();
     if (std::none_of(kMarkers.begin(), kMarkers.end(), [&](std::string_view m) { return text->find(m) != std::string::npos; }))
       continue;
+    const bool single_quotes = base.ends_with(".py") || base.ends_with(".js") || base.ends_with(".ts") ||
+                               base.ends_with(".mjs") || base.ends_with(".groovy");
     std::size_t line = 1;
     for (std::size_t i = 0; i < text->size(); ++i) {
-      char c = (*text)[i];
-      if (c == '\n') ++line;
-      if (c != '"') continue;
-      auto close = text->find_first_of("\"\n", i + 1);
-      if (close == std::string::npos || (*text)[close] != '"') continue;
+      const char q = (*text)[i];
+      if (q == '\n') ++line;
+      if (q != '"' && !(q == '\'' && single_quotes)) continue;
+      auto close = text->find_first_of(std::string{q, '\n'}, i + 1);
+      if (close == std::string::npos || (*text)[close] != q) continue;
       std::string_view lit = std::string_view(*text).substr(i + 1, close - i - 1);
+      const std::size_t open = i;
       i = close;
+      if (!image_position(*text, open, lit)) continue;
       auto host = registry_of(lit);
       if (!host) continue;
       ctx.egress(*host, EgressOrigin::kInstallTime,

@@ -7,9 +7,12 @@
 //
 // Read only when the scan found a Testcontainers package (any ecosystem's),
 // and only in source files that use it (they name DockerImageName,
-// GenericContainer, ContainerBuilder, WithImage or Testcontainers). A string
-// literal counts when it is an image reference whose first part is a host
-// name under a listed top-level domain. Bounded like the program scanner:
+// GenericContainer, ContainerBuilder, WithImage or Testcontainers), outside
+// vendored trees. A string literal counts when it stands where an image does
+// (the argument of DockerImageName.parse, a …Container constructor or
+// WithImage, or a name with a tag or digest — not an import path) and names
+// its registry: a host under a listed top-level domain that is not a code
+// host (github.com). Bounded like the program scanner:
 // RepoLimits::max_source_files files of at most max_source_bytes, 64 MiB in all.
 #pragma once
 

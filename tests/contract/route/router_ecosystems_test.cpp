@@ -212,5 +212,15 @@ TEST(RouterEcosystems, DotnetHasNoDebianPackageSoItIsMicrosoftsSdk) {
   }
 }
 
+// A yarn 1 lockfile wants yarn >=1.0.0 <2.0.0: the bootstrap installs the
+// newest of that line (npm takes the range), not 1.0.0 from 2017.
+TEST(RouterEcosystems, AYarnClassicBootstrapInstallsTheNewestOfItsLine) {
+  Plan p = plan("node-yarn-classic");
+  const Row* yarn = row(p, "yarn");
+  ASSERT_NE(yarn, nullptr);
+  EXPECT_EQ(layer_name(yarn->layer), std::string("project-bootstrap"));
+  EXPECT_NE(yarn->why.find("npm install -g yarn@\">=1.0.0 <2.0.0\""), std::string::npos) << yarn->why;
+}
+
 }  // namespace
 }  // namespace strata::contract::route
