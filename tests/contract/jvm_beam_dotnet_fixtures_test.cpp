@@ -420,6 +420,9 @@ TEST(ElixirFixtures, ContainersTheTestJobStarts) {
   EXPECT_EQ(egress(c, "quay.io")->evidence.front().file, "ci/Dockerfile");
   EXPECT_EQ(egress(c, "quay.io")->evidence.front().field, "line 1 FROM");
   EXPECT_EQ(egress(c, "ghcr.io")->evidence.front().file, ".github/workflows/ci.yml");
+  // `cd e2e && docker compose up`: the compose file of that directory.
+  ASSERT_NE(egress(c, "public.ecr.aws"), nullptr);
+  EXPECT_EQ(egress(c, "public.ecr.aws")->evidence.front().file, "e2e/docker-compose.yml");
   EXPECT_EQ(egress(c, "registry.gitlab.com"), nullptr);  // the lint job's
   EXPECT_EQ(egress(c, "localhost:5000"), nullptr);
   EXPECT_EQ(egress(c, "localhost"), nullptr);

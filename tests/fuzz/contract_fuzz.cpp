@@ -4,7 +4,8 @@
 // sources read for commands: a Dockerfile, a workflow, setup.py, a Node
 // helper and its caller, an entry script; pom.xml, Gradle scripts and the
 // wrapper's properties, .sdkmanrc, mix.exs/mix.lock, global.json, a
-// .csproj, Directory.Build.props, nuget.config). The first byte picks
+// .csproj, Directory.Build.props, nuget.config; test code naming
+// Testcontainers images, a script a CI test job runs). The first byte picks
 // the file name, the rest is its content; the file is scanned in a
 // repository of its own, and the contract must come out as JSON that parses
 // and as YAML, whatever bytes (UTF-8 or not) went in.
@@ -26,7 +27,7 @@
 namespace {
 
 // New names go at the end: a seed's first byte keeps naming the same file.
-constexpr std::array<const char*, 46> kFiles = {
+constexpr std::array<const char*, 48> kFiles = {
     "package.json", "package-lock.json", "pnpm-lock.yaml", "yarn.lock",      "bun.lock",     "pyproject.toml",
     "Cargo.toml",   "Cargo.lock",        "go.mod",         "go.work",        "mise.toml",    ".tool-versions",
     ".nvmrc",       "uv.lock",           "poetry.lock",    "requirements.txt", "Dockerfile",
@@ -39,15 +40,25 @@ constexpr std::array<const char*, 46> kFiles = {
     "config/config.exs", ".github/workflows/php.yml",
     // Compose files, CircleCI, version catalogs, system tests, PHP and Elixir sources (issue 33's second round).
     "docker-compose.yml", ".circleci/config.yml", "gradle/libs.versions.toml", "test/application_system_test_case.rb",
-    "app/Runner.php", "lib/app/runner.ex"};
+    "app/Runner.php", "lib/app/runner.ex",
+    // Test code naming Testcontainers images, and a script a CI test job runs (issue 33's fourth round).
+    "src/test/java/AppIT.java", "ci/test.sh"};
 
-// A file a scanner reads only in a project of its kind, and that project's
-// smallest manifest.
-constexpr std::array<std::pair<const char*, const char*>, 4> kCompanions = {{
-    {"config/config.exs", "mix.exs"},
-    {".github/workflows/php.yml", "composer.json"},
-    {"gradle/libs.versions.toml", "build.gradle.kts"},
-    {"test/application_system_test_case.rb", "Gemfile"},
+// A file a scanner reads only in a project of its kind, or only when
+// another file leads to it: that file, with the least content that does.
+struct Companion {
+  const char* file;
+  const char* manifest;
+  const char* content;
+};
+constexpr std::array<Companion, 6> kCompanions = {{
+    {"config/config.exs", "mix.exs", "{}\n"},
+    {".github/workflows/php.yml", "composer.json", "{}\n"},
+    {"gradle/libs.versions.toml", "build.gradle.kts", "{}\n"},
+    {"test/application_system_test_case.rb", "Gemfile", "{}\n"},
+    {"src/test/java/AppIT.java", "package.json", "{\"devDependencies\": {\"testcontainers\": \"10.0.0\"}}\n"},
+    {"ci/test.sh", ".github/workflows/test.yml",
+     "on: push\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - run: bash ci/test.sh && mix test\n"},
 }};
 
 const std::filesystem::path& repo_dir() {
@@ -66,10 +77,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (size == 0) return 0;
   const auto& dir = repo_dir();
   for (const auto* name : kFiles) std::filesystem::remove(dir / name);
+  for (const auto& c : kCompanions) std::filesystem::remove(dir / c.manifest);
   {
     const char* chosen = kFiles[data[0] % kFiles.size()];
-    for (const auto& [name, manifest] : kCompanions)
-      if (std::string_view(name) == chosen) std::ofstream(dir / manifest) << "{}\n";
+    for (const auto& c : kCompanions)
+      if (std::string_view(c.file) == chosen) {
+        std::filesystem::create_directories((dir / c.manifest).parent_path());
+        std::ofstream(dir / c.manifest) << c.content;
+      }
     const auto file = dir / chosen;
     std::filesystem::create_directories(file.parent_path());
     std::ofstream out(file, std::ios::binary);

@@ -1002,7 +1002,7 @@ class BuildEnvScanner {
       if ((prog == "curl" && sends(c)) || prog == "git" || prog == "jq") return;
       Evidence ev{file, at, command_text(c)};
       program_need(prog, "ci:" + rel, ev);
-      if (cwd) ci_containers(c, ev, *cwd);
+      ci_containers(c, ev, cwd);
       // `cypress run --browser chrome` (also through npx/yarn): the browser is the system's.
       // One pass: the first `cypress run`, then its options.
       std::size_t k = c.start;
@@ -1053,7 +1053,7 @@ class BuildEnvScanner {
   // files it names (-f) or the default ones in the step's directory, whose
   // services' images — and the FROM images of services it builds — the
   // Docker daemon pulls while the job runs. Each compose file is read once.
-  void ci_containers(const ShellCommand& c, const Evidence& ev, const std::string& dir) {
+  void ci_containers(const ShellCommand& c, const Evidence& ev, const std::optional<std::string>& dir) {
     std::string_view prog = program_base(*c.program());
     std::size_t k = c.start + 1;
     auto next_word = [&]() -> std::string_view {
@@ -1100,15 +1100,16 @@ class BuildEnvScanner {
         break;
       }
     }
-    if (action != "up" && action != "pull" && action != "run" && action != "create") return;
+    // Compose files are found from the directory the command runs in.
+    if (!dir || (action != "up" && action != "pull" && action != "run" && action != "create")) return;
     if (files.empty())
       for (const char* n : {"compose.yaml", "compose.yml", "docker-compose.yml", "docker-compose.yaml"})
-        if (auto f = resolve_rel(dir, n); f && ctx_.fs().is_file(*f)) {
-          files.push_back(*f);
+        if (auto f = resolve_rel(*dir, n); f && ctx_.fs().is_file(*f)) {
+          files.emplace_back(n);  // resolved against the directory below, once
           break;
         }
     for (const auto& f : files)
-      if (auto path = resolve_rel(dir, f)) compose_pulls(*path, ev);
+      if (auto path = resolve_rel(*dir, f)) compose_pulls(*path, ev);
   }
 
   void compose_pulls(const std::string& path, const Evidence& started) {
