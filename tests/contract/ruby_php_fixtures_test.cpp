@@ -353,5 +353,22 @@ TEST(PhpFixtures, MalformedManifestsAreWarningsNamingTheFile) {
   EXPECT_TRUE(floors(c, "php")->floor.empty());
 }
 
+// A test job's steps include those of the repository's own composite action
+// (`uses: ./.github/actions/setup`): what it installs and the Ruby it sets up,
+// with the action file as evidence, and the script a step runs (bin/playwright,
+// which runs npx: Node and the npm registry).
+TEST(RubyFixtures, ACompositeActionsStepsAreTheJobs) {
+  Contract c = scan_fixture("ruby-ci-composite");
+  EXPECT_TRUE(required_by(c.build_libs, "libvips42", "ci:.github/actions/setup/action.yml"));
+  const RuntimeFloor* ruby = floors(c, "ruby");
+  ASSERT_NE(ruby, nullptr);
+  EXPECT_EQ(ruby->tested, (std::vector<std::string>{">=3.3.0 <3.4.0"}));
+  EXPECT_EQ(ruby->constraints.front().source.field, "runs.steps[1].with.ruby-version");
+  ASSERT_NE(floors(c, "node"), nullptr);
+  EXPECT_EQ(floors(c, "node")->constraints.front().source.file, "bin/playwright");
+  EXPECT_EQ(origin_of(c, "registry.npmjs.org"), "install-time");
+  EXPECT_TRUE(c.warnings.empty());
+}
+
 }  // namespace
 }  // namespace strata::contract::testing

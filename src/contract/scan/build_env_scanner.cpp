@@ -535,7 +535,9 @@ class BuildEnvScanner {
       std::size_t j = idx + 1;
       while (j < c.words.size() && c.words[j].starts_with('-')) ++j;
       std::string sub = j < c.words.size() ? c.words[j] : "";
-      if (std::find(ic->subcommands.begin(), ic->subcommands.end(), sub) == ic->subcommands.end()) continue;
+      if (std::find(ic->subcommands.begin(), ic->subcommands.end(), sub) == ic->subcommands.end() &&
+          std::find(ic->subcommands.begin(), ic->subcommands.end(), "*") == ic->subcommands.end())
+        continue;
       std::string text = command_text(c);
       std::string shown = sub.empty() ? std::string(prog) : std::string(prog) + " " + sub;
       for (const auto& tool : ic->tools) ctx_.needs_tool(tool, Evidence{rel, field, text}, where + " runs " + shown);
@@ -857,6 +859,7 @@ class BuildEnvScanner {
         {"actions/setup-java@", "java-version", "java"},  {"actions/setup-dotnet@", "dotnet-version", "dotnet"},
         {"erlef/setup-beam@", "elixir-version", "elixir"}, {"erlef/setup-beam@", "otp-version", "erlang"},
         {"shivammathur/setup-php@", "php-version", "php"}, {"ruby/setup-ruby@", "ruby-version", "ruby"}};
+    std::size_t composite_expanded = 0;
     try {
       for (const auto& jkv : doc["jobs"]) {
         std::string job = jkv.first.as<std::string>();
@@ -868,9 +871,22 @@ class BuildEnvScanner {
         else if (container && container.IsMap() && container["image"] && container["image"].IsScalar())
           image(rel, "jobs." + job + ".container.image", container["image"].as<std::string>(), ConstraintKind::kTested);
         if (!j["steps"] || !j["steps"].IsSequence()) continue;
+        // The job's steps, with those of the repository's own composite
+        // actions it uses (`uses: ./.github/actions/setup`) in their place.
+        std::vector<JobStep> steps;
+        std::size_t n = 0;
+        for (const auto& step : j["steps"]) {
+          steps.push_back({rel, "jobs." + job + ".steps[" + std::to_string(n++) + "]", step});
+          if (step.IsMap() && step["uses"] && step["uses"].IsScalar() && step["uses"].Scalar().starts_with("./"))
+            for (const auto& inner : composite_steps(step["uses"].Scalar())) {
+              // Bounded: a workflow of many jobs using an action of many steps.
+              if (++composite_expanded >= kMaxCompositeSteps) break;
+              steps.push_back(inner);
+            }
+        }
         std::vector<std::string> scripts;
-        for (const auto& step : j["steps"])
-          if (step.IsMap() && step["run"] && step["run"].IsScalar()) scripts.push_back(step["run"].Scalar());
+        for (const auto& s : steps)
+          if (s.node.IsMap() && s.node["run"] && s.node["run"].IsScalar()) scripts.push_back(s.node["run"].Scalar());
         // A macOS or Windows runner's commands are not the ones a Linux sandbox
         // runs (labels are case-insensitive: `macOS-latest`, `Windows-2022`).
         std::string runs_on;
@@ -881,11 +897,9 @@ class BuildEnvScanner {
         runs_on = str::lower(runs_on);
         const bool other_os = runs_on.find("macos") != std::string::npos || runs_on.find("windows") != std::string::npos;
         const bool programs = test_job(rel, job) && !other_os && runs_tests(scripts);
-        std::size_t i = 0;
-        for (const auto& step : j["steps"]) {
-          std::string base = "jobs." + job + ".steps[" + std::to_string(i++) + "]";
+        for (const auto& [file, base, step] : steps) {
           if (step.IsMap() && step["run"] && step["run"].IsScalar())
-            ci_script(rel, base + ".run", step["run"].as<std::string>(), test_job(rel, job),
+            ci_script(file, base + ".run", step["run"].as<std::string>(), test_job(rel, job),
                       step["working-directory"] && step["working-directory"].IsScalar() ? step["working-directory"].Scalar() : "",
                       programs);
           if (!step.IsMap() || !step["uses"] || !step["uses"].IsScalar()) continue;
@@ -895,16 +909,16 @@ class BuildEnvScanner {
               step["with"]["packages"] && step["with"]["packages"].IsScalar()) {
             std::string list = step["with"]["packages"].as<std::string>();
             std::replace(list.begin(), list.end(), ',', ' ');
-            ci_script(rel, base + ".with.packages", "apt-get install " + list, true);
+            ci_script(file, base + ".with.packages", "apt-get install " + list, true);
           }
           // cypress-io/github-action runs the end-to-end tests in the browser it is given.
           if (uses.starts_with("cypress-io/github-action@") && !other_os && test_job(rel, job) && step["with"] && step["with"].IsMap() &&
               step["with"]["browser"] && step["with"]["browser"].IsScalar())
-            cypress_browser(step["with"]["browser"].Scalar(), "ci:" + rel,
-                            Evidence{rel, base + ".with.browser", step["with"]["browser"].Scalar()});
+            cypress_browser(step["with"]["browser"].Scalar(), "ci:" + file,
+                            Evidence{file, base + ".with.browser", step["with"]["browser"].Scalar()});
           for (const auto& [prefix, input, tool] : kActions) {
             if (!uses.starts_with(prefix) || !step["with"] || !step["with"].IsMap()) continue;
-            ci_constraint(rel, base + ".with." + input, tool, values(step["with"][input], j), uses);
+            ci_constraint(file, base + ".with." + input, tool, values(step["with"][input], j), uses);
           }
         }
       }
@@ -912,6 +926,42 @@ class BuildEnvScanner {
       ctx_.warn(rel, std::string("unexpected workflow shape, partly read: ") + e.what());
     }
   }
+
+  struct JobStep {
+    std::string file;   // the workflow, or the composite action the step is in
+    std::string where;  // "jobs.test.steps[2]", "runs.steps[0]"
+    YAML::Node node;
+  };
+
+  // The steps of a composite action of the repository's own
+  // (`uses: ./.github/actions/setup` → its action.yml `runs.steps`), read
+  // once each; not the actions they use in turn.
+  std::vector<JobStep> composite_steps(const std::string& uses) {
+    std::string dir = uses.substr(2);
+    while (!dir.empty() && dir.back() == '/') dir.pop_back();
+    auto it = composites_.find(dir);
+    if (it == composites_.end()) {
+      std::vector<JobStep> out;
+      for (const char* name : {"action.yml", "action.yaml"}) {
+        auto path = resolve_rel(dir, name);
+        if (!path || !ctx_.fs().is_file(*path)) continue;
+        auto text = ctx_.fs().read_text(*path);
+        auto doc = text ? yaml_doc(*path, *text) : std::nullopt;
+        if (!doc || !doc->IsMap()) break;
+        const YAML::Node runs = (*doc)["runs"];
+        if (!runs || !runs.IsMap() || !runs["using"] || !runs["using"].IsScalar() || runs["using"].Scalar() != "composite" ||
+            !runs["steps"] || !runs["steps"].IsSequence())
+          break;
+        std::size_t k = 0;
+        for (const auto& step : runs["steps"]) out.push_back({*path, "runs.steps[" + std::to_string(k++) + "]", step});
+        break;
+      }
+      it = composites_.emplace(dir, std::move(out)).first;
+    }
+    return it->second;
+  }
+  std::map<std::string, std::vector<JobStep>> composites_;
+  static constexpr std::size_t kMaxCompositeSteps = 4096;  // per workflow
 
   // A CI script: package-manager commands, and the system packages it
   // installs before the tests run, which are what testing needs.
@@ -1042,9 +1092,13 @@ class BuildEnvScanner {
       if (!shell) continue;
       // The script runs in the caller's directory, and may move.
       std::optional<std::string> script_cwd = cwd;
-      for (const auto& [line_no, line] : script_lines(*text))
-        for (const auto& sc : shell_commands_of(line))
-          if (sc.program() && !moved(sc, script_cwd)) need(sc, *path, "line " + std::to_string(line_no), script_cwd);
+      for (const auto& [line_no, line] : script_lines(*text)) {
+        const auto script_commands = shell_commands_of(line);
+        const std::string at = "line " + std::to_string(line_no);
+        package_manager_commands(script_commands, *path, at, at);
+        for (const auto& sc : script_commands)
+          if (sc.program() && !moved(sc, script_cwd)) need(sc, *path, at, script_cwd);
+      }
     }
   }
 
