@@ -334,6 +334,9 @@ std::string Range::str() const {
   return str::join(parts, " || ");
 }
 
+// A range is a handful of alternatives; thousands are hostile input.
+constexpr std::size_t kMaxNpmRangeAlternatives = 256;
+
 Range intersect(const Range& a, const Range& b) {
   Range r;
   std::set<std::string> seen;  // an alternative once: ">=22 <23 || =22.12.0" with =22.12.0 is =22.12.0
@@ -342,10 +345,21 @@ Range intersect(const Range& a, const Range& b) {
       Interval m = meet(x, y);
       if (!m.empty() && seen.insert(Range{{m}}.str()).second) r.any_of.push_back(m);
     }
+  // Two ranges of many alternatives meet in up to their product, and a
+  // chain of intersections multiplies again: past the cap a parsed range
+  // has, the result is the one interval that spans them (the same floor,
+  // admitting what lies between), so no input grows it without bound.
+  if (r.any_of.size() > kMaxNpmRangeAlternatives) {
+    Interval hull = r.any_of.front();
+    for (const auto& i : r.any_of) {
+      if (!i.lo || (hull.lo && (i.lo->v < hull.lo->v || (i.lo->v == hull.lo->v && i.lo->inclusive)))) hull.lo = i.lo;
+      if (!i.hi || (hull.hi && (hull.hi->v < i.hi->v || (i.hi->v == hull.hi->v && i.hi->inclusive)))) hull.hi = i.hi;
+      hull.names_pre = hull.names_pre || i.names_pre;
+    }
+    r.any_of = {hull};
+  }
   return r;
 }
-
-constexpr std::size_t kMaxNpmRangeAlternatives = 256;
 
 Result<Range> parse_npm_range(std::string_view text, VersionSyntax syntax) {
   text = str::trim(text);

@@ -209,9 +209,13 @@ TEST(JvmFixtures, ProgramsTheTestJobRunsAndGitHubRawRepositories) {
     EXPECT_FALSE(required_by(c.run_libs, release_only, "ci:.github/workflows/ci.yml")) << release_only;
   }
   EXPECT_EQ(lib(c.build_libs, "unzip"), nullptr);
-  // Not a here-document's text (bin/e2e's usage), nor a macOS job's programs.
+  // Not a here-document's text (bin/e2e's usage, a step's `cat <<EOF`), nor a
+  // macOS job's programs; but what follows `$((1<<4))` and the here-document is read.
   EXPECT_EQ(lib(c.build_libs, "sqlite3"), nullptr);
+  EXPECT_EQ(lib(c.build_libs, "ldap-utils"), nullptr);
   EXPECT_EQ(lib(c.build_libs, "redis-tools"), nullptr);
+  ASSERT_NE(lib(c.build_libs, "rsync"), nullptr);
+  EXPECT_EQ(lib(c.build_libs, "rsync")->evidence.front().file, "bin/e2e");
   // A Maven repository kept as files in a GitHub repository is served from raw.githubusercontent.com.
   EXPECT_EQ(origin_of(c, "github.com"), "config");
   ASSERT_NE(egress(c, "raw.githubusercontent.com"), nullptr);

@@ -4,6 +4,7 @@
 // What must not count — tests, vendored code, build scripts, tooling,
 // comments, a program held in a variable, RegExp.exec, a *_PATH default that
 // is a file — is in the same fixtures.
+#include "contract/scan/shell_words.hpp"
 #include "fixture_support.hpp"
 
 namespace strata::contract::testing {
@@ -72,6 +73,25 @@ TEST(ExecutedPrograms, RustCommandNewAndWhich) {
   EXPECT_TRUE(run_evidence(c, "postgresql-client", "src/main.rs", 6));  // Command::new(DUMP), const DUMP = "pg_dump"
   EXPECT_TRUE(run_evidence(c, "rsync", "src/main.rs", 10));             // which::which("rsync")
   EXPECT_EQ(lib(c.run_libs, "git"), nullptr);                           // build.rs runs at build time
+}
+
+// The program of a command past shell keywords and the prefixes that run the
+// next word, with their options' values: how CI waits for its services.
+TEST(ShellWords, TheProgramPastKeywordsAndPrefixes) {
+  auto programs = [](std::string_view line) {
+    std::vector<std::string> out;
+    for (const auto& c : shell_commands_of(line))
+      if (c.program()) out.push_back(*c.program());
+    return out;
+  };
+  EXPECT_EQ(programs("until pg_isready -h localhost; do sleep 1; done"),
+            (std::vector<std::string>{"pg_isready", "sleep", "done"}));
+  EXPECT_EQ(programs("if ! mysqladmin ping; then exit 1; fi"), (std::vector<std::string>{"mysqladmin", "exit", "fi"}));
+  EXPECT_EQ(programs("sudo -u postgres psql -c 1"), (std::vector<std::string>{"psql"}));
+  EXPECT_EQ(programs("timeout -s KILL 30 sqlite3 db"), (std::vector<std::string>{"sqlite3"}));
+  EXPECT_EQ(programs("nice -n 10 make -j2"), (std::vector<std::string>{"make"}));
+  EXPECT_EQ(programs("while ! redis-cli ping; do sleep 1; done"),
+            (std::vector<std::string>{"redis-cli", "sleep", "done"}));
 }
 
 }  // namespace

@@ -187,6 +187,16 @@ TEST(NpmRange, TooManyAlternativesIsAnError) {
   ASSERT_TRUE(f.has_value());
   // Intersecting keeps each alternative once.
   EXPECT_EQ(intersect(Range::all(), *f).str(), "=1.0.0 || >=1.0.0 <2.0.0");
+  // Two ranges of 200 overlapping alternatives meet in up to 40000: past the
+  // cap, the one interval that spans them (the same floor).
+  std::string a, b;
+  for (int i = 0; i < 200; ++i) {
+    a += (i ? " || >=1." : ">=1.") + std::to_string(i) + ".0 <3." + std::to_string(i) + ".0";
+    b += (i ? " || >=2." : ">=2.") + std::to_string(i) + ".0 <4.0.0";
+  }
+  Range met = intersect(*parse_npm_range(a), *parse_npm_range(b));
+  ASSERT_EQ(met.any_of.size(), 1u);
+  EXPECT_EQ(met.str(), ">=2.0.0 <3.199.0");
 }
 }  // namespace
 }  // namespace strata

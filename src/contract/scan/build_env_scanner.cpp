@@ -889,18 +889,23 @@ class BuildEnvScanner {
           if (s.node.IsMap() && s.node["run"] && s.node["run"].IsScalar()) scripts.push_back(s.node["run"].Scalar());
         // A macOS or Windows runner's commands are not the ones a Linux sandbox
         // runs (labels are case-insensitive: `macOS-latest`, `Windows-2022`).
-        std::string runs_on;
-        if (j["runs-on"] && j["runs-on"].IsScalar()) runs_on = j["runs-on"].Scalar();
-        else if (j["runs-on"] && j["runs-on"].IsSequence())
-          for (const auto& label : j["runs-on"])
-            if (label.IsScalar()) runs_on += label.Scalar() + " ";
-        runs_on = str::lower(runs_on);
-        const bool other_os = runs_on.find("macos") != std::string::npos || runs_on.find("windows") != std::string::npos;
+        const bool other_os = other_os_runner(j);
         const bool programs = test_job(rel, job) && !other_os && runs_tests(scripts);
+        // Where run steps start: the step's working-directory, else the
+        // job's or the workflow's `defaults.run.working-directory`.
+        auto default_dir = [](const YAML::Node& n) -> std::string {
+          const YAML::Node d = n["defaults"];
+          if (!d || !d.IsMap() || !d["run"] || !d["run"].IsMap()) return {};
+          const YAML::Node w = d["run"]["working-directory"];
+          return w && w.IsScalar() ? w.Scalar() : std::string();
+        };
+        std::string job_dir = default_dir(j);
+        if (job_dir.empty()) job_dir = default_dir(doc);
         for (const auto& [file, base, step] : steps) {
           if (step.IsMap() && step["run"] && step["run"].IsScalar())
             ci_script(file, base + ".run", step["run"].as<std::string>(), test_job(rel, job),
-                      step["working-directory"] && step["working-directory"].IsScalar() ? step["working-directory"].Scalar() : "",
+                      step["working-directory"] && step["working-directory"].IsScalar() ? step["working-directory"].Scalar()
+                                                                                          : job_dir,
                       programs);
           if (!step.IsMap() || !step["uses"] || !step["uses"].IsScalar()) continue;
           std::string uses = step["uses"].as<std::string>();
@@ -925,6 +930,39 @@ class BuildEnvScanner {
     } catch (const YAML::Exception& e) {
       ctx_.warn(rel, std::string("unexpected workflow shape, partly read: ") + e.what());
     }
+  }
+
+  // Whether a GitHub job runs only on macOS or Windows runners: `runs-on`
+  // as a label, a list, a map's `labels`, or `${{ matrix.X }}` whose values
+  // all are such (labels are case-insensitive: `macOS-latest`, `Windows-2022`).
+  bool other_os_runner(const YAML::Node& job) {
+    const YAML::Node ro = job["runs-on"];
+    if (!ro) return false;
+    auto other = [](std::string label) {
+      label = str::lower(label);
+      return label.find("macos") != std::string::npos || label.find("windows") != std::string::npos;
+    };
+    std::vector<std::string> labels;
+    if (ro.IsScalar()) {
+      labels = ro.Scalar().find("${{") != std::string::npos ? values(ro, job) : std::vector<std::string>{ro.Scalar()};
+    } else {
+      const YAML::Node list = ro.IsMap() ? ro["labels"] : ro;
+      if (list && list.IsScalar()) labels.push_back(list.Scalar());
+      else if (list && list.IsSequence())
+        for (const auto& l : list)
+          if (l.IsScalar()) labels.push_back(l.Scalar());
+      // A list names one runner with all its labels: any macOS/Windows label makes it that.
+      return std::any_of(labels.begin(), labels.end(), other);
+    }
+    return !labels.empty() && std::all_of(labels.begin(), labels.end(), other);
+  }
+
+  // A CircleCI job on macOS (`macos:`) or Windows (an executor or machine image that says so).
+  static bool circleci_other_os(const YAML::Node& job) {
+    if (job["macos"]) return true;
+    auto windows = [](const YAML::Node& n) { return n && n.IsScalar() && str::lower(n.Scalar()).find("win") != std::string::npos; };
+    if (windows(job["executor"]) || (job["executor"] && job["executor"].IsMap() && windows(job["executor"]["name"]))) return true;
+    return job["machine"] && job["machine"].IsMap() && windows(job["machine"]["image"]);
   }
 
   struct JobStep {
@@ -985,7 +1023,7 @@ class BuildEnvScanner {
       }
       text += script[i];
     }
-    const auto commands = shell_commands_of(text);
+    const auto commands = shell_commands_of(without_heredocs(text));
     package_manager_commands(commands, rel, where, where);
     if (!tests) return;
     ci_packages(rel, where, commands);
@@ -998,32 +1036,75 @@ class BuildEnvScanner {
   // (`mvn -B verify`, `./gradlew check`, `bundle exec rspec`, `mix test`,
   // `./refine e2e_tests`). A job that only builds, diffs generated code or
   // publishes calls programs for its own plumbing.
-  static bool runs_tests(const std::vector<std::string>& scripts) {
+  bool runs_tests(const std::vector<std::string>& scripts) {
     static constexpr std::array<std::string_view, 19> kTokens = {
         "test",  "tests",   "testing", "spec",    "specs",  "rspec", "pytest", "phpunit", "pest",  "jest",
-        "vitest", "mocha",  "e2e",     "verify",  "check",  "ctest", "cucumber", "behat", "codecept"};
-    for (const auto& script : scripts)
-      for (const auto& c : shell_commands_of(script)) {
-        if (!c.program()) continue;
-        std::string_view prog = program_base(*c.program());
-        if (prog == "echo" || prog == "printf") continue;  // says test, runs nothing
-        for (std::size_t k = c.start; k < c.words.size(); ++k) {
-          if (c.words[k].starts_with('-')) continue;
-          // Whole tokens of the word: `./refine e2e_tests`, `test:unit`, `bin/rspec`; not `latest`, `inspect`.
-          std::string token;
-          for (std::size_t i = 0; i <= c.words[k].size(); ++i) {
-            char ch = i < c.words[k].size() ? c.words[k][i] : ' ';
-            if (std::isalnum(static_cast<unsigned char>(ch))) {
-              token += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-              continue;
-            }
-            if (std::find(kTokens.begin(), kTokens.end(), token) != kTokens.end()) return true;
-            token.clear();
-          }
+        "vitest", "mocha",  "e2e",     "verify",  "check",  "ctest", "cucumber", "behat", "cypress"};
+    // The programs that run a project's tasks by name (`mix test`, `npm run test:unit`, `./gradlew check`).
+    static constexpr std::array<std::string_view, 30> kDrivers = {
+        "mix",  "mvn",    "mvnw", "gradle", "gradlew", "npm",  "yarn", "pnpm",  "bun",  "npx",
+        "make", "go",     "cargo", "dotnet", "bundle", "rake", "rails", "php",  "composer", "python",
+        "python3", "tox", "nox",  "poetry", "uv",     "deno", "sbt",  "swift", "just",  "task"};
+    // Whole alphanumeric tokens of a word: `e2e_tests`, `test:unit`, `bin/rspec`; not `latest`.
+    auto says_test = [](std::string_view w) {
+      std::string token;
+      for (std::size_t i = 0; i <= w.size(); ++i) {
+        char ch = i < w.size() ? w[i] : ' ';
+        if (std::isalnum(static_cast<unsigned char>(ch))) {
+          token += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+          continue;
         }
+        if (std::find(kTokens.begin(), kTokens.end(), token) != kTokens.end()) return true;
+        token.clear();
+      }
+      return false;
+    };
+    auto command_tests = [&](const ShellCommand& c) {
+      // The first word that runs something: past wrappers that run the next
+      // word (`xvfb-run -a npm test`, `dbus-run-session -- yarn e2e`).
+      std::size_t k = c.start;
+      while (k < c.words.size() && (c.words[k].starts_with('-') || program_base(c.words[k]) == "xvfb-run" ||
+                                    program_base(c.words[k]) == "dbus-run-session"))
+        ++k;
+      if (k >= c.words.size()) return false;
+      const std::string& word = c.words[k];
+      std::string_view prog = program_base(word);
+      if (says_test(prog)) return true;  // pytest, phpunit, run-tests.sh, bin/rspec
+      // A task runner, or a script of the repository's (./refine e2e_tests,
+      // bash ci/test.sh): its first words name the task. Not `git commit -m
+      // "… test"`, `mkdir test` or `docker build -t app:test`.
+      const bool script = word.find('/') != std::string::npos || prog == "bash" || prog == "sh";
+      if (!script && std::find(kDrivers.begin(), kDrivers.end(), prog) == kDrivers.end()) return false;
+      int seen = 0;
+      for (++k; k < c.words.size() && seen < 3; ++k) {
+        const std::string& w = c.words[k];
+        if (w.starts_with('-') || w.find_first_of(" \t") != std::string::npos) continue;  // an option, a quoted phrase
+        ++seen;
+        if (says_test(w)) return true;
+      }
+      return false;
+    };
+    for (const auto& script : scripts)
+      for (const auto& c : shell_commands_of(without_heredocs(script))) {
+        if (!c.program()) continue;
+        if (command_tests(c)) return true;
+        // A repository script the step runs (./ci/t.sh): what it runs, one level down.
+        const std::string& word = *c.program();
+        std::string_view path = word;
+        if ((program_base(word) == "bash" || program_base(word) == "sh") && c.start + 1 < c.words.size())
+          path = c.words[c.start + 1];
+        if (path.find('/') == std::string_view::npos || path.starts_with('/') || path.starts_with('-')) continue;
+        auto rel = resolve_rel("", path);
+        if (!rel || !ctx_.fs().is_file(*rel) || ++scripts_looked_ > kMaxCiScripts) continue;
+        auto text = ctx_.fs().read_text(*rel, ctx_.fs().limits().max_source_bytes);
+        if (!text) continue;
+        for (const auto& inner : shell_commands_of(without_heredocs(*text)))
+          if (inner.program() && command_tests(inner)) return true;
       }
     return false;
   }
+  std::size_t scripts_looked_ = 0;
+
 
   // The programs a job that runs the tests calls, which the runner's image
   // has and a sandbox may not (`psql … < schema.sql`, `xvfb-run`): build
@@ -1037,13 +1118,14 @@ class BuildEnvScanner {
     // The directory commands run in, as `cd` moves it (relative moves only;
     // nullopt once it is somewhere strata cannot follow, such as `cd $HOME`).
     auto moved = [](const ShellCommand& c, std::optional<std::string>& cwd) {
-      if (program_base(*c.program()) != "cd") return false;
+      if (program_base(*c.program()) != "cd" && program_base(*c.program()) != "pushd") return false;
       const std::string target = c.start + 1 < c.words.size() ? c.words[c.start + 1] : "";
       if (cwd && !target.empty() && target.front() != '/' && target.front() != '~' &&
           target.find('$') == std::string::npos)
         cwd = resolve_rel(*cwd, target);
       else
         cwd.reset();
+      if (cwd && cwd->size() > 512) cwd.reset();  // `cd a` ten thousand times deep: not followed
       return true;
     };
     auto need = [&](const ShellCommand& c, const std::string& file, const std::string& at,
@@ -1081,8 +1163,8 @@ class BuildEnvScanner {
       if (!path || ci_read_.contains(*path) || ci_read_.size() >= kMaxCiScripts) continue;
       std::string_view base = program_base(*path);
       if (base == "mvnw" || base == "gradlew") continue;  // the wrappers' downloads are the wrappers' hosts
+      if (!ctx_.fs().is_file(*path)) continue;  // a tool the job installed, not a script of the repository
       ci_read_.insert(*path);
-      if (!ctx_.fs().is_file(*path)) continue;
       auto text = ctx_.fs().read_text(*path, ctx_.fs().limits().max_source_bytes);
       if (!text) continue;
       std::string_view first = str::trim(std::string_view(*text).substr(0, text->find('\n')));
@@ -1090,14 +1172,24 @@ class BuildEnvScanner {
                                                                          first.find("/sh ") != std::string_view::npos ||
                                                                          first.find("bash ") != std::string_view::npos));
       if (!shell) continue;
-      // The script runs in the caller's directory, and may move.
+      // The script runs in the caller's directory, and may move. Read whole
+      // (a quoted string or a continuation spans lines); each command's line
+      // is where its program's word is next found.
       std::optional<std::string> script_cwd = cwd;
-      for (const auto& [line_no, line] : script_lines(*text)) {
-        const auto script_commands = shell_commands_of(line);
+      const std::string body = without_heredocs(*text);
+      std::size_t cursor = 0, line_no = 1;
+      for (const auto& sc : shell_commands_of(body)) {
+        if (!sc.program()) continue;
+        // Looked for within the next 64 KiB only: a word the quotes rewrote is not found, at no great cost.
+        if (auto at = std::string_view(body).substr(cursor, 64u << 10).find(*sc.program()); at != std::string_view::npos) {
+          at += cursor;
+          line_no += static_cast<std::size_t>(std::count(body.begin() + static_cast<std::ptrdiff_t>(cursor),
+                                                         body.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+          cursor = at;
+        }
         const std::string at = "line " + std::to_string(line_no);
-        package_manager_commands(script_commands, *path, at, at);
-        for (const auto& sc : script_commands)
-          if (sc.program() && !moved(sc, script_cwd)) need(sc, *path, at, script_cwd);
+        package_manager_commands({sc}, *path, at, at);
+        if (!moved(sc, script_cwd)) need(sc, *path, at, script_cwd);
       }
     }
   }
@@ -1116,21 +1208,36 @@ class BuildEnvScanner {
     };
     if (prog == "docker") {
       std::string_view sub = next_word();
+      if (sub == "container" || sub == "image") {  // docker container run, docker image pull
+        ++k;
+        sub = next_word();
+      }
+      if (sub == "build" || sub == "buildx") {
+        // What the job builds itself (-t/--tag) is not pulled when it runs.
+        for (++k; k + 1 < c.words.size(); ++k)
+          if (c.words[k] == "-t" || c.words[k] == "--tag") ci_built_.insert(c.words[++k]);
+          else if (c.words[k].starts_with("--tag=")) ci_built_.insert(c.words[k].substr(6));
+        return;
+      }
       if (sub == "run" || sub == "pull" || sub == "create") {
         // The image: the first word that is no option and no option's value.
-        static constexpr std::array<std::string_view, 22> kValued = {
-            "-e", "--env", "-v", "--volume", "-p", "--publish", "--name", "--network", "--net", "-w", "--workdir",
-            "--entrypoint", "-u", "--user", "--platform", "--mount", "--env-file", "-l", "--label", "--add-host",
-            "-h", "--hostname"};
+        // Few docker run options take no value; every other one does.
+        static constexpr std::array<std::string_view, 16> kFlags = {
+            "--rm", "--detach", "--interactive", "--tty", "--init", "--privileged", "--read-only", "--publish-all",
+            "--quiet", "--no-healthcheck", "--oom-kill-disable", "--all-tags", "--disable-content-trust", "--sig-proxy",
+            "--help", "--use-api-socket"};
         for (++k; k < c.words.size(); ++k) {
           const std::string& w = c.words[k];
-          if (std::find(kValued.begin(), kValued.end(), w) != kValued.end()) {
-            ++k;
-            continue;
+          if (!w.starts_with('-')) {
+            if (!ci_built_.contains(w)) pulled(w, ev, "CI's test job starts a container from " + w);
+            break;
           }
-          if (w.starts_with('-')) continue;
-          pulled(w, ev, "CI's test job starts a container from " + w);
-          break;
+          const bool cluster = w.size() > 1 && w[1] != '-' &&
+                               w.find_first_not_of("ditPqa", 1) == std::string::npos;  // -d, -it, -dit, -P, -q, -a
+          if (w.find('=') != std::string::npos || cluster ||
+              std::find(kFlags.begin(), kFlags.end(), w) != kFlags.end())
+            continue;
+          ++k;  // the option's value
         }
         return;
       }
@@ -1141,29 +1248,41 @@ class BuildEnvScanner {
     }
     std::vector<std::string> files;
     std::string_view action;
+    std::optional<std::string> project_dir = dir;
     for (; k < c.words.size(); ++k) {
       const std::string& w = c.words[k];
       if ((w == "-f" || w == "--file") && k + 1 < c.words.size()) {
         files.push_back(c.words[++k]);
       } else if (w.starts_with("--file=")) {
         files.push_back(w.substr(7));
-      } else if ((w == "-p" || w == "--project-name" || w == "--env-file" || w == "--profile") && k + 1 < c.words.size()) {
+      } else if ((w == "-p" || w == "--project-name" || w == "--env-file" || w == "--profile" || w == "--ansi" ||
+                  w == "--progress" || w == "--parallel") &&
+                 k + 1 < c.words.size()) {
         ++k;
+      } else if (w == "--project-directory" && k + 1 < c.words.size()) {
+        // Compose files are found from there.
+        auto moved_to = dir ? resolve_rel(*dir, c.words[++k]) : std::nullopt;
+        if (!moved_to) return;
+        project_dir = *moved_to;
       } else if (!w.starts_with('-')) {
         action = w;
         break;
       }
     }
     // Compose files are found from the directory the command runs in.
-    if (!dir || (action != "up" && action != "pull" && action != "run" && action != "create")) return;
-    if (files.empty())
+    if (!dir || !project_dir || (action != "up" && action != "pull" && action != "run" && action != "create")) return;
+    // -f files from where the command runs; else the default one of the project directory.
+    std::string from = *dir;
+    if (files.empty()) {
+      from = *project_dir;
       for (const char* n : {"compose.yaml", "compose.yml", "docker-compose.yml", "docker-compose.yaml"})
-        if (auto f = resolve_rel(*dir, n); f && ctx_.fs().is_file(*f)) {
-          files.emplace_back(n);  // resolved against the directory below, once
+        if (auto f = resolve_rel(from, n); f && ctx_.fs().is_file(*f)) {
+          files.emplace_back(n);  // resolved against `from` below, once
           break;
         }
+    }
     for (const auto& f : files)
-      if (auto path = resolve_rel(*dir, f)) compose_pulls(*path, ev);
+      if (auto path = resolve_rel(from, f)) compose_pulls(*path, ev);
   }
 
   void compose_pulls(const std::string& path, const Evidence& started) {
@@ -1190,7 +1309,8 @@ class BuildEnvScanner {
         if (sv["build"]["dockerfile"] && sv["build"]["dockerfile"].IsScalar()) file = sv["build"]["dockerfile"].Scalar();
       }
       auto dockerfile = resolve_rel(dir, context + "/" + file);
-      if (!dockerfile || !ctx_.fs().is_file(*dockerfile)) continue;
+      // Each Dockerfile once, however many services build it.
+      if (!dockerfile || !ci_dockerfiles_read_.insert(*dockerfile).second || !ctx_.fs().is_file(*dockerfile)) continue;
       auto df = ctx_.fs().read_text(*dockerfile);
       if (!df) continue;
       // FROM [--platform=…] IMAGE [AS stage]: not an earlier stage's name.
@@ -1225,7 +1345,7 @@ class BuildEnvScanner {
       ctx_.egress(h, EgressOrigin::kInstallTime, why + "; the Docker daemon pulls it", ev);
   }
 
-  std::set<std::string> ci_compose_read_;
+  std::set<std::string> ci_compose_read_, ci_dockerfiles_read_, ci_built_;
 
   void program_need(const std::string& prog, const std::string& required_by, const Evidence& ev) {
     if (const auto* pkgs = kb_.program_packages(prog))
@@ -1242,49 +1362,57 @@ class BuildEnvScanner {
       program_need("firefox", required_by, ev);
   }
 
-  // A shell script's command lines, each with the number of its first
-  // line: backslash-newline continuations joined, here-document bodies
-  // (`<<EOF` … `EOF`, `<<-'EOF'`) left out — their text is input, not commands.
-  static std::vector<std::pair<std::size_t, std::string>> script_lines(std::string_view text) {
-    std::vector<std::pair<std::size_t, std::string>> out;
-    std::string pending, heredoc;
-    std::size_t n = 0, first = 0;
-    for (auto raw : str::split(text, '\n')) {
-      ++n;
-      if (!raw.empty() && raw.back() == '\r') raw.remove_suffix(1);
-      if (!heredoc.empty()) {
-        if (str::trim(raw) == heredoc) heredoc.clear();
+  // A shell script as its commands read it: here-document bodies
+  // (`<<EOF` … `EOF`, `<<-'EOF'`) and `#` comments blanked, newlines kept so
+  // line numbers hold. One pass that follows quotes across lines: `<<` in a
+  // string, in `$((1<<BITS))` (not at a word's start) or in a comment opens
+  // nothing.
+  static std::string without_heredocs(std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    bool sq = false, dq = false;
+    std::vector<std::string> pending;  // delimiters opened on this line
+    const std::size_t n = text.size();
+    auto word_start = [&](std::size_t i) { return i == 0 || std::isspace(static_cast<unsigned char>(text[i - 1])); };
+    for (std::size_t i = 0; i < n; ++i) {
+      const char c = text[i];
+      if (c == '\n') {
+        out += '\n';
+        // The bodies, in order, each up to its delimiter's own line.
+        for (const auto& delim : pending) {
+          while (i + 1 < n) {
+            std::size_t e = text.find('\n', i + 1);
+            std::string_view line = text.substr(i + 1, e == std::string_view::npos ? n - i - 1 : e - i - 1);
+            i = e == std::string_view::npos ? n : e;
+            if (e != std::string_view::npos) out += '\n';
+            if (str::trim(line) == delim) break;
+          }
+        }
+        pending.clear();
         continue;
       }
-      if (pending.empty()) first = n;
-      if (!raw.empty() && raw.back() == '\\') {
-        pending.append(raw.substr(0, raw.size() - 1)).push_back(' ');
+      if (!sq && c == '\\' && i + 1 < n) {
+        out += c;
+        out += text[++i];
         continue;
       }
-      pending.append(raw);
-      // `cmd <<EOF`, `<<-EOF`, `<<'EOF'`, `<<"EOF"` (not the here-string `<<<`).
-      for (auto at = pending.find("<<"); at != std::string::npos; at = pending.find("<<", at + 2)) {
-        std::size_t i = at + 2;
-        if (i < pending.size() && pending[i] == '<') {
-          at = i;
-          continue;
-        }
-        // Inside a quoted string ("a << b") it is text.
-        const auto before = std::string_view(pending).substr(0, at);
-        if (std::count(before.begin(), before.end(), '"') % 2 || std::count(before.begin(), before.end(), '\'') % 2) continue;
-        if (i < pending.size() && pending[i] == '-') ++i;
-        while (i < pending.size() && (pending[i] == ' ' || pending[i] == '\'' || pending[i] == '"')) ++i;
-        std::size_t e = i;
-        while (e < pending.size() && (std::isalnum(static_cast<unsigned char>(pending[e])) || pending[e] == '_')) ++e;
-        if (e > i) {
-          heredoc = pending.substr(i, e - i);
-          break;
-        }
+      if (!dq && c == '\'') sq = !sq;
+      else if (!sq && c == '"') dq = !dq;
+      else if (!sq && !dq && c == '#' && word_start(i)) {
+        while (i + 1 < n && text[i + 1] != '\n') ++i;
+        continue;
+      } else if (!sq && !dq && c == '<' && i + 1 < n && text[i + 1] == '<' && (i + 2 >= n || text[i + 2] != '<') &&
+                 word_start(i)) {
+        std::size_t j = i + 2;
+        if (j < n && text[j] == '-') ++j;
+        while (j < n && (text[j] == ' ' || text[j] == '\t')) ++j;
+        if (j < n && (text[j] == '\'' || text[j] == '"')) ++j;
+        std::size_t e = j;
+        while (e < n && (std::isalnum(static_cast<unsigned char>(text[e])) || text[e] == '_')) ++e;
+        if (e > j && pending.size() < 16) pending.emplace_back(text.substr(j, e - j));
       }
-      out.emplace_back(first, std::move(pending));
-      pending.clear();
+      out += c;
     }
-    if (!pending.empty()) out.emplace_back(first, std::move(pending));
     return out;
   }
 
@@ -1365,7 +1493,7 @@ class BuildEnvScanner {
         for (const auto& step : j["steps"])
           if (auto s = script_of(step)) scripts.push_back(*s);
         const bool tests = test_job(rel, job);
-        const bool programs = tests && runs_tests(scripts);
+        const bool programs = tests && !circleci_other_os(j) && runs_tests(scripts);
         std::size_t i = 0;
         for (const auto& step : j["steps"]) {
           std::string base = "jobs." + job + ".steps[" + std::to_string(i++) + "].run";

@@ -256,16 +256,22 @@ void ScanContext::egress_url(std::string_view url, EgressOrigin origin, const st
   // codeload.github.com; rustup-init, from sh.rustup.rs, downloads the
   // toolchain from static.rust-lang.org (RUSTUP_DIST_SERVER).
   const std::string shown(url.substr(0, 100));
-  auto has = [&](std::string_view part) { return url.find(part) != std::string_view::npos; };
-  if (host == "github.com" && has("/releases/") && has("/download/"))
-    for (const char* h : {"release-assets.githubusercontent.com", "objects.githubusercontent.com"})
-      egress(h, origin, reason + " (a GitHub release asset, " + shown + ")", ev, {}, 443, purpose);
-  if (host == "github.com" && (has("/raw/") || url.ends_with("/raw")))
-    egress("raw.githubusercontent.com", origin, reason + " (github.com serves " + shown + " from raw.githubusercontent.com)",
-           ev, {}, 443, purpose);
-  if (host == "github.com" && (has("/archive/") || has("/tarball/") || has("/zipball/")))
-    egress("codeload.github.com", origin, reason + " (github.com serves the source archive " + shown + " from codeload.github.com)",
-           ev, {}, 443, purpose);
+  if (host == "github.com") {
+    // github.com/OWNER/REPO/<what>/…: what the path's third segment says.
+    std::string_view path = url.substr(url.find("github.com") + 10);
+    path = path.substr(0, path.find_first_of("?#"));
+    auto seg = str::split(path.starts_with('/') ? path.substr(1) : path, '/');
+    const std::string_view what = seg.size() > 3 ? seg[2] : std::string_view();
+    if (what == "releases" && (seg[3] == "download" || (seg.size() > 4 && seg[3] == "latest" && seg[4] == "download")))
+      for (const char* h : {"release-assets.githubusercontent.com", "objects.githubusercontent.com"})
+        egress(h, origin, reason + " (a GitHub release asset, " + shown + ")", ev, {}, 443, purpose);
+    if (what == "raw")
+      egress("raw.githubusercontent.com", origin, reason + " (github.com serves " + shown + " from raw.githubusercontent.com)",
+             ev, {}, 443, purpose);
+    if (what == "archive" || what == "tarball" || what == "zipball")
+      egress("codeload.github.com", origin,
+             reason + " (github.com serves the source archive " + shown + " from codeload.github.com)", ev, {}, 443, purpose);
+  }
   if (host == "sh.rustup.rs")
     egress("static.rust-lang.org", origin, "rustup (from " + shown + ") downloads the Rust toolchain", ev,
            "RUSTUP_DIST_SERVER", 443, purpose);

@@ -21,14 +21,40 @@ bool assignment(std::string_view w) {
   return true;
 }
 
+// Shell keywords after which a command starts: `if psql …; then`,
+// `until pg_isready …; do`, `while ! redis-cli ping`.
+bool keyword(std::string_view w) {
+  static constexpr std::array<std::string_view, 9> kKeywords = {"if", "then", "elif", "else", "do",
+                                                                "while", "until", "{", "!"};
+  return std::find(kKeywords.begin(), kKeywords.end(), w) != kKeywords.end();
+}
+
+// Options of the prefixes that take a value: `sudo -u postgres psql`,
+// `nice -n 10 make`, `env -u HOME cmd`, `timeout -s KILL 30 cmd`.
+bool option_takes_value(std::string_view prefix, std::string_view opt) {
+  if (prefix == "sudo") return opt == "-u" || opt == "-g" || opt == "-C" || opt == "-h" || opt == "-p" || opt == "-U";
+  if (prefix == "nice") return opt == "-n";
+  if (prefix == "env") return opt == "-u" || opt == "-C" || opt == "-S";
+  if (prefix == "timeout") return opt == "-s" || opt == "-k";
+  return false;
+}
+
 void finish_command(std::vector<ShellCommand>& out, ShellCommand& cmd) {
   if (cmd.words.empty()) return;
   std::size_t i = 0;
   while (i < cmd.words.size()) {
     const std::string& w = cmd.words[i];
-    bool option_of_prefix = i > 0 && w.starts_with('-') && runs_next(cmd.words[i - 1]);
-    if (!assignment(w) && !runs_next(w) && !option_of_prefix) break;
+    if (assignment(w) || keyword(w)) {
+      ++i;
+      continue;
+    }
+    const bool timeout = w == "timeout";
+    if (!runs_next(w) && !timeout) break;
+    const std::string prefix = w;
     ++i;
+    while (i < cmd.words.size() && cmd.words[i].starts_with('-') && cmd.words[i] != "-")
+      i += option_takes_value(prefix, cmd.words[i]) ? 2 : 1;
+    if (timeout && i < cmd.words.size()) ++i;  // the duration
   }
   cmd.start = i;
   out.push_back(std::move(cmd));

@@ -77,9 +77,19 @@ void scan_test_images(ScanContext& ctx) {
   if (!uses_testcontainers(ctx)) return;
   std::size_t read = 0;
   std::uint64_t total = 0;
+  // Test trees first (src/test/…, tests/, *Test*.cs): a large application's
+  // main sources must not use up the file budget before them.
+  std::vector<std::string> files;
   for (const auto& rel : ctx.fs().files_ending("")) {
     std::string_view base = std::string_view(rel).substr(rel.rfind('/') == std::string::npos ? 0 : rel.rfind('/') + 1);
-    if (!test_image_source_file(base) || in_vendored_tree(rel)) continue;  // a vendored copy's images are its own
+    if (test_image_source_file(base) && !in_vendored_tree(rel)) files.push_back(rel);  // a vendored copy's images are its own
+  }
+  std::stable_partition(files.begin(), files.end(), [](const std::string& rel) {
+    return rel.find("test") != std::string::npos || rel.find("Test") != std::string::npos ||
+           rel.find("spec") != std::string::npos;
+  });
+  for (const auto& rel : files) {
+    std::string_view base = std::string_view(rel).substr(rel.rfind('/') == std::string::npos ? 0 : rel.rfind('/') + 1);
     if (++read > ctx.fs().limits().max_source_files || total > kMaxTotalBytes) {
       ctx.note(".", "stopped looking for the images tests start after " + std::to_string(read - 1) + " source files");
       return;
@@ -95,6 +105,11 @@ void scan_test_images(ScanContext& ctx) {
     for (std::size_t i = 0; i < text->size(); ++i) {
       const char q = (*text)[i];
       if (q == '\n') ++line;
+      if (q == '\'' && !single_quotes) {  // a char literal ('"', '\''): not a string's quote
+        if (i + 2 < text->size() && (*text)[i + 2] == '\'') i += 2;
+        else if (i + 3 < text->size() && (*text)[i + 1] == '\\' && (*text)[i + 3] == '\'') i += 3;
+        continue;
+      }
       if (q != '"' && !(q == '\'' && single_quotes)) continue;
       auto close = text->find_first_of(std::string{q, '\n'}, i + 1);
       if (close == std::string::npos || (*text)[close] != q) continue;
