@@ -92,6 +92,10 @@ TEST(ShellWords, TheProgramPastKeywordsAndPrefixes) {
   EXPECT_EQ(programs("nice -n 10 make -j2"), (std::vector<std::string>{"make"}));
   EXPECT_EQ(programs("while ! redis-cli ping; do sleep 1; done"),
             (std::vector<std::string>{"redis-cli", "sleep", "done"}));
+  // A command substitution in double quotes runs; the quoted text around it does not.
+  EXPECT_EQ(programs("echo \"$(/sbin/ip route | awk '/default/ { print $3 }') psql\" >> /etc/hosts"),
+            (std::vector<std::string>{"/sbin/ip", "awk", "echo"}));
+  EXPECT_EQ(programs("echo \"psql is not run\""), (std::vector<std::string>{"echo"}));
 }
 
 }  // namespace

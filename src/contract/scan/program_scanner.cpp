@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <tuple>
 
+#include "contract/scan/shell_words.hpp"
 #include "util/strings.hpp"
 
 namespace strata::contract {
@@ -272,36 +273,18 @@ bool entry_script(std::string_view rel) {
   return false;
 }
 
-// The programs a shell line runs: the first word of each command between
-// `;`, `&&`, `||`, `|`, `$(`, backquotes and parentheses, after assignments and the
-// words that run the next one (`exec`, `sudo`, `env`, `nohup`, `if`, `!`…);
+// The programs a shell line runs, as shell_words reads its commands (quotes,
+// `;`, `&&`, `|`, `$(`, the prefixes and keywords before a program);
 // `gosu USER CMD` and `su-exec USER CMD` run both gosu and CMD.
 std::vector<std::string> shell_commands(std::string_view line) {
-  std::string text(line);
-  for (std::string_view sep : {"&&", "||", "$(", ";", "|", "`", "(", ")"}) {
-    for (auto p = text.find(sep); p != std::string::npos; p = text.find(sep, p + 1)) text.replace(p, sep.size(), std::string(sep.size(), '\n'));
-  }
-  static constexpr std::array<std::string_view, 20> kPrefix = {
-      "exec", "sudo", "command", "nohup", "time", "env", "nice", "!", "if", "then", "else", "elif", "while", "until",
-      "do", "builtin", "eval", "xargs", "{", "}"};
   std::vector<std::string> out;
-  for (auto cmd : str::split(text, '\n')) {
-    auto words = str::split_ws(cmd);
-    std::size_t i = 0;
-    while (i < words.size()) {
-      std::string_view w = words[i];
-      bool assignment = w.find('=') != std::string_view::npos && w.front() != '=' && w.front() != '-';
-      bool prefix = std::find(kPrefix.begin(), kPrefix.end(), w) != kPrefix.end();
-      bool option = w.starts_with('-') && i > 0;  // `sudo -u app`, `env -i`
-      if (!assignment && !prefix && !option) break;
-      ++i;
-    }
-    if (i >= words.size()) continue;
-    std::string prog = program_name(words[i]);
+  for (const auto& c : shell_commands_of(line)) {
+    if (!c.program()) continue;
+    std::string prog = program_name(*c.program());
     if (prog.empty()) continue;
     out.push_back(prog);
-    if ((prog == "gosu" || prog == "su-exec") && i + 2 < words.size()) {
-      std::string next = program_name(words[i + 2]);
+    if ((prog == "gosu" || prog == "su-exec") && c.start + 2 < c.words.size()) {
+      std::string next = program_name(c.words[c.start + 2]);
       if (!next.empty()) out.push_back(next);
     }
   }

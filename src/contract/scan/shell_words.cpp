@@ -8,8 +8,8 @@ namespace {
 
 // Words that run the next word as the program.
 bool runs_next(std::string_view w) {
-  static constexpr std::array<std::string_view, 9> kPrefix = {"sudo", "env", "exec", "nohup", "time",
-                                                              "command", "nice", "builtin", "!"};
+  static constexpr std::array<std::string_view, 11> kPrefix = {"sudo", "env", "exec", "nohup", "time", "command",
+                                                               "nice", "builtin", "!", "xargs", "eval"};
   return std::find(kPrefix.begin(), kPrefix.end(), w) != kPrefix.end();
 }
 
@@ -63,7 +63,30 @@ void finish_command(std::vector<ShellCommand>& out, ShellCommand& cmd) {
 
 }  // namespace
 
-std::vector<ShellCommand> shell_commands_of(std::string_view line) {
+static std::vector<ShellCommand> commands_of(std::string_view line, int depth);
+
+std::vector<ShellCommand> shell_commands_of(std::string_view line) { return commands_of(line, 0); }
+
+// `$(…)` inside a double-quoted string still runs its command
+// (`echo "$(/sbin/ip route)"`): its text, from `from` (after "$("), up to the
+// matching parenthesis, single-quoted parts skipped; npos when it does not close.
+// Looked for within 4 KiB: an unclosed "$( $( $( … is not rescanned to its end each time.
+static std::size_t substitution_end(std::string_view line, std::size_t from) {
+  int depth = 0;
+  for (std::size_t k = from; k < line.size() && k < from + 4096 && line[k] != '"'; ++k) {
+    if (line[k] == '\'') {
+      k = line.find('\'', k + 1);
+      if (k == std::string_view::npos) return k;
+    } else if (line[k] == '(') {
+      ++depth;
+    } else if (line[k] == ')' && depth-- == 0) {
+      return k;
+    }
+  }
+  return std::string_view::npos;
+}
+
+static std::vector<ShellCommand> commands_of(std::string_view line, int depth) {
   std::vector<ShellCommand> out;
   ShellCommand cmd;
   std::string word;
@@ -83,11 +106,14 @@ std::vector<ShellCommand> shell_commands_of(std::string_view line) {
       i = close;
       continue;
     }
-    if (c == '"') {  // "…": \" \\ \$ \` escape; the rest literal
+    if (c == '"') {  // "…": \" \\ \$ \` escape; the rest literal, but for the commands $(…) runs
       std::size_t j = i + 1;
       for (; j < line.size() && line[j] != '"'; ++j) {
         if (line[j] == '\\' && j + 1 < line.size() && std::string_view("\"\\$`").find(line[j + 1]) != std::string_view::npos)
           ++j;
+        else if (line[j] == '$' && j + 1 < line.size() && line[j + 1] == '(' && depth < 8)  // nested at most 8 deep
+          if (auto end = substitution_end(line, j + 2); end != std::string_view::npos)
+            for (auto& inner : commands_of(line.substr(j + 2, end - j - 2), depth + 1)) out.push_back(std::move(inner));
         word += line[j];
       }
       in_word = true;
