@@ -787,6 +787,31 @@ class BuildEnvScanner {
     return *loaded;
   }
 
+  // A compose service's `build:` (a context, or a map with context and
+  // dockerfile): its context and Dockerfile name; an empty context for a
+  // remote or variable one, which names no file of the repository.
+  static std::pair<std::string, std::string> compose_build(const YAML::Node& build) {
+    std::string context = ".", file = "Dockerfile";
+    if (build.IsScalar()) {
+      context = build.Scalar();
+    } else if (build.IsMap()) {
+      if (build["context"] && build["context"].IsScalar()) context = build["context"].Scalar();
+      if (build["dockerfile"] && build["dockerfile"].IsScalar()) file = build["dockerfile"].Scalar();
+    }
+    if (context.find("://") != std::string::npos || context.find('$') != std::string::npos) context.clear();
+    return {context, file};
+  }
+
+  // The repository script a command runs (`./ci/test.sh`, `bash ci/test.sh`,
+  // `/bin/sh ci/x.sh`) as written, relative; empty when it runs none.
+  static std::string_view script_run_by(const ShellCommand& c) {
+    std::string_view path = *c.program();
+    const std::string_view prog = program_base(path);
+    if ((prog == "bash" || prog == "sh") && c.start + 1 < c.words.size()) path = c.words[c.start + 1];
+    if (path.find('/') == std::string_view::npos || path.starts_with('/') || path.starts_with('-')) return {};
+    return path;
+  }
+
   // A compose file's services that build a Dockerfile of the repository and
   // bind-mount the build context (the source tree) into the container: the
   // code runs from the checkout, so that Dockerfile is a development image
@@ -802,14 +827,8 @@ class BuildEnvScanner {
     for (const auto& svc : doc["services"]) {
       const YAML::Node& s = svc.second;
       if (!s.IsMap() || !s["build"]) continue;
-      std::string context = ".", file = "Dockerfile";
-      if (s["build"].IsScalar()) {
-        context = s["build"].Scalar();
-      } else if (s["build"].IsMap()) {
-        if (s["build"]["context"] && s["build"]["context"].IsScalar()) context = s["build"]["context"].Scalar();
-        if (s["build"]["dockerfile"] && s["build"]["dockerfile"].IsScalar()) file = s["build"]["dockerfile"].Scalar();
-      }
-      if (context.find("://") != std::string::npos || context.find('$') != std::string::npos) continue;  // a remote or variable context
+      auto [context, file] = compose_build(s["build"]);
+      if (context.empty()) continue;
       auto ctx_dir = resolve_rel(dir, context);
       if (!ctx_dir || !s["volumes"] || !s["volumes"].IsSequence()) continue;
       // The context must be the source tree — the repository or a project in
@@ -1089,11 +1108,8 @@ class BuildEnvScanner {
         if (!c.program()) continue;
         if (command_tests(c)) return true;
         // A repository script the step runs (./ci/t.sh): what it runs, one level down.
-        const std::string& word = *c.program();
-        std::string_view path = word;
-        if ((program_base(word) == "bash" || program_base(word) == "sh") && c.start + 1 < c.words.size())
-          path = c.words[c.start + 1];
-        if (path.find('/') == std::string_view::npos || path.starts_with('/') || path.starts_with('-')) continue;
+        const std::string_view path = script_run_by(c);
+        if (path.empty()) continue;
         auto rel = resolve_rel("", path);
         if (!rel || !ctx_.fs().is_file(*rel) || ++scripts_looked_ > kMaxCiScripts) continue;
         auto text = ctx_.fs().read_text(*rel, ctx_.fs().limits().max_source_bytes);
@@ -1155,10 +1171,8 @@ class BuildEnvScanner {
     for (const auto& c : commands) {
       if (!c.program() || moved(c, cwd)) continue;
       need(c, rel, where, cwd);
-      std::string_view prog = *c.program();
-      std::string_view script = prog;
-      if ((prog == "bash" || prog == "sh") && c.start + 1 < c.words.size()) script = c.words[c.start + 1];
-      if (!cwd || script.find('/') == std::string_view::npos || script.starts_with('/') || script.starts_with('-')) continue;
+      const std::string_view script = script_run_by(c);
+      if (!cwd || script.empty()) continue;
       auto path = resolve_rel(*cwd, script);
       if (!path || ci_read_.contains(*path) || ci_read_.size() >= kMaxCiScripts) continue;
       std::string_view base = program_base(*path);
@@ -1302,12 +1316,8 @@ class BuildEnvScanner {
         continue;
       }
       if (!sv["build"]) continue;
-      std::string context = ".", file = "Dockerfile";
-      if (sv["build"].IsScalar()) context = sv["build"].Scalar();
-      else if (sv["build"].IsMap()) {
-        if (sv["build"]["context"] && sv["build"]["context"].IsScalar()) context = sv["build"]["context"].Scalar();
-        if (sv["build"]["dockerfile"] && sv["build"]["dockerfile"].IsScalar()) file = sv["build"]["dockerfile"].Scalar();
-      }
+      auto [context, file] = compose_build(sv["build"]);
+      if (context.empty()) continue;
       auto dockerfile = resolve_rel(dir, context + "/" + file);
       // Each Dockerfile once, however many services build it.
       if (!dockerfile || !ci_dockerfiles_read_.insert(*dockerfile).second || !ctx_.fs().is_file(*dockerfile)) continue;
