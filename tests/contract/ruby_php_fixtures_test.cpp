@@ -207,9 +207,15 @@ TEST(RubyFixtures, SystemTestsCiPackagesAndADevelopmentCompose) {
   EXPECT_TRUE(std::any_of(assets.begin(), assets.end(), [](const Evidence& e) {
     return e.file == ".github/workflows/ci.yml" && e.value.starts_with("wget -q https://github.com/bblanchon");
   }));
-  // The release job builds packages, not the tests.
+  // The release job builds packages, not the tests; so do a workflow that
+  // runs for tags only (ship.yml) and a CircleCI job every workflow filters
+  // to tags (compat): neither their packages nor their Ruby are the tests'.
   EXPECT_EQ(lib(c.build_libs, "rpm"), nullptr);
   EXPECT_EQ(lib(c.build_libs, "gcc-aarch64-linux-gnu"), nullptr);
+  EXPECT_EQ(lib(c.build_libs, "lintian"), nullptr);
+  EXPECT_EQ(lib(c.build_libs, "ncftp"), nullptr);
+  // What git only recommends, and a git source's https clone needs.
+  EXPECT_TRUE(required_by(c.run_libs, "ca-certificates", "deb:git"));
   for (const char* service : {"redis-server", "postgresql-16"}) {
     EXPECT_EQ(lib(c.build_libs, service), nullptr) << service;
     EXPECT_EQ(lib(c.run_libs, service), nullptr) << service;
@@ -224,6 +230,7 @@ TEST(RubyFixtures, SystemTestsCiPackagesAndADevelopmentCompose) {
   EXPECT_EQ(ruby->provision, "=3.3.6");
   EXPECT_EQ(ruby->provision_reason, "the version a development environment has, which CI tests too");
   EXPECT_EQ(ruby->constraints.back().source.field, "jobs.test.docker[0].image");
+  EXPECT_EQ(ruby->tested, (std::vector<std::string>{"=3.3.6", ">=3.4.0 <3.5.0"}));
   EXPECT_TRUE(c.warnings.empty());
 }
 

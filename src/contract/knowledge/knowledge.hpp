@@ -139,6 +139,10 @@ class KnowledgeBase {
   // Debian packages that ship a program an application executes ("gs" →
   // ghostscript); nullptr when the table does not know the program.
   const std::vector<std::string>* program_packages(std::string_view program) const;
+  // What a Debian package only Recommends but its usual work needs (git and
+  // curl reach https hosts through the system's trust store, ca-certificates):
+  // an overlay installs no recommends, so the contract names them.
+  const std::vector<std::string>* needed_recommends(std::string_view package) const;
   // Debian packages for an Alpine package a Dockerfile `apk add`s.
   const std::vector<std::string>* alpine_package(std::string_view name) const;
   // "yarn-berry", "yarn-classic", "pnpm", "npm".
@@ -166,7 +170,8 @@ class KnowledgeBase {
   std::map<std::string, std::map<std::string, KbPackage, std::less<>>, std::less<>> packages_;
   std::map<std::string, KbToolchain, std::less<>> toolchains_;
   std::vector<KbScriptPattern> scripts_;
-  std::map<std::string, std::vector<std::string>, std::less<>> cmake_, pkgconfig_, runtime_, programs_, alpine_;
+  std::map<std::string, std::vector<std::string>, std::less<>> cmake_, pkgconfig_, runtime_, programs_, alpine_,
+      needed_recommends_;
   std::map<std::string, KbCorepack, std::less<>> corepack_;
   std::map<std::string, std::string, std::less<>> images_, runtime_installs_;
   std::map<std::string, KbInstallCommand, std::less<>> install_commands_;

@@ -871,6 +871,7 @@ class BuildEnvScanner {
     if (!parsed) return;
     const YAML::Node doc = *parsed;
     if (!doc.IsMap() || !doc["jobs"] || !doc["jobs"].IsMap()) return;
+    if (release_triggers(doc["on"])) release_files_.insert(rel);
     static const std::vector<std::tuple<std::string, std::string, std::string>> kActions = {
         {"actions/setup-node@", "node-version", "node"},  {"actions/setup-python@", "python-version", "python"},
         {"actions/setup-go@", "go-version", "go"},        {"oven-sh/setup-bun@", "bun-version", "bun"},
@@ -940,8 +941,10 @@ class BuildEnvScanner {
               step["with"]["browser"] && step["with"]["browser"].IsScalar())
             cypress_browser(step["with"]["browser"].Scalar(), "ci:" + file,
                             Evidence{file, base + ".with.browser", step["with"]["browser"].Scalar()});
+          // A release job's runtime builds what is shipped, not what is tested
+          // (traccar's release workflow sets up Java 25; its tests run on 21).
           for (const auto& [prefix, input, tool] : kActions) {
-            if (!uses.starts_with(prefix) || !step["with"] || !step["with"].IsMap()) continue;
+            if (!uses.starts_with(prefix) || !step["with"] || !step["with"].IsMap() || !test_job(rel, job)) continue;
             ci_constraint(file, base + ".with." + input, tool, values(step["with"][input], j), uses);
           }
         }
@@ -1428,10 +1431,81 @@ class BuildEnvScanner {
 
   static constexpr std::size_t kMaxCiScripts = 64;
   std::set<std::string> ci_read_;
+  std::set<std::string> release_files_;                          // workflows run only to ship
+  std::set<std::pair<std::string, std::string>> release_jobs_;  // (config, job) run only for tags
+
+  // Whether a workflow's `on:` runs it only to ship: a release, a package
+  // published, a deployment, or a push of tags alone (`on: push: tags: [v*]`);
+  // workflow_dispatch beside them changes nothing. A push to branches, a pull
+  // request, a schedule or a call from another workflow is not one.
+  static bool release_triggers(const YAML::Node& on) {
+    if (!on) return false;
+    auto shipping = [](const std::string& event, const YAML::Node& filters) -> std::optional<bool> {
+      if (event == "workflow_dispatch") return std::nullopt;  // neutral
+      if (event == "release" || event == "registry_package" || event == "deployment" || event == "deployment_status")
+        return true;
+      if (event != "push" || !filters || !filters.IsMap()) return false;
+      return filters["tags"] && !filters["branches"] && !filters["branches-ignore"];
+    };
+    std::vector<std::optional<bool>> seen;
+    if (on.IsScalar()) seen.push_back(shipping(on.Scalar(), YAML::Node()));
+    else if (on.IsSequence())
+      for (const auto& e : on)
+        if (e.IsScalar()) seen.push_back(shipping(e.Scalar(), YAML::Node()));
+        else return false;
+    else if (on.IsMap())
+      for (const auto& kv : on)
+        if (kv.first.IsScalar()) seen.push_back(shipping(kv.first.Scalar(), kv.second));
+    bool any = false;
+    for (const auto& s : seen) {
+      if (s && !*s) return false;
+      any = any || s.value_or(false);
+    }
+    return any;
+  }
+
+  // CircleCI jobs that every workflow listing them runs for tags only
+  // (`filters: {branches: {ignore: /.*/}, tags: {only: …}}`): release jobs.
+  static std::set<std::string> circleci_tag_only_jobs(const YAML::Node& doc) {
+    std::map<std::string, bool> tag_only;  // job → every listing so far is tag-only
+    const YAML::Node wfs = doc["workflows"];
+    if (!wfs || !wfs.IsMap()) return {};
+    for (const auto& wkv : wfs) {
+      if (!wkv.second.IsMap() || !wkv.second["jobs"] || !wkv.second["jobs"].IsSequence()) continue;
+      for (const auto& entry : wkv.second["jobs"]) {
+        std::string name;
+        YAML::Node config;
+        if (entry.IsScalar()) name = entry.Scalar();
+        else if (entry.IsMap() && entry.size() == 1 && entry.begin()->first.IsScalar()) {
+          name = entry.begin()->first.Scalar();
+          config = entry.begin()->second;
+        }
+        if (name.empty()) continue;
+        bool tags = false;
+        if (config && config.IsMap()) {
+          if (config["name"] && config["name"].IsScalar()) name = config["name"].Scalar();
+          const YAML::Node f = config["filters"];
+          const YAML::Node ignore = f && f.IsMap() && f["branches"] && f["branches"].IsMap() ? f["branches"]["ignore"] : YAML::Node();
+          auto all = [](const YAML::Node& n) { return n.IsScalar() && (n.Scalar() == "/.*/" || n.Scalar() == "/.+/"); };
+          if (ignore && ignore.IsScalar()) tags = all(ignore);
+          else if (ignore && ignore.IsSequence())
+            tags = std::any_of(ignore.begin(), ignore.end(), [&](const YAML::Node& n) { return all(n); });
+        }
+        auto [it, fresh] = tag_only.try_emplace(name, tags);
+        if (!fresh) it->second = it->second && tags;
+      }
+    }
+    std::set<std::string> out;
+    for (const auto& [job, only] : tag_only)
+      if (only) out.insert(job);
+    return out;
+  }
 
   // A CI job (or workflow) named for releasing, deploying, publishing, the
-  // docs or linting: what it installs builds or checks something else.
-  static bool test_job(const std::string& rel, const std::string& job) {
+  // docs or linting, or run only to ship (release_triggers, tag-only CircleCI
+  // jobs): what it installs builds or checks something else.
+  bool test_job(const std::string& rel, const std::string& job) const {
+    if (release_files_.count(rel) || release_jobs_.count({rel, job})) return false;
     std::string words;  // publishDocs → publish-Docs: camelCase words count too
     for (char ch : rel + "/" + job) {
       if (std::isupper(static_cast<unsigned char>(ch)) && !words.empty() &&
@@ -1484,6 +1558,7 @@ class BuildEnvScanner {
     const YAML::Node doc = *parsed;
     if (!doc.IsMap() || !doc["jobs"] || !doc["jobs"].IsMap()) return;
     try {
+      for (const auto& job : circleci_tag_only_jobs(doc)) release_jobs_.insert({rel, job});
       for (const auto& jkv : doc["jobs"]) {
         if (!jkv.first.IsScalar() || !jkv.second.IsMap()) continue;
         const std::string job = jkv.first.Scalar();

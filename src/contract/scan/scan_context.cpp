@@ -317,6 +317,24 @@ Contract ScanContext::finish(std::string root, std::vector<NativePackage> native
         merge_purpose(it->second, build_lib_purpose_[pkg], fresh);
         run_libs_[r].insert(by.begin(), by.end());
       }
+  // What a package needs that Debian only recommends (an overlay installs
+  // no recommends): git without ca-certificates cannot clone over https.
+  for (auto* libs : {&build_libs_, &run_libs_}) {
+    auto& evidence = libs == &build_libs_ ? build_lib_evidence_ : run_lib_evidence_;
+    auto& purposes = libs == &build_libs_ ? build_lib_purpose_ : run_lib_purpose_;
+    for (const auto& [pkg, by] : std::map<std::string, std::set<std::string>>(*libs)) {
+      const auto* wanted = kb_.needed_recommends(pkg);
+      if (!wanted) continue;
+      for (const auto& r : *wanted) {
+        (*libs)[r].insert("deb:" + pkg);
+        auto [it, fresh] = purposes.try_emplace(r, purposes[pkg]);
+        merge_purpose(it->second, purposes[pkg], fresh);
+        auto& ev = evidence[r];
+        if (auto from = evidence.find(pkg); from != evidence.end() && !from->second.empty() && ev.size() < kRunLibEvidence)
+          ev.push_back(from->second.front());
+      }
+    }
+  }
   c.native_packages = std::move(natives);
   auto with_evidence = [](const std::map<std::string, std::set<std::string>>& libs,
                           const std::map<std::string, std::vector<Evidence>>& evidence,

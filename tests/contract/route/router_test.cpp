@@ -533,7 +533,7 @@ Candidates ruby_php_archive() {
                      {"php8.2-pgsql", "8.2.26-1~deb12u1"},
                      {"php8.2-xml", "8.2.26-1~deb12u1"},
                      {"composer", "2.5.5-1+deb12u2"},
-                     {"git", "1:2.39.5-0+deb12u2"},
+                     {"git", "1:2.39.5-0+deb12u2"}, {"ca-certificates", "20230311+deb12u1"},
                      {"unzip", "6.0-28"},
                      {"default-libmysqlclient-dev", "1.1.0"},
                      {"libmariadb3", "1:10.11.6-0+deb12u1"},
@@ -564,6 +564,7 @@ TEST(Router, ARailsAppOnMysqlTakesDebiansRubyAndBootstrapsItsBundler) {
                          "build-lib | patch | installed | overlay | patch",
                          "build-lib | ruby-dev | installed | overlay | ruby-dev",
                          "build-lib | zlib1g-dev | installed | overlay | zlib1g-dev",
+                         "run-lib | ca-certificates | installed | overlay | ca-certificates",  // git's https
                          "run-lib | git | installed | overlay | git",  // Bundler clones the lock's GIT source
                          "run-lib | imagemagick | installed | overlay | imagemagick",
                          "run-lib | libffi8 | installed | overlay | libffi8",
@@ -597,6 +598,7 @@ TEST(Router, ALaravelAppTakesDebiansPhpAndItsExtensions) {
   EXPECT_EQ(rows(p), (std::vector<std::string>{
                          "runtime | composer | >=2.6.0 <3.0.0 | project-bootstrap",
                          "runtime | php | >=8.2.0 <9.0.0 | overlay | php8.2-cli",
+                         "run-lib | ca-certificates | installed | overlay | ca-certificates",
                          "run-lib | git | installed | overlay | git",
                          "run-lib | php8.2-intl | installed | overlay | php8.2-intl",
                          "run-lib | php8.2-mbstring | installed | overlay | php8.2-mbstring",
@@ -612,8 +614,9 @@ TEST(Router, ALaravelAppTakesDebiansPhpAndItsExtensions) {
   // Debian's composer is 2.5: the lock was written by 2.6 or later.
   EXPECT_EQ(p.rows[0].why, "Debian's composer, then `composer self-update 2.6.0` (getcomposer.org)");
   EXPECT_EQ(p.rows[1].why, "archive candidate php8.2-cli 8.2.26-1~deb12u1 satisfies >=8.2.0 <9.0.0");
-  // git and unzip: Composer's helpers, which Debian's composer only recommends.
-  EXPECT_EQ(p.overlay_packages, (std::vector<std::string>{"git", "php8.2-cli", "php8.2-intl", "php8.2-mbstring",
+  // git and unzip: Composer's helpers, which Debian's composer only recommends;
+  // ca-certificates: what git only recommends, and cloning over https needs.
+  EXPECT_EQ(p.overlay_packages, (std::vector<std::string>{"ca-certificates", "git", "php8.2-cli", "php8.2-intl", "php8.2-mbstring",
                                                           "php8.2-pgsql", "php8.2-xml", "unzip"}));
 }
 
