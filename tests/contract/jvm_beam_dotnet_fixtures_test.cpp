@@ -376,7 +376,7 @@ TEST(DotnetFixtures, NativeAssetsNeedTheirLibrariesAndAGlobalJsonBelowTheFirstBa
 // Playwright, Testcontainers.PostgreSql Testcontainers; NUnit is nothing.
 TEST(DotnetFixtures, BrowserAndContainerTestPackagesByFamily) {
   Contract c = scan_fixture("dotnet-e2e-tests");
-  ASSERT_EQ(c.native_packages.size(), 2u);
+  ASSERT_EQ(c.native_packages.size(), 3u);  // and Aspire's SQL Server (below)
   const NativePackage* pw = native(c, "nuget", "Microsoft.Playwright");
   ASSERT_NE(pw, nullptr);
   EXPECT_EQ(pw->evidence.front().value, "Microsoft.Playwright.NUnit");
@@ -386,6 +386,41 @@ TEST(DotnetFixtures, BrowserAndContainerTestPackagesByFamily) {
   EXPECT_EQ(origin_of(c, "registry-1.docker.io"), "install-time");
   EXPECT_EQ(origin_of(c, "cdn.playwright.dev"), "install-time");
   EXPECT_EQ(native(c, "nuget", "NUnit"), nullptr);
+}
+
+// What else a .NET solution reaches or runs: LibMan's CDNs (each library's
+// provider, else the default; `filesystem` reaches nothing); the container
+// an Aspire hosting integration starts (SQL Server's image is on
+// mcr.microsoft.com); a yarn the development image installs with npm; the
+// mysql a test job runs, under the name the repository itself installs
+// (mariadb-client, which Debian's default-mysql-client only depends on); and
+// nothing of a Dockerfile built from its own directory, which packages a
+// released build and never sees the checkout.
+TEST(DotnetFixtures, LibmanAspireAndWhatTheImagesSay) {
+  Contract c = scan_fixture("dotnet-e2e-tests");
+  for (const char* host : {"api.cdnjs.com", "cdnjs.cloudflare.com", "unpkg.com"}) {
+    ASSERT_NE(egress(c, host), nullptr) << host;
+    EXPECT_EQ(egress(c, host)->evidence.front().file, "src/Web/libman.json") << host;
+  }
+  EXPECT_EQ(egress(c, "cdn.jsdelivr.net"), nullptr);
+  EXPECT_EQ(build_of(c, "nuget", "Aspire.Hosting.SqlServer"), "none");
+  EXPECT_EQ(origin_of(c, "mcr.microsoft.com"), "install-time");
+  const RuntimeFloor* yarn = floors(c, "yarn");
+  ASSERT_NE(yarn, nullptr);
+  EXPECT_EQ(yarn->provision, "=1.22.22");
+  EXPECT_EQ(yarn->constraints.front().source.field, "RUN line 2");
+  ASSERT_NE(floors(c, "pnpm"), nullptr);  // pnpm@latest: the tool, without a version
+  EXPECT_TRUE(floors(c, "pnpm")->floor.empty());
+  EXPECT_TRUE(floors(c, "pnpm")->tested.empty());
+  EXPECT_TRUE(required_by(c.build_libs, "mariadb-client", "ci:.github/workflows/ci.yml"));
+  EXPECT_EQ(lib(c.run_libs, "default-mysql-client"), nullptr);
+  EXPECT_EQ(lib(c.build_libs, "default-mysql-client"), nullptr);
+  EXPECT_TRUE(noted(c, "docker/Dockerfile", "built from its own directory"));
+  EXPECT_EQ(lib(c.build_libs, "gcc"), nullptr);
+  ASSERT_NE(lib(c.run_libs, "gcc"), nullptr);
+  EXPECT_EQ(lib(c.run_libs, "gcc")->purpose, Purpose::kRun);
+  EXPECT_EQ(lib(c.run_libs, "xvfb")->purpose, Purpose::kRun);
+  EXPECT_TRUE(c.warnings.empty());
 }
 
 // Programs an Elixir application runs with System.cmd / find_executable.

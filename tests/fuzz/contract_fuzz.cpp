@@ -4,7 +4,7 @@
 // sources read for commands: a Dockerfile, a workflow, setup.py, a Node
 // helper and its caller, an entry script; pom.xml, Gradle scripts and the
 // wrapper's properties, .sdkmanrc, mix.exs/mix.lock, global.json, a
-// .csproj, Directory.Build.props, nuget.config; test code naming
+// .csproj, Directory.Build.props, nuget.config, libman.json; test code naming
 // Testcontainers images, a script a CI test job runs). The first byte picks
 // the file name, the rest is its content; the file is scanned in a
 // repository of its own, and the contract must come out as JSON that parses
@@ -27,7 +27,7 @@
 namespace {
 
 // New names go at the end: a seed's first byte keeps naming the same file.
-constexpr std::array<const char*, 48> kFiles = {
+constexpr std::array<const char*, 50> kFiles = {
     "package.json", "package-lock.json", "pnpm-lock.yaml", "yarn.lock",      "bun.lock",     "pyproject.toml",
     "Cargo.toml",   "Cargo.lock",        "go.mod",         "go.work",        "mise.toml",    ".tool-versions",
     ".nvmrc",       "uv.lock",           "poetry.lock",    "requirements.txt", "Dockerfile",
@@ -42,7 +42,9 @@ constexpr std::array<const char*, 48> kFiles = {
     "docker-compose.yml", ".circleci/config.yml", "gradle/libs.versions.toml", "test/application_system_test_case.rb",
     "app/Runner.php", "lib/app/runner.ex",
     // Test code naming Testcontainers images, and a script a CI test job runs (issue 33's fourth round).
-    "src/test/java/AppIT.java", "ci/test.sh"};
+    "src/test/java/AppIT.java", "ci/test.sh",
+    // LibMan's manifest, and a Dockerfile below the root (its own build context or not).
+    "src/Web/libman.json", "docker/Dockerfile"};
 
 // A file a scanner reads only in a project of its kind, or only when
 // another file leads to it: that file, with the least content that does.
@@ -51,7 +53,8 @@ struct Companion {
   const char* manifest;
   const char* content;
 };
-constexpr std::array<Companion, 6> kCompanions = {{
+constexpr std::array<Companion, 7> kCompanions = {{
+    {"src/Web/libman.json", "src/Web/Web.csproj", "<Project Sdk=\"Microsoft.NET.Sdk.Web\"/>\n"},
     {"config/config.exs", "mix.exs", "{}\n"},
     {".github/workflows/php.yml", "composer.json", "{}\n"},
     {"gradle/libs.versions.toml", "build.gradle.kts", "{}\n"},

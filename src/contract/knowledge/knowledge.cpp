@@ -48,6 +48,7 @@ class KnowledgeLoader {
       if (doc["programs"]) string_lists(doc["programs"], kb_.programs_);
       if (doc["alpine_packages"]) string_lists(doc["alpine_packages"], kb_.alpine_);
       if (doc["needed_recommends"]) string_lists(doc["needed_recommends"], kb_.needed_recommends_);
+      if (doc["metapackages"]) string_lists(doc["metapackages"], kb_.metapackages_);
       if (doc["corepack"])
         for (const auto& kv : doc["corepack"])
           kb_.corepack_[kv.first.as<std::string>()] = {strings(kv.second["hosts"]), string_or(kv.second["mirror_env"]),
@@ -273,6 +274,10 @@ const std::vector<std::string>* KnowledgeBase::program_packages(std::string_view
 
 const std::vector<std::string>* KnowledgeBase::needed_recommends(std::string_view package) const {
   return find_in(needed_recommends_, package);
+}
+
+const std::vector<std::string>* KnowledgeBase::metapackage(std::string_view package) const {
+  return find_in(metapackages_, package);
 }
 
 const std::vector<std::string>* KnowledgeBase::alpine_package(std::string_view name) const {

@@ -143,6 +143,9 @@ class KnowledgeBase {
   // curl reach https hosts through the system's trust store, ca-certificates):
   // an overlay installs no recommends, so the contract names them.
   const std::vector<std::string>* needed_recommends(std::string_view package) const;
+  // What a Debian metapackage that depends on one package depends on
+  // (default-mysql-client → mariadb-client).
+  const std::vector<std::string>* metapackage(std::string_view package) const;
   // Debian packages for an Alpine package a Dockerfile `apk add`s.
   const std::vector<std::string>* alpine_package(std::string_view name) const;
   // "yarn-berry", "yarn-classic", "pnpm", "npm".
@@ -171,7 +174,7 @@ class KnowledgeBase {
   std::map<std::string, KbToolchain, std::less<>> toolchains_;
   std::vector<KbScriptPattern> scripts_;
   std::map<std::string, std::vector<std::string>, std::less<>> cmake_, pkgconfig_, runtime_, programs_, alpine_,
-      needed_recommends_;
+      needed_recommends_, metapackages_;
   std::map<std::string, KbCorepack, std::less<>> corepack_;
   std::map<std::string, std::string, std::less<>> images_, runtime_installs_;
   std::map<std::string, KbInstallCommand, std::less<>> install_commands_;

@@ -162,6 +162,8 @@ class BuildEnvScanner {
     std::vector<std::string> from_patterns;  // FROM lines a variable leaves open
     std::vector<std::pair<int, std::string>> froms;  // stage → the image it starts FROM
     std::vector<int> parent;                 // stage → the earlier stage it starts FROM, else -1
+    std::vector<std::string> context_files;  // what COPY/ADD take from the build context
+    bool context_unknown = false;            // a JSON-form or variable source: where it is, is not read
     auto lines = str::split(*text, '\n');
     for (std::size_t n = 0; n < lines.size(); ++n) {
       auto f = str::split_ws(lines[n]);
@@ -206,6 +208,19 @@ class BuildEnvScanner {
               read_from.insert(str::lower(substitute(std::string(v), args)));
             }
         }
+      }
+      if ((kw == "copy" || kw == "add") && f.size() >= 3) {
+        std::size_t i = 1;
+        bool from_stage = false;
+        for (; i < f.size() && f[i].starts_with("--"); ++i) from_stage = from_stage || f[i].starts_with("--from");
+        if (i < f.size() && f[i].starts_with('[')) context_unknown = true;
+        else if (!from_stage && context_files.size() < kMaxContextSources)
+          for (; i + 1 < f.size(); ++i) {
+            std::string src(f[i]);
+            if (src.starts_with("http://") || src.starts_with("https://") || src.starts_with("git@")) continue;
+            if (src.find('$') != std::string::npos) context_unknown = true;
+            else context_files.push_back(std::move(src));
+          }
       }
       if (kw == "add" && f.size() >= 3) {
         for (std::size_t i = 1; i + 1 < f.size(); ++i)
@@ -291,7 +306,19 @@ class BuildEnvScanner {
     if (const Evidence* why = ctx_.development_reason(rel); why && !runs.empty())
       ctx_.note(rel, "a development image: " + why->file + " builds it and mounts the source tree into it (" +
                          why->value + "), so what it installs is what building and testing need");
-    auto purpose = [&](int st) { return target_stages.count(st) && !dev_image ? Purpose::kRun : Purpose::kBuild; };
+    // A Dockerfile built from its own directory never sees the repository's
+    // project: every file it copies is beside it and not all of them are at
+    // the root (zaproxy's docker/Dockerfile-stable unpacks a released ZAP and
+    // copies docker/'s scripts). What it installs is that image's, as a
+    // production image's is, in every stage.
+    const bool packaging = !dev_image && own_context(rel, context_files, context_unknown);
+    if (packaging && !runs.empty())
+      ctx_.note(rel, "built from its own directory (what it copies is there, not at the repository's root): it "
+                     "packages what it downloads, and what it installs is that image's, not what building and "
+                     "testing the repository need");
+    auto purpose = [&](int st) {
+      return packaging || (target_stages.count(st) && !dev_image) ? Purpose::kRun : Purpose::kBuild;
+    };
     // A Dockerfile of an example, the docs or a release/packaging tree (a
     // Windows installer's build image) says what that image needs, not the
     // repository: its installs are a note.
@@ -301,7 +328,8 @@ class BuildEnvScanner {
                        "not the repository's own needs; not used");
     } else {
       for (const auto& r : runs)
-        installs(rel, r.line, r.text, image_stages.count(r.stage) + target_stages.count(r.stage) > 0, purpose(r.stage));
+        installs(rel, r.line, r.text, packaging || image_stages.count(r.stage) + target_stages.count(r.stage) > 0,
+                 purpose(r.stage), packaging);
     }
     for (const auto& a : adds) downloaded(a.at, a.url, purpose(a.stage));
     // The image the final stage is built on pins its runtime; an earlier
@@ -319,20 +347,53 @@ class BuildEnvScanner {
   // stage are run-time needs, except -dev packages and build tools; earlier
   // stages are build needs. Alpine names go through `alpine_packages`. The
   // same line's package-manager commands and downloads are read too.
-  void installs(const std::string& rel, std::size_t line, const std::string& run, bool final_stage, Purpose purpose) {
+  void installs(const std::string& rel, std::size_t line, const std::string& run, bool final_stage, Purpose purpose,
+                bool packaging = false) {
     auto commands = shell_commands_of(run_body(run));
     for (const auto& [name, apk] : installed_packages(commands)) {
       if (const std::string* tool = kb_.runtime_install(name))
         ctx_.needs_tool(*tool, Evidence{rel, "RUN", run.substr(0, 160)},
                         "line " + std::to_string(line) + " installs " + name + " (the distribution's " + *tool +
                             "; its version is not read)");
-      declared_package("dockerfile:" + rel, rel, line, run, name, apk, final_stage, purpose);
+      declared_package("dockerfile:" + rel, rel, line, run, name, apk, final_stage, purpose, packaging);
     }
     package_manager_commands(commands, rel, "RUN", "line " + std::to_string(line), purpose);
     downloads(commands, rel, line, purpose);
   }
 
   static constexpr std::size_t kMaxFromPatterns = 16;
+  static constexpr std::size_t kMaxContextSources = 256;
+
+  // Whether a Dockerfile below the root is built from its own directory:
+  // it copies something, each thing it copies is there (a glob by its
+  // prefix), and not each of them is also at the repository's root.
+  bool own_context(const std::string& rel, const std::vector<std::string>& sources, bool unknown) {
+    const auto slash = rel.rfind('/');
+    if (unknown || sources.empty() || slash == std::string::npos) return false;
+    const std::string dir = rel.substr(0, slash);
+    std::map<std::string, std::vector<std::string>> listings;  // each directory read once
+    auto exists = [&](const std::string& base, std::string src) {
+      while (src.starts_with("./")) src.erase(0, 2);
+      while (src.size() > 1 && src.ends_with('/')) src.pop_back();
+      if (src.empty() || src == "." || src.starts_with('/') || src.find("..") != std::string::npos) return false;
+      const auto glob = src.find_first_of("*?[");
+      const std::string path = base.empty() ? src : base + "/" + src;
+      if (glob == std::string::npos) return ctx_.fs().is_file(path) || ctx_.fs().is_dir(path);
+      // `zap*`: some entry of that directory starts with the prefix.
+      const std::string prefix = src.substr(0, glob);
+      if (prefix.find('/') != std::string::npos) return false;  // a glob below a directory: not followed
+      auto listing = listings.find(base);
+      if (listing == listings.end()) listing = listings.emplace(base, ctx_.fs().list_dir(base.empty() ? "." : base)).first;
+      return std::any_of(listing->second.begin(), listing->second.end(),
+                         [&](const std::string& e) { return e.starts_with(prefix); });
+    };
+    bool all_at_root = true;
+    for (const auto& src : sources) {
+      if (!exists(dir, src)) return false;
+      all_at_root = all_at_root && exists("", src);
+    }
+    return !all_at_root;
+  }
   static constexpr std::size_t kMaxArgBytes = 1024;  // an ARG default expanded with earlier ARGs
 
   // A stage named for building (`build`, `builder`, `deps`, `compile`) is a
@@ -563,6 +624,34 @@ class BuildEnvScanner {
       if (!ctx_.has_ecosystem(ic->ecosystem) && !own_index)
         for (const auto& h : ic->hosts) ctx_.egress(h, EgressOrigin::kInstallTime, ic->reason, ev, {}, 443, purpose);
       if (ic->ecosystem == "python" && !sub.empty()) pip_requirements(rel, where, ev, c.words, j + 1, purpose);
+      if (prog == "npm") global_tool_versions(rel, field == "RUN" ? "RUN " + where : where, ev, c.words, j, purpose);
+    }
+  }
+
+  // `npm install --global yarn@1.22.22` (pnpm@9, npm@10.8.2): the version of
+  // a package manager the image or the job runs. In an image's own stages it
+  // is that image's pin; in a builder, a development image or CI, a version
+  // the build runs, as a FROM line's is (`where`: "RUN line N" in a Dockerfile).
+  void global_tool_versions(const std::string& rel, const std::string& where, const Evidence& ev,
+                            const std::vector<std::string>& words, std::size_t sub, Purpose purpose) {
+    if (sub >= words.size() || (words[sub] != "install" && words[sub] != "i" && words[sub] != "add")) return;
+    const bool global = std::any_of(words.begin() + static_cast<std::ptrdiff_t>(sub), words.end(),
+                                    [](const std::string& w) { return w == "-g" || w == "--global"; });
+    if (!global) return;
+    for (std::size_t k = sub + 1; k < words.size(); ++k) {
+      const std::string& w = words[k];
+      const auto at = w.find('@', 1);
+      if (w.starts_with('-') || at == std::string::npos) continue;
+      const std::string tool = w.substr(0, at), version = w.substr(at + 1);
+      if (tool != "yarn" && tool != "pnpm" && tool != "npm") continue;
+      std::string note;
+      auto r = read_tool_version(tool, version, kb_, note);
+      if (!r || !r->floor()) {  // `pnpm@latest`, a tag: the tool, without a version
+        ctx_.needs_tool(tool, Evidence{rel, where, w}, "npm installs " + w + " globally");
+        continue;
+      }
+      ctx_.constraint(tool, purpose == Purpose::kRun ? ConstraintKind::kPin : ConstraintKind::kTested,
+                      {rel, where, w}, r, "npm installs " + w + " globally (" + ev.value.substr(0, 80) + ")");
     }
   }
 
@@ -669,7 +758,7 @@ class BuildEnvScanner {
   // `final_stage`: what is not a build tool or -dev package is needed at run time.
   void declared_package(const std::string& required_by, const std::string& rel, std::size_t line,
                         const std::string& text, const std::string& name, bool apk, bool final_stage,
-                        Purpose purpose = Purpose::kBuild) {
+                        Purpose purpose = Purpose::kBuild, bool packaging = false) {
     std::vector<std::string> debian{name};
     if (apk) {
       const auto* mapped = kb_.alpine_package(name);
@@ -682,8 +771,9 @@ class BuildEnvScanner {
     }
     Evidence ev{rel, "line " + std::to_string(line), text.substr(0, 160)};
     for (const auto& pkg : debian) {
-      // A build tool or -dev package builds the repository, in whichever stage.
-      if (!final_stage || build_tool(pkg)) ctx_.build_lib(pkg, required_by, ev);
+      // A build tool or -dev package builds the repository, in whichever
+      // stage — except in an image that never sees the repository.
+      if (!final_stage || (build_tool(pkg) && !packaging)) ctx_.build_lib(pkg, required_by, ev);
       else ctx_.run_lib(pkg, required_by, ev, purpose);
     }
   }
@@ -746,6 +836,18 @@ class BuildEnvScanner {
       if (list && list.IsSequence())
         for (const auto& e : list)
           if (e.IsScalar()) out.push_back(e.as<std::string>());
+      return out;
+    }
+    // `${{ env.RUST }}`: the job's env, else the workflow's (asciinema-server
+    // keeps every version in the workflow's env).
+    if (auto e = s.find("env."); s.find("${{") != std::string::npos && e != std::string::npos) {
+      std::string key(str::trim(s.substr(e + 4, s.find("}}") - e - 4)));
+      for (const YAML::Node& scope : {job["env"], workflow_env_})
+        if (scope.IsDefined() && scope.IsMap() && scope[key] && scope[key].IsScalar()) {
+          std::string value = scope[key].Scalar();
+          if (value.find("${{") == std::string::npos && !value.empty()) out.push_back(value);
+          return out;
+        }
       return out;
     }
     if (s.find("${{") != std::string::npos) return out;
@@ -872,13 +974,18 @@ class BuildEnvScanner {
     const YAML::Node doc = *parsed;
     if (!doc.IsMap() || !doc["jobs"] || !doc["jobs"].IsMap()) return;
     if (release_triggers(doc["on"])) release_files_.insert(rel);
+    // reset() rebinds (operator= would assign into the previous workflow's
+    // node); a missing key's node is invalid, so an absent env is a null one.
+    if (doc["env"]) workflow_env_.reset(doc["env"]);
+    else workflow_env_.reset();
     static const std::vector<std::tuple<std::string, std::string, std::string>> kActions = {
         {"actions/setup-node@", "node-version", "node"},  {"actions/setup-python@", "python-version", "python"},
         {"actions/setup-go@", "go-version", "go"},        {"oven-sh/setup-bun@", "bun-version", "bun"},
         {"pnpm/action-setup@", "version", "pnpm"},
         {"actions/setup-java@", "java-version", "java"},  {"actions/setup-dotnet@", "dotnet-version", "dotnet"},
         {"erlef/setup-beam@", "elixir-version", "elixir"}, {"erlef/setup-beam@", "otp-version", "erlang"},
-        {"shivammathur/setup-php@", "php-version", "php"}, {"ruby/setup-ruby@", "ruby-version", "ruby"}};
+        {"shivammathur/setup-php@", "php-version", "php"}, {"ruby/setup-ruby@", "ruby-version", "ruby"},
+        {"actions-rs/toolchain@", "toolchain", "rust"},   {"dtolnay/rust-toolchain@", "toolchain", "rust"}};
     std::size_t composite_expanded = 0;
     try {
       for (const auto& jkv : doc["jobs"]) {
@@ -944,7 +1051,7 @@ class BuildEnvScanner {
           // A release job's runtime builds what is shipped, not what is tested
           // (traccar's release workflow sets up Java 25; its tests run on 21).
           for (const auto& [prefix, input, tool] : kActions) {
-            if (!uses.starts_with(prefix) || !step["with"] || !step["with"].IsMap() || !test_job(rel, job)) continue;
+            if (!uses.starts_with(prefix) || !step["with"] || !step["with"].IsMap() || release_job(rel, job)) continue;
             ci_constraint(file, base + ".with." + input, tool, values(step["with"][input], j), uses);
           }
         }
@@ -1432,6 +1539,7 @@ class BuildEnvScanner {
   static constexpr std::size_t kMaxCiScripts = 64;
   std::set<std::string> ci_read_;
   std::set<std::string> release_files_;                          // workflows run only to ship
+  YAML::Node workflow_env_;                                      // the workflow being read's top-level env
   std::set<std::pair<std::string, std::string>> release_jobs_;  // (config, job) run only for tags
 
   // Whether a workflow's `on:` runs it only to ship: a release, a package
@@ -1504,8 +1612,17 @@ class BuildEnvScanner {
   // A CI job (or workflow) named for releasing, deploying, publishing, the
   // docs or linting, or run only to ship (release_triggers, tag-only CircleCI
   // jobs): what it installs builds or checks something else.
-  bool test_job(const std::string& rel, const std::string& job) const {
-    if (release_files_.count(rel) || release_jobs_.count({rel, job})) return false;
+  bool test_job(const std::string& rel, const std::string& job) const { return job_kind(rel, job) == JobKind::kTest; }
+  // Whether the job ships (a release, deploy, package or image job, or one
+  // run only to ship): the runtime it sets up builds what is shipped, not
+  // what is tested. A lint or docs job's runtime is still one the project
+  // runs (rubygems.org sets up Node only to lint its JavaScript).
+  bool release_job(const std::string& rel, const std::string& job) const {
+    return job_kind(rel, job) == JobKind::kRelease;
+  }
+  enum class JobKind { kTest, kRelease, kOther };
+  JobKind job_kind(const std::string& rel, const std::string& job) const {
+    if (release_files_.count(rel) || release_jobs_.count({rel, job})) return JobKind::kRelease;
     std::string words;  // publishDocs → publish-Docs: camelCase words count too
     for (char ch : rel + "/" + job) {
       if (std::isupper(static_cast<unsigned char>(ch)) && !words.empty() &&
@@ -1514,10 +1631,15 @@ class BuildEnvScanner {
       words += ch;
     }
     // A name that says test (test-in-docker, e2e) is a test job whatever else it says.
-    if (has_word(words, {"test", "tests", "testing", "spec", "specs", "e2e", "rspec", "phpunit", "pytest"})) return true;
-    return !has_word(words, {"release", "releases", "deploy", "deployment", "publish", "docs", "doc", "pages",
-                             "lint", "linter", "linting", "package", "packaging", "notify", "notification",
-                             "spellcheck", "spelling", "docker", "image", "images"});
+    if (has_word(words, {"test", "tests", "testing", "spec", "specs", "e2e", "rspec", "phpunit", "pytest"}))
+      return JobKind::kTest;
+    if (has_word(words, {"release", "releases", "deploy", "deployment", "publish", "package", "packaging", "docker",
+                         "image", "images"}))
+      return JobKind::kRelease;
+    if (has_word(words, {"docs", "doc", "pages", "lint", "linter", "linting", "notify", "notification", "spellcheck",
+                         "spelling"}))
+      return JobKind::kOther;
+    return JobKind::kTest;
   }
 
   // `apt-get install` in a CI job: build needs, except the services a job

@@ -1,7 +1,9 @@
 #include "contract/scan/dotnet_scanner.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -36,6 +38,7 @@ class DotnetScanner {
     globals = ctx_.fs().files_named("global.json");
     for (auto& f : ctx_.fs().files_ending("onfig"))  // NuGet.Config, nuget.config, NuGet.config
       if (dotnet_lower(dotnet_base_name(f)) == "nuget.config") configs.push_back(f);
+    const auto libmans = ctx_.fs().files_named("libman.json");
     if (projects.empty()) {
       // A global.json alone (a repository's tooling pin without a project) still names the SDK.
       for (const auto& f : globals) global_json(f);
@@ -46,6 +49,7 @@ class DotnetScanner {
     for (const auto& f : globals) global_json(f);
     for (const auto& f : projects) project(f);
     for (const auto& f : configs) nuget_config(f);
+    for (const auto& f : libmans) libman(f);
     if (!cleared_)
       ctx_.egress("api.nuget.org", EgressOrigin::kDefault, "NuGet's default package source (nuget.org)",
                   Evidence{configs.empty() ? projects.front() : configs.front(), "packageSources",
@@ -152,6 +156,57 @@ class DotnetScanner {
     }
   }
 
+  // libman.json: the client-side libraries LibMan restores (`libman restore`,
+  // or every build with Microsoft.Web.LibraryManager.Build) from the CDN of
+  // each library's provider, else the file's defaultProvider. The hosts are
+  // each provider's API and file host; `filesystem` reaches none.
+  void libman(const std::string& rel) {
+    auto text = ctx_.fs().read_text(rel);
+    if (!text) return;
+    auto j = nlohmann::json::parse(*text, nullptr, false, true);
+    if (j.is_discarded() || !j.is_object()) {
+      ctx_.warn(rel, "not a JSON object; no LibMan library is read from it");
+      return;
+    }
+    auto str_of = [](const nlohmann::json& o, const char* key) {
+      auto it = o.find(key);
+      return it != o.end() && it->is_string() ? it->get<std::string>() : std::string();
+    };
+    const std::string fallback = str_of(j, "defaultProvider");
+    auto libs = j.find("libraries");
+    if (libs == j.end() || !libs->is_array()) return;
+    struct Provider {
+      std::string_view name, what;
+      std::array<std::string_view, 2> hosts;
+    };
+    static constexpr std::array<Provider, 3> kProviders = {{
+        {"cdnjs", "cdnjs", {"api.cdnjs.com", "cdnjs.cloudflare.com"}},
+        {"unpkg", "unpkg", {"unpkg.com", ""}},
+        {"jsdelivr", "jsDelivr", {"data.jsdelivr.com", "cdn.jsdelivr.net"}},
+    }};
+    std::set<std::string> done;
+    std::size_t n = 0;
+    for (const auto& lib : *libs) {
+      if (++n > kMaxLibmanLibraries) break;
+      if (!lib.is_object()) continue;
+      std::string provider = str_of(lib, "provider");
+      if (provider.empty()) provider = fallback;
+      const std::string name = str_of(lib, "library");
+      if (provider.empty() || provider == "filesystem" || !done.insert(provider).second) continue;
+      auto p = std::find_if(kProviders.begin(), kProviders.end(), [&](const Provider& k) { return k.name == provider; });
+      if (p == kProviders.end()) {
+        ctx_.note(rel, "LibMan provider " + str::quote(provider) + " is not one strata knows; its hosts are not added");
+        continue;
+      }
+      for (std::string_view host : p->hosts)
+        if (!host.empty())
+          ctx_.egress(std::string(host), EgressOrigin::kConfig,
+                      "LibMan restores client-side libraries from " + std::string(p->what) + " (libman.json)",
+                      Evidence{rel, "libraries[" + std::to_string(n - 1) + "]", provider + ": " + name});
+    }
+  }
+  static constexpr std::size_t kMaxLibmanLibraries = 4096;
+
   ScanContext& ctx_;
   bool cleared_ = false;
 };
@@ -159,7 +214,7 @@ class DotnetScanner {
 }  // namespace
 
 bool dotnet_file(std::string_view name) {
-  if (name == "global.json" || name == "Directory.Build.props") return true;
+  if (name == "global.json" || name == "Directory.Build.props" || name == "libman.json") return true;
   for (std::string_view ext : {".csproj", ".fsproj", ".vbproj"})
     if (name.ends_with(ext)) return true;
   return name.size() == 12 && dotnet_lower(name) == "nuget.config";

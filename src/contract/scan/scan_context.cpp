@@ -317,6 +317,28 @@ Contract ScanContext::finish(std::string root, std::vector<NativePackage> native
         merge_purpose(it->second, build_lib_purpose_[pkg], fresh);
         run_libs_[r].insert(by.begin(), by.end());
       }
+  // A metapackage the repository names the package of itself (its
+  // Dockerfile's mariadb-client beside a `mysql` call's default-mysql-client):
+  // one need, under the repository's name.
+  for (auto* libs : {&build_libs_, &run_libs_}) {
+    auto& evidence = libs == &build_libs_ ? build_lib_evidence_ : run_lib_evidence_;
+    auto& purposes = libs == &build_libs_ ? build_lib_purpose_ : run_lib_purpose_;
+    for (const auto& [meta, by] : std::map<std::string, std::set<std::string>>(*libs)) {
+      const auto* real = kb_.metapackage(meta);
+      if (!real || real->size() != 1) continue;
+      const std::string& named = real->front();
+      if (!build_libs_.count(named) && !run_libs_.count(named)) continue;
+      (*libs)[named].insert(by.begin(), by.end());
+      auto [it, fresh] = purposes.try_emplace(named, purposes[meta]);
+      merge_purpose(it->second, purposes[meta], fresh);
+      auto& ev = evidence[named];
+      for (const auto& e : evidence[meta])
+        if (ev.size() < kRunLibEvidence) ev.push_back(e);
+      libs->erase(meta);
+      evidence.erase(meta);
+      purposes.erase(meta);
+    }
+  }
   // What a package needs that Debian only recommends (an overlay installs
   // no recommends): git without ca-certificates cannot clone over https.
   for (auto* libs : {&build_libs_, &run_libs_}) {
@@ -497,7 +519,9 @@ RuntimeFloor ScanContext::floor_of(const std::string& tool, const ToolConstraint
   std::vector<std::size_t> ci_tested, dev_tested, builder_tested;
   for (std::size_t i : tested) {
     const Evidence& src = cs[i].source;
-    const bool image = src.field == "FROM" || src.file.find("devcontainer") != std::string::npos;
+    // A Dockerfile's FROM or RUN (`npm install -g yarn@1.22.22`): an image's version.
+    const bool image = src.field == "FROM" || src.field.starts_with("RUN ") ||
+                       src.file.find("devcontainer") != std::string::npos;
     (!image ? ci_tested : development(src.file) ? dev_tested : builder_tested).push_back(i);
   }
 
