@@ -179,7 +179,7 @@ TEST(JvmFixtures, EndToEndTestsFrontendPluginAndEnforcer) {
   EXPECT_EQ(floors(c, "maven")->satisfying, ">=3.9.0 <4.0.0");
   EXPECT_EQ(floors(c, "maven")->constraints[0].source.field, "maven-enforcer-plugin requireMavenVersion");
   const RuntimeFloor* java = floors(c, "java");
-  ASSERT_EQ(java->constraints.size(), 3u);
+  ASSERT_EQ(java->constraints.size(), 4u);  // and next.yml's matrix
   EXPECT_EQ(java->constraints[1].source.field, "maven-enforcer-plugin requireJavaVersion");
   EXPECT_EQ(java->constraints[1].source.value, "[21.0,)");  // a JDK version: 21.0 is release 21
   EXPECT_EQ(java->floor, "21.0.0");
@@ -201,7 +201,7 @@ TEST(JvmFixtures, ProgramsTheTestJobRunsAndGitHubRawRepositories) {
   ASSERT_NE(curl, nullptr);
   ASSERT_EQ(curl->evidence.size(), 1u);
   EXPECT_EQ(curl->evidence[0].file, "bin/e2e");
-  EXPECT_EQ(curl->evidence[0].field, "line 7");
+  EXPECT_EQ(curl->evidence[0].field, "line 9");
   EXPECT_EQ(egress(c, "coverage.example.org"), nullptr);
   // A job that builds and diffs generated code runs no tests: its unzip and git are its own.
   for (const char* release_only : {"gnupg", "zip", "unzip", "git"}) {
@@ -216,6 +216,19 @@ TEST(JvmFixtures, ProgramsTheTestJobRunsAndGitHubRawRepositories) {
   EXPECT_EQ(lib(c.build_libs, "redis-tools"), nullptr);
   ASSERT_NE(lib(c.build_libs, "rsync"), nullptr);
   EXPECT_EQ(lib(c.build_libs, "rsync")->evidence.front().file, "bin/e2e");
+  // bin/e2e sources its helpers from beside itself (`source "$(dirname "$0")/e2e-lib.sh"`).
+  ASSERT_NE(lib(c.build_libs, "ffmpeg"), nullptr);
+  EXPECT_EQ(lib(c.build_libs, "ffmpeg")->evidence.front().file, "bin/e2e-lib.sh");
+  EXPECT_TRUE(required_by(c.build_libs, "ffmpeg", "ci:.github/workflows/ci.yml"));
+  // next.yml: the Java the job lets fail (`continue-on-error: ${{ matrix.java == 26 }}`)
+  // is tried, not tested; the Rust of `toolchain: ${{ env.RUST }}` is the workflow env's.
+  const RuntimeFloor* java = floors(c, "java");
+  ASSERT_NE(java, nullptr);
+  EXPECT_EQ(java->tested, (std::vector<std::string>{">=21.0.0 <22.0.0", ">=25.0.0 <26.0.0"}));
+  const RuntimeFloor* rust = floors(c, "rust");
+  ASSERT_NE(rust, nullptr);
+  EXPECT_EQ(rust->tested, std::vector<std::string>{"=1.83.0"});
+  EXPECT_EQ(rust->constraints.front().source.file, ".github/workflows/next.yml");
   // A Maven repository kept as files in a GitHub repository is served from raw.githubusercontent.com.
   EXPECT_EQ(origin_of(c, "github.com"), "config");
   ASSERT_NE(egress(c, "raw.githubusercontent.com"), nullptr);
@@ -294,6 +307,11 @@ TEST(ElixirFixtures, PhoenixReleaseDockerfileNamesElixirAndOtp) {
   ASSERT_NE(erlang, nullptr);
   EXPECT_EQ(erlang->tested, std::vector<std::string>{"=26.1.2"});
   EXPECT_TRUE(required_by(c.build_libs, "build-essential", "dockerfile:Dockerfile"));
+  // The final stage `FROM ${RUNNER_IMAGE} AS app`: a variable its ARG
+  // resolves to an image picks no stage, so the stage is the image and what
+  // it installs is what running it needs.
+  ASSERT_NE(lib(c.run_libs, "libstdc++6"), nullptr);
+  EXPECT_EQ(lib(c.run_libs, "libstdc++6")->purpose, Purpose::kRun);
   EXPECT_EQ(origin_of(c, "repo.hex.pm"), "default");
 }
 

@@ -188,10 +188,13 @@ class BuildEnvScanner {
         // stages by a variable: each it may pick (the other platform's too)
         // is read, not an image of its own.
         // (At most kMaxFromPatterns distinct ones, so a hostile file stays linear.)
-        if (i < f.size() && f[i].find('$') != std::string_view::npos && from_patterns.size() < kMaxFromPatterns &&
+        // (A variable its ARG resolves to an image — Phoenix's `FROM ${RUNNER_IMAGE}` — picks no stage.)
+        auto base = stage_names.find(str::lower(from));
+        if (i < f.size() && f[i].find('$') != std::string_view::npos &&
+            (from.find('$') != std::string::npos || base != stage_names.end()) &&
+            from_patterns.size() < kMaxFromPatterns &&
             std::find(from_patterns.begin(), from_patterns.end(), str::lower(f[i])) == from_patterns.end())
           from_patterns.push_back(str::lower(f[i]));
-        auto base = stage_names.find(str::lower(from));
         parent.push_back(base == stage_names.end() ? -1 : base->second);
         if (i + 2 < f.size() && str::lower(f[i + 1]) == "as") stage_names[str::lower(f[i + 2])] = stage;
         if (base == stage_names.end() && !from.empty()) froms.push_back({stage, from});
@@ -836,8 +839,22 @@ class BuildEnvScanner {
       if (list && list.IsSequence())
         for (const auto& e : list)
           if (e.IsScalar()) out.push_back(e.as<std::string>());
+      // `continue-on-error: ${{ matrix.php == '8.6' }}`: the entry the job
+      // lets fail is tried, not tested (YOURLS's next PHP).
+      if (const YAML::Node coe = job["continue-on-error"]; coe && coe.IsScalar()) {
+        const std::string expr = coe.Scalar();
+        const auto eq = expr.find("==");
+        if (eq != std::string::npos && expr.find("matrix." + key) != std::string::npos &&
+            expr.find("matrix." + key) < eq) {
+          std::string v(str::trim(expr.substr(eq + 2, expr.find("}}", eq) - eq - 2)));
+          v = str::unquote(v);
+          std::erase(out, v);
+        }
+      }
       return out;
     }
+    // A job that may fail as a whole (`continue-on-error: true`) tries a version; it tests none.
+    if (const YAML::Node coe = job["continue-on-error"]; coe && coe.IsScalar() && coe.Scalar() == "true") return out;
     // `${{ env.RUST }}`: the job's env, else the workflow's (asciinema-server
     // keeps every version in the workflow's env).
     if (auto e = s.find("env."); s.find("${{") != std::string::npos && e != std::string::npos) {
@@ -1298,24 +1315,66 @@ class BuildEnvScanner {
       if (!shell) continue;
       // The script runs in the caller's directory, and may move. Read whole
       // (a quoted string or a continuation spans lines); each command's line
-      // is where its program's word is next found.
-      std::optional<std::string> script_cwd = cwd;
-      const std::string body = without_heredocs(*text);
-      std::size_t cursor = 0, line_no = 1;
-      for (const auto& sc : shell_commands_of(body)) {
-        if (!sc.program()) continue;
-        // Looked for within the next 64 KiB only: a word the quotes rewrote is not found, at no great cost.
-        if (auto at = std::string_view(body).substr(cursor, 64u << 10).find(*sc.program()); at != std::string_view::npos) {
-          at += cursor;
-          line_no += static_cast<std::size_t>(std::count(body.begin() + static_cast<std::ptrdiff_t>(cursor),
-                                                         body.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
-          cursor = at;
+      // is where its program's word is next found. A library it sources
+      // (`source "${SCRIPT_DIR}/lib.sh"`, `. ./ci/env.sh`) runs in it too:
+      // its commands are read the same way, one level deep.
+      std::vector<std::string> sourced;
+      auto read_commands = [&](const std::string& file, const std::string& text, std::optional<std::string> script_cwd,
+                               bool follow) {
+        const std::string body = without_heredocs(text);
+        std::size_t cursor = 0, line_no = 1;
+        for (const auto& sc : shell_commands_of(body)) {
+          if (!sc.program()) continue;
+          // Looked for within the next 64 KiB only: a word the quotes rewrote is not found, at no great cost.
+          if (auto at = std::string_view(body).substr(cursor, 64u << 10).find(*sc.program()); at != std::string_view::npos) {
+            at += cursor;
+            line_no += static_cast<std::size_t>(std::count(body.begin() + static_cast<std::ptrdiff_t>(cursor),
+                                                           body.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+            cursor = at;
+          }
+          const std::string at = "line " + std::to_string(line_no);
+          package_manager_commands({sc}, file, at, at);
+          if (follow && (*sc.program() == "source" || *sc.program() == ".") && sc.start + 1 < sc.words.size()) {
+            if (auto lib = sourced_file(file, sc.words[sc.start + 1], script_cwd)) sourced.push_back(*lib);
+            continue;
+          }
+          if (!moved(sc, script_cwd)) need(sc, file, at, script_cwd);
         }
-        const std::string at = "line " + std::to_string(line_no);
-        package_manager_commands({sc}, *path, at, at);
-        if (!moved(sc, script_cwd)) need(sc, *path, at, script_cwd);
+      };
+      read_commands(*path, *text, cwd, true);
+      for (const auto& lib : sourced) {
+        if (ci_read_.contains(lib) || ci_read_.size() >= kMaxCiScripts || !ctx_.fs().is_file(lib)) continue;
+        ci_read_.insert(lib);
+        if (auto lib_text = ctx_.fs().read_text(lib, ctx_.fs().limits().max_source_bytes))
+          read_commands(lib, *lib_text, cwd, false);
       }
     }
+  }
+
+  // The repository file `source WORD` reads in a script: a path the
+  // caller's directory resolves, or one that starts with a variable holding
+  // the script's own directory (`${SCRIPT_DIR}/../lib.sh`,
+  // `$(dirname "$0")/lib.sh`, `${BASH_SOURCE%/*}/lib.sh`), which is the
+  // idiom for a library kept beside the script.
+  std::optional<std::string> sourced_file(const std::string& script, std::string_view word,
+                                          const std::optional<std::string>& cwd) {
+    if (word.empty() || word.front() == '/' || word.front() == '~') return std::nullopt;
+    if (word.front() != '$') return cwd ? resolve_rel(*cwd, word) : std::nullopt;
+    std::size_t end = 1;
+    if (word.size() > 1 && (word[1] == '{' || word[1] == '(')) {
+      const char open = word[1], close = open == '{' ? '}' : ')';
+      int depth = 0;
+      for (end = 1; end < word.size(); ++end) {
+        if (word[end] == open) ++depth;
+        else if (word[end] == close && --depth == 0) break;
+      }
+      ++end;
+    } else {
+      while (end < word.size() && (std::isalnum(static_cast<unsigned char>(word[end])) || word[end] == '_')) ++end;
+    }
+    if (end >= word.size() || word[end] != '/' || word.find('$', end) != std::string_view::npos) return std::nullopt;
+    const auto slash = script.rfind('/');
+    return resolve_rel(slash == std::string::npos ? "." : script.substr(0, slash), word.substr(end + 1));
   }
 
   // Containers a test job starts: `docker run|pull|create IMAGE` and
