@@ -225,10 +225,19 @@ TEST(JvmFixtures, ProgramsTheTestJobRunsAndGitHubRawRepositories) {
   const RuntimeFloor* java = floors(c, "java");
   ASSERT_NE(java, nullptr);
   EXPECT_EQ(java->tested, (std::vector<std::string>{">=21.0.0 <22.0.0", ">=25.0.0 <26.0.0"}));
+  // Rust channels float (stable, nightly-…: no version, no warning) and the
+  // matrix keeps its readable entry; dtolnay/rust-toolchain@1.80 is its ref's.
   const RuntimeFloor* rust = floors(c, "rust");
   ASSERT_NE(rust, nullptr);
-  EXPECT_EQ(rust->tested, std::vector<std::string>{"=1.83.0"});
+  EXPECT_EQ(rust->tested, (std::vector<std::string>{">=1.70.0 <1.71.0", ">=1.80.0 <1.81.0", "=1.83.0"}));
   EXPECT_EQ(rust->constraints.front().source.file, ".github/workflows/next.yml");
+  // python-package.yml's `build` job runs pytest: a test job, whatever its file is called.
+  ASSERT_NE(floors(c, "python"), nullptr);
+  EXPECT_EQ(floors(c, "python")->tested, std::vector<std::string>{">=3.12.0 <3.13.0"});
+  // A lint job's `npm install -g npm@9.1.0` is its own npm, not a version the tests run.
+  ASSERT_NE(floors(c, "npm"), nullptr);
+  EXPECT_TRUE(floors(c, "npm")->tested.empty());
+  EXPECT_TRUE(c.warnings.empty());
   // A Maven repository kept as files in a GitHub repository is served from raw.githubusercontent.com.
   EXPECT_EQ(origin_of(c, "github.com"), "config");
   ASSERT_NE(egress(c, "raw.githubusercontent.com"), nullptr);
@@ -438,6 +447,10 @@ TEST(DotnetFixtures, LibmanAspireAndWhatTheImagesSay) {
   ASSERT_NE(lib(c.run_libs, "gcc"), nullptr);
   EXPECT_EQ(lib(c.run_libs, "gcc")->purpose, Purpose::kRun);
   EXPECT_EQ(lib(c.run_libs, "xvfb")->purpose, Purpose::kRun);
+  // loadtest/ copies its own package.json: a project of its own, whose image's
+  // compiler builds it (a build need), though every file is beside it.
+  EXPECT_TRUE(required_by(c.build_libs, "g++", "dockerfile:loadtest/Dockerfile"));
+  EXPECT_FALSE(noted(c, "loadtest/Dockerfile", "built from its own directory"));
   EXPECT_TRUE(c.warnings.empty());
 }
 

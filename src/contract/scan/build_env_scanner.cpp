@@ -162,7 +162,7 @@ class BuildEnvScanner {
     std::vector<std::string> from_patterns;  // FROM lines a variable leaves open
     std::vector<std::pair<int, std::string>> froms;  // stage → the image it starts FROM
     std::vector<int> parent;                 // stage → the earlier stage it starts FROM, else -1
-    std::vector<std::string> context_files;  // what COPY/ADD take from the build context
+    std::set<std::string> context_files;     // what COPY/ADD take from the build context
     bool context_unknown = false;            // a JSON-form or variable source: where it is, is not read
     auto lines = str::split(*text, '\n');
     for (std::size_t n = 0; n < lines.size(); ++n) {
@@ -212,17 +212,26 @@ class BuildEnvScanner {
             }
         }
       }
-      if ((kw == "copy" || kw == "add") && f.size() >= 3) {
+      if (kw == "copy" || kw == "add") {
+        // Over its continuation lines (a COPY of many sources), without moving `n`.
+        std::string joined(str::trim(lines[n]));
+        for (std::size_t k = n + 1; joined.ends_with('\\') && k < lines.size() && joined.size() < kMaxArgBytes * 64; ++k) {
+          joined.pop_back();
+          joined += ' ';
+          joined += str::trim(lines[k]);
+        }
+        const auto w = str::split_ws(joined);
         std::size_t i = 1;
         bool from_stage = false;
-        for (; i < f.size() && f[i].starts_with("--"); ++i) from_stage = from_stage || f[i].starts_with("--from");
-        if (i < f.size() && f[i].starts_with('[')) context_unknown = true;
-        else if (!from_stage && context_files.size() < kMaxContextSources)
-          for (; i + 1 < f.size(); ++i) {
-            std::string src(f[i]);
+        for (; i < w.size() && w[i].starts_with("--"); ++i) from_stage = from_stage || w[i].starts_with("--from");
+        if (i < w.size() && w[i].starts_with('[')) context_unknown = true;
+        else if (!from_stage)
+          for (; i + 1 < w.size() && !context_unknown; ++i) {
+            std::string src(w[i]);
             if (src.starts_with("http://") || src.starts_with("https://") || src.starts_with("git@")) continue;
-            if (src.find('$') != std::string::npos) context_unknown = true;
-            else context_files.push_back(std::move(src));
+            // A variable, or more sources than a Dockerfile of its own has: not judged.
+            if (src.find('$') != std::string::npos || context_files.size() >= kMaxContextSources) context_unknown = true;
+            else context_files.insert(std::move(src));
           }
       }
       if (kw == "add" && f.size() >= 3) {
@@ -310,11 +319,22 @@ class BuildEnvScanner {
       ctx_.note(rel, "a development image: " + why->file + " builds it and mounts the source tree into it (" +
                          why->value + "), so what it installs is what building and testing need");
     // A Dockerfile built from its own directory never sees the repository's
-    // project: every file it copies is beside it and not all of them are at
-    // the root (zaproxy's docker/Dockerfile-stable unpacks a released ZAP and
-    // copies docker/'s scripts). What it installs is that image's, as a
-    // production image's is, in every stage.
-    const bool packaging = !dev_image && own_context(rel, context_files, context_unknown);
+    // project: every file it copies is beside it, not all of them are at the
+    // root, none is a project's manifest or a directory holding one, and it
+    // downloads what it packages (zaproxy's docker/Dockerfile-stable unpacks a
+    // released ZAP and copies docker/'s scripts). What it installs is that
+    // image's, as a production image's is, in every stage.
+    // (And it downloads what it packages: an ADD of a URL, or curl, wget or git in a RUN.)
+    const bool downloads_something =
+        !adds.empty() || std::any_of(runs.begin(), runs.end(), [](const Run& r) {
+          for (const auto& c : shell_commands_of(run_body(r.text)))
+            if (c.program()) {
+              const std::string_view p = program_base(*c.program());
+              if (p == "curl" || p == "wget" || p == "git") return true;
+            }
+          return false;
+        });
+    const bool packaging = !dev_image && downloads_something && own_context(rel, context_files, context_unknown);
     if (packaging && !runs.empty())
       ctx_.note(rel, "built from its own directory (what it copies is there, not at the repository's root): it "
                      "packages what it downloads, and what it installs is that image's, not what building and "
@@ -370,11 +390,28 @@ class BuildEnvScanner {
   // Whether a Dockerfile below the root is built from its own directory:
   // it copies something, each thing it copies is there (a glob by its
   // prefix), and not each of them is also at the repository's root.
-  bool own_context(const std::string& rel, const std::vector<std::string>& sources, bool unknown) {
+  bool own_context(const std::string& rel, const std::set<std::string>& sources, bool unknown) {
     const auto slash = rel.rfind('/');
     if (unknown || sources.empty() || slash == std::string::npos) return false;
     const std::string dir = rel.substr(0, slash);
+    // What copies a project's manifest, or a directory holding one (a
+    // compose service's `build: ./backend` copying its requirements.txt),
+    // builds that project.
+    static constexpr std::array<std::string_view, 16> kManifests = {
+        "package.json", "pyproject.toml", "setup.py", "requirements.txt", "go.mod", "Cargo.toml", "Gemfile",
+        "composer.json", "mix.exs", "pom.xml", "build.gradle", "build.gradle.kts", "CMakeLists.txt", "Makefile",
+        "global.json", "Directory.Build.props"};
+    auto project_at = [&](const std::string& path) {
+      const std::string base(oci::base_name(path));
+      if (std::find(kManifests.begin(), kManifests.end(), base) != kManifests.end() || base.ends_with(".csproj") ||
+          base.ends_with(".sln"))
+        return true;
+      return ctx_.fs().is_dir(path) && std::any_of(kManifests.begin(), kManifests.end(), [&](std::string_view m) {
+               return ctx_.fs().is_file(path + "/" + std::string(m));
+             });
+    };
     std::map<std::string, std::vector<std::string>> listings;  // each directory read once
+    std::map<std::pair<std::string, std::string>, bool> globbed;  // each (directory, prefix) matched once
     auto exists = [&](const std::string& base, std::string src) {
       while (src.starts_with("./")) src.erase(0, 2);
       while (src.size() > 1 && src.ends_with('/')) src.pop_back();
@@ -385,14 +422,17 @@ class BuildEnvScanner {
       // `zap*`: some entry of that directory starts with the prefix.
       const std::string prefix = src.substr(0, glob);
       if (prefix.find('/') != std::string::npos) return false;  // a glob below a directory: not followed
+      auto [hit, fresh] = globbed.try_emplace({base, prefix}, false);
+      if (!fresh) return hit->second;
       auto listing = listings.find(base);
       if (listing == listings.end()) listing = listings.emplace(base, ctx_.fs().list_dir(base.empty() ? "." : base)).first;
-      return std::any_of(listing->second.begin(), listing->second.end(),
-                         [&](const std::string& e) { return e.starts_with(prefix); });
+      return hit->second = std::any_of(listing->second.begin(), listing->second.end(),
+                                       [&](const std::string& e) { return e.starts_with(prefix); });
     };
     bool all_at_root = true;
     for (const auto& src : sources) {
       if (!exists(dir, src)) return false;
+      if (src.find_first_of("*?[") == std::string::npos && project_at(dir + "/" + src)) return false;
       all_at_root = all_at_root && exists("", src);
     }
     return !all_at_root;
@@ -585,9 +625,11 @@ class BuildEnvScanner {
   // ecosystem is in the tree, so no scanner has decided its registry — the
   // registry it fetches from. Only a command's program counts: `echo "npm
   // install"` installs nothing. The evidence is the command.
+  // `versions`: a version a command installs is one the build runs (not in a
+  // CI job that does not run the tests: a lint or release job's npm@9 is its own).
   void package_manager_commands(const std::vector<ShellCommand>& commands, const std::string& rel,
                                 const std::string& field, const std::string& where,
-                                Purpose purpose = Purpose::kBuild) {
+                                Purpose purpose = Purpose::kBuild, bool versions = true) {
     for (const auto& c : commands) {
       if (!c.program()) continue;
       std::size_t idx = c.start;
@@ -627,7 +669,8 @@ class BuildEnvScanner {
       if (!ctx_.has_ecosystem(ic->ecosystem) && !own_index)
         for (const auto& h : ic->hosts) ctx_.egress(h, EgressOrigin::kInstallTime, ic->reason, ev, {}, 443, purpose);
       if (ic->ecosystem == "python" && !sub.empty()) pip_requirements(rel, where, ev, c.words, j + 1, purpose);
-      if (prog == "npm") global_tool_versions(rel, field == "RUN" ? "RUN " + where : where, ev, c.words, j, purpose);
+      if (prog == "npm")
+        global_tool_versions(rel, field == "RUN" ? "RUN " + where : where, ev, c, j, purpose, versions);
     }
   }
 
@@ -635,11 +678,13 @@ class BuildEnvScanner {
   // a package manager the image or the job runs. In an image's own stages it
   // is that image's pin; in a builder, a development image or CI, a version
   // the build runs, as a FROM line's is (`where`: "RUN line N" in a Dockerfile).
-  void global_tool_versions(const std::string& rel, const std::string& where, const Evidence& ev,
-                            const std::vector<std::string>& words, std::size_t sub, Purpose purpose) {
+  void global_tool_versions(const std::string& rel, const std::string& where, const Evidence& ev, const ShellCommand& c,
+                            std::size_t sub, Purpose purpose, bool versions) {
+    const auto& words = c.words;
     if (sub >= words.size() || (words[sub] != "install" && words[sub] != "i" && words[sub] != "add")) return;
-    const bool global = std::any_of(words.begin() + static_cast<std::ptrdiff_t>(sub), words.end(),
-                                    [](const std::string& w) { return w == "-g" || w == "--global"; });
+    const bool global = std::any_of(words.begin() + static_cast<std::ptrdiff_t>(c.start), words.end(), [](const std::string& w) {
+      return w == "-g" || w == "--global" || w == "--location=global";
+    });
     if (!global) return;
     for (std::size_t k = sub + 1; k < words.size(); ++k) {
       const std::string& w = words[k];
@@ -649,7 +694,7 @@ class BuildEnvScanner {
       if (tool != "yarn" && tool != "pnpm" && tool != "npm") continue;
       std::string note;
       auto r = read_tool_version(tool, version, kb_, note);
-      if (!r || !r->floor()) {  // `pnpm@latest`, a tag: the tool, without a version
+      if (!r || !r->floor() || !versions) {  // `pnpm@latest`, a tag, a job that tests nothing: the tool alone
         ctx_.needs_tool(tool, Evidence{rel, where, w}, "npm installs " + w + " globally");
         continue;
       }
@@ -824,7 +869,7 @@ class BuildEnvScanner {
   }
 
   // A with: value, with ${{ matrix.X }} replaced by the job's matrix list.
-  std::vector<std::string> values(const YAML::Node& v, const YAML::Node& job) {
+  std::vector<std::string> values(const YAML::Node& v, const YAML::Node& job, const YAML::Node& step = YAML::Node()) {
     std::vector<std::string> out;
     if (!v || !v.IsScalar()) return out;
     std::string s = v.as<std::string>();
@@ -855,17 +900,24 @@ class BuildEnvScanner {
     }
     // A job that may fail as a whole (`continue-on-error: true`) tries a version; it tests none.
     if (const YAML::Node coe = job["continue-on-error"]; coe && coe.IsScalar() && coe.Scalar() == "true") return out;
-    // `${{ env.RUST }}`: the job's env, else the workflow's (asciinema-server
-    // keeps every version in the workflow's env).
-    if (auto e = s.find("env."); s.find("${{") != std::string::npos && e != std::string::npos) {
-      std::string key(str::trim(s.substr(e + 4, s.find("}}") - e - 4)));
-      for (const YAML::Node& scope : {job["env"], workflow_env_})
-        if (scope.IsDefined() && scope.IsMap() && scope[key] && scope[key].IsScalar()) {
-          std::string value = scope[key].Scalar();
-          if (value.find("${{") == std::string::npos && !value.empty()) out.push_back(value);
-          return out;
-        }
-      return out;
+    // Exactly `${{ env.RUST }}`: the step's env, else the job's, else the
+    // workflow's (asciinema-server keeps every version in the workflow's env).
+    if (std::string_view t = str::trim(s); t.starts_with("${{") && t.ends_with("}}")) {
+      std::string_view inner = str::trim(t.substr(3, t.size() - 5));
+      if (inner.starts_with("env.") && inner.size() > 4 &&
+          std::all_of(inner.begin() + 4, inner.end(), [](char ch) {
+            return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '-';
+          })) {
+        const std::string key(inner.substr(4));
+        const YAML::Node step_env = step.IsDefined() && step.IsMap() ? step["env"] : YAML::Node();
+        for (const YAML::Node& scope : {step_env, job["env"], workflow_env_})
+          if (scope.IsDefined() && scope.IsMap() && scope[key] && scope[key].IsScalar()) {
+            std::string value = scope[key].Scalar();
+            if (value.find("${{") == std::string::npos && !value.empty()) out.push_back(value);
+            return out;
+          }
+        return out;
+      }
     }
     if (s.find("${{") != std::string::npos) return out;
     // A version file's name (setup-ruby's ".ruby-version", setup-node's
@@ -882,6 +934,12 @@ class BuildEnvScanner {
     std::string shown, note;
     bool ok = true;
     for (const auto& v : vs) {
+      // A Rust channel (stable, beta, nightly-2024-01-01) floats: no version, and no warning.
+      if (tool == "rust" && (kb_.rust_floating_channel(v) || v.starts_with("nightly-") || v.starts_with("beta-") ||
+                             v == "master")) {
+        if (vs.size() == 1) return;
+        continue;
+      }
       std::string n;
       auto r = read_tool_version(tool, v, kb_, n);
       if (!r) ok = false;
@@ -889,6 +947,7 @@ class BuildEnvScanner {
       shown += (shown.empty() ? "" : ", ") + v;
       if (!n.empty()) note = n;
     }
+    if (shown.empty()) return;  // channels only
     if (vs.size() > 1) note = "CI matrix: any of these versions (" + action + ")";
     else if (note.empty()) note = "CI installs this version (" + action + ")";
     Result<Range> r = ok ? Result<Range>(u) : Result<Range>(fail(ErrorCode::kInvalidArgument, "unreadable version"));
@@ -1009,17 +1068,12 @@ class BuildEnvScanner {
         std::string job = jkv.first.as<std::string>();
         const YAML::Node& j = jkv.second;
         if (!j.IsMap()) continue;
-        YAML::Node container = test_job(rel, job) ? j["container"] : YAML::Node();  // a deploy job's image tests nothing
-        if (container && container.IsScalar())
-          image(rel, "jobs." + job + ".container", container.as<std::string>(), ConstraintKind::kTested);
-        else if (container && container.IsMap() && container["image"] && container["image"].IsScalar())
-          image(rel, "jobs." + job + ".container.image", container["image"].as<std::string>(), ConstraintKind::kTested);
-        if (!j["steps"] || !j["steps"].IsSequence()) continue;
         // The job's steps, with those of the repository's own composite
         // actions it uses (`uses: ./.github/actions/setup`) in their place.
         std::vector<JobStep> steps;
         std::size_t n = 0;
-        for (const auto& step : j["steps"]) {
+        const YAML::Node no_steps(YAML::NodeType::Sequence);
+        for (const auto& step : j["steps"] && j["steps"].IsSequence() ? j["steps"] : no_steps) {
           steps.push_back({rel, "jobs." + job + ".steps[" + std::to_string(n++) + "]", step});
           if (step.IsMap() && step["uses"] && step["uses"].IsScalar() && step["uses"].Scalar().starts_with("./"))
             for (const auto& inner : composite_steps(step["uses"].Scalar())) {
@@ -1031,10 +1085,17 @@ class BuildEnvScanner {
         std::vector<std::string> scripts;
         for (const auto& s : steps)
           if (s.node.IsMap() && s.node["run"] && s.node["run"].IsScalar()) scripts.push_back(s.node["run"].Scalar());
+        const bool suite = runs_tests(scripts);
+        const bool tests = test_job(rel, job, suite);
+        YAML::Node container = tests ? j["container"] : YAML::Node();  // a deploy job's image tests nothing
+        if (container && container.IsScalar())
+          image(rel, "jobs." + job + ".container", container.as<std::string>(), ConstraintKind::kTested);
+        else if (container && container.IsMap() && container["image"] && container["image"].IsScalar())
+          image(rel, "jobs." + job + ".container.image", container["image"].as<std::string>(), ConstraintKind::kTested);
         // A macOS or Windows runner's commands are not the ones a Linux sandbox
         // runs (labels are case-insensitive: `macOS-latest`, `Windows-2022`).
         const bool other_os = other_os_runner(j);
-        const bool programs = test_job(rel, job) && !other_os && runs_tests(scripts);
+        const bool programs = tests && !other_os && suite;
         // Where run steps start: the step's working-directory, else the
         // job's or the workflow's `defaults.run.working-directory`.
         auto default_dir = [](const YAML::Node& n) -> std::string {
@@ -1047,29 +1108,35 @@ class BuildEnvScanner {
         if (job_dir.empty()) job_dir = default_dir(doc);
         for (const auto& [file, base, step] : steps) {
           if (step.IsMap() && step["run"] && step["run"].IsScalar())
-            ci_script(file, base + ".run", step["run"].as<std::string>(), test_job(rel, job),
+            ci_script(file, base + ".run", step["run"].as<std::string>(), tests,
                       step["working-directory"] && step["working-directory"].IsScalar() ? step["working-directory"].Scalar()
                                                                                           : job_dir,
                       programs);
           if (!step.IsMap() || !step["uses"] || !step["uses"].IsScalar()) continue;
           std::string uses = step["uses"].as<std::string>();
           // awalsh128/cache-apt-pkgs-action installs (and caches) the apt packages it is given.
-          if (uses.starts_with("awalsh128/cache-apt-pkgs-action@") && test_job(rel, job) && step["with"] && step["with"].IsMap() &&
+          if (uses.starts_with("awalsh128/cache-apt-pkgs-action@") && tests && step["with"] && step["with"].IsMap() &&
               step["with"]["packages"] && step["with"]["packages"].IsScalar()) {
             std::string list = step["with"]["packages"].as<std::string>();
             std::replace(list.begin(), list.end(), ',', ' ');
             ci_script(file, base + ".with.packages", "apt-get install " + list, true);
           }
           // cypress-io/github-action runs the end-to-end tests in the browser it is given.
-          if (uses.starts_with("cypress-io/github-action@") && !other_os && test_job(rel, job) && step["with"] && step["with"].IsMap() &&
+          if (uses.starts_with("cypress-io/github-action@") && !other_os && tests && step["with"] && step["with"].IsMap() &&
               step["with"]["browser"] && step["with"]["browser"].IsScalar())
             cypress_browser(step["with"]["browser"].Scalar(), "ci:" + file,
                             Evidence{file, base + ".with.browser", step["with"]["browser"].Scalar()});
           // A release job's runtime builds what is shipped, not what is tested
           // (traccar's release workflow sets up Java 25; its tests run on 21).
           for (const auto& [prefix, input, tool] : kActions) {
-            if (!uses.starts_with(prefix) || !step["with"] || !step["with"].IsMap() || release_job(rel, job)) continue;
-            ci_constraint(file, base + ".with." + input, tool, values(step["with"][input], j), uses);
+            if (!uses.starts_with(prefix) || release_job(rel, job, suite)) continue;
+            // dtolnay/rust-toolchain@1.83.0: the toolchain is the action's ref.
+            if (tool == "rust" && uses.starts_with("dtolnay/rust-toolchain@") && (!step["with"] || !step["with"]["toolchain"])) {
+              ci_constraint(file, base + ".uses", tool, {uses.substr(uses.find('@') + 1)}, uses);
+              continue;
+            }
+            if (!step["with"] || !step["with"].IsMap()) continue;
+            ci_constraint(file, base + ".with." + input, tool, values(step["with"][input], j, step), uses);
           }
         }
       }
@@ -1170,7 +1237,7 @@ class BuildEnvScanner {
       text += script[i];
     }
     const auto commands = shell_commands_of(without_heredocs(text));
-    package_manager_commands(commands, rel, where, where);
+    package_manager_commands(commands, rel, where, where, Purpose::kBuild, tests);
     if (!tests) return;
     ci_packages(rel, where, commands);
     if (programs) ci_programs(rel, where, commands, dir);
@@ -1640,18 +1707,20 @@ class BuildEnvScanner {
     for (const auto& wkv : wfs) {
       if (!wkv.second.IsMap() || !wkv.second["jobs"] || !wkv.second["jobs"].IsSequence()) continue;
       for (const auto& entry : wkv.second["jobs"]) {
+        // The job is the entry's key (`- build: {name: build-release, …}`
+        // runs the job `build` under another name).
         std::string name;
         YAML::Node config;
         if (entry.IsScalar()) name = entry.Scalar();
         else if (entry.IsMap() && entry.size() == 1 && entry.begin()->first.IsScalar()) {
           name = entry.begin()->first.Scalar();
-          config = entry.begin()->second;
+          config.reset(entry.begin()->second);
         }
         if (name.empty()) continue;
         bool tags = false;
-        if (config && config.IsMap()) {
-          if (config["name"] && config["name"].IsScalar()) name = config["name"].Scalar();
-          const YAML::Node f = config["filters"];
+        if (config.IsDefined() && config.IsMap()) {
+          const YAML::Node& c = config;  // const reads add no keys
+          const YAML::Node f = c["filters"];
           const YAML::Node ignore = f && f.IsMap() && f["branches"] && f["branches"].IsMap() ? f["branches"]["ignore"] : YAML::Node();
           auto all = [](const YAML::Node& n) { return n.IsScalar() && (n.Scalar() == "/.*/" || n.Scalar() == "/.+/"); };
           if (ignore && ignore.IsScalar()) tags = all(ignore);
@@ -1671,17 +1740,21 @@ class BuildEnvScanner {
   // A CI job (or workflow) named for releasing, deploying, publishing, the
   // docs or linting, or run only to ship (release_triggers, tag-only CircleCI
   // jobs): what it installs builds or checks something else.
-  bool test_job(const std::string& rel, const std::string& job) const { return job_kind(rel, job) == JobKind::kTest; }
+  bool test_job(const std::string& rel, const std::string& job, bool runs_tests = false) const {
+    return job_kind(rel, job, runs_tests) == JobKind::kTest;
+  }
   // Whether the job ships (a release, deploy, package or image job, or one
   // run only to ship): the runtime it sets up builds what is shipped, not
   // what is tested. A lint or docs job's runtime is still one the project
   // runs (rubygems.org sets up Node only to lint its JavaScript).
-  bool release_job(const std::string& rel, const std::string& job) const {
-    return job_kind(rel, job) == JobKind::kRelease;
+  bool release_job(const std::string& rel, const std::string& job, bool runs_tests = false) const {
+    return job_kind(rel, job, runs_tests) == JobKind::kRelease;
   }
   enum class JobKind { kTest, kRelease, kOther };
-  JobKind job_kind(const std::string& rel, const std::string& job) const {
-    if (release_files_.count(rel) || release_jobs_.count({rel, job})) return JobKind::kRelease;
+  // In order: a job named for testing tests; a job run only to ship ships;
+  // a job whose steps run the test suite tests, whatever its file is called
+  // (GitHub's python-package.yml template); then the name's words.
+  JobKind job_kind(const std::string& rel, const std::string& job, bool runs_tests) const {
     std::string words;  // publishDocs → publish-Docs: camelCase words count too
     for (char ch : rel + "/" + job) {
       if (std::isupper(static_cast<unsigned char>(ch)) && !words.empty() &&
@@ -1692,6 +1765,8 @@ class BuildEnvScanner {
     // A name that says test (test-in-docker, e2e) is a test job whatever else it says.
     if (has_word(words, {"test", "tests", "testing", "spec", "specs", "e2e", "rspec", "phpunit", "pytest"}))
       return JobKind::kTest;
+    if (release_files_.count(rel) || release_jobs_.count({rel, job})) return JobKind::kRelease;
+    if (runs_tests) return JobKind::kTest;
     if (has_word(words, {"release", "releases", "deploy", "deployment", "publish", "package", "packaging", "docker",
                          "image", "images"}))
       return JobKind::kRelease;
@@ -1744,10 +1819,7 @@ class BuildEnvScanner {
         if (!jkv.first.IsScalar() || !jkv.second.IsMap()) continue;
         const std::string job = jkv.first.Scalar();
         const YAML::Node& j = jkv.second;
-        if (test_job(rel, job) && j["docker"] && j["docker"].IsSequence() && j["docker"].size() > 0 && j["docker"][0].IsMap() &&
-            j["docker"][0]["image"] && j["docker"][0]["image"].IsScalar())
-          image(rel, "jobs." + job + ".docker[0].image", j["docker"][0]["image"].Scalar(), ConstraintKind::kTested);
-        if (!j["steps"] || !j["steps"].IsSequence()) continue;
+        const bool has_steps = j["steps"] && j["steps"].IsSequence();
         auto script_of = [](const YAML::Node& step) -> std::optional<std::string> {
           if (!step.IsMap() || !step["run"]) return std::nullopt;
           const YAML::Node& run = step["run"];
@@ -1756,10 +1828,16 @@ class BuildEnvScanner {
           return std::nullopt;
         };
         std::vector<std::string> scripts;
-        for (const auto& step : j["steps"])
-          if (auto s = script_of(step)) scripts.push_back(*s);
-        const bool tests = test_job(rel, job);
-        const bool programs = tests && !circleci_other_os(j) && runs_tests(scripts);
+        if (has_steps)
+          for (const auto& step : j["steps"])
+            if (auto s = script_of(step)) scripts.push_back(*s);
+        const bool suite = runs_tests(scripts);
+        const bool tests = test_job(rel, job, suite);
+        if (tests && j["docker"] && j["docker"].IsSequence() && j["docker"].size() > 0 && j["docker"][0].IsMap() &&
+            j["docker"][0]["image"] && j["docker"][0]["image"].IsScalar())
+          image(rel, "jobs." + job + ".docker[0].image", j["docker"][0]["image"].Scalar(), ConstraintKind::kTested);
+        if (!has_steps) continue;
+        const bool programs = tests && !circleci_other_os(j) && suite;
         std::size_t i = 0;
         for (const auto& step : j["steps"]) {
           std::string base = "jobs." + job + ".steps[" + std::to_string(i++) + "].run";

@@ -86,7 +86,8 @@ std::string ScanContext::scope_of(std::string_view file) {
 
 bool set_aside_tree(std::string_view file) {
   static constexpr std::string_view kAside[] = {"example", "examples", "sample", "samples", "demo", "demos",
-                                                "doc", "docs", "documentation", "packaging", "release",
+                                                "doc", "docs", "documentation", "packaging", "distribution",
+                                                "installer", "release",
                                                 "releases", "fixtures", "testdata", "test-fixtures"};
   std::string_view dirs = file.substr(0, file.rfind('/') == std::string_view::npos ? 0 : file.rfind('/'));
   for (auto part : str::split(dirs, '/')) {
@@ -389,12 +390,12 @@ namespace {
 std::string where(const Constraint& k) { return k.source.file + " " + k.source.field + "=" + str::quote(k.source.value, 60); }
 
 // The pin a scope selects when its pins disagree: the team's declaration in
-// .mac/project.yaml, then a version file, then a Dockerfile's FROM (the
+// .mac/project.yaml, then a version file, then a Dockerfile's FROM or RUN (the
 // project states its version in one place; the image follows it).
 std::optional<std::size_t> chosen_pin(const std::vector<std::size_t>& pins, const std::vector<Constraint>& cs) {
   auto rank = [&](std::size_t i) {
     if (cs[i].source.file.ends_with(".mac/project.yaml")) return 0;
-    return cs[i].source.field == "FROM" ? 2 : 1;
+    return cs[i].source.field == "FROM" || cs[i].source.field.starts_with("RUN ") ? 2 : 1;
   };
   std::optional<std::size_t> best;
   for (std::size_t i : pins)
