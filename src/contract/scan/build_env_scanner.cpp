@@ -780,9 +780,17 @@ class BuildEnvScanner {
     std::string lower = str::lower(rel);
     std::string b(oci::base_name(lower));
     if (!(b.ends_with(".md") || b.ends_with(".rst") || b.ends_with(".txt") || b == "install")) return false;
-    if (b.starts_with("readme") || b.starts_with("install")) return true;
+    if (b.starts_with("readme") || b.starts_with("install") || development_doc(b)) return true;
     return lower.find("install") != std::string::npos || lower.find("building") != std::string::npos ||
            lower.find("build-from-source") != std::string::npos;
+  }
+
+  // A contributor's guide (CONTRIBUTING.md, DEVELOPMENT.md, HACKING.md): every
+  // package it installs is for working on the project — building and testing
+  // it — so no build tool among them is needed to say so.
+  static bool development_doc(std::string_view lower_base) {
+    return lower_base.starts_with("contributing") || lower_base.starts_with("development") ||
+           lower_base.starts_with("hacking");
   }
 
   void install_doc_lines(const std::string& rel) {
@@ -796,7 +804,8 @@ class BuildEnvScanner {
         if (line.starts_with(prompt)) line = std::string(str::trim(std::string_view(line).substr(prompt.size())));
       if (!line.starts_with("apt") && !line.starts_with("sudo ")) continue;
       auto pkgs = installed_packages(shell_commands_of(line));
-      bool for_building = std::any_of(pkgs.begin(), pkgs.end(), [](const auto& p) { return !p.second && build_tool(p.first); });
+      bool for_building = development_doc(str::lower(oci::base_name(rel))) ||
+                          std::any_of(pkgs.begin(), pkgs.end(), [](const auto& p) { return !p.second && build_tool(p.first); });
       if (!for_building) continue;
       for (const auto& [name, apk] : pkgs)
         if (!apk) declared_package("docs:" + rel, rel, n, line, name, false, true);
