@@ -235,7 +235,8 @@ TEST(JvmFixtures, ProgramsTheTestJobRunsAndGitHubRawRepositories) {
   ASSERT_NE(floors(c, "python"), nullptr);
   EXPECT_EQ(floors(c, "python")->tested, std::vector<std::string>{">=3.12.0 <3.13.0"});
   // A contributor's guide installs what working on the project needs, build tool or not.
-  EXPECT_TRUE(required_by(c.build_libs, "python3-venv", "docs:CONTRIBUTING.md"));
+  EXPECT_TRUE(required_by(c.run_libs, "python3-venv", "docs:CONTRIBUTING.md"));
+  EXPECT_EQ(lib(c.run_libs, "python3-venv")->purpose, Purpose::kBuild);
   // A lint job's `npm install -g npm@9.1.0` is its own npm, not a version the tests run.
   ASSERT_NE(floors(c, "npm"), nullptr);
   EXPECT_TRUE(floors(c, "npm")->tested.empty());
