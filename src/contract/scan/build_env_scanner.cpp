@@ -878,7 +878,8 @@ class BuildEnvScanner {
   }
 
   // A with: value, with ${{ matrix.X }} replaced by the job's matrix list.
-  std::vector<std::string> values(const YAML::Node& v, const YAML::Node& job, const YAML::Node& step = YAML::Node()) {
+  std::vector<std::string> values(const YAML::Node& v, const YAML::Node& job, const YAML::Node& step = YAML::Node(),
+                                  const std::map<std::string, std::string>* inputs = nullptr) {
     std::vector<std::string> out;
     if (!v || !v.IsScalar()) return out;
     std::string s = v.as<std::string>();
@@ -927,6 +928,13 @@ class BuildEnvScanner {
           }
         return out;
       }
+      // `${{ inputs.node-version }}` in a composite action: what it was given, else its default.
+      if (inner.starts_with("inputs.") && inputs)
+        if (auto it = inputs->find(std::string(inner.substr(7))); it != inputs->end() && !it->second.empty()) {
+          for (auto line : str::split(it->second, '\n'))
+            if (auto t2 = str::trim(line); !t2.empty() && !t2.starts_with('.')) out.emplace_back(t2);
+          return out;
+        }
     }
     if (s.find("${{") != std::string::npos) return out;
     // A version file's name (setup-ruby's ".ruby-version", setup-node's
@@ -1070,7 +1078,8 @@ class BuildEnvScanner {
         {"actions/setup-java@", "java-version", "java"},  {"actions/setup-dotnet@", "dotnet-version", "dotnet"},
         {"erlef/setup-beam@", "elixir-version", "elixir"}, {"erlef/setup-beam@", "otp-version", "erlang"},
         {"shivammathur/setup-php@", "php-version", "php"}, {"ruby/setup-ruby@", "ruby-version", "ruby"},
-        {"actions-rs/toolchain@", "toolchain", "rust"},   {"dtolnay/rust-toolchain@", "toolchain", "rust"}};
+        {"actions-rs/toolchain@", "toolchain", "rust"},   {"dtolnay/rust-toolchain@", "toolchain", "rust"},
+        {"voidzero-dev/setup-vp@", "node-version", "node"}};
     std::size_t composite_expanded = 0;
     try {
       for (const auto& jkv : doc["jobs"]) {
@@ -1083,12 +1092,18 @@ class BuildEnvScanner {
         std::size_t n = 0;
         const YAML::Node no_steps(YAML::NodeType::Sequence);
         for (const auto& step : j["steps"] && j["steps"].IsSequence() ? j["steps"] : no_steps) {
-          steps.push_back({rel, "jobs." + job + ".steps[" + std::to_string(n++) + "]", step});
+          steps.push_back({rel, "jobs." + job + ".steps[" + std::to_string(n++) + "]", step, {}});
           if (step.IsMap() && step["uses"] && step["uses"].IsScalar() && step["uses"].Scalar().starts_with("./"))
             for (const auto& inner : composite_steps(step["uses"].Scalar())) {
               // Bounded: a workflow of many jobs using an action of many steps.
               if (++composite_expanded >= kMaxCompositeSteps) break;
               steps.push_back(inner);
+              // The caller's `with:` gives the action its inputs.
+              if (const YAML::Node with = step["with"]; with && with.IsMap())
+                for (const auto& kv : with)
+                  if (kv.first.IsScalar() && kv.second.IsScalar() && steps.back().inputs.size() < kMaxInputs &&
+                      kv.second.Scalar().find("${{") == std::string::npos)
+                    steps.back().inputs[kv.first.Scalar()] = kv.second.Scalar();
             }
         }
         std::vector<std::string> scripts;
@@ -1115,7 +1130,7 @@ class BuildEnvScanner {
         };
         std::string job_dir = default_dir(j);
         if (job_dir.empty()) job_dir = default_dir(doc);
-        for (const auto& [file, base, step] : steps) {
+        for (const auto& [file, base, step, inputs] : steps) {
           if (step.IsMap() && step["run"] && step["run"].IsScalar())
             ci_script(file, base + ".run", step["run"].as<std::string>(), tests,
                       step["working-directory"] && step["working-directory"].IsScalar() ? step["working-directory"].Scalar()
@@ -1145,7 +1160,7 @@ class BuildEnvScanner {
               continue;
             }
             if (!step["with"] || !step["with"].IsMap()) continue;
-            ci_constraint(file, base + ".with." + input, tool, values(step["with"][input], j, step), uses);
+            ci_constraint(file, base + ".with." + input, tool, values(step["with"][input], j, step, &inputs), uses);
           }
         }
       }
@@ -1191,6 +1206,9 @@ class BuildEnvScanner {
     std::string file;   // the workflow, or the composite action the step is in
     std::string where;  // "jobs.test.steps[2]", "runs.steps[0]"
     YAML::Node node;
+    // A composite action's inputs: what the calling step's `with:` gives,
+    // else the action's `inputs.X.default` (what `${{ inputs.X }}` is).
+    std::map<std::string, std::string> inputs;
   };
 
   // The steps of a composite action of the repository's own
@@ -1212,8 +1230,15 @@ class BuildEnvScanner {
         if (!runs || !runs.IsMap() || !runs["using"] || !runs["using"].IsScalar() || runs["using"].Scalar() != "composite" ||
             !runs["steps"] || !runs["steps"].IsSequence())
           break;
+        std::map<std::string, std::string> defaults;
+        if (const YAML::Node in = (*doc)["inputs"]; in && in.IsMap())
+          for (const auto& kv : in)
+            if (kv.first.IsScalar() && kv.second.IsMap() && kv.second["default"] && kv.second["default"].IsScalar() &&
+                defaults.size() < kMaxInputs)
+              defaults[kv.first.Scalar()] = kv.second["default"].Scalar();
         std::size_t k = 0;
-        for (const auto& step : runs["steps"]) out.push_back({*path, "runs.steps[" + std::to_string(k++) + "]", step});
+        for (const auto& step : runs["steps"])
+          out.push_back({*path, "runs.steps[" + std::to_string(k++) + "]", step, defaults});
         break;
       }
       it = composites_.emplace(dir, std::move(out)).first;
@@ -1222,6 +1247,7 @@ class BuildEnvScanner {
   }
   std::map<std::string, std::vector<JobStep>> composites_;
   static constexpr std::size_t kMaxCompositeSteps = 4096;  // per workflow
+  static constexpr std::size_t kMaxInputs = 256;           // per composite action
 
   // A CI script: package-manager commands, and the system packages it
   // installs before the tests run, which are what testing needs.
