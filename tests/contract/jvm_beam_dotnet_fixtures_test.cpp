@@ -374,10 +374,15 @@ TEST(DotnetFixtures, GlobalJsonRollForwardTargetFrameworksAndFeeds) {
   EXPECT_TRUE(has_ecosystem(c, "dotnet"));
   const RuntimeFloor* sdk = floors(c, "dotnet");
   ASSERT_NE(sdk, nullptr);
-  ASSERT_EQ(sdk->constraints.size(), 4u);
+  ASSERT_EQ(sdk->constraints.size(), 5u);  // global.json twice: a support and a pin
   EXPECT_EQ(sdk->constraints[0].source.file, "global.json");
   EXPECT_EQ(sdk->constraints[0].range, ">=8.0.204 <8.1.0");  // rollForward latestFeature
-  EXPECT_EQ(sdk->floor, "8.0.100");                          // net8.0 and net6.0;net8.0: SDK 8
+  EXPECT_EQ(constraint_kind_name(sdk->constraints[0].kind), std::string("support"));
+  EXPECT_EQ(constraint_kind_name(sdk->constraints[1].kind), std::string("pin"));
+  // The dotnet host refuses an SDK outside global.json's range: it bounds the
+  // support with net8.0 and net6.0;net8.0 (SDK 8).
+  EXPECT_EQ(sdk->floor, "8.0.204");
+  EXPECT_EQ(sdk->satisfying, ">=8.0.204 <8.1.0");
   EXPECT_EQ(sdk->pin, ">=8.0.204 <8.1.0");
   EXPECT_EQ(sdk->provision, ">=8.0.204 <8.1.0");
   // <clear/> drops nuget.org's default, which the file then adds back; the local folder feed reaches nothing.

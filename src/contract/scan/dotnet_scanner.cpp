@@ -80,9 +80,14 @@ class DotnetScanner {
       return;
     }
     auto r = dotnet_sdk_range(version, policy);
-    ctx_.constraint("dotnet", ConstraintKind::kPin, {rel, "sdk.version", policy.empty() ? version : version + " rollForward " + policy},
-                    r, "the SDKs global.json lets the dotnet host choose (rollForward " +
-                           (policy.empty() ? std::string("latestPatch, the default") : policy) + ")");
+    // The dotnet host refuses any other SDK ("A compatible .NET SDK was not
+    // found"): the range is what the project supports, so pre-flight holds
+    // a base's SDK to it, and it is also the project's own choice (a pin).
+    const Evidence ev{rel, "sdk.version", policy.empty() ? version : version + " rollForward " + policy};
+    const std::string note = "the SDKs global.json lets the dotnet host choose (rollForward " +
+                             (policy.empty() ? std::string("latestPatch, the default") : policy) + ")";
+    ctx_.constraint("dotnet", ConstraintKind::kSupport, ev, r, note);
+    ctx_.constraint("dotnet", ConstraintKind::kPin, ev, r, note);
   }
 
   void project(const std::string& rel) {

@@ -182,7 +182,7 @@ TEST(RouterEcosystems, AnyNewerJdkServesAnOlderFloorHeadlessFirst) {
 TEST(RouterEcosystems, DotnetHasNoDebianPackageSoItIsMicrosoftsSdk) {
   Plan p = plan("dotnet-webapi");
   EXPECT_EQ(rows(p), (std::vector<std::string>{
-                         "runtime | dotnet | >=8.0.100 | task-toolchain",
+                         "runtime | dotnet | >=8.0.204 <8.1.0 | task-toolchain",  // global.json bounds it
                          "run-lib | libc6 | installed | overlay | libc6",
                          "run-lib | libgcc-s1 | installed | overlay | libgcc-s1",
                          "run-lib | libgssapi-krb5-2 | installed | overlay | libgssapi-krb5-2",
