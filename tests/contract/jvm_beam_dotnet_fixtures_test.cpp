@@ -82,7 +82,10 @@ TEST(JvmFixtures, GroovyLibraryCompatibilityReleaseAndRepositories) {
   Contract c = scan_fixture("jvm-gradle-groovy");
   const RuntimeFloor* java = floors(c, "java");
   ASSERT_NE(java, nullptr);
-  ASSERT_EQ(java->constraints.size(), 4u);
+  ASSERT_EQ(java->constraints.size(), 5u);
+  // Gradle's daemon JVM criteria (gradle/gradle-daemon-jvm.properties) pin the JDK too.
+  EXPECT_EQ(java->constraints[4].source.field, "toolchainVersion");
+  EXPECT_EQ(constraint_kind_name(java->constraints[4].kind), std::string("pin"));
   EXPECT_EQ(java->constraints[1].source.field, "line 10 sourceCompatibility");
   EXPECT_EQ(java->constraints[1].range, ">=8.0.0");  // JavaVersion.VERSION_1_8
   EXPECT_EQ(java->constraints[2].range, ">=8.0.0");  // '1.8'

@@ -195,6 +195,7 @@ class JvmScanner {
     }
     for (const auto& f : mvnw) wrapper(f, "maven", "mvnw");
     for (const auto& f : gradlew) wrapper(f, "gradle", "gradlew");
+    for (const auto& f : ctx_.fs().files_named("gradle-daemon-jvm.properties")) daemon_jvm(f);
     if (!gradle.empty() && gradlew.empty())
       ctx_.needs_tool("gradle", gradle, "a Gradle build without a Gradle wrapper (gradle runs it)");
   }
@@ -228,6 +229,16 @@ class JvmScanner {
         ctx_.constraint(k, ConstraintKind::kPin, {rel, k, v}, r, "the SDKMAN! candidate the project pins");
       }
     }
+  }
+
+  // gradle/gradle-daemon-jvm.properties (Gradle 8.8+, `./gradlew updateDaemonJvm`):
+  // `toolchainVersion=17` is the JDK the Gradle daemon itself runs on, which
+  // Gradle finds or provisions before it builds: the JDK the project pins.
+  void daemon_jvm(const std::string& rel) {
+    auto text = ctx_.fs().read_text(rel);
+    if (!text) return;
+    const auto props = jvm_properties(*text);
+    if (auto v = props.find("toolchainVersion"); v != props.end()) pin(rel, "toolchainVersion", v->second);
   }
 
   void pin(const std::string& rel, const std::string& field, const std::string& value) {
@@ -756,9 +767,10 @@ class JvmScanner {
 }  // namespace
 
 bool jvm_file(std::string_view name) {
-  static constexpr std::array<std::string_view, 9> kNames = {
+  static constexpr std::array<std::string_view, 10> kNames = {
       "pom.xml", "build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts",
-      "maven-wrapper.properties", "gradle-wrapper.properties", ".java-version", ".sdkmanrc"};
+      "maven-wrapper.properties", "gradle-wrapper.properties", ".java-version", ".sdkmanrc",
+      "gradle-daemon-jvm.properties"};
   // gradle/libs.versions.toml and other version catalogs
   return std::find(kNames.begin(), kNames.end(), name) != kNames.end() || name.ends_with(".versions.toml");
 }
