@@ -508,7 +508,11 @@ TEST(MissedBuilds, PycurlCompilesOnlyBeforeItsLinuxWheels) {
 TEST(DeclaredPackages, WhatADockerfileDownloadsAndItsVariantNames) {
   Contract c = scan_fixture("docker-downloads");
   EXPECT_EQ(origin_of(c, "www.sqlite.org"), "install-time");
-  EXPECT_EQ(egress(c, "www.sqlite.org")->evidence.front().field, "line 3");
+  EXPECT_EQ(egress(c, "www.sqlite.org")->evidence.front().field, "line 5");
+  // The Node the builder downloads from nodejs.org, by its ARG: a version the build runs.
+  ASSERT_NE(floors(c, "node"), nullptr);
+  EXPECT_EQ(floors(c, "node")->tested, std::vector<std::string>{"=22.11.0"});
+  EXPECT_EQ(floors(c, "node")->constraints.front().source.field, "RUN line 4");
   EXPECT_EQ(origin_of(c, "astral.sh"), "install-time");
   EXPECT_EQ(egress(c, "astral.sh")->evidence.front().value, "curl -LsSf https://astral.sh/uv/install.sh");
   EXPECT_EQ(origin_of(c, "github.com"), "install-time");

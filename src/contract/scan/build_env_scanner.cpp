@@ -352,7 +352,7 @@ class BuildEnvScanner {
     } else {
       for (const auto& r : runs)
         installs(rel, r.line, r.text, packaging || image_stages.count(r.stage) + target_stages.count(r.stage) > 0,
-                 purpose(r.stage), packaging);
+                 purpose(r.stage), packaging, &args);
     }
     for (const auto& a : adds) downloaded(a.at, a.url, purpose(a.stage));
     // The image the final stage is built on pins its runtime; an earlier
@@ -371,7 +371,7 @@ class BuildEnvScanner {
   // stages are build needs. Alpine names go through `alpine_packages`. The
   // same line's package-manager commands and downloads are read too.
   void installs(const std::string& rel, std::size_t line, const std::string& run, bool final_stage, Purpose purpose,
-                bool packaging = false) {
+                bool packaging = false, const std::map<std::string, std::string>* args = nullptr) {
     auto commands = shell_commands_of(run_body(run));
     for (const auto& [name, apk] : installed_packages(commands)) {
       if (const std::string* tool = kb_.runtime_install(name))
@@ -382,6 +382,47 @@ class BuildEnvScanner {
     }
     package_manager_commands(commands, rel, "RUN", "line " + std::to_string(line), purpose);
     downloads(commands, rel, line, purpose);
+    if (args) runtime_downloads(commands, rel, line, purpose, *args);
+  }
+
+  // A runtime a RUN line downloads from its release host, with the version
+  // in the URL (danbooru's `curl https://nodejs.org/dist/v${NODE_VERSION}/…`,
+  // with ARG NODE_VERSION=24.19.0): that image's version, as a FROM line's
+  // is — its pin in an image's own stage, else a version the build runs.
+  void runtime_downloads(const std::vector<ShellCommand>& commands, const std::string& rel, std::size_t line,
+                         Purpose purpose, const std::map<std::string, std::string>& args) {
+    struct Release {
+      std::string_view tool, prefix;
+    };
+    static constexpr std::array<Release, 5> kReleases = {{
+        {"node", "https://nodejs.org/dist/v"},
+        {"go", "https://go.dev/dl/go"},
+        {"go", "https://dl.google.com/go/go"},
+        {"go", "https://golang.org/dl/go"},
+        {"python", "https://www.python.org/ftp/python/"},
+    }};
+    for (const auto& c : commands) {
+      if (!c.program()) continue;
+      const std::string_view prog = program_base(*c.program());
+      if (prog != "curl" && prog != "wget") continue;
+      for (std::size_t k = c.start + 1; k < c.words.size(); ++k) {
+        if (!c.words[k].starts_with("https://")) continue;
+        const std::string url = c.words[k].size() <= kMaxArgBytes ? substitute(c.words[k], args) : c.words[k];
+        for (const auto& [tool, prefix] : kReleases) {
+          if (!url.starts_with(prefix)) continue;
+          std::size_t end = prefix.size();
+          while (end < url.size() && (std::isdigit(static_cast<unsigned char>(url[end])) || url[end] == '.')) ++end;
+          std::string version = url.substr(prefix.size(), end - prefix.size());
+          while (version.ends_with('.')) version.pop_back();  // go1.22.5.linux-amd64
+          const auto v = parse_version(version, VersionSyntax::kStrict);
+          if (!v || version.find('.') == std::string::npos) break;
+          ctx_.constraint(std::string(tool), purpose == Purpose::kRun ? ConstraintKind::kPin : ConstraintKind::kTested,
+                          {rel, "RUN line " + std::to_string(line), url.substr(0, 160)}, Range::exactly(*v),
+                          "the image's build downloads " + std::string(tool) + " " + v->str() + " from its release host");
+          break;
+        }
+      }
+    }
   }
 
   static constexpr std::size_t kMaxFromPatterns = 16;
