@@ -131,6 +131,10 @@ TEST(ToolVersionFixtures, AsdfMiseAndDeclaredEgress) {
   EXPECT_EQ(floors(c, "ruby")->pin, "=3.3.0");  // tracked since the Ruby scanner; a pin, no Gemfile
   EXPECT_EQ(floor_of(c, "ruby"), "3.3.0");
   EXPECT_TRUE(noted(c, "mise.toml", "names no release"));
+  // mise.lock: the release mise resolved `rust = "latest"` to is the version the project installs.
+  ASSERT_NE(floors(c, "rust"), nullptr);
+  EXPECT_EQ(floors(c, "rust")->pin, "=1.80.1");
+  EXPECT_EQ(floors(c, "rust")->constraints.back().source.field, "tools.rust.version");
   EXPECT_EQ(origin_of(c, "api.github.com"), "declared");
   EXPECT_EQ(egress(c, "api.github.com")->reason, "release metadata");
   EXPECT_EQ(origin_of(c, "uploads.example.com"), "declared");

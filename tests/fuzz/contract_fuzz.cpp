@@ -27,7 +27,7 @@
 namespace {
 
 // New names go at the end: a seed's first byte keeps naming the same file.
-constexpr std::array<const char*, 51> kFiles = {
+constexpr std::array<const char*, 52> kFiles = {
     "package.json", "package-lock.json", "pnpm-lock.yaml", "yarn.lock",      "bun.lock",     "pyproject.toml",
     "Cargo.toml",   "Cargo.lock",        "go.mod",         "go.work",        "mise.toml",    ".tool-versions",
     ".nvmrc",       "uv.lock",           "poetry.lock",    "requirements.txt", "Dockerfile",
@@ -44,7 +44,7 @@ constexpr std::array<const char*, 51> kFiles = {
     // Test code naming Testcontainers images, and a script a CI test job runs (issue 33's fourth round).
     "src/test/java/AppIT.java", "ci/test.sh",
     // LibMan's manifest, and a Dockerfile below the root (its own build context or not).
-    "src/Web/libman.json", "docker/Dockerfile", "gradle/gradle-daemon-jvm.properties"};
+    "src/Web/libman.json", "docker/Dockerfile", "gradle/gradle-daemon-jvm.properties", "mise.lock"};
 
 // A file a scanner reads only in a project of its kind, or only when
 // another file leads to it: that file, with the least content that does.

@@ -27,10 +27,10 @@ namespace {
 
 // File names any scanner reads; everything else is never opened.
 bool interesting(std::string_view name) {
-  static constexpr std::array<std::string_view, 46> kNames = {
+  static constexpr std::array<std::string_view, 47> kNames = {
       "package.json", "package-lock.json", "npm-shrinkwrap.json", "pnpm-lock.yaml", "pnpm-workspace.yaml",
       "yarn.lock", "bun.lock", "bun.lockb", ".nvmrc", ".node-version", ".npmrc", ".yarnrc.yml", ".yarnrc",
-      ".tool-versions", "mise.toml", ".mise.toml", "pyproject.toml", "Pipfile", "setup.py", "setup.cfg", "runtime.txt",
+      ".tool-versions", "mise.toml", ".mise.toml", "mise.lock", "pyproject.toml", "Pipfile", "setup.py", "setup.cfg", "runtime.txt",
       ".python-version", "uv.lock", "poetry.lock", "go.mod", "go.work", "Cargo.toml", "Cargo.lock",
       "rust-toolchain", "rust-toolchain.toml", "config.toml", "CMakeLists.txt", "meson.build", "Makefile",
       "project.yaml", "binding.gyp", ".python-version.txt", "python-version", "Gemfile", "Gemfile.lock", "gems.rb", "gems.locked", ".ruby-version",

@@ -54,12 +54,28 @@ void mise(ScanContext& ctx, const std::string& rel) {
   }
 }
 
+// mise.lock (`mise lock`): the exact release mise resolved each tool of
+// mise.toml to (`[[tools.node]] version = "24.14.1"` for `node = "24"`), the
+// version the project's environment installs.
+void mise_lock(ScanContext& ctx, const std::string& rel) {
+  TomlFile t = TomlFile::read(ctx, rel);
+  if (!t.ok()) return;
+  for (const auto& k : t.keys("tools")) {
+    std::string tool = tool_name(k);
+    if (tool.empty()) continue;
+    const std::string field = "tools." + k;
+    const auto versions = t.array_field(field, "version");
+    if (versions.size() == 1) record(ctx, rel, field + ".version", tool, versions.front());
+  }
+}
+
 }  // namespace
 
 void scan_tool_versions(ScanContext& ctx) {
   for (const auto& f : ctx.fs().files_named(".tool-versions")) tool_versions(ctx, f);
   for (const char* n : {"mise.toml", ".mise.toml"})
     for (const auto& f : ctx.fs().files_named(n)) mise(ctx, f);
+  for (const auto& f : ctx.fs().files_named("mise.lock")) mise_lock(ctx, f);
 }
 
 }  // namespace strata::contract
