@@ -232,13 +232,15 @@ TEST(JvmFixtures, ProgramsTheTestJobRunsAndGitHubRawRepositories) {
   // matrix keeps its readable entry; dtolnay/rust-toolchain@1.80 is its ref's.
   const RuntimeFloor* rust = floors(c, "rust");
   ASSERT_NE(rust, nullptr);
-  EXPECT_EQ(rust->tested, (std::vector<std::string>{">=1.70.0 <1.71.0", ">=1.80.0 <1.81.0", "=1.83.0"}));
+  // (A toolchain with its host triple, 1.72.0-x86_64-unknown-linux-gnu, is release 1.72.0.)
+  EXPECT_EQ(rust->tested, (std::vector<std::string>{">=1.70.0 <1.71.0", "=1.72.0", ">=1.80.0 <1.81.0", "=1.83.0"}));
   EXPECT_EQ(rust->constraints.front().source.file, ".github/workflows/next.yml");
   // python-package.yml's `build` job runs pytest: a test job, whatever its file is called.
   ASSERT_NE(floors(c, "python"), nullptr);
   EXPECT_EQ(floors(c, "python")->tested, std::vector<std::string>{">=3.12.0 <3.13.0"});
   // A contributor's guide installs what working on the project needs, build tool or not.
   EXPECT_TRUE(required_by(c.run_libs, "python3-venv", "docs:CONTRIBUTING.md"));
+  EXPECT_EQ(lib(c.run_libs, "the"), nullptr);  // prose ("apt install the dependencies listed …") is no command
   EXPECT_EQ(lib(c.run_libs, "python3-venv")->purpose, Purpose::kBuild);
   // A lint job's `npm install -g npm@9.1.0` is its own npm, not a version the tests run.
   ASSERT_NE(floors(c, "npm"), nullptr);
@@ -458,7 +460,7 @@ TEST(DotnetFixtures, LibmanAspireAndWhatTheImagesSay) {
   ASSERT_NE(lib(c.run_libs, "gcc"), nullptr);
   EXPECT_EQ(lib(c.run_libs, "gcc")->purpose, Purpose::kRun);
   EXPECT_EQ(lib(c.run_libs, "xvfb")->purpose, Purpose::kRun);
-  // loadtest/ copies its own package.json: a project of its own, whose image's
+  // loadtest/ copies its own package*.json: a project of its own, whose image's
   // compiler builds it (a build need), though every file is beside it.
   EXPECT_TRUE(required_by(c.build_libs, "g++", "dockerfile:loadtest/Dockerfile"));
   EXPECT_FALSE(noted(c, "loadtest/Dockerfile", "built from its own directory"));

@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cctype>
 
 #include "contract/knowledge/knowledge_data.hpp"
 
@@ -223,10 +224,21 @@ const KbPackage* KnowledgeBase::package(std::string_view eco, std::string_view n
 const std::string* KnowledgeBase::entry_for(std::string_view eco, std::string_view name) const {
   auto e = packages_.find(eco);
   if (e == packages_.end()) return nullptr;
-  if (auto p = e->second.find(name); p != e->second.end()) return &p->first;
+  // NuGet package IDs are case-insensitive (`aspire.hosting.postgresql` is
+  // Aspire.Hosting.PostgreSQL); its table has a few dozen entries.
+  auto find = [&](std::string_view key) {
+    auto p = e->second.find(key);
+    if (p != e->second.end() || eco != "nuget") return p;
+    return std::find_if(e->second.begin(), e->second.end(), [&](const auto& kv) {
+      return kv.first.size() == key.size() && std::equal(key.begin(), key.end(), kv.first.begin(), [](char a, char b) {
+               return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+             });
+    });
+  };
+  if (auto p = find(name); p != e->second.end()) return &p->first;
   for (auto cut = name.find_last_of(".:/"); cut != std::string_view::npos && cut > 0;
        cut = name.find_last_of(".:/", cut - 1)) {
-    auto p = e->second.find(name.substr(0, cut));
+    auto p = find(name.substr(0, cut));
     if (p != e->second.end() && p->second.family) return &p->first;
   }
   return nullptr;

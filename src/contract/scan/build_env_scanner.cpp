@@ -6,6 +6,7 @@
 #include <array>
 #include <cctype>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <nlohmann/json.hpp>
@@ -215,10 +216,14 @@ class BuildEnvScanner {
       if (kw == "copy" || kw == "add") {
         // Over its continuation lines (a COPY of many sources), without moving `n`.
         std::string joined(str::trim(lines[n]));
-        for (std::size_t k = n + 1; joined.ends_with('\\') && k < lines.size() && joined.size() < kMaxArgBytes * 64; ++k) {
+        std::size_t last = n;
+        while (joined.ends_with('\\') && last + 1 < lines.size()) {
           joined.pop_back();
-          joined += ' ';
-          joined += str::trim(lines[k]);
+          if (joined.size() < kMaxArgBytes * 64) {
+            joined += ' ';
+            joined += str::trim(lines[last + 1]);
+          }
+          ++last;
         }
         const auto w = str::split_ws(joined);
         std::size_t i = 1;
@@ -233,6 +238,7 @@ class BuildEnvScanner {
             if (src.find('$') != std::string::npos || context_files.size() >= kMaxContextSources) context_unknown = true;
             else context_files.insert(std::move(src));
           }
+        if (kw == "copy") n = last;  // its continuation lines are its own, not instructions
       }
       if (kw == "add" && f.size() >= 3) {
         for (std::size_t i = 1; i + 1 < f.size(); ++i)
@@ -427,6 +433,10 @@ class BuildEnvScanner {
 
   static constexpr std::size_t kMaxFromPatterns = 16;
   static constexpr std::size_t kMaxContextSources = 256;
+  // Directory listings own_context has read, and glob prefixes it has
+  // matched in them: once per scan, however many Dockerfiles ask.
+  std::map<std::string, std::vector<std::string>> listings_;
+  std::map<std::pair<std::string, std::string>, bool> globbed_;
 
   // Whether a Dockerfile below the root is built from its own directory:
   // it copies something, each thing it copies is there (a glob by its
@@ -451,8 +461,8 @@ class BuildEnvScanner {
                return ctx_.fs().is_file(path + "/" + std::string(m));
              });
     };
-    std::map<std::string, std::vector<std::string>> listings;  // each directory read once
-    std::map<std::pair<std::string, std::string>, bool> globbed;  // each (directory, prefix) matched once
+    auto& listings = listings_;
+    auto& globbed = globbed_;
     auto exists = [&](const std::string& base, std::string src) {
       while (src.starts_with("./")) src.erase(0, 2);
       while (src.size() > 1 && src.ends_with('/')) src.pop_back();
@@ -474,6 +484,17 @@ class BuildEnvScanner {
     for (const auto& src : sources) {
       if (!exists(dir, src)) return false;
       if (src.find_first_of("*?[") == std::string::npos && project_at(dir + "/" + src)) return false;
+      // `package*.json`, `go.*`, `*.csproj`: a glob some manifest beside it matches.
+      if (const auto glob = src.find_first_of("*?["); glob != std::string::npos && src.find('/') == std::string::npos) {
+        const std::string prefix = src.substr(0, glob);
+        auto listed = listings.find(dir);
+        if (listed == listings.end()) listed = listings.emplace(dir, ctx_.fs().list_dir(dir)).first;
+        const auto& entries = listed->second;
+        if (std::any_of(entries.begin(), entries.end(), [&](const std::string& e) {
+              return e.starts_with(prefix) && project_at(dir + "/" + e);
+            }))
+          return false;
+      }
       all_at_root = all_at_root && exists("", src);
     }
     return !all_at_root;
@@ -820,6 +841,9 @@ class BuildEnvScanner {
   static bool install_doc(const std::string& rel) {
     std::string lower = str::lower(rel);
     std::string b(oci::base_name(lower));
+    // Another project's documents, vendored beside its code, are not this one's.
+    for (std::string_view d : {"vendor/", "third_party/", "third-party/", "node_modules/"})
+      if (lower.starts_with(d) || lower.find("/" + std::string(d)) != std::string::npos) return false;
     if (!(b.ends_with(".md") || b.ends_with(".rst") || b.ends_with(".txt") || b == "install")) return false;
     if (b.starts_with("readme") || b.starts_with("install") || development_doc(b)) return true;
     return lower.find("install") != std::string::npos || lower.find("building") != std::string::npos ||
@@ -837,21 +861,33 @@ class BuildEnvScanner {
   void install_doc_lines(const std::string& rel) {
     auto text = ctx_.fs().read_text(rel);
     if (!text) return;
-    std::size_t n = 0;
+    const bool contributing = development_doc(str::lower(oci::base_name(rel)));
+    std::size_t n = 0, declared = 0;
+    bool fenced = false;
     for (auto raw : str::split(*text, '\n')) {
       ++n;
       std::string line(str::trim(raw));
+      if (line.starts_with("```") || line.starts_with("~~~")) fenced = !fenced;
+      bool prompt_seen = false;
       for (std::string_view prompt : {"$ ", "# ", "> ", "sudo "})
-        if (line.starts_with(prompt)) line = std::string(str::trim(std::string_view(line).substr(prompt.size())));
+        if (line.starts_with(prompt)) {
+          prompt_seen = prompt_seen || prompt != "sudo ";
+          line = std::string(str::trim(std::string_view(line).substr(prompt.size())));
+        }
       if (!line.starts_with("apt") && !line.starts_with("sudo ")) continue;
       auto pkgs = installed_packages(shell_commands_of(line));
-      bool for_building = development_doc(str::lower(oci::base_name(rel))) ||
+      // A contributor's guide's commands (in a code block, or after a
+      // prompt) are for working on the project, build tool or not; its prose
+      // ("apt install the dependencies listed …") is not a command.
+      const bool command = fenced || prompt_seen || raw.starts_with("    ") || raw.starts_with("\t");
+      bool for_building = (contributing && command) ||
                           std::any_of(pkgs.begin(), pkgs.end(), [](const auto& p) { return !p.second && build_tool(p.first); });
       if (!for_building) continue;
       for (const auto& [name, apk] : pkgs)
-        if (!apk) declared_package("docs:" + rel, rel, n, line, name, false, true);
+        if (!apk && ++declared <= kMaxDocPackages) declared_package("docs:" + rel, rel, n, line, name, false, true);
     }
   }
+  static constexpr std::size_t kMaxDocPackages = 256;  // per document
 
   // `final_stage`: what is not a build tool or -dev package is needed at run time.
   void declared_package(const std::string& required_by, const std::string& rel, std::size_t line,
@@ -924,6 +960,8 @@ class BuildEnvScanner {
     std::vector<std::string> out;
     if (!v || !v.IsScalar()) return out;
     std::string s = v.as<std::string>();
+    // A job that may fail as a whole (`continue-on-error: true`) tries versions; it tests none.
+    if (const YAML::Node coe = job["continue-on-error"]; coe && coe.IsScalar() && coe.Scalar() == "true") return out;
     auto m = s.find("matrix.");
     if (s.find("${{") != std::string::npos && m != std::string::npos) {
       std::string key(str::trim(s.substr(m + 7, s.find("}}") - m - 7)));
@@ -940,8 +978,11 @@ class BuildEnvScanner {
       if (const YAML::Node coe = job["continue-on-error"]; coe && coe.IsScalar()) {
         const std::string expr = coe.Scalar();
         const auto eq = expr.find("==");
-        if (eq != std::string::npos && expr.find("matrix." + key) != std::string::npos &&
-            expr.find("matrix." + key) < eq) {
+        const auto named = expr.find("matrix." + key);
+        const std::size_t after = named == std::string::npos ? 0 : named + 7 + key.size();
+        if (eq != std::string::npos && named != std::string::npos && named < eq &&
+            (after >= expr.size() || !(std::isalnum(static_cast<unsigned char>(expr[after])) || expr[after] == '_' ||
+                                       expr[after] == '-'))) {
           std::string v(str::trim(expr.substr(eq + 2, expr.find("}}", eq) - eq - 2)));
           v = str::unquote(v);
           std::erase(out, v);
@@ -949,8 +990,6 @@ class BuildEnvScanner {
       }
       return out;
     }
-    // A job that may fail as a whole (`continue-on-error: true`) tries a version; it tests none.
-    if (const YAML::Node coe = job["continue-on-error"]; coe && coe.IsScalar() && coe.Scalar() == "true") return out;
     // Exactly `${{ env.RUST }}`: the step's env, else the job's, else the
     // workflow's (asciinema-server keeps every version in the workflow's env).
     if (std::string_view t = str::trim(s); t.starts_with("${{") && t.ends_with("}}")) {
@@ -964,7 +1003,8 @@ class BuildEnvScanner {
         for (const YAML::Node& scope : {step_env, job["env"], workflow_env_})
           if (scope.IsDefined() && scope.IsMap() && scope[key] && scope[key].IsScalar()) {
             std::string value = scope[key].Scalar();
-            if (value.find("${{") == std::string::npos && !value.empty()) out.push_back(value);
+            // (A version file's name, `.nvmrc`, is read where the file is scanned.)
+            if (value.find("${{") == std::string::npos && !value.empty() && !value.starts_with('.')) out.push_back(value);
             return out;
           }
         return out;
@@ -991,12 +1031,21 @@ class BuildEnvScanner {
     Range u{{}};
     std::string shown, note;
     bool ok = true;
-    for (const auto& v : vs) {
-      // A Rust channel (stable, beta, nightly-2024-01-01) floats: no version, and no warning.
-      if (tool == "rust" && (kb_.rust_floating_channel(v) || v.starts_with("nightly-") || v.starts_with("beta-") ||
-                             v == "master")) {
-        if (vs.size() == 1) return;
-        continue;
+    for (const auto& given : vs) {
+      std::string v = given;
+      if (tool == "rust") {
+        // A toolchain with its host triple (1.72.0-x86_64-unknown-linux-gnu): the release is before it.
+        for (std::string_view arch : {"-x86_64-", "-aarch64-", "-i686-", "-armv7-", "-arm-", "-riscv64"})
+          if (auto at = v.find(arch); at != std::string::npos) v.resize(at);
+        // A channel (stable, beta, nightly-2024-01-01) floats, and an action's
+        // ref may be a branch or a commit: no version, and no warning.
+        const bool commit = v.size() >= 7 && std::all_of(v.begin(), v.end(), [](char ch) { return std::isxdigit(static_cast<unsigned char>(ch)); }) &&
+                            v.find('.') == std::string::npos && std::any_of(v.begin(), v.end(), [](char ch) { return std::isalpha(static_cast<unsigned char>(ch)); });
+        if (kb_.rust_floating_channel(v) || v.starts_with("nightly-") || v.starts_with("beta-") || v == "master" ||
+            v == "main" || commit) {
+          if (vs.size() == 1) return;
+          continue;
+        }
       }
       std::string n;
       auto r = read_tool_version(tool, v, kb_, n);
@@ -1133,19 +1182,26 @@ class BuildEnvScanner {
         std::size_t n = 0;
         const YAML::Node no_steps(YAML::NodeType::Sequence);
         for (const auto& step : j["steps"] && j["steps"].IsSequence() ? j["steps"] : no_steps) {
-          steps.push_back({rel, "jobs." + job + ".steps[" + std::to_string(n++) + "]", step, {}});
-          if (step.IsMap() && step["uses"] && step["uses"].IsScalar() && step["uses"].Scalar().starts_with("./"))
-            for (const auto& inner : composite_steps(step["uses"].Scalar())) {
+          steps.push_back({rel, "jobs." + job + ".steps[" + std::to_string(n++) + "]", step, nullptr});
+          if (step.IsMap() && step["uses"] && step["uses"].IsScalar() && step["uses"].Scalar().starts_with("./")) {
+            const auto inner_steps = composite_steps(step["uses"].Scalar());
+            // The caller's `with:` gives the action its inputs, once for all its steps.
+            std::shared_ptr<const std::map<std::string, std::string>> given =
+                inner_steps.empty() ? nullptr : inner_steps.front().inputs;
+            if (const YAML::Node with = step["with"]; !inner_steps.empty() && with && with.IsMap()) {
+              auto merged = std::make_shared<std::map<std::string, std::string>>(*given);
+              for (const auto& kv : with)
+                if (kv.first.IsScalar() && kv.second.IsScalar() && merged->size() < kMaxInputs &&
+                    kv.second.Scalar().find("${{") == std::string::npos)
+                  (*merged)[kv.first.Scalar()] = kv.second.Scalar();
+              given = std::move(merged);
+            }
+            for (const auto& inner : inner_steps) {
               // Bounded: a workflow of many jobs using an action of many steps.
               if (++composite_expanded >= kMaxCompositeSteps) break;
-              steps.push_back(inner);
-              // The caller's `with:` gives the action its inputs.
-              if (const YAML::Node with = step["with"]; with && with.IsMap())
-                for (const auto& kv : with)
-                  if (kv.first.IsScalar() && kv.second.IsScalar() && steps.back().inputs.size() < kMaxInputs &&
-                      kv.second.Scalar().find("${{") == std::string::npos)
-                    steps.back().inputs[kv.first.Scalar()] = kv.second.Scalar();
+              steps.push_back({inner.file, inner.where, inner.node, given});
             }
+          }
         }
         std::vector<std::string> scripts;
         for (const auto& s : steps)
@@ -1196,12 +1252,13 @@ class BuildEnvScanner {
           for (const auto& [prefix, input, tool] : kActions) {
             if (!uses.starts_with(prefix) || release_job(rel, job, suite)) continue;
             // dtolnay/rust-toolchain@1.83.0: the toolchain is the action's ref.
-            if (tool == "rust" && uses.starts_with("dtolnay/rust-toolchain@") && (!step["with"] || !step["with"]["toolchain"])) {
+            if (tool == "rust" && uses.starts_with("dtolnay/rust-toolchain@") &&
+                (!step["with"] || !step["with"].IsMap() || !step["with"]["toolchain"])) {
               ci_constraint(file, base + ".uses", tool, {uses.substr(uses.find('@') + 1)}, uses);
               continue;
             }
             if (!step["with"] || !step["with"].IsMap()) continue;
-            ci_constraint(file, base + ".with." + input, tool, values(step["with"][input], j, step, &inputs), uses);
+            ci_constraint(file, base + ".with." + input, tool, values(step["with"][input], j, step, inputs.get()), uses);
           }
         }
       }
@@ -1248,8 +1305,9 @@ class BuildEnvScanner {
     std::string where;  // "jobs.test.steps[2]", "runs.steps[0]"
     YAML::Node node;
     // A composite action's inputs: what the calling step's `with:` gives,
-    // else the action's `inputs.X.default` (what `${{ inputs.X }}` is).
-    std::map<std::string, std::string> inputs;
+    // else the action's `inputs.X.default` (what `${{ inputs.X }}` is);
+    // one map shared by every step of one use of the action.
+    std::shared_ptr<const std::map<std::string, std::string>> inputs;
   };
 
   // The steps of a composite action of the repository's own
@@ -1271,12 +1329,12 @@ class BuildEnvScanner {
         if (!runs || !runs.IsMap() || !runs["using"] || !runs["using"].IsScalar() || runs["using"].Scalar() != "composite" ||
             !runs["steps"] || !runs["steps"].IsSequence())
           break;
-        std::map<std::string, std::string> defaults;
+        auto defaults = std::make_shared<std::map<std::string, std::string>>();
         if (const YAML::Node in = (*doc)["inputs"]; in && in.IsMap())
           for (const auto& kv : in)
             if (kv.first.IsScalar() && kv.second.IsMap() && kv.second["default"] && kv.second["default"].IsScalar() &&
-                defaults.size() < kMaxInputs)
-              defaults[kv.first.Scalar()] = kv.second["default"].Scalar();
+                defaults->size() < kMaxInputs)
+              (*defaults)[kv.first.Scalar()] = kv.second["default"].Scalar();
         std::size_t k = 0;
         for (const auto& step : runs["steps"])
           out.push_back({*path, "runs.steps[" + std::to_string(k++) + "]", step, defaults});
@@ -1326,14 +1384,16 @@ class BuildEnvScanner {
   // `./refine e2e_tests`). A job that only builds, diffs generated code or
   // publishes calls programs for its own plumbing.
   bool runs_tests(const std::vector<std::string>& scripts) {
-    static constexpr std::array<std::string_view, 19> kTokens = {
+    static constexpr std::array<std::string_view, 22> kTokens = {
         "test",  "tests",   "testing", "spec",    "specs",  "rspec", "pytest", "phpunit", "pest",  "jest",
-        "vitest", "mocha",  "e2e",     "verify",  "check",  "ctest", "cucumber", "behat", "cypress"};
+        "vitest", "mocha",  "e2e",     "verify",  "check",  "ctest", "cucumber", "behat", "cypress",
+        "unittest", "tox",  "nox"};  // tox and nox run their test environments by default
     // The programs that run a project's tasks by name (`mix test`, `npm run test:unit`, `./gradlew check`).
-    static constexpr std::array<std::string_view, 30> kDrivers = {
+    static constexpr std::array<std::string_view, 33> kDrivers = {
         "mix",  "mvn",    "mvnw", "gradle", "gradlew", "npm",  "yarn", "pnpm",  "bun",  "npx",
         "make", "go",     "cargo", "dotnet", "bundle", "rake", "rails", "php",  "composer", "python",
-        "python3", "tox", "nox",  "poetry", "uv",     "deno", "sbt",  "swift", "just",  "task"};
+        "python3", "tox", "nox",  "poetry", "uv",     "deno", "sbt",  "swift", "just",  "task",
+        "hatch", "coverage", "pdm"};
     // Whole alphanumeric tokens of a word: `e2e_tests`, `test:unit`, `bin/rspec`; not `latest`.
     auto says_test = [](std::string_view w) {
       std::string token;
@@ -1381,15 +1441,26 @@ class BuildEnvScanner {
         const std::string_view path = script_run_by(c);
         if (path.empty()) continue;
         auto rel = resolve_rel("", path);
-        if (!rel || !ctx_.fs().is_file(*rel) || ++scripts_looked_ > kMaxCiScripts) continue;
-        auto text = ctx_.fs().read_text(*rel, ctx_.fs().limits().max_source_bytes);
-        if (!text) continue;
-        for (const auto& inner : shell_commands_of(without_heredocs(*text)))
-          if (inner.program() && command_tests(inner)) return true;
+        if (!rel) continue;
+        // Each script is read once, whichever jobs run it (70 jobs running ci/go.sh are one read).
+        if (auto known = script_tests_.find(*rel); known != script_tests_.end()) {
+          if (known->second) return true;
+          continue;
+        }
+        if (!ctx_.fs().is_file(*rel) || script_tests_.size() >= kMaxCiScripts) continue;
+        bool tests = false;
+        if (auto text = ctx_.fs().read_text(*rel, ctx_.fs().limits().max_source_bytes))
+          for (const auto& inner : shell_commands_of(without_heredocs(*text)))
+            if (inner.program() && command_tests(inner)) {
+              tests = true;
+              break;
+            }
+        script_tests_.emplace(*rel, tests);
+        if (tests) return true;
       }
     return false;
   }
-  std::size_t scripts_looked_ = 0;
+  std::map<std::string, bool> script_tests_;  // a repository script → whether it runs tests
 
 
   // The programs a job that runs the tests calls, which the runner's image
@@ -1468,8 +1539,9 @@ class BuildEnvScanner {
         std::size_t cursor = 0, line_no = 1;
         for (const auto& sc : shell_commands_of(body)) {
           if (!sc.program()) continue;
-          // Looked for within the next 64 KiB only: a word the quotes rewrote is not found, at no great cost.
-          if (auto at = std::string_view(body).substr(cursor, 64u << 10).find(*sc.program()); at != std::string_view::npos) {
+          // Looked for within the next 4 KiB only: a word the quotes rewrote
+          // is not found, and each miss costs no more than that window.
+          if (auto at = std::string_view(body).substr(cursor, 4u << 10).find(*sc.program()); at != std::string_view::npos) {
             at += cursor;
             line_no += static_cast<std::size_t>(std::count(body.begin() + static_cast<std::ptrdiff_t>(cursor),
                                                            body.begin() + static_cast<std::ptrdiff_t>(at), '\n'));

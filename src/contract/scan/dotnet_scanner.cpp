@@ -166,6 +166,7 @@ class DotnetScanner {
   // each library's provider, else the file's defaultProvider. The hosts are
   // each provider's API and file host; `filesystem` reaches none.
   void libman(const std::string& rel) {
+    if (set_aside_tree(rel)) return;  // a sample's or the documentation site's libraries
     auto text = ctx_.fs().read_text(rel);
     if (!text) return;
     auto j = nlohmann::json::parse(*text, nullptr, false, true);
@@ -190,7 +191,7 @@ class DotnetScanner {
         {"jsdelivr", "jsDelivr", {"data.jsdelivr.com", "cdn.jsdelivr.net"}},
     }};
     std::set<std::string> done;
-    std::size_t n = 0;
+    std::size_t n = 0, unknown = 0;
     for (const auto& lib : *libs) {
       if (++n > kMaxLibmanLibraries) break;
       if (!lib.is_object()) continue;
@@ -200,7 +201,8 @@ class DotnetScanner {
       if (provider.empty() || provider == "filesystem" || !done.insert(provider).second) continue;
       auto p = std::find_if(kProviders.begin(), kProviders.end(), [&](const Provider& k) { return k.name == provider; });
       if (p == kProviders.end()) {
-        ctx_.note(rel, "LibMan provider " + str::quote(provider) + " is not one strata knows; its hosts are not added");
+        if (++unknown <= 4)
+          ctx_.note(rel, "LibMan provider " + str::quote(provider) + " is not one strata knows; its hosts are not added");
         continue;
       }
       for (std::string_view host : p->hosts)

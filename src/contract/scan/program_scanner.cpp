@@ -1,6 +1,7 @@
 #include "contract/scan/program_scanner.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <array>
 #include <cctype>
 #include <cstdint>
@@ -151,10 +152,19 @@ bool skipped_source_name(std::string_view n) {
   return false;
 }
 
-bool skipped_source(std::string_view rel) {
+// `vendored(dir)`: whether a nested vendor/ or third_party/ directory holds
+// another project's code. At the root they always do; below it, an app's own
+// module namespace may carry the name (glific's lib/glific/third_party/,
+// its integrations with other services), so only one with a license is.
+bool skipped_source(std::string_view rel, const std::function<bool(const std::string&)>& vendored) {
   auto parts = str::split(rel, '/');
-  for (std::size_t i = 0; i + 1 < parts.size(); ++i)
-    if (skipped_source_dir(parts[i])) return true;
+  std::string dir;
+  for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+    dir += (i ? "/" : "") + std::string(parts[i]);
+    if (!skipped_source_dir(parts[i])) continue;
+    const bool namespace_like = parts[i] == "third_party" || parts[i] == "third-party" || parts[i] == "vendor";
+    if (!namespace_like || i == 0 || vendored(dir)) return true;
+  }
   return skipped_source_name(parts.back());
 }
 
@@ -373,6 +383,22 @@ class ProgramScanner {
  public:
   explicit ProgramScanner(ScanContext& ctx) : ctx_(ctx) {}
 
+ private:
+  // A directory that carries another project's license (each directory looked at once).
+  std::map<std::string, bool> vendored_dirs_;
+  std::function<bool(const std::string&)> vendored_ = [this](const std::string& dir) {
+    auto [it, fresh] = vendored_dirs_.try_emplace(dir, false);
+    if (fresh)
+      for (const char* f : {"LICENSE", "LICENSE.txt", "LICENSE.md", "COPYING", "LICENCE", "README.md", "README"})
+        if (ctx_.fs().is_file(dir + "/" + f)) {
+          it->second = true;
+          break;
+        }
+    return it->second;
+  };
+
+ public:
+
   void run() {
     // Every source file lang_of knows: entry scripts first (they run in the
     // image whatever else the code does), then the rest in path order, so a
@@ -389,7 +415,7 @@ class ProgramScanner {
     std::uint64_t total = 0;
     for (const auto& f : files) {
       auto lang = lang_of(base_name_of(f));
-      if (!lang || skipped_source(f) || (*lang == Lang::kShell && !entry_script(f))) continue;
+      if (!lang || skipped_source(f, vendored_) || (*lang == Lang::kShell && !entry_script(f))) continue;
       if (++read > ctx_.fs().limits().max_source_files) {
         ctx_.note(".", "stopped looking for executed programs after " +
                            std::to_string(ctx_.fs().limits().max_source_files) + " source files");
@@ -431,7 +457,7 @@ class ProgramScanner {
     std::uint64_t total = 0;
     for (const auto& f : files) {
       auto lang = lang_of(base_name_of(f));
-      if (lang != Lang::kNode || skipped_source(f)) continue;
+      if (lang != Lang::kNode || skipped_source(f, vendored_)) continue;
       if (++read > ctx_.fs().limits().max_source_files || total > kMaxSourceTotalBytes) break;
       auto text = ctx_.fs().read_text(f, ctx_.fs().limits().max_source_bytes);
       if (!text) continue;

@@ -86,8 +86,7 @@ std::string ScanContext::scope_of(std::string_view file) {
 
 bool set_aside_tree(std::string_view file) {
   static constexpr std::string_view kAside[] = {"example", "examples", "sample", "samples", "demo", "demos",
-                                                "doc", "docs", "documentation", "packaging", "distribution",
-                                                "installer", "release",
+                                                "doc", "docs", "documentation", "packaging", "release",
                                                 "releases", "fixtures", "testdata", "test-fixtures"};
   std::string_view dirs = file.substr(0, file.rfind('/') == std::string_view::npos ? 0 : file.rfind('/'));
   for (auto part : str::split(dirs, '/')) {
