@@ -167,6 +167,7 @@ class BuildEnvScanner {
     bool context_unknown = false;            // a JSON-form or variable source: where it is, is not read
     auto lines = str::split(*text, '\n');
     for (std::size_t n = 0; n < lines.size(); ++n) {
+      std::size_t instruction_end = n;  // a COPY's or ADD's last continuation line
       auto f = str::split_ws(lines[n]);
       if (f.empty() || f[0].starts_with('#')) continue;
       std::string kw = str::lower(f[0]);
@@ -214,7 +215,8 @@ class BuildEnvScanner {
         }
       }
       if (kw == "copy" || kw == "add") {
-        // Over its continuation lines (a COPY of many sources), without moving `n`.
+        // Over its continuation lines (a COPY of many sources); they are its
+        // own, not instructions, and are passed over once it is read.
         std::string joined(str::trim(lines[n]));
         std::size_t last = n;
         while (joined.ends_with('\\') && last + 1 < lines.size()) {
@@ -238,13 +240,16 @@ class BuildEnvScanner {
             if (src.find('$') != std::string::npos || context_files.size() >= kMaxContextSources) context_unknown = true;
             else context_files.insert(std::move(src));
           }
-        if (kw == "copy") n = last;  // its continuation lines are its own, not instructions
+        instruction_end = last;
       }
       if (kw == "add" && f.size() >= 3) {
         for (std::size_t i = 1; i + 1 < f.size(); ++i)
           if (f[i].starts_with("http://") || f[i].starts_with("https://"))
             adds.push_back({Evidence{rel, "line " + std::to_string(n + 1), std::string(str::trim(lines[n])).substr(0, 160)},
                             stage, substitute(std::string(f[i]), args)});
+        n = instruction_end;
+      } else if (kw == "copy") {
+        n = instruction_end;
       } else if (kw == "run") {
         // One instruction over its continuation lines; comment lines inside
         // a continuation are dropped, as Docker does.
@@ -329,8 +334,8 @@ class BuildEnvScanner {
     // root, none is a project's manifest or a directory holding one, and it
     // downloads what it packages (zaproxy's docker/Dockerfile-stable unpacks a
     // released ZAP and copies docker/'s scripts). What it installs is that
-    // image's, as a production image's is, in every stage.
-    // (And it downloads what it packages: an ADD of a URL, or curl, wget or git in a RUN.)
+    // image's, as a production image's is, in every stage. (It downloads: an
+    // ADD of a URL, or curl, wget or git in a RUN.)
     const bool downloads_something =
         !adds.empty() || std::any_of(runs.begin(), runs.end(), [](const Run& r) {
           for (const auto& c : shell_commands_of(run_body(r.text)))
