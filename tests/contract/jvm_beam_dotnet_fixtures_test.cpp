@@ -473,6 +473,10 @@ TEST(ElixirFixtures, ProgramsTheApplicationRuns) {
   EXPECT_TRUE(required_by(c.run_libs, "imagemagick", "exec:mogrify"));
   EXPECT_TRUE(required_by(c.run_libs, "ffmpeg", "exec:ffprobe"));
   EXPECT_EQ(lib(c.run_libs, "imagemagick")->evidence.front().file, "lib/media/thumbnail.ex");
+  // A nested third_party/ without a license of its own is the application's
+  // code (its `System.cmd(\n "sox"` counts); a vendored tree with its license is not.
+  EXPECT_TRUE(required_by(c.run_libs, "sox", "exec:sox"));
+  EXPECT_EQ(lib(c.run_libs, "pandoc"), nullptr);
   // `elixir: @elixir_requirement` reads the module attribute.
   ASSERT_NE(floors(c, "elixir"), nullptr);
   EXPECT_EQ(floors(c, "elixir")->floor, "1.16.0");

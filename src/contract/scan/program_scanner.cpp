@@ -155,7 +155,8 @@ bool skipped_source_name(std::string_view n) {
 // `vendored(dir)`: whether a nested vendor/ or third_party/ directory holds
 // another project's code. At the root they always do; below it, an app's own
 // module namespace may carry the name (glific's lib/glific/third_party/,
-// its integrations with other services), so only one with a license is.
+// its integrations with other services), so only one with a license of its
+// own, or of the project directly inside it (vendor/markdown/LICENSE), is.
 bool skipped_source(std::string_view rel, const std::function<bool(const std::string&)>& vendored) {
   auto parts = str::split(rel, '/');
   std::string dir;
@@ -163,7 +164,9 @@ bool skipped_source(std::string_view rel, const std::function<bool(const std::st
     dir += (i ? "/" : "") + std::string(parts[i]);
     if (!skipped_source_dir(parts[i])) continue;
     const bool namespace_like = parts[i] == "third_party" || parts[i] == "third-party" || parts[i] == "vendor";
-    if (!namespace_like || i == 0 || vendored(dir)) return true;
+    if (!namespace_like || i == 0 || vendored(dir) ||
+        (i + 2 < parts.size() && vendored(dir + "/" + std::string(parts[i + 1]))))
+      return true;
   }
   return skipped_source_name(parts.back());
 }
