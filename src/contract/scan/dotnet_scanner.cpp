@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <optional>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -57,15 +58,23 @@ class DotnetScanner {
   }
 
  private:
-  void global_json(const std::string& rel) {
+  // A JSON file of the .NET tools, which read it with comments allowed
+  // (global.json, libman.json); a warning naming it when it is no object.
+  std::optional<nlohmann::json> json_object(const std::string& rel) {
     auto text = ctx_.fs().read_text(rel);
-    if (!text) return;
-    // global.json is read by the dotnet host with comments allowed.
+    if (!text) return std::nullopt;
     auto j = nlohmann::json::parse(*text, nullptr, false, true);
     if (j.is_discarded() || !j.is_object()) {
       ctx_.warn(rel, "not a JSON object; nothing is read from it");
-      return;
+      return std::nullopt;
     }
+    return j;
+  }
+
+  void global_json(const std::string& rel) {
+    auto parsed = json_object(rel);
+    if (!parsed) return;
+    const nlohmann::json& j = *parsed;
     auto sdk = j.find("sdk");
     if (sdk == j.end()) return;
     if (!sdk->is_object()) {
@@ -167,13 +176,9 @@ class DotnetScanner {
   // each provider's API and file host; `filesystem` reaches none.
   void libman(const std::string& rel) {
     if (set_aside_tree(rel)) return;  // a sample's or the documentation site's libraries
-    auto text = ctx_.fs().read_text(rel);
-    if (!text) return;
-    auto j = nlohmann::json::parse(*text, nullptr, false, true);
-    if (j.is_discarded() || !j.is_object()) {
-      ctx_.warn(rel, "not a JSON object; no LibMan library is read from it");
-      return;
-    }
+    auto parsed = json_object(rel);
+    if (!parsed) return;
+    const nlohmann::json& j = *parsed;
     auto str_of = [](const nlohmann::json& o, const char* key) {
       auto it = o.find(key);
       return it != o.end() && it->is_string() ? it->get<std::string>() : std::string();
