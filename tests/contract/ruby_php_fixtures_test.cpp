@@ -336,6 +336,25 @@ TEST(PhpFixtures, APhpDebianLacksNamesTheExtensionPackagesOfItsOwnLine) {
   EXPECT_EQ(c.warnings.size(), 1u);
 }
 
+// require.php ^8.4 excludes Debian's 8.2 and the Dockerfile pins php:8.5:
+// the version provisioned is 8.5, so the extension packages are 8.5's, not
+// those of the support's lowest line (8.4).
+TEST(PhpFixtures, TheExtensionPackagesFollowTheProvisionedPhpLine) {
+  Contract c = scan_fixture("php-dockerfile-line");
+  const RuntimeFloor* php = floors(c, "php");
+  ASSERT_NE(php, nullptr);
+  EXPECT_EQ(php->satisfying, ">=8.4.0 <9.0.0");
+  EXPECT_EQ(php->provision, ">=8.5.0 <8.6.0");
+  EXPECT_TRUE(required_by(c.run_libs, "php8.5-intl", "php:ext-intl"));
+  EXPECT_TRUE(required_by(c.run_libs, "php8.5-pgsql", "php:ext-pdo_pgsql"));
+  for (const auto& l : c.run_libs) EXPECT_FALSE(l.package.starts_with("php8.4-")) << l.package;
+  // The Dockerfile's own -dev libraries are its compile's, not renamed.
+  EXPECT_NE(lib(c.build_libs, "libicu-dev"), nullptr);
+  EXPECT_TRUE(warned(c, "composer.json",
+                     "require.php \"^8.4\" excludes Debian 12's PHP 8.2: the extension packages are named for PHP "
+                     "8.5 (php8.5-*), the line the contract provisions"));
+}
+
 // Programs PHP code runs (exec, Symfony Process; not PDO::exec) and the
 // coverage driver CI loads.
 TEST(PhpFixtures, ProgramsTheCodeRunsAndTheCoverageDriver) {

@@ -213,6 +213,7 @@ class Router {
         row.layer = Layer::kBase;
         row.why = f->source;
         provided = f->version;
+        if (tool == "php" && f->kind == "dpkg") follow_php_line(provided);
         // A toolchain layer in the image carries the runtime's own pieces
         // (headers, venv, pip, npm) as the task toolchain it came from did.
         if (f->source.find(kToolchainRoot) != std::string::npos) layered_[tool] = tool + " " + f->version;
@@ -227,11 +228,14 @@ class Router {
       } else if (info && !info->bootstrap.empty()) {
         row.layer = Layer::kProjectBootstrap;
         row.why = replace_all(std::string(info->bootstrap), "{version}", bootstrap_version(*info, w));
-      } else if (auto pkg = archive_runtime(tool, w, info)) {
+      } else if (auto pkg = archive_runtime(tool, rf, w, info)) {
         row.layer = Layer::kOverlay;
-        row.packages = {pkg->first};
-        row.why = "archive candidate " + pkg->first + " " + pkg->second + " satisfies " + w.text;
-        provided = pkg->second;
+        row.packages = {pkg->package};
+        row.why = "archive candidate " + pkg->package + " " + pkg->version + " satisfies " + w.text;
+        if (pkg->meant && rf.provision != w.text)
+          row.why += ", the version the repository means (" + rf.provision_reason + ")";
+        provided = pkg->version;
+        if (tool == "php") follow_php_line(provided);
       } else if (info && !info->url.empty() && !w.floor) {
         // A release download needs a release number; "any" names none.
         row.layer = Layer::kUnrouted;
@@ -303,11 +307,55 @@ class Router {
     }
   }
 
+  // The archive package that carries `tool`: the version the repository
+  // means (its provision: a pin, the newest it tests) where the archive has
+  // it — an archive with several PHPs gives a Dockerfile's php:8.5 its 8.5 —,
+  // else the lowest the support admits.
+  struct ArchiveRuntime {
+    std::string package, version;
+    bool meant = false;  // the provision's, not only the support's
+  };
+  std::optional<ArchiveRuntime> archive_runtime(const std::string& tool, const RuntimeFloor& rf, const Want& w,
+                                                const ToolInfo* info) const {
+    if (auto p = parse_npm_range(rf.provision); !rf.provision.empty() && p && !p->is_empty() && p->floor()) {
+      Want meant{*p, p->floor(), rf.provision};
+      if (auto found = archive_candidate(tool, meant, info)) return ArchiveRuntime{found->first, found->second, true};
+    }
+    if (auto found = archive_candidate(tool, w, info)) return ArchiveRuntime{found->first, found->second, false};
+    return std::nullopt;
+  }
+
+  // Extension packages are built for one PHP line: on the sandbox's Debian-
+  // packaged PHP (the archive's, or the base's dpkg one), the contract's
+  // php8.5-intl is that line's php8.4-intl. Only packages every need of which
+  // is PHP's own ("php:ext-intl") are renamed.
+  void follow_php_line(const std::string& provided) {
+    auto v = parse_version(image::upstream_version(provided));
+    if (!v) return;
+    const std::string line = std::to_string(v->major) + "." + std::to_string(v->minor);
+    for (auto* libs : {&build_libs_, &run_libs_})
+      for (const auto& [pkg, by] : std::map<std::string, std::set<std::string>>(*libs)) {
+        const auto dash = pkg.find('-');
+        if (!pkg.starts_with("php") || dash == std::string::npos || dash < 6 || pkg.compare(3, dash - 3, line) == 0 ||
+            !std::isdigit(static_cast<unsigned char>(pkg[3])) ||
+            !std::all_of(by.begin(), by.end(), [](const std::string& b) { return b.starts_with("php:"); }))
+          continue;
+        const std::string renamed = "php" + line + pkg.substr(dash);
+        plan_.decisions.push_back({"deb:" + pkg, "package",
+                                   pkg + " is installed as " + renamed + ", the extension for the sandbox's PHP " +
+                                       line});
+        (*libs)[renamed].insert(by.begin(), by.end());
+        for (auto& only : run_only_)
+          if (only.second.erase(pkg)) only.second.insert(renamed);
+        libs->erase(pkg);
+      }
+  }
+
   // The archive package that carries `tool` within `w`: the table's
   // packages first (python3.{minor} is the floor's minor), then any other
   // versioned package of the tool, lowest admitted version first.
-  std::optional<std::pair<std::string, std::string>> archive_runtime(const std::string& tool, const Want& w,
-                                                                     const ToolInfo* info) const {
+  std::optional<std::pair<std::string, std::string>> archive_candidate(const std::string& tool, const Want& w,
+                                                                       const ToolInfo* info) const {
     std::vector<std::string> names;
     if (info)
       for (auto d : info->debian) {

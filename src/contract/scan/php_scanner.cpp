@@ -400,11 +400,11 @@ class PhpScanner {
     }
     if (!ext->debian.empty() && line != "8.2" && !beyond_warned_) {
       beyond_warned_ = true;
-      ctx_.warn(beyond_debian_->file, beyond_debian_->field + " " + str::quote(beyond_debian_->value) +
-                                          " excludes Debian 12's PHP 8.2: the extension packages are named for PHP " +
-                                          line + " (php" + line +
-                                          "-*), which an archive with that PHP has (Debian 12's has not); a PHP "
-                                          "built elsewhere needs its own build of them");
+      ctx_.line_named("php", line, *beyond_debian_,
+                      beyond_debian_->field + " " + str::quote(beyond_debian_->value) +
+                          " excludes Debian 12's PHP 8.2: the extension packages are named for PHP {line} "
+                          "(php{line}-*), the line the contract provisions, which an archive with that PHP has "
+                          "(Debian 12's has not); a PHP built elsewhere needs its own build of them");
     }
     auto compiled = compiled_.find(name);
     if (compiled == compiled_.end()) return;

@@ -284,6 +284,54 @@ void ScanContext::egress_rejected(RejectedEgress r) {
 
 void ScanContext::command(const std::string& name, const std::string& reason) { commands_[name].insert(reason); }
 
+void ScanContext::line_named(const std::string& tool, std::string line, Evidence why, std::string message) {
+  line_named_.try_emplace(tool, LineNamed{std::move(line), std::move(why), std::move(message)});
+}
+
+// The packages follow the line of the provisioned version when it is one line
+// ("=8.5.1", ">=8.5.0 <8.6.0"); a provision spanning lines (the whole support)
+// leaves them on the scanner's line, the support's lowest.
+void ScanContext::follow_provisioned_line(const std::string& tool, const LineNamed& named, const RuntimeFloor* rf) {
+  std::string line = named.line;
+  if (rf && !rf->provision.empty())
+    if (auto p = parse_npm_range(rf->provision); p && !p->is_empty() && p->floor()) {
+      const Version f = *p->floor();
+      const std::string mm = std::to_string(f.major) + "." + std::to_string(f.minor);
+      auto within = parse_npm_range(">=" + mm + ".0 <" + std::to_string(f.major) + "." + std::to_string(f.minor + 1) + ".0");
+      if (within && intersect(*p, *within).str() == p->str()) line = mm;
+    }
+  if (line != named.line) {
+    const std::string from = tool + named.line + "-", to = tool + line + "-", own = tool + ":";
+    for (auto* libs : {&build_libs_, &run_libs_}) {
+      auto& evidence = libs == &build_libs_ ? build_lib_evidence_ : run_lib_evidence_;
+      auto& purposes = libs == &build_libs_ ? build_lib_purpose_ : run_lib_purpose_;
+      for (const auto& [pkg, by] : std::map<std::string, std::set<std::string>>(*libs)) {
+        if (!pkg.starts_with(from) ||
+            !std::all_of(by.begin(), by.end(), [&](const std::string& b) { return b.starts_with(own); }))
+          continue;
+        const std::string renamed = to + pkg.substr(from.size());
+        (*libs)[renamed].insert(by.begin(), by.end());
+        auto [it, fresh] = purposes.try_emplace(renamed, purposes[pkg]);
+        merge_purpose(it->second, purposes[pkg], fresh);
+        for (auto& e : evidence[pkg]) keep_evidence(evidence[renamed], std::move(e));
+        libs->erase(pkg);
+        evidence.erase(pkg);
+        purposes.erase(pkg);
+      }
+    }
+  }
+  std::string message;
+  for (std::size_t i = 0; i < named.message.size();) {
+    if (named.message.compare(i, 6, "{line}") == 0) {
+      message += line;
+      i += 6;
+    } else {
+      message += named.message[i++];
+    }
+  }
+  warn(named.why.file, std::move(message));
+}
+
 void ScanContext::workspace(Workspace ws) {
   for (const auto& w : workspaces_)
     if (w.path == ws.path && w.manager == ws.manager) return;
@@ -301,6 +349,10 @@ Contract ScanContext::finish(std::string root, std::vector<NativePackage> native
   }
   for (auto& [tool, evidence] : needed_tools_)
     if (!c.runtime_floors.count(tool)) c.runtime_floors[tool].constraints = std::move(evidence);
+  for (const auto& [tool, named] : line_named_) {
+    auto rf = c.runtime_floors.find(tool);
+    follow_provisioned_line(tool, named, rf == c.runtime_floors.end() ? nullptr : &rf->second);
+  }
   std::sort(natives.begin(), natives.end(), [](const NativePackage& a, const NativePackage& b) {
     return std::tie(a.ecosystem, a.name) < std::tie(b.ecosystem, b.name);
   });

@@ -115,6 +115,14 @@ class ScanContext {
   void egress_url(std::string_view url, EgressOrigin origin, const std::string& reason, Evidence ev,
                   Purpose purpose = Purpose::kBuild);
   void command(const std::string& name, const std::string& reason);
+  // Packages built for one line of a runtime (php8.4-intl for PHP 8.4), which
+  // a scanner names for `line` before the floors are known. finish() renames
+  // them to the line of the version the contract provisions (a Dockerfile's
+  // php:8.5 beside require.php ^8.4: php8.5-intl) and then warns once on
+  // `why.file` with `message`, whose "{line}" is the line they are named for.
+  // A package is renamed only when every need of it is the tool's own
+  // ("php:ext-intl").
+  void line_named(const std::string& tool, std::string line, Evidence why, std::string message);
   void workspace(Workspace ws);
   // A need beyond building and testing that the repository asks to provision ("run").
   void include(const std::string& need) { include_.insert(need); }
@@ -173,6 +181,13 @@ class ScanContext {
   std::vector<RejectedEgress> egress_rejected_;
   std::map<std::string, std::set<std::string>> commands_;
   std::vector<Workspace> workspaces_;
+  struct LineNamed {
+    std::string line;
+    Evidence why;
+    std::string message;
+  };
+  std::map<std::string, LineNamed> line_named_;
+  void follow_provisioned_line(const std::string& tool, const LineNamed& named, const RuntimeFloor* rf);
 };
 
 // True when a repo-relative path lies in a tree that is not part of building

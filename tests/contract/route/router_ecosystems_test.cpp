@@ -110,6 +110,42 @@ TEST(RouterEcosystems, PhpExtensionsFollowThePhpOfTheBase) {
   EXPECT_EQ(layer_name(row(own, "phpize")->layer), std::string("base"));
 }
 
+// An archive with several PHPs (packages.sury.org's) gives the repository
+// the PHP it means: the Dockerfile's php:8.5, not the support's lowest 8.4.
+// One with only 8.4 gives 8.4, and the extensions are 8.4's: a plan never
+// pairs one PHP with another's extension packages.
+TEST(RouterEcosystems, ThePhpTheRepositoryMeansAndItsExtensionsFromAnArchiveWithSeveral) {
+  Contract c = scan("php-dockerfile-line");
+  std::map<std::string, std::string> both{
+      {"php8.4-cli", "8.4.15-1+0~20251120.1+debian12~1.gbp"}, {"php8.4-intl", "8.4.15-1+0~20251120.1+debian12~1.gbp"},
+      {"php8.4-pgsql", "8.4.15-1+0~20251120.1+debian12~1.gbp"}, {"php8.5-cli", "8.5.0-1+0~20251121.2+debian12~1.gbp"},
+      {"php8.5-intl", "8.5.0-1+0~20251121.2+debian12~1.gbp"},  {"php8.5-pgsql", "8.5.0-1+0~20251121.2+debian12~1.gbp"},
+      {"composer", "2.5.5-1+deb12u5"}, {"unzip", "6.0-28"}, {"libicu-dev", "72.1-3"}, {"libpq-dev", "15.13-0+deb12u1"}};
+  auto has = [](const Plan& p, const std::string& pkg) {
+    return std::find(p.overlay_packages.begin(), p.overlay_packages.end(), pkg) != p.overlay_packages.end();
+  };
+
+  Plan several = route({c, bare_base(), Candidates(both, {}), "oci:/images:base"});
+  ASSERT_NE(row(several, "php"), nullptr);
+  EXPECT_EQ(row(several, "php")->packages, std::vector<std::string>{"php8.5-cli"});
+  EXPECT_NE(row(several, "php")->why.find("the version the repository means"), std::string::npos);
+  for (const char* pkg : {"php8.5-intl", "php8.5-pgsql"}) EXPECT_TRUE(has(several, pkg)) << pkg;
+  for (const auto& pkg : several.overlay_packages) EXPECT_FALSE(pkg.starts_with("php8.4")) << pkg;
+
+  std::map<std::string, std::string> only84;
+  for (const auto& e : both)
+    if (!e.first.starts_with("php8.5")) only84.insert(e);
+  Plan one = route({c, bare_base(), Candidates(only84, {}), "oci:/images:base"});
+  EXPECT_EQ(row(one, "php")->packages, std::vector<std::string>{"php8.4-cli"});
+  for (const char* pkg : {"php8.4-intl", "php8.4-pgsql"}) EXPECT_TRUE(has(one, pkg)) << pkg;
+  for (const auto& pkg : one.overlay_packages) EXPECT_FALSE(pkg.starts_with("php8.5")) << pkg;
+  bool said = false;
+  for (const auto& d : one.decisions)
+    said |= d.package == "deb:php8.5-intl" && d.why == "php8.5-intl is installed as php8.4-intl, the extension for "
+                                                          "the sandbox's PHP 8.4";
+  EXPECT_TRUE(said);
+}
+
 TEST(RouterEcosystems, MavenOnJava17TakesDebiansJdkAndTheWrappersMaven) {
   Plan p = plan("jvm-maven-spring");
   EXPECT_EQ(rows(p), (std::vector<std::string>{

@@ -613,7 +613,9 @@ TEST(Router, ALaravelAppTakesDebiansPhpAndItsExtensions) {
                      }));
   // Debian's composer is 2.5: the lock was written by 2.6 or later.
   EXPECT_EQ(p.rows[0].why, "Debian's composer, then `composer self-update 2.6.0` (getcomposer.org)");
-  EXPECT_EQ(p.rows[1].why, "archive candidate php8.2-cli 8.2.26-1~deb12u1 satisfies >=8.2.0 <9.0.0");
+  EXPECT_EQ(p.rows[1].why, "archive candidate php8.2-cli 8.2.26-1~deb12u1 satisfies >=8.2.0 <9.0.0, the version the "
+                          "repository means (the version composer.json config.platform.php=\"8.2.26\" and "
+                          "composer.lock platform-overrides.php=\"8.2.26\" pin)");
   // git and unzip: Composer's helpers, which Debian's composer only recommends;
   // ca-certificates: what git only recommends, and cloning over https needs.
   EXPECT_EQ(p.overlay_packages, (std::vector<std::string>{"ca-certificates", "git", "php8.2-cli", "php8.2-intl", "php8.2-mbstring",
