@@ -14,6 +14,7 @@ namespace {
 // (PEP 440's ~= needs it).
 struct Partial {
   std::optional<std::uint64_t> part[3];
+  std::uint64_t fourth = 0;  // "27.3.4.6": a fourth number, only after three
   std::string pre;
   int count = 0;
   bool any() const { return !part[0]; }
@@ -75,12 +76,16 @@ std::optional<Partial> parse_partial(std::string_view text, VersionSyntax syntax
     if (pre.empty() || (strict && !semver_pre(pre))) return std::nullopt;
   }
   auto comps = str::split(text, '.');
+  std::uint64_t fourth = 0;
   if (comps.size() > 3) {
     if (strict) return std::nullopt;
-    // PEP 440 ".post1"/".dev0" and four-part versions: keep three numbers.
+    // A fourth number is kept (OTP's 27.3.4.6); PEP 440's ".post1"/".dev0"
+    // and anything past four parts: three numbers are.
     for (std::size_t i = 3; i < comps.size(); ++i)
       if (!std::isalnum(static_cast<unsigned char>(comps[i].empty() ? ' ' : comps[i][0])))
         return std::nullopt;
+    if (comps.size() == 4 && pre.empty() && all_digits(comps[3]) && all_digits(comps[2]))
+      if (auto n = number(comps[3])) fourth = *n;
     comps.resize(3);
   }
   bool wild = false;
@@ -101,11 +106,12 @@ std::optional<Partial> parse_partial(std::string_view text, VersionSyntax syntax
   }
   p.count = static_cast<int>(comps.size());
   p.pre = std::move(pre);
+  p.fourth = fourth;
   return p;
 }
 
 Version low_of(const Partial& p) {
-  return Version{p.part[0].value_or(0), p.part[1].value_or(0), p.part[2].value_or(0), p.pre};
+  return Version{p.part[0].value_or(0), p.part[1].value_or(0), p.part[2].value_or(0), p.pre, p.fourth};
 }
 
 // The first version above every version matching the partial: 1.2 → 1.3.0.
@@ -248,6 +254,7 @@ Result<Range> npm_set(std::string_view set, VersionSyntax syntax) {
 
 std::string Version::str() const {
   std::string s = std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
+  if (fourth != 0) s += "." + std::to_string(fourth);
   if (!pre.empty()) s += "-" + pre;
   return s;
 }
@@ -256,6 +263,7 @@ std::strong_ordering operator<=>(const Version& a, const Version& b) {
   if (auto c = a.major <=> b.major; c != 0) return c;
   if (auto c = a.minor <=> b.minor; c != 0) return c;
   if (auto c = a.patch <=> b.patch; c != 0) return c;
+  if (auto c = a.fourth <=> b.fourth; c != 0) return c;
   if (a.pre.empty() != b.pre.empty()) return a.pre.empty() ? std::strong_ordering::greater
                                                            : std::strong_ordering::less;
   // Semver precedence: identifier by identifier, numbers numerically and below

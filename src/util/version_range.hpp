@@ -42,6 +42,9 @@ struct Version {
   std::uint64_t minor = 0;
   std::uint64_t patch = 0;
   std::string pre;  // "" for a release; "rc1", "beta.2"… sort before the release (semver precedence)
+  // A fourth number, for releases that have one (Erlang/OTP's 27.3.4.6, a
+  // JDK's 17.0.8.1): it orders after patch and shows only when not 0.
+  std::uint64_t fourth = 0;
 
   std::string str() const;
   friend std::strong_ordering operator<=>(const Version& a, const Version& b);

@@ -52,6 +52,30 @@ TEST(JvmFixtures, SpringBootMavenModulesWithTheWrapper) {
   EXPECT_TRUE(c.warnings.empty());
 }
 
+// The enforcer's rules live in <pluginManagement> and run where <plugins>
+// names the plugin; the builder stage is Ubuntu's, so its apt names are
+// Ubuntu's and become Debian 12's packages.
+TEST(JvmFixtures, ManagedEnforcerRulesAndAnUbuntuBuildersAptNames) {
+  Contract c = scan_fixture("jvm-maven-ubuntu-builder");
+  const RuntimeFloor* maven = floors(c, "maven");
+  ASSERT_NE(maven, nullptr);
+  EXPECT_EQ(maven->floor, "3.8.0");
+  EXPECT_EQ(maven->constraints[0].source.field, "maven-enforcer-plugin requireMavenVersion");
+  EXPECT_EQ(floors(c, "java")->floor, "21.0.0");
+  EXPECT_NE(lib(c.build_libs, "firefox-esr"), nullptr);
+  EXPECT_NE(lib(c.build_libs, "default-libmysqlclient-dev"), nullptr);
+  EXPECT_EQ(lib(c.build_libs, "firefox"), nullptr);
+  EXPECT_EQ(lib(c.build_libs, "libmysqlclient-dev"), nullptr);
+  EXPECT_EQ(lib(c.build_libs, "firefox-esr")->evidence.front().field, "line 3");
+  // What the renamed -dev package loads at run time follows its Debian name.
+  EXPECT_NE(lib(c.run_libs, "libmariadb3"), nullptr);
+  bool said = false;
+  for (const auto& n : c.notes)
+    said |= n.file == "Dockerfile" && n.message == "line 3: firefox is not a Debian 12 package (another "
+                                                   "distribution's name); Debian 12's firefox-esr is provisioned";
+  EXPECT_TRUE(said);
+}
+
 TEST(JvmFixtures, KotlinGradleToolchainPluginsAndWrapper) {
   Contract c = scan_fixture("jvm-gradle-kotlin");
   const RuntimeFloor* java = floors(c, "java");
@@ -312,6 +336,42 @@ TEST(ElixirFixtures, PhoenixWithNifsGitDepsAndToolVersions) {
 
 // The Dockerfile `mix phx.gen.release --docker` writes: the builder image is an
 // ARG built from other ARGs, in quotes; its hexpm/elixir tag names Elixir and OTP.
+// .tool-versions pins 1.17.3 and OTP 27.1.2; every CI job and the
+// repository's image run 1.18.4 on OTP 27.3.4.11 (four numbers, kept). The
+// version file is stale: CI's version is provisioned and the pin reported.
+// CI alone disagreeing with the pin does not outvote it.
+TEST(ElixirFixtures, APinNoCiJobTestsBesideTheImageCiBuildsIsStale) {
+  Contract c = scan_fixture("elixir-stale-tool-versions");
+  const RuntimeFloor* elixir = floors(c, "elixir");
+  ASSERT_NE(elixir, nullptr);
+  EXPECT_EQ(elixir->satisfying, ">=1.17.0 <2.0.0");
+  EXPECT_EQ(elixir->pin, "=1.17.3");
+  EXPECT_EQ(elixir->provision, "=1.18.4");
+  ASSERT_EQ(elixir->conflicts.size(), 1u);
+  EXPECT_EQ(elixir->conflicts[0], ".tool-versions elixir=\"1.17.3-otp-27\" pins =1.17.3, which no CI job tests; CI "
+                                  "tests =1.18.4, which is provisioned");
+  const RuntimeFloor* erlang = floors(c, "erlang");
+  ASSERT_NE(erlang, nullptr);
+  EXPECT_EQ(erlang->provision, "=27.3.4.11");
+  EXPECT_EQ(erlang->satisfying, "=27.3.4.11");  // the stale pin bounds nothing
+
+  // The same with a single-stage Dockerfile, whose FROM is a pin of its own:
+  // of the pins that disagree, the one CI tests is provisioned.
+  Contract pins = scan_fixture("elixir-pins-disagree");
+  EXPECT_EQ(floors(pins, "elixir")->pin, "=1.18.4");
+  EXPECT_EQ(floors(pins, "elixir")->provision, "=1.18.4");
+  ASSERT_EQ(floors(pins, "elixir")->conflicts.size(), 1u);
+  EXPECT_TRUE(floors(pins, "elixir")->conflicts[0].starts_with(
+      ".tool-versions elixir=\"1.17.3-otp-27\" pins =1.17.3, which no CI job tests; Dockerfile FROM="));
+  EXPECT_EQ(floors(pins, "erlang")->provision, "=27.3.4.11");
+
+  Contract ci_only = scan_fixture("elixir-ci-beside-pin");
+  EXPECT_EQ(floors(ci_only, "elixir")->provision, "=1.17.3");
+  EXPECT_EQ(floors(ci_only, "erlang")->provision, "=27.1.2");
+  EXPECT_EQ(floors(ci_only, "erlang")->tested, std::vector<std::string>{"=27.3.4.11"});
+  EXPECT_TRUE(floors(ci_only, "elixir")->conflicts.empty());
+}
+
 TEST(ElixirFixtures, PhoenixReleaseDockerfileNamesElixirAndOtp) {
   Contract c = scan_fixture("elixir-phoenix-release");
   const RuntimeFloor* elixir = floors(c, "elixir");

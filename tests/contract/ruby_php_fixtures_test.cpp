@@ -189,6 +189,12 @@ TEST(RubyFixtures, SystemTestsCiPackagesAndADevelopmentCompose) {
   }));
   EXPECT_EQ(lib(c.run_libs, "chromium"), nullptr);
   EXPECT_NE(egress(c, "release-assets.githubusercontent.com")->reason.find("geckodriver"), std::string::npos);
+  // The importmap's CDN pins are what the system tests' browser loads; a pin
+  // the app serves itself ("turbo.min.js") reaches nothing.
+  ASSERT_NE(egress(c, "ga.jspm.io"), nullptr);
+  EXPECT_EQ(egress(c, "ga.jspm.io")->reason,
+            "config/importmap.rb pins \"trix\" from it; the browser the system tests drive loads it");
+  EXPECT_EQ(egress(c, "cdn.jsdelivr.net")->evidence.front().field, "line 6");
   EXPECT_TRUE(required_by(c.run_libs, "git", "bundler:git-source"));
   EXPECT_TRUE(required_by(c.run_libs, "libarchive13", "gem:ffi-libarchive"));
   EXPECT_EQ(build_of(c, "gem", "openssl"), "compile");

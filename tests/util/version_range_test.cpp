@@ -62,7 +62,24 @@ TEST(Version, StrictlyIsSemver) {
   EXPECT_EQ(strict("1.2.3+build.5")->str(), "1.2.3");
   for (const char* s : {"1.2.3.4", "1.21rc1", "3.13.0b2", "1!2.0", "1.2.3-rc..1", "1.2.3-rc_1", "1.2.3-", "x", ""})
     EXPECT_FALSE(strict(s)) << s;
-  EXPECT_EQ(v("1.2.3.4").str(), "1.2.3");  // leniently: a fourth part is dropped
+}
+
+// Leniently, a fourth number is a release's own (Erlang/OTP 27.3.4.6 is a
+// patch of 27.3.4, not 27.3.4 itself); PEP 440's suffixes and a fifth part
+// are not kept.
+TEST(Version, AFourthNumberIsKept) {
+  EXPECT_EQ(v("27.3.4.6").str(), "27.3.4.6");
+  EXPECT_EQ(v("27.3.4.0").str(), "27.3.4");
+  EXPECT_LT(v("27.3.4"), v("27.3.4.6"));
+  EXPECT_LT(v("27.3.4.6"), v("27.3.4.11"));
+  EXPECT_LT(v("27.3.4.11"), v("27.3.5"));
+  EXPECT_EQ(npm("=27.3.4.6"), "=27.3.4.6");
+  EXPECT_FALSE(parse_npm_range("=27.3.4")->contains(v("27.3.4.6")));
+  EXPECT_TRUE(parse_npm_range(">=27.3.4 <27.4.0")->contains(v("27.3.4.6")));
+  EXPECT_TRUE(parse_npm_range("27.3")->contains(v("27.3.4.6")));
+  EXPECT_EQ(v("1.2.3.post1").str(), "1.2.3");
+  EXPECT_EQ(v("1.2.3.4.5").str(), "1.2.3");
+  EXPECT_EQ(v("1.2.3.4-rc1").str(), "1.2.3-rc1");
 }
 
 TEST(NpmRange, CaretTildeAndXRanges) {

@@ -50,6 +50,7 @@ class KnowledgeLoader {
       if (doc["alpine_packages"]) string_lists(doc["alpine_packages"], kb_.alpine_);
       if (doc["needed_recommends"]) string_lists(doc["needed_recommends"], kb_.needed_recommends_);
       if (doc["metapackages"]) string_lists(doc["metapackages"], kb_.metapackages_);
+      if (doc["foreign_apt_names"]) string_lists(doc["foreign_apt_names"], kb_.foreign_apt_names_);
       if (doc["corepack"])
         for (const auto& kv : doc["corepack"])
           kb_.corepack_[kv.first.as<std::string>()] = {strings(kv.second["hosts"]), string_or(kv.second["mirror_env"]),
@@ -290,6 +291,10 @@ const std::vector<std::string>* KnowledgeBase::needed_recommends(std::string_vie
 
 const std::vector<std::string>* KnowledgeBase::metapackage(std::string_view package) const {
   return find_in(metapackages_, package);
+}
+
+const std::vector<std::string>* KnowledgeBase::foreign_apt_name(std::string_view package) const {
+  return find_in(foreign_apt_names_, package);
 }
 
 const std::vector<std::string>* KnowledgeBase::alpine_package(std::string_view name) const {

@@ -146,6 +146,10 @@ class KnowledgeBase {
   // What a Debian metapackage that depends on one package depends on
   // (default-mysql-client → mariadb-client).
   const std::vector<std::string>* metapackage(std::string_view package) const;
+  // Debian 12's package for a name another distribution's apt has and
+  // Debian 12 has neither as a package nor as a virtual one (Ubuntu's
+  // firefox → firefox-esr, an older release's libssl1.1 → libssl3).
+  const std::vector<std::string>* foreign_apt_name(std::string_view package) const;
   // Debian packages for an Alpine package a Dockerfile `apk add`s.
   const std::vector<std::string>* alpine_package(std::string_view name) const;
   // "yarn-berry", "yarn-classic", "pnpm", "npm".
@@ -174,7 +178,7 @@ class KnowledgeBase {
   std::map<std::string, KbToolchain, std::less<>> toolchains_;
   std::vector<KbScriptPattern> scripts_;
   std::map<std::string, std::vector<std::string>, std::less<>> cmake_, pkgconfig_, runtime_, programs_, alpine_,
-      needed_recommends_, metapackages_;
+      needed_recommends_, metapackages_, foreign_apt_names_;
   std::map<std::string, KbCorepack, std::less<>> corepack_;
   std::map<std::string, std::string, std::less<>> images_, runtime_installs_;
   std::map<std::string, KbInstallCommand, std::less<>> install_commands_;

@@ -328,8 +328,11 @@ class JvmScanner {
       // <pluginManagement> configures a plugin for modules that use it; it runs nothing itself.
       if (std::string_view(plugin.parent().parent().name()) == "pluginManagement") continue;
       std::string artifact = child_text(plugin, "artifactId");
-      if (artifact == "frontend-maven-plugin") frontend_plugin(rel, plugin, props);
-      else if (artifact == "maven-enforcer-plugin") enforcer(rel, plugin, props);
+      // A plugin used without settings of its own takes those the POM's
+      // <pluginManagement> gives it (DSpace's enforcer rules).
+      const pugi::xml_node configured = configured_plugin(project, plugin, artifact);
+      if (artifact == "frontend-maven-plugin") frontend_plugin(rel, configured, props);
+      else if (artifact == "maven-enforcer-plugin") enforcer(rel, configured, props);
       // A plugin the build runs, looked up like a dependency (one that runs a program).
       std::string group = resolve(child_text(plugin, "groupId"), props);
       if (group.empty()) group = "org.apache.maven.plugins";  // Maven's default plugin group
@@ -371,6 +374,16 @@ class JvmScanner {
   // A plugin's setting where Maven reads it: its <configuration>, or an
   // execution's (fixed paths, so a crafted pom cannot make this a walk of
   // every element).
+  static pugi::xml_node configured_plugin(const pugi::xml_node& project, const pugi::xml_node& plugin,
+                                          const std::string& artifact) {
+    if (plugin.child("configuration") || plugin.child("executions")) return plugin;
+    for (pugi::xml_node build : {project.child("build"), plugin.parent().parent().parent()})  // also a profile's <build>
+      for (pugi::xml_node managed = build.child("pluginManagement").child("plugins").child("plugin"); managed;
+           managed = managed.next_sibling("plugin"))
+        if (child_text(managed, "artifactId") == artifact) return managed;
+    return plugin;
+  }
+
   static pugi::xml_node plugin_setting(const pugi::xml_node& plugin, const char* name) {
     if (pugi::xml_node n = plugin.child("configuration").child(name)) return n;
     std::size_t seen = 0;

@@ -286,6 +286,41 @@ class RubyScanner {
                     *b.at);
     }
     if (b.display) need("Xvfb");
+    importmap_hosts();
+  }
+
+  // importmap-rails: config/importmap.rb pins JavaScript modules, `pin
+  // "trix", to: "https://ga.jspm.io/npm:trix@2.0.4/…"`; a pin with a URL is
+  // fetched by the browser from that host, so the system tests' browser
+  // reaches it (a pin without `to:` is served by the app itself).
+  void importmap_hosts() {
+    for (const auto& f : ctx_.fs().files_named("importmap.rb")) {
+      if (!(f == "config/importmap.rb" || f.ends_with("/config/importmap.rb")) || installed_copy(f) ||
+          set_aside_tree(f))
+        continue;
+      auto text = ctx_.fs().read_text(f);
+      if (!text) continue;
+      std::size_t n = 0, pins = 0;
+      for (auto raw : str::split(*text, '\n')) {
+        ++n;
+        std::string_view line = str::trim(raw);
+        if (!line.starts_with("pin ") || ++pins > 512) continue;
+        auto to = line.find("to:");
+        if (to == std::string_view::npos) continue;
+        std::string_view rest = str::trim(line.substr(to + 3));
+        if (rest.empty() || (rest.front() != '"' && rest.front() != '\'')) continue;
+        const char quote = rest.front();
+        rest.remove_prefix(1);
+        const std::string url(rest.substr(0, rest.find(quote)));
+        if (!url.starts_with("https://") && !url.starts_with("http://")) continue;
+        std::string_view name = str::trim(line.substr(4));
+        name = name.substr(0, name.find(','));
+        ctx_.egress_url(url, EgressOrigin::kConfig,
+                        std::string(f) + " pins " + std::string(name) +
+                            " from it; the browser the system tests drive loads it",
+                        Evidence{f, "line " + std::to_string(n), std::string(line.substr(0, 160))});
+      }
+    }
   }
 
   // ".ruby-version": "3.3.0", "ruby-3.3.0", "3.3"; another engine is a note.

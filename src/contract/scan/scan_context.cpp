@@ -303,20 +303,11 @@ void ScanContext::follow_provisioned_line(const std::string& tool, const LineNam
   if (line != named.line) {
     const std::string from = tool + named.line + "-", to = tool + line + "-", own = tool + ":";
     for (auto* libs : {&build_libs_, &run_libs_}) {
-      auto& evidence = libs == &build_libs_ ? build_lib_evidence_ : run_lib_evidence_;
-      auto& purposes = libs == &build_libs_ ? build_lib_purpose_ : run_lib_purpose_;
       for (const auto& [pkg, by] : std::map<std::string, std::set<std::string>>(*libs)) {
         if (!pkg.starts_with(from) ||
             !std::all_of(by.begin(), by.end(), [&](const std::string& b) { return b.starts_with(own); }))
           continue;
-        const std::string renamed = to + pkg.substr(from.size());
-        (*libs)[renamed].insert(by.begin(), by.end());
-        auto [it, fresh] = purposes.try_emplace(renamed, purposes[pkg]);
-        merge_purpose(it->second, purposes[pkg], fresh);
-        for (auto& e : evidence[pkg]) keep_evidence(evidence[renamed], std::move(e));
-        libs->erase(pkg);
-        evidence.erase(pkg);
-        purposes.erase(pkg);
+        rename_lib(libs == &build_libs_, pkg, to + pkg.substr(from.size()));
       }
     }
   }
@@ -330,6 +321,25 @@ void ScanContext::follow_provisioned_line(const std::string& tool, const LineNam
     }
   }
   warn(named.why.file, std::move(message));
+}
+
+// One need under another name: the needs, purposes and evidence of `from`
+// join those of `to`.
+void ScanContext::rename_lib(bool build, const std::string& from, const std::string& to) {
+  auto& libs = build ? build_libs_ : run_libs_;
+  auto& evidence = build ? build_lib_evidence_ : run_lib_evidence_;
+  auto& purposes = build ? build_lib_purpose_ : run_lib_purpose_;
+  auto old = libs.find(from);
+  if (old == libs.end() || from == to) return;
+  std::set<std::string> by = std::move(old->second);
+  libs.erase(old);
+  libs[to].insert(by.begin(), by.end());
+  const Purpose purpose = purposes.count(from) ? purposes[from] : Purpose::kBuild;
+  auto [it, fresh] = purposes.try_emplace(to, purpose);
+  merge_purpose(it->second, purpose, fresh);
+  for (auto& e : evidence[from]) keep_evidence(evidence[to], std::move(e));
+  evidence.erase(from);
+  purposes.erase(from);
 }
 
 void ScanContext::workspace(Workspace ws) {
@@ -353,6 +363,19 @@ Contract ScanContext::finish(std::string root, std::vector<NativePackage> native
     auto rf = c.runtime_floors.find(tool);
     follow_provisioned_line(tool, named, rf == c.runtime_floors.end() ? nullptr : &rf->second);
   }
+  // A name another distribution's apt has (a Dockerfile on Ubuntu's
+  // firefox) is Debian 12's package (firefox-esr), said once per name.
+  std::set<std::string> foreign;
+  for (bool build : {true, false})
+    for (const auto& [pkg, by] : std::map<std::string, std::set<std::string>>(build ? build_libs_ : run_libs_)) {
+      const auto* debian = kb_.foreign_apt_name(pkg);
+      if (!debian || debian->size() != 1) continue;
+      auto& ev = (build ? build_lib_evidence_ : run_lib_evidence_)[pkg];
+      if (!ev.empty() && foreign.insert(pkg).second)
+        note(ev.front().file, ev.front().field + ": " + pkg + " is not a Debian 12 package (another distribution's " +
+                                  "name); Debian 12's " + debian->front() + " is provisioned");
+      rename_lib(build, pkg, debian->front());
+    }
   std::sort(natives.begin(), natives.end(), [](const NativePackage& a, const NativePackage& b) {
     return std::tie(a.ecosystem, a.name) < std::tie(b.ecosystem, b.name);
   });
@@ -373,22 +396,11 @@ Contract ScanContext::finish(std::string root, std::vector<NativePackage> native
   // Dockerfile's mariadb-client beside a `mysql` call's default-mysql-client):
   // one need, under the repository's name.
   for (auto* libs : {&build_libs_, &run_libs_}) {
-    auto& evidence = libs == &build_libs_ ? build_lib_evidence_ : run_lib_evidence_;
-    auto& purposes = libs == &build_libs_ ? build_lib_purpose_ : run_lib_purpose_;
     for (const auto& [meta, by] : std::map<std::string, std::set<std::string>>(*libs)) {
       const auto* real = kb_.metapackage(meta);
       if (!real || real->size() != 1) continue;
       const std::string& named = real->front();
-      if (!build_libs_.count(named) && !run_libs_.count(named)) continue;
-      (*libs)[named].insert(by.begin(), by.end());
-      auto [it, fresh] = purposes.try_emplace(named, purposes[meta]);
-      merge_purpose(it->second, purposes[meta], fresh);
-      auto& ev = evidence[named];
-      for (const auto& e : evidence[meta])
-        if (ev.size() < kRunLibEvidence) ev.push_back(e);
-      libs->erase(meta);
-      evidence.erase(meta);
-      purposes.erase(meta);
+      if (build_libs_.count(named) || run_libs_.count(named)) rename_lib(libs == &build_libs_, meta, named);
     }
   }
   // What a package needs that Debian only recommends (an overlay installs
@@ -511,6 +523,12 @@ RuntimeFloor ScanContext::floor_of(const std::string& tool, const ToolConstraint
   const auto sub_pins = pick(ConstraintKind::kPin, sub);
   const auto tested = pick(ConstraintKind::kTested, root);
   const auto sub_tested = pick(ConstraintKind::kTested, sub);
+  // A statement of an image (a Dockerfile's FROM or RUN `npm install -g
+  // yarn@1.22.22`, a devcontainer), not of a CI job.
+  auto image_statement = [&](std::size_t i) {
+    const Evidence& src = cs[i].source;
+    return src.field == "FROM" || src.field.starts_with("RUN ") || src.file.find("devcontainer") != std::string::npos;
+  };
   // The root's pin: what its pins agree on (.nvmrc "20" and .node-version
   // "20.11.1" pin 20.11.1); when they disagree, a version file's before an
   // image's.
@@ -524,14 +542,57 @@ RuntimeFloor ScanContext::floor_of(const std::string& tool, const ToolConstraint
       pin = m;
       pinned_by = root_pins;
     } else {
-      pinned_by = {*chosen_pin(root_pins, cs)};
+      // Pins that disagree: one CI tests comes first (a Dockerfile's 1.18.4,
+      // which CI runs, beside a stale .tool-versions 1.17.3).
+      std::vector<std::size_t> confirmed;
+      for (std::size_t i : root_pins)
+        if (std::any_of(tested.begin(), tested.end(), [&](std::size_t t) {
+              return !image_statement(t) && !intersect(*tc.ranges[i], *tc.ranges[t]).is_empty();
+            }))
+          confirmed.push_back(i);
+      const bool by_ci = !declared && !confirmed.empty() && confirmed.size() < root_pins.size();
+      pinned_by = {*chosen_pin(by_ci ? confirmed : root_pins, cs)};
       pin = *tc.ranges[pinned_by.front()];
+      if (by_ci && *chosen_pin(root_pins, cs) != pinned_by.front())
+        rf.conflicts.push_back(where(cs[*chosen_pin(root_pins, cs)]) + " pins " + cs[*chosen_pin(root_pins, cs)].range +
+                               ", which no CI job tests; " + where(cs[pinned_by.front()]) + " pins " + pin->str() +
+                               ", which CI tests and is provisioned");
     }
+  }
+  // Where the test suite runs comes first: CI's jobs; then a development
+  // environment's image (a devcontainer, CodeSandbox), where people run it;
+  // then a production Dockerfile's builder stage, a version the image is
+  // only built with (excalidraw tests on 20, offers CodeSandbox on 24 and
+  // builds its image on 24: 20).
+  std::vector<std::size_t> ci_tested, dev_tested, builder_tested;
+  for (std::size_t i : tested)
+    (!image_statement(i) ? ci_tested : development(cs[i].source.file) ? dev_tested : builder_tested).push_back(i);
+  // A pin no CI job tests, where every CI job tests one same version the
+  // declared support admits and the repository's image is built on it too,
+  // is stale (mindwendel's .tool-versions 1.17.3 beside CI's and its
+  // Dockerfile's 1.18.4): it is reported, and neither bounds the support nor
+  // is provisioned. CI alone does not outvote a pin (a lint job's Node 18
+  // beside .tool-versions' 20.19.5), and a team's declaration
+  // (.mac/project.yaml) is never stale.
+  std::optional<Range> ci_only;
+  if (pin && !declared && !ci_tested.empty()) {
+    const Range& first = *tc.ranges[ci_tested.front()];
+    const bool one = std::all_of(ci_tested.begin(), ci_tested.end(),
+                                 [&](std::size_t i) { return tc.ranges[i]->str() == first.str(); });
+    const Range declared_support = !root_support.empty()  ? meet(root_support)
+                                   : !sub_support.empty() ? meet(sub_support)
+                                                          : Range::all();
+    const bool image_agrees = std::any_of(tested.begin(), tested.end(), [&](std::size_t i) {
+      return image_statement(i) && !intersect(*tc.ranges[i], first).is_empty() &&
+             intersect(*tc.ranges[i], *pin).is_empty();
+    });
+    if (one && image_agrees && intersect(*pin, first).is_empty() && intersect(first, declared_support).floor())
+      ci_only = intersect(first, declared_support);
   }
   std::optional<Range> support;
   if (!root_support.empty()) support = meet(root_support);
   else if (!sub_support.empty()) support = meet(sub_support);
-  else if (pin) support = *pin;
+  else if (pin && !ci_only) support = *pin;
   else if (!sub_pins.empty()) support = join(sub_pins);  // sub-projects pinned apart: any of theirs
   else if (!tested.empty()) support = join(tested);
   else if (!sub_tested.empty()) support = join(sub_tested);  // a sub-project's builder image, at the last
@@ -563,24 +624,17 @@ RuntimeFloor ScanContext::floor_of(const std::string& tool, const ToolConstraint
   };
   for (const auto& a : alternatives_of(tested))
     if (rf.tested.empty() || rf.tested.back() != a.str()) rf.tested.push_back(a.str());
-  // Where the test suite runs comes first: CI's jobs; then a development
-  // environment's image (a devcontainer, CodeSandbox), where people run it;
-  // then a production Dockerfile's builder stage, a version the image is
-  // only built with (excalidraw tests on 20, offers CodeSandbox on 24 and
-  // builds its image on 24: 20).
-  std::vector<std::size_t> ci_tested, dev_tested, builder_tested;
-  for (std::size_t i : tested) {
-    const Evidence& src = cs[i].source;
-    // A Dockerfile's FROM or RUN (`npm install -g yarn@1.22.22`): an image's version.
-    const bool image = src.field == "FROM" || src.field.starts_with("RUN ") ||
-                       src.file.find("devcontainer") != std::string::npos;
-    (!image ? ci_tested : development(src.file) ? dev_tested : builder_tested).push_back(i);
-  }
 
   // The version to provision.
   const Range in_support = support && !support->is_empty() ? *support : Range::all();
   if (pin) rf.pin = pin->str();
-  if (pin && !intersect(*pin, in_support).is_empty()) {
+  if (ci_only) {
+    rf.provision = ci_only->str();
+    rf.provision_reason = "the version every CI job tests (" + where(cs[ci_tested.front()]) + "); the pin " +
+                          where(cs[pinned_by.front()]) + " is tested by none";
+    rf.conflicts.push_back(where(cs[pinned_by.front()]) + " pins " + pin->str() + ", which no CI job tests; CI tests " +
+                           tc.ranges[ci_tested.front()]->str() + ", which is provisioned");
+  } else if (pin && !intersect(*pin, in_support).is_empty()) {
     rf.provision = intersect(*pin, in_support).str();
     std::vector<std::string> by;
     for (std::size_t i : pinned_by) by.push_back(where(cs[i]));

@@ -187,6 +187,7 @@ class ScanContext {
     std::string message;
   };
   std::map<std::string, LineNamed> line_named_;
+  void rename_lib(bool build, const std::string& from, const std::string& to);
   void follow_provisioned_line(const std::string& tool, const LineNamed& named, const RuntimeFloor* rf);
 };
 

@@ -1,0 +1,1 @@
+defmodule Board do end
