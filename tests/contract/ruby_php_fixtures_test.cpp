@@ -359,6 +359,14 @@ TEST(PhpFixtures, TheExtensionPackagesFollowTheProvisionedPhpLine) {
   EXPECT_TRUE(warned(c, "composer.json",
                      "require.php \"^8.4\" excludes Debian 12's PHP 8.2: the extension packages are named for PHP "
                      "8.5 (php8.5-*), the line the contract provisions"));
+  // The lock's plugin API names Composer's line (2.6 and later 2.x); the
+  // build stage's composer:2.8.4 is the release of it the repository runs.
+  const RuntimeFloor* composer = floors(c, "composer");
+  ASSERT_NE(composer, nullptr);
+  EXPECT_EQ(composer->pin, ">=2.6.0 <3.0.0");
+  EXPECT_EQ(composer->provision, "=2.8.4");
+  EXPECT_TRUE(composer->provision_reason.ends_with(", at the release Dockerfile FROM=\"composer:2.8.4\" runs within it"))
+      << composer->provision_reason;
 }
 
 // Programs PHP code runs (exec, Symfony Process; not PDO::exec) and the

@@ -639,6 +639,21 @@ RuntimeFloor ScanContext::floor_of(const std::string& tool, const ToolConstraint
     std::vector<std::string> by;
     for (std::size_t i : pinned_by) by.push_back(where(cs[i]));
     rf.provision_reason = "the version " + str::join(by, " and ") + " pin" + (by.size() == 1 ? "s" : "");
+    // A file's pin that names a line, not a release (composer.lock's plugin
+    // API 2.9, an .nvmrc "20"), with one exact release of it tested (Lychee's
+    // build stage on composer:2.10.2): that release. An image's floating tag
+    // (node:20-alpine) means the line's newest, and stays the line.
+    const bool file_pin = std::none_of(pinned_by.begin(), pinned_by.end(), image_statement);
+    std::set<std::string> exact;
+    std::size_t exact_by = 0;
+    for (std::size_t i : tested) {
+      Range r = intersect(*tc.ranges[i], intersect(*pin, in_support));
+      if (!r.is_empty() && r.str().starts_with("=") && exact.insert(r.str()).second) exact_by = i;
+    }
+    if (file_pin && exact.size() == 1 && !rf.provision.starts_with("=")) {
+      rf.provision = *exact.begin();
+      rf.provision_reason += ", at the release " + where(cs[exact_by]) + " runs within it";
+    }
   } else {
     // A development environment's version that CI tests too is the one the
     // maintainers work with and CI confirms (openstreetmap-website develops
