@@ -354,6 +354,12 @@ TEST(ElixirFixtures, APinNoCiJobTestsBesideTheImageCiBuildsIsStale) {
   ASSERT_NE(erlang, nullptr);
   EXPECT_EQ(erlang->provision, "=27.3.4.11");
   EXPECT_EQ(erlang->satisfying, "=27.3.4.11");  // the stale pin bounds nothing
+  // AppSignal compiles its extension against the agent it downloads as it compiles.
+  EXPECT_EQ(build_of(c, "hex", "appsignal"), "compile");
+  for (const char* host : {"appsignal-agent-releases.global.ssl.fastly.net", "d135dj0rjqvssy.cloudfront.net"}) {
+    ASSERT_NE(egress(c, host), nullptr) << host;
+    EXPECT_EQ(origin_of(c, host), "install-time");
+  }
 
   // The same with a single-stage Dockerfile, whose FROM is a pin of its own:
   // of the pins that disagree, the one CI tests is provisioned.
@@ -476,7 +482,7 @@ TEST(DotnetFixtures, NativeAssetsNeedTheirLibrariesAndAGlobalJsonBelowTheFirstBa
 // Playwright, Testcontainers.PostgreSql Testcontainers; NUnit is nothing.
 TEST(DotnetFixtures, BrowserAndContainerTestPackagesByFamily) {
   Contract c = scan_fixture("dotnet-e2e-tests");
-  ASSERT_EQ(c.native_packages.size(), 3u);  // and Aspire's SQL Server (below)
+  ASSERT_EQ(c.native_packages.size(), 4u);  // and Aspire's SQL Server (below)
   const NativePackage* pw = native(c, "nuget", "Microsoft.Playwright");
   ASSERT_NE(pw, nullptr);
   EXPECT_EQ(pw->evidence.front().value, "Microsoft.Playwright.NUnit");
@@ -486,6 +492,9 @@ TEST(DotnetFixtures, BrowserAndContainerTestPackagesByFamily) {
   EXPECT_EQ(origin_of(c, "registry-1.docker.io"), "install-time");
   EXPECT_EQ(origin_of(c, "cdn.playwright.dev"), "install-time");
   EXPECT_EQ(native(c, "nuget", "NUnit"), nullptr);
+  // The ChromeDriver package's driver needs the browser itself.
+  EXPECT_EQ(build_of(c, "nuget", "Selenium.WebDriver.ChromeDriver"), "prebuilt");
+  EXPECT_TRUE(required_by(c.run_libs, "chromium", "nuget:Selenium.WebDriver.ChromeDriver"));
 }
 
 // What else a .NET solution reaches or runs: LibMan's CDNs (each library's

@@ -258,6 +258,10 @@ TEST(PhpFixtures, LaravelWithItsLock) {
   EXPECT_TRUE(required_by(c.run_libs, "php8.2-mbstring", "php:ext-mbstring"));
   EXPECT_TRUE(required_by(c.run_libs, "php8.2-xml", "php:ext-dom"));
   EXPECT_TRUE(required_by(c.run_libs, "php8.2-xml", "php:ext-xmlwriter"));
+  // phpunit.xml runs the tests on SQLite: its PDO driver (the commented-out mysql is not read).
+  EXPECT_TRUE(required_by(c.run_libs, "php8.2-sqlite3", "php:ext-pdo_sqlite"));
+  EXPECT_EQ(lib(c.run_libs, "php8.2-sqlite3")->evidence.front().field, "php.env.DB_CONNECTION");
+  EXPECT_EQ(lib(c.run_libs, "php8.2-mysql"), nullptr);
   const SystemLib* mb = lib(c.run_libs, "php8.2-mbstring");
   ASSERT_NE(mb, nullptr);
   ASSERT_EQ(mb->evidence.size(), 2u);
@@ -349,7 +353,11 @@ TEST(PhpFixtures, TheExtensionPackagesFollowTheProvisionedPhpLine) {
   Contract c = scan_fixture("php-dockerfile-line");
   const RuntimeFloor* php = floors(c, "php");
   ASSERT_NE(php, nullptr);
-  EXPECT_EQ(php->satisfying, ">=8.4.0 <9.0.0");
+  // The tests install the dev packages too: phpunit's PHP >=8.4.1 bounds it.
+  EXPECT_EQ(php->satisfying, ">=8.4.1 <9.0.0");
+  EXPECT_TRUE(std::any_of(php->constraints.begin(), php->constraints.end(), [](const Constraint& k) {
+    return k.source.file == "composer.lock" && k.source.field == "packages-dev[phpunit/phpunit].require.php";
+  }));
   EXPECT_EQ(php->provision, ">=8.5.0 <8.6.0");
   EXPECT_TRUE(required_by(c.run_libs, "php8.5-intl", "php:ext-intl"));
   EXPECT_TRUE(required_by(c.run_libs, "php8.5-pgsql", "php:ext-pdo_pgsql"));
@@ -367,6 +375,30 @@ TEST(PhpFixtures, TheExtensionPackagesFollowTheProvisionedPhpLine) {
   EXPECT_EQ(composer->provision, "=2.8.4");
   EXPECT_TRUE(composer->provision_reason.ends_with(", at the release Dockerfile FROM=\"composer:2.8.4\" runs within it"))
       << composer->provision_reason;
+}
+
+// require.php ^8.2 admits Debian's 8.2, but the lock's symfony/string needs
+// PHP 8.4: the support excludes 8.2, so the extension packages, Debian's
+// version-less php-redis among them, are 8.4's.
+TEST(PhpFixtures, ALockThatNeedsANewerPhpMovesTheExtensionPackagesToItsLine) {
+  Contract c = scan_fixture("php-lock-beyond-debian");
+  EXPECT_EQ(floors(c, "php")->satisfying, ">=8.4.0 <9.0.0");
+  EXPECT_TRUE(required_by(c.run_libs, "php8.4-intl", "php:ext-intl"));
+  EXPECT_TRUE(required_by(c.run_libs, "php8.4-redis", "php:ext-redis"));
+  for (const char* gone : {"php8.2-intl", "php-redis"}) EXPECT_EQ(lib(c.run_libs, gone), nullptr) << gone;
+  EXPECT_TRUE(noted(c, "composer.json",
+                    "the php packages the project needs are named for php 8.4 (php8.4-*): its supported versions "
+                    "(>=8.4.0 <9.0.0) exclude 8.2"));
+  // Statements that contradict each other move nothing: config.platform.php
+  // 8.1.0 below a locked package's ^8.4 keeps Debian's names.
+  Contract conflict = scan_fixture("php-lock-platform-conflict");
+  EXPECT_FALSE(floors(conflict, "php")->conflicts.empty());
+  EXPECT_TRUE(required_by(conflict.run_libs, "php8.2-intl", "php:ext-intl"));
+  // A support that admits 8.2 keeps Debian's names whatever CI or an image
+  // runs (the Symfony fixture's php:8.3 image: php8.2-intl, php-redis).
+  Contract symfony = scan_fixture("php-symfony-docker");
+  EXPECT_TRUE(required_by(symfony.run_libs, "php8.2-intl", "php:ext-intl"));
+  EXPECT_TRUE(required_by(symfony.run_libs, "php-redis", "php:ext-redis"));
 }
 
 // Programs PHP code runs (exec, Symfony Process; not PDO::exec) and the

@@ -27,7 +27,7 @@
 namespace {
 
 // New names go at the end: a seed's first byte keeps naming the same file.
-constexpr std::array<const char*, 52> kFiles = {
+constexpr std::array<const char*, 54> kFiles = {
     "package.json", "package-lock.json", "pnpm-lock.yaml", "yarn.lock",      "bun.lock",     "pyproject.toml",
     "Cargo.toml",   "Cargo.lock",        "go.mod",         "go.work",        "mise.toml",    ".tool-versions",
     ".nvmrc",       "uv.lock",           "poetry.lock",    "requirements.txt", "Dockerfile",
@@ -44,7 +44,9 @@ constexpr std::array<const char*, 52> kFiles = {
     // Test code naming Testcontainers images, and a script a CI test job runs (issue 33's fourth round).
     "src/test/java/AppIT.java", "ci/test.sh",
     // LibMan's manifest, and a Dockerfile below the root (its own build context or not).
-    "src/Web/libman.json", "docker/Dockerfile", "gradle/gradle-daemon-jvm.properties", "mise.lock"};
+    "src/Web/libman.json", "docker/Dockerfile", "gradle/gradle-daemon-jvm.properties", "mise.lock",
+    // importmap-rails' pins, read when the system tests drive a browser; PHPUnit's configuration.
+    "config/importmap.rb", "phpunit.xml"};
 
 // A file a scanner reads only in a project of its kind, or only when
 // another file leads to it: that file, with the least content that does.
@@ -52,8 +54,10 @@ struct Companion {
   const char* file;
   const char* manifest;
   const char* content;
+  const char* also = nullptr;  // a second file it needs, with its content
+  const char* also_content = nullptr;
 };
-constexpr std::array<Companion, 7> kCompanions = {{
+constexpr std::array<Companion, 9> kCompanions = {{
     {"src/Web/libman.json", "src/Web/Web.csproj", "<Project Sdk=\"Microsoft.NET.Sdk.Web\"/>\n"},
     {"config/config.exs", "mix.exs", "{}\n"},
     {".github/workflows/php.yml", "composer.json", "{}\n"},
@@ -62,6 +66,9 @@ constexpr std::array<Companion, 7> kCompanions = {{
     {"src/test/java/AppIT.java", "package.json", "{\"devDependencies\": {\"testcontainers\": \"10.0.0\"}}\n"},
     {"ci/test.sh", ".github/workflows/test.yml",
      "on: push\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - run: bash ci/test.sh && mix test\n"},
+    {"config/importmap.rb", "Gemfile", "source \"https://rubygems.org\"\n", "test/application_system_test_case.rb",
+     "class ApplicationSystemTestCase\n  driven_by :selenium, using: :headless_chrome\nend\n"},
+    {"phpunit.xml", "composer.json", "{}\n"},
 }};
 
 const std::filesystem::path& repo_dir() {
@@ -80,13 +87,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (size == 0) return 0;
   const auto& dir = repo_dir();
   for (const auto* name : kFiles) std::filesystem::remove(dir / name);
-  for (const auto& c : kCompanions) std::filesystem::remove(dir / c.manifest);
+  for (const auto& c : kCompanions) {
+    std::filesystem::remove(dir / c.manifest);
+    if (c.also) std::filesystem::remove(dir / c.also);
+  }
   {
     const char* chosen = kFiles[data[0] % kFiles.size()];
     for (const auto& c : kCompanions)
       if (std::string_view(c.file) == chosen) {
         std::filesystem::create_directories((dir / c.manifest).parent_path());
         std::ofstream(dir / c.manifest) << c.content;
+        if (c.also) {
+          std::filesystem::create_directories((dir / c.also).parent_path());
+          std::ofstream(dir / c.also) << c.also_content;
+        }
       }
     const auto file = dir / chosen;
     std::filesystem::create_directories(file.parent_path());

@@ -1429,6 +1429,23 @@ class BuildEnvScanner {
       // "… test"`, `mkdir test` or `docker build -t app:test`.
       const bool script = word.find('/') != std::string::npos || prog == "bash" || prog == "sh";
       if (!script && std::find(kDrivers.begin(), kDrivers.end(), prog) == kDrivers.end()) return false;
+      // Maven's lifecycle runs the tests in every phase from `test` on
+      // (`mvn -Pprod clean install`), and Gradle's `build` runs `check`;
+      // unless the command skips them (-DskipTests, -x test).
+      if (prog == "mvn" || prog == "mvnw" || prog == "gradle" || prog == "gradlew") {
+        const bool maven = prog == "mvn" || prog == "mvnw";
+        bool phase = false;
+        for (std::size_t w = k + 1; w < c.words.size(); ++w) {
+          const std::string& a = c.words[w];
+          if (a.find("skipTests") != std::string::npos || a.find("maven.test.skip") != std::string::npos ||
+              ((a == "-x" || a == "--exclude-task") && w + 1 < c.words.size() && c.words[w + 1] == "test"))
+            return false;
+          if (maven ? (a == "package" || a == "install" || a == "deploy" || a == "integration-test")
+                    : (a == "build"))
+            phase = true;
+        }
+        if (phase) return true;
+      }
       int seen = 0;
       for (++k; k < c.words.size() && seen < 3; ++k) {
         const std::string& w = c.words[k];

@@ -430,9 +430,16 @@ class JvmScanner {
   // maven-enforcer-plugin's requireMavenVersion and requireJavaVersion: the
   // versions the build refuses to run below — what the project supports.
   void enforcer(const std::string& rel, const pugi::xml_node& plugin, const std::map<std::string, std::string>& props) {
+    // The plugin's own rules and each execution's (enforce-no-snapshots, then
+    // enforce-maven-version).
+    std::vector<pugi::xml_node> all_rules;
+    if (pugi::xml_node n = plugin.child("configuration").child("rules")) all_rules.push_back(n);
+    std::size_t seen = 0;
+    for (pugi::xml_node e = plugin.child("executions").child("execution"); e && ++seen <= 32; e = e.next_sibling("execution"))
+      if (pugi::xml_node n = e.child("configuration").child("rules")) all_rules.push_back(n);
     for (const char* rule : {"requireMavenVersion", "requireJavaVersion"}) {
-      pugi::xml_node rules = plugin_setting(plugin, "rules");
-      for (pugi::xml_node r = rules.child(rule); r; r = {}) {
+      for (const pugi::xml_node& rules : all_rules)
+        for (pugi::xml_node r = rules.child(rule); r; r = {}) {
         std::string shown = child_text(r, "version"), v = resolve(shown, props);
         if (v.empty()) continue;
         Evidence ev{rel, std::string("maven-enforcer-plugin ") + rule, shown == v ? v : shown + " = " + v};

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "contract/scan/build_env_scanner.hpp"
+#include "contract/scan/xml_file.hpp"
 #include "oci/tar_entry.hpp"
 #include "oci/yaml_load.hpp"
 #include "util/strings.hpp"
@@ -75,6 +76,11 @@ class PhpScanner {
       if (f.starts_with(".github/workflows/")) workflow(f);
     for (const auto& f : manifests) manifest(f);
     for (const auto& f : locks) lock(f);
+    for (const auto& m : manifests) {
+      const std::string dir = m.size() > 13 ? m.substr(0, m.size() - 13) : "";  // "…/composer.json"
+      for (const char* name : {"phpunit.xml", "phpunit.xml.dist", "phpunit.dist.xml"})
+        if (ctx_.fs().is_file(dir + name)) test_database(dir + name);
+    }
     if (packagist_) {
       ctx_.egress("repo.packagist.org", EgressOrigin::kDefault, "Packagist, Composer's default repository (metadata)");
       ctx_.egress("packagist.org", EgressOrigin::kDefault, "Packagist, Composer's default repository");
@@ -96,6 +102,32 @@ class PhpScanner {
       return std::nullopt;
     }
     return j;
+  }
+
+  // The database the test suite runs on, as PHPUnit's configuration sets it
+  // (Laravel's <env name="DB_CONNECTION" value="sqlite"/>, a DATABASE_URL
+  // "sqlite:///%kernel.project_dir%/var/test.db"): its PDO driver is an
+  // extension the tests load.
+  void test_database(const std::string& rel) {
+    pugi::xml_document doc;
+    if (!read_xml(ctx_, rel, doc)) return;
+    const pugi::xml_node php = doc.child("phpunit").child("php");
+    std::size_t seen = 0;
+    for (pugi::xml_node e = php.first_child(); e && ++seen <= 256; e = e.next_sibling()) {
+      const std::string_view kind = e.name();
+      if (kind != "env" && kind != "server" && kind != "var") continue;
+      const std::string name = e.attribute("name").as_string(), value = str::lower(e.attribute("value").as_string());
+      std::string driver;
+      if (name == "DB_CONNECTION" || name == "DB_DRIVER") driver = value;
+      else if (name == "DATABASE_URL" && value.find(':') != std::string::npos) driver = value.substr(0, value.find(':'));
+      else continue;
+      const char* ext = driver == "sqlite" || driver == "sqlite3"                         ? "pdo_sqlite"
+                        : driver == "mysql" || driver == "mariadb" || driver == "pdo_mysql" ? "pdo_mysql"
+                        : driver == "pgsql" || driver == "postgres" || driver == "postgresql" || driver == "pdo_pgsql"
+                            ? "pdo_pgsql"
+                            : nullptr;
+      if (ext) need_extension(ext, {rel, std::string("php.") + std::string(kind) + "." + name, e.attribute("value").as_string()});
+    }
   }
 
   void need_extension(const std::string& name, Evidence ev) {
@@ -248,6 +280,8 @@ class PhpScanner {
       }
     // The dependencies' php requirements: the one with the highest floor is
     // a floor of the project (Composer's platform check refuses a lower PHP).
+    // The dev packages' too: the tests run with them installed (phpunit 12
+    // needs PHP 8.3 whatever require.php admits).
     std::optional<Version> top;
     Evidence top_ev;
     for (const char* list : {"packages", "packages-dev"}) {
@@ -265,7 +299,7 @@ class PhpScanner {
         if (auto r = pkg.find("require"); r != pkg.end() && r->is_object()) {
           for (const auto& [key, value] : r->items()) {
             std::string v = text_of(value);
-            if (key == "php" && std::string_view(list) == "packages") {
+            if (key == "php") {
               auto range = parse_composer_constraint(v);
               if (range && !range->unbounded_below())
                 if (auto f = range->floor(); f && (!top || *f > *top)) {
@@ -397,6 +431,12 @@ class PhpScanner {
       if (pkg.starts_with("php8.2-") && line != "8.2") pkg = "php" + line + pkg.substr(6);
       else if (pkg.starts_with("php-") && line != "8.2") pkg = "php" + line + pkg.substr(3);
       for (const auto& ev : evidence) ctx_.run_lib(pkg, by, ev, Purpose::kBuild);
+    }
+    if (!ext->debian.empty() && line == "8.2" && !beyond_warned_) {
+      // Debian's own line; the packages follow the line the contract
+      // provisions (config.platform.php 8.4 beside require.php ^8.2).
+      beyond_warned_ = true;
+      ctx_.line_named("php", line, evidence.front(), {}, /*versionless=*/true);
     }
     if (!ext->debian.empty() && line != "8.2" && !beyond_warned_) {
       beyond_warned_ = true;

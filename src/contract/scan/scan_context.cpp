@@ -284,8 +284,9 @@ void ScanContext::egress_rejected(RejectedEgress r) {
 
 void ScanContext::command(const std::string& name, const std::string& reason) { commands_[name].insert(reason); }
 
-void ScanContext::line_named(const std::string& tool, std::string line, Evidence why, std::string message) {
-  line_named_.try_emplace(tool, LineNamed{std::move(line), std::move(why), std::move(message)});
+void ScanContext::line_named(const std::string& tool, std::string line, Evidence why, std::string message,
+                             bool versionless) {
+  line_named_.try_emplace(tool, LineNamed{std::move(line), std::move(why), std::move(message), versionless});
 }
 
 // The packages follow the line of the provisioned version when it is one line
@@ -293,23 +294,53 @@ void ScanContext::line_named(const std::string& tool, std::string line, Evidence
 // leaves them on the scanner's line, the support's lowest.
 void ScanContext::follow_provisioned_line(const std::string& tool, const LineNamed& named, const RuntimeFloor* rf) {
   std::string line = named.line;
+  std::optional<Range> support;
+  if (rf && !rf->satisfying.empty())
+    if (auto r = parse_npm_range(rf->satisfying); r && !r->is_empty()) support = *r;
+  // Packages named for the archive's own line (no message: Debian's PHP 8.2)
+  // keep it while the support admits it: that line is what Debian installs
+  // (a CI matrix's newest 8.4 beside require.php ^8.2 changes nothing). A
+  // support that excludes it (a lock whose packages need PHP 8.4) does not:
+  // they follow the provisioned line, else the support's lowest.
+  if (named.message.empty()) {
+    auto at = parse_version(named.line);
+    // Statements that contradict each other (a config.platform.php 8.1.0
+    // below a lock's ^8.4) move nothing.
+    if (!support || !at || !rf->conflicts.empty()) return;
+    if (support->contains(*at) || support->contains(Version{at->major, at->minor, 999999, ""})) return;
+    if (auto f = support->floor()) line = std::to_string(f->major) + "." + std::to_string(f->minor);
+  }
+  std::string why = "its supported versions (" + (support ? support->str() : std::string()) + ") exclude " + named.line;
   if (rf && !rf->provision.empty())
     if (auto p = parse_npm_range(rf->provision); p && !p->is_empty() && p->floor()) {
       const Version f = *p->floor();
       const std::string mm = std::to_string(f.major) + "." + std::to_string(f.minor);
       auto within = parse_npm_range(">=" + mm + ".0 <" + std::to_string(f.major) + "." + std::to_string(f.minor + 1) + ".0");
-      if (within && intersect(*p, *within).str() == p->str()) line = mm;
-    }
-  if (line != named.line) {
-    const std::string from = tool + named.line + "-", to = tool + line + "-", own = tool + ":";
-    for (auto* libs : {&build_libs_, &run_libs_}) {
-      for (const auto& [pkg, by] : std::map<std::string, std::set<std::string>>(*libs)) {
-        if (!pkg.starts_with(from) ||
-            !std::all_of(by.begin(), by.end(), [&](const std::string& b) { return b.starts_with(own); }))
-          continue;
-        rename_lib(libs == &build_libs_, pkg, to + pkg.substr(from.size()));
+      if (within && intersect(*p, *within).str() == p->str()) {
+        line = mm;
+        why = "the line the contract provisions";
       }
     }
+  std::size_t renamed = 0;
+  if (line != named.line) {
+    const std::string from = tool + named.line + "-", to = tool + line + "-", own = tool + ":", bare = tool + "-";
+    for (auto* libs : {&build_libs_, &run_libs_}) {
+      for (const auto& [pkg, by] : std::map<std::string, std::set<std::string>>(*libs)) {
+        const std::size_t cut = pkg.starts_with(from)                            ? from.size()
+                                : named.versionless && pkg.starts_with(bare) ? bare.size()
+                                                                             : 0;
+        if (cut == 0 || !std::all_of(by.begin(), by.end(), [&](const std::string& b) { return b.starts_with(own); }))
+          continue;
+        rename_lib(libs == &build_libs_, pkg, to + pkg.substr(cut));
+        ++renamed;
+      }
+    }
+  }
+  if (named.message.empty()) {
+    if (renamed > 0)
+      note(named.why.file, "the " + tool + " packages the project needs are named for " + tool + " " + line +
+                               " (" + tool + line + "-*): " + why);
+    return;
   }
   std::string message;
   for (std::size_t i = 0; i < named.message.size();) {

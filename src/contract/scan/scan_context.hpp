@@ -122,7 +122,11 @@ class ScanContext {
   // `why.file` with `message`, whose "{line}" is the line they are named for.
   // A package is renamed only when every need of it is the tool's own
   // ("php:ext-intl").
-  void line_named(const std::string& tool, std::string line, Evidence why, std::string message);
+  // `versionless`: names without a line (php-redis) are `line`'s too — the
+  // archive's default line's. An empty `message` warns nothing; a rename is
+  // then a note.
+  void line_named(const std::string& tool, std::string line, Evidence why, std::string message,
+                  bool versionless = false);
   void workspace(Workspace ws);
   // A need beyond building and testing that the repository asks to provision ("run").
   void include(const std::string& need) { include_.insert(need); }
@@ -185,6 +189,7 @@ class ScanContext {
     std::string line;
     Evidence why;
     std::string message;
+    bool versionless = false;
   };
   std::map<std::string, LineNamed> line_named_;
   void rename_lib(bool build, const std::string& from, const std::string& to);

@@ -532,6 +532,7 @@ Candidates ruby_php_archive() {
                      {"php8.2-mbstring", "8.2.26-1~deb12u1"},
                      {"php8.2-pgsql", "8.2.26-1~deb12u1"},
                      {"php8.2-xml", "8.2.26-1~deb12u1"},
+                     {"php8.2-sqlite3", "8.2.26-1~deb12u1"},
                      {"composer", "2.5.5-1+deb12u2"},
                      {"git", "1:2.39.5-0+deb12u2"}, {"ca-certificates", "20230311+deb12u1"},
                      {"unzip", "6.0-28"},
@@ -603,6 +604,7 @@ TEST(Router, ALaravelAppTakesDebiansPhpAndItsExtensions) {
                          "run-lib | php8.2-intl | installed | overlay | php8.2-intl",
                          "run-lib | php8.2-mbstring | installed | overlay | php8.2-mbstring",
                          "run-lib | php8.2-pgsql | installed | overlay | php8.2-pgsql",
+                         "run-lib | php8.2-sqlite3 | installed | overlay | php8.2-sqlite3",
                          "run-lib | php8.2-xml | installed | overlay | php8.2-xml",
                          "run-lib | unzip | installed | overlay | unzip",
                          "egress | api.github.com | read-only | egress",
@@ -619,7 +621,7 @@ TEST(Router, ALaravelAppTakesDebiansPhpAndItsExtensions) {
   // git and unzip: Composer's helpers, which Debian's composer only recommends;
   // ca-certificates: what git only recommends, and cloning over https needs.
   EXPECT_EQ(p.overlay_packages, (std::vector<std::string>{"ca-certificates", "git", "php8.2-cli", "php8.2-intl", "php8.2-mbstring",
-                                                          "php8.2-pgsql", "php8.2-xml", "unzip"}));
+                                                          "php8.2-pgsql", "php8.2-sqlite3", "php8.2-xml", "unzip"}));
 }
 
 }  // namespace
