@@ -79,13 +79,17 @@ std::optional<Partial> parse_partial(std::string_view text, VersionSyntax syntax
   std::uint64_t fourth = 0;
   if (comps.size() > 3) {
     if (strict) return std::nullopt;
-    // A fourth number is kept (OTP's 27.3.4.6); PEP 440's ".post1"/".dev0"
-    // and anything past four parts: three numbers are.
+    // A fourth number is kept (OTP's 27.3.4.6, also before a pre-release or
+    // a fifth part, which is dropped); PEP 440's ".post1"/".dev0" are not
+    // numbers and leave three.
     for (std::size_t i = 3; i < comps.size(); ++i)
       if (!std::isalnum(static_cast<unsigned char>(comps[i].empty() ? ' ' : comps[i][0])))
         return std::nullopt;
-    if (comps.size() == 4 && pre.empty() && all_digits(comps[3]) && all_digits(comps[2]))
-      if (auto n = number(comps[3])) fourth = *n;
+    if (all_digits(comps[3]) && all_digits(comps[2])) {
+      auto n = number(comps[3]);
+      if (!n) return std::nullopt;  // too long to be a number, as for the first three
+      fourth = *n;
+    }
     comps.resize(3);
   }
   bool wild = false;
@@ -319,7 +323,9 @@ std::optional<Version> Range::floor() const {
     if (i.empty()) continue;
     if (!i.lo) return std::nullopt;
     Version v = i.lo->v;
-    if (!i.lo->inclusive) v = Version{v.major, v.minor, v.patch + (v.pre.empty() ? 1 : 0), ""};
+    if (!i.lo->inclusive)
+      v = v.fourth != 0 ? Version{v.major, v.minor, v.patch, "", v.fourth + (v.pre.empty() ? 1 : 0)}
+                        : Version{v.major, v.minor, v.patch + (v.pre.empty() ? 1 : 0), ""};
     if (!best || v < *best) best = v;
   }
   return best;

@@ -15,8 +15,9 @@
 // Two readers' needs, one grammar, two strictnesses (VersionSyntax):
 //   kLenient  what repositories write, read as npm reads it: besides semver,
 //             PEP 440 and Go spellings ("3.13.0rc1", "1.21rc1", an epoch
-//             "1!2.0", a fourth part or ".post1", dropped), and in a range an
-//             empty alternative or "latest" means any version.
+//             "1!2.0" and ".post1" dropped), a fourth number kept (OTP's
+//             27.3.4.6; a fifth is dropped), and in a range an empty
+//             alternative or "latest" means any version.
 //   kStrict   what strata's own configs must write (a mirror's `semver` tag
 //             filter): a version is semver's (an optional "v", up to three
 //             numbers, a pre-release after "-" of dot-separated [0-9A-Za-z-]

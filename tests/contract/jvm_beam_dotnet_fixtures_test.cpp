@@ -72,7 +72,8 @@ TEST(JvmFixtures, ManagedEnforcerRulesAndAnUbuntuBuildersAptNames) {
   bool said = false;
   for (const auto& n : c.notes)
     said |= n.file == "Dockerfile" && n.message == "line 3: firefox is not a Debian 12 package (another "
-                                                   "distribution's name); Debian 12's firefox-esr is provisioned";
+                                                   "distribution's or an older Debian release's name); Debian "
+                                                   "12's firefox-esr is provisioned";
   EXPECT_TRUE(said);
 }
 
@@ -369,6 +370,7 @@ TEST(ElixirFixtures, APinNoCiJobTestsBesideTheImageCiBuildsIsStale) {
   ASSERT_EQ(floors(pins, "elixir")->conflicts.size(), 1u);
   EXPECT_TRUE(floors(pins, "elixir")->conflicts[0].starts_with(
       ".tool-versions elixir=\"1.17.3-otp-27\" pins =1.17.3, which no CI job tests; Dockerfile FROM="));
+  EXPECT_TRUE(floors(pins, "elixir")->conflicts[0].ends_with(" pins =1.18.4, which CI tests"));
   EXPECT_EQ(floors(pins, "erlang")->provision, "=27.3.4.11");
 
   Contract ci_only = scan_fixture("elixir-ci-beside-pin");
@@ -376,6 +378,16 @@ TEST(ElixirFixtures, APinNoCiJobTestsBesideTheImageCiBuildsIsStale) {
   EXPECT_EQ(floors(ci_only, "erlang")->provision, "=27.1.2");
   EXPECT_EQ(floors(ci_only, "erlang")->tested, std::vector<std::string>{"=27.3.4.11"});
   EXPECT_TRUE(floors(ci_only, "elixir")->conflicts.empty());
+}
+
+// A CI matrix is several versions, never "the one CI tests": it neither
+// makes a pin stale nor narrows a line pin to one release.
+TEST(PinFixtures, AMatrixNeitherOutvotesNorNarrowsAPin) {
+  Contract line = scan_fixture("node-line-pin-matrix");
+  EXPECT_EQ(floors(line, "node")->provision, ">=20.0.0 <21.0.0");
+  Contract beside = scan_fixture("node-pin-beside-matrix");
+  EXPECT_EQ(floors(beside, "node")->provision, "=18.19.0");
+  EXPECT_TRUE(floors(beside, "node")->conflicts.empty());
 }
 
 TEST(ElixirFixtures, PhoenixReleaseDockerfileNamesElixirAndOtp) {

@@ -195,6 +195,7 @@ TEST(RubyFixtures, SystemTestsCiPackagesAndADevelopmentCompose) {
   EXPECT_EQ(egress(c, "ga.jspm.io")->reason,
             "config/importmap.rb pins \"trix\" from it; the browser the system tests drive loads it");
   EXPECT_EQ(egress(c, "cdn.jsdelivr.net")->evidence.front().field, "line 6");
+  EXPECT_EQ(egress(c, "cdn.old.example.com"), nullptr);  // in a trailing comment
   EXPECT_TRUE(required_by(c.run_libs, "git", "bundler:git-source"));
   EXPECT_TRUE(required_by(c.run_libs, "libarchive13", "gem:ffi-libarchive"));
   EXPECT_EQ(build_of(c, "gem", "openssl"), "compile");

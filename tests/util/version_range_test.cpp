@@ -78,8 +78,11 @@ TEST(Version, AFourthNumberIsKept) {
   EXPECT_TRUE(parse_npm_range(">=27.3.4 <27.4.0")->contains(v("27.3.4.6")));
   EXPECT_TRUE(parse_npm_range("27.3")->contains(v("27.3.4.6")));
   EXPECT_EQ(v("1.2.3.post1").str(), "1.2.3");
-  EXPECT_EQ(v("1.2.3.4.5").str(), "1.2.3");
-  EXPECT_EQ(v("1.2.3.4-rc1").str(), "1.2.3-rc1");
+  EXPECT_EQ(v("1.2.3.4.5").str(), "1.2.3.4");
+  EXPECT_EQ(v("1.2.3.4-rc1").str(), "1.2.3.4-rc1");
+  EXPECT_LT(v("1.2.3.3"), v("1.2.3.4-rc1"));
+  EXPECT_FALSE(parse_version("1.2.3.1234567890123456789"));  // as for the first three
+  EXPECT_EQ(parse_npm_range(">27.3.4.6")->floor()->str(), "27.3.4.7");
 }
 
 TEST(NpmRange, CaretTildeAndXRanges) {

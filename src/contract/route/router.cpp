@@ -233,7 +233,8 @@ class Router {
         row.packages = {pkg->package};
         row.why = "archive candidate " + pkg->package + " " + pkg->version + " satisfies " + w.text;
         if (pkg->meant && rf.provision != w.text)
-          row.why += ", the version the repository means (" + rf.provision_reason + ")";
+          row.why += std::string(pkg->line ? ", on the line of" : ",") + " the version the repository means (" +
+                     rf.provision_reason + ")";
         provided = pkg->version;
         if (tool == "php") follow_php_line(provided);
       } else if (info && !info->url.empty() && !w.floor) {
@@ -314,12 +315,23 @@ class Router {
   struct ArchiveRuntime {
     std::string package, version;
     bool meant = false;  // the provision's, not only the support's
+    bool line = false;   // of the provision's line only (an exact release the archive lacks)
   };
   std::optional<ArchiveRuntime> archive_runtime(const std::string& tool, const RuntimeFloor& rf, const Want& w,
                                                 const ToolInfo* info) const {
     if (auto p = parse_npm_range(rf.provision); !rf.provision.empty() && p && !p->is_empty() && p->floor()) {
       Want meant{*p, p->floor(), rf.provision};
       if (auto found = archive_candidate(tool, meant, info)) return ArchiveRuntime{found->first, found->second, true};
+      // An exact release the archive lacks (php:8.4.3): its line's, within the support.
+      const Version f = *p->floor();
+      auto line = parse_npm_range(">=" + std::to_string(f.major) + "." + std::to_string(f.minor) + ".0 <" +
+                                  std::to_string(f.major) + "." + std::to_string(f.minor + 1) + ".0");
+      if (line) {
+        Range r = w.range ? intersect(*line, *w.range) : *line;
+        if (!r.is_empty() && r.floor())
+          if (auto found = archive_candidate(tool, Want{r, r.floor(), r.str()}, info))
+            return ArchiveRuntime{found->first, found->second, true, true};
+      }
     }
     if (auto found = archive_candidate(tool, w, info)) return ArchiveRuntime{found->first, found->second, false};
     return std::nullopt;
@@ -333,22 +345,29 @@ class Router {
     auto v = parse_version(image::upstream_version(provided));
     if (!v) return;
     const std::string line = std::to_string(v->major) + "." + std::to_string(v->minor);
-    for (auto* libs : {&build_libs_, &run_libs_})
+    for (auto* libs : {&build_libs_, &run_libs_}) {
+      const Kind kind = libs == &build_libs_ ? Kind::kBuildLib : Kind::kRunLib;
       for (const auto& [pkg, by] : std::map<std::string, std::set<std::string>>(*libs)) {
+        // php8.5-intl, or a version-less php-redis (the archive's default PHP's).
         const auto dash = pkg.find('-');
-        if (!pkg.starts_with("php") || dash == std::string::npos || dash < 6 || pkg.compare(3, dash - 3, line) == 0 ||
-            !std::isdigit(static_cast<unsigned char>(pkg[3])) ||
+        const bool versioned = dash != std::string::npos && dash >= 6 && std::isdigit(static_cast<unsigned char>(pkg[3]));
+        if (!pkg.starts_with("php") || dash == std::string::npos || (!versioned && dash != 3) ||
+            (versioned && pkg.compare(3, dash - 3, line) == 0) ||
             !std::all_of(by.begin(), by.end(), [](const std::string& b) { return b.starts_with("php:"); }))
           continue;
         const std::string renamed = "php" + line + pkg.substr(dash);
         plan_.decisions.push_back({"deb:" + pkg, "package",
                                    pkg + " is installed as " + renamed + ", the extension for the sandbox's PHP " +
                                        line});
+        // Run-only only if both were: a build need stays one.
+        auto& only = run_only_[kind];
+        const bool was_only = only.erase(pkg) > 0;
+        if (was_only && (!libs->count(renamed) || only.count(renamed))) only.insert(renamed);
+        else only.erase(renamed);
         (*libs)[renamed].insert(by.begin(), by.end());
-        for (auto& only : run_only_)
-          if (only.second.erase(pkg)) only.second.insert(renamed);
         libs->erase(pkg);
       }
+    }
   }
 
   // The archive package that carries `tool` within `w`: the table's

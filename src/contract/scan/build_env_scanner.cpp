@@ -1386,8 +1386,10 @@ class BuildEnvScanner {
   // Whether a job's steps run a test suite: a command with a word (not an
   // option) that says test or spec, or Maven's/Gradle's verify and check
   // (`mvn -B verify`, `./gradlew check`, `bundle exec rspec`, `mix test`,
-  // `./refine e2e_tests`). A job that only builds, diffs generated code or
-  // publishes calls programs for its own plumbing.
+  // `./refine e2e_tests`), or a Maven phase past `test` (package, install,
+  // deploy) or Gradle's `build`, unless it skips the tests. A job that only
+  // builds, diffs generated code or publishes calls programs for its own
+  // plumbing.
   bool runs_tests(const std::vector<std::string>& scripts) {
     static constexpr std::array<std::string_view, 22> kTokens = {
         "test",  "tests",   "testing", "spec",    "specs",  "rspec", "pytest", "phpunit", "pest",  "jest",
@@ -1437,11 +1439,18 @@ class BuildEnvScanner {
         bool phase = false;
         for (std::size_t w = k + 1; w < c.words.size(); ++w) {
           const std::string& a = c.words[w];
-          if (a.find("skipTests") != std::string::npos || a.find("maven.test.skip") != std::string::npos ||
-              ((a == "-x" || a == "--exclude-task") && w + 1 < c.words.size() && c.words[w + 1] == "test"))
+          // -DskipTests, -DskipTests=true, -Dmaven.test.skip; not -DskipTests=false.
+          if ((a.find("skipTests") != std::string::npos || a.find("maven.test.skip") != std::string::npos) &&
+              !a.ends_with("=false"))
             return false;
+          if ((a == "-x" || a == "--exclude-task") && w + 1 < c.words.size()) {
+            const std::string_view task = std::string_view(c.words[w + 1]).substr(c.words[w + 1].rfind(':') + 1);
+            if (task == "test" || task == "check") return false;
+          }
+          // A task path's last part: `:app:build` is build.
+          const std::string_view goal = std::string_view(a).substr(a.rfind(':') == std::string::npos ? 0 : a.rfind(':') + 1);
           if (maven ? (a == "package" || a == "install" || a == "deploy" || a == "integration-test")
-                    : (a == "build"))
+                    : (goal == "build"))
             phase = true;
         }
         if (phase) return true;

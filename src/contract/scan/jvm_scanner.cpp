@@ -328,11 +328,12 @@ class JvmScanner {
       // <pluginManagement> configures a plugin for modules that use it; it runs nothing itself.
       if (std::string_view(plugin.parent().parent().name()) == "pluginManagement") continue;
       std::string artifact = child_text(plugin, "artifactId");
-      // A plugin used without settings of its own takes those the POM's
-      // <pluginManagement> gives it (DSpace's enforcer rules).
-      const pugi::xml_node configured = configured_plugin(project, plugin, artifact);
-      if (artifact == "frontend-maven-plugin") frontend_plugin(rel, configured, props);
-      else if (artifact == "maven-enforcer-plugin") enforcer(rel, configured, props);
+      // A plugin used in <plugins> takes the settings <pluginManagement> gives it too.
+      if (artifact == "frontend-maven-plugin" || artifact == "maven-enforcer-plugin") {
+        const pugi::xml_node managed = managed_plugin(project, plugin, artifact);
+        if (artifact == "frontend-maven-plugin") frontend_plugin(rel, plugin, managed, props);
+        else enforcer(rel, plugin, managed, props);
+      }
       // A plugin the build runs, looked up like a dependency (one that runs a program).
       std::string group = resolve(child_text(plugin, "groupId"), props);
       if (group.empty()) group = "org.apache.maven.plugins";  // Maven's default plugin group
@@ -368,31 +369,39 @@ class JvmScanner {
     }
   }
 
-  // com.github.eirslett:frontend-maven-plugin installs Node (and npm, yarn or
-  // pnpm) of the versions it is given into the build tree, from nodejs.org
-  // and the npm registry unless a download root says otherwise: pins.
-  // A plugin's setting where Maven reads it: its <configuration>, or an
-  // execution's (fixed paths, so a crafted pom cannot make this a walk of
-  // every element).
-  static pugi::xml_node configured_plugin(const pugi::xml_node& project, const pugi::xml_node& plugin,
-                                          const std::string& artifact) {
-    if (plugin.child("configuration") || plugin.child("executions")) return plugin;
-    for (pugi::xml_node build : {project.child("build"), plugin.parent().parent().parent()})  // also a profile's <build>
-      for (pugi::xml_node managed = build.child("pluginManagement").child("plugins").child("plugin"); managed;
-           managed = managed.next_sibling("plugin"))
+  // The <pluginManagement> entry of a plugin the build uses: Maven merges its
+  // settings into the use's (DSpace's enforcer rules there, a bare <plugin>
+  // in <plugins>). The use's own <build> first (a profile's), then the
+  // project's; fixed paths, no walk.
+  static pugi::xml_node managed_plugin(const pugi::xml_node& project, const pugi::xml_node& plugin,
+                                       const std::string& artifact) {
+    for (pugi::xml_node build : {plugin.parent().parent(), project.child("build")}) {
+      std::size_t seen = 0;
+      for (pugi::xml_node managed = build.child("pluginManagement").child("plugins").child("plugin");
+           managed && ++seen <= 256; managed = managed.next_sibling("plugin"))
         if (child_text(managed, "artifactId") == artifact) return managed;
-    return plugin;
-  }
-
-  static pugi::xml_node plugin_setting(const pugi::xml_node& plugin, const char* name) {
-    if (pugi::xml_node n = plugin.child("configuration").child(name)) return n;
-    std::size_t seen = 0;
-    for (pugi::xml_node e = plugin.child("executions").child("execution"); e && ++seen <= 32; e = e.next_sibling("execution"))
-      if (pugi::xml_node n = e.child("configuration").child(name)) return n;
+    }
     return {};
   }
 
-  void frontend_plugin(const std::string& rel, const pugi::xml_node& plugin, const std::map<std::string, std::string>& props) {
+  // A plugin's setting where Maven reads it: its <configuration>, or an
+  // execution's (fixed paths, so a crafted pom cannot make this a walk of
+  // every element); then its managed entry's.
+  static pugi::xml_node plugin_setting(const pugi::xml_node& plugin, const pugi::xml_node& managed, const char* name) {
+    for (const pugi::xml_node& p : {plugin, managed}) {
+      if (pugi::xml_node n = p.child("configuration").child(name)) return n;
+      std::size_t seen = 0;
+      for (pugi::xml_node e = p.child("executions").child("execution"); e && ++seen <= 32; e = e.next_sibling("execution"))
+        if (pugi::xml_node n = e.child("configuration").child(name)) return n;
+    }
+    return {};
+  }
+
+  // com.github.eirslett:frontend-maven-plugin installs Node (and npm, yarn or
+  // pnpm) of the versions it is given into the build tree, from nodejs.org
+  // and the npm registry unless a download root says otherwise: pins.
+  void frontend_plugin(const std::string& rel, const pugi::xml_node& plugin, const pugi::xml_node& managed,
+                       const std::map<std::string, std::string>& props) {
     if (set_aside_tree(rel)) return;  // an example's build is not the repository's
     struct Tool {
       const char* element;
@@ -407,7 +416,7 @@ class JvmScanner {
         {"pnpmVersion", "pnpm", "pnpmDownloadRoot", "https://registry.npmjs.org/pnpm/-/"},
     };
     for (const auto& t : kTools) {
-      pugi::xml_node node = plugin_setting(plugin, t.element);
+      pugi::xml_node node = plugin_setting(plugin, managed, t.element);
       if (!node) continue;
       std::string shown(str::trim(node.text().get())), v = resolve(shown, props);
       if (v == "provided") continue;  // npmVersion's default: the npm that comes with Node
@@ -420,7 +429,7 @@ class JvmScanner {
       }
       ctx_.constraint(t.tool, ConstraintKind::kPin, ev, Range::exactly(*version),
                       std::string("the Maven build installs ") + t.tool + " " + version->str() + " (frontend-maven-plugin)");
-      pugi::xml_node root = plugin_setting(plugin, t.root);
+      pugi::xml_node root = plugin_setting(plugin, managed, t.root);
       std::string url = !root ? t.default_url : resolve(std::string(str::trim(root.text().get())), props);
       if (url_host(url).empty()) continue;
       ctx_.egress_url(url, EgressOrigin::kConfig, std::string("frontend-maven-plugin downloads ") + t.tool, ev);
@@ -429,45 +438,48 @@ class JvmScanner {
 
   // maven-enforcer-plugin's requireMavenVersion and requireJavaVersion: the
   // versions the build refuses to run below — what the project supports.
-  void enforcer(const std::string& rel, const pugi::xml_node& plugin, const std::map<std::string, std::string>& props) {
-    // The plugin's own rules and each execution's (enforce-no-snapshots, then
-    // enforce-maven-version).
+  void enforcer(const std::string& rel, const pugi::xml_node& plugin, const pugi::xml_node& managed,
+                const std::map<std::string, std::string>& props) {
+    // The rules of the plugin and of its managed entry, each's own and each
+    // execution's (enforce-no-snapshots, then enforce-maven-version).
     std::vector<pugi::xml_node> all_rules;
-    if (pugi::xml_node n = plugin.child("configuration").child("rules")) all_rules.push_back(n);
-    std::size_t seen = 0;
-    for (pugi::xml_node e = plugin.child("executions").child("execution"); e && ++seen <= 32; e = e.next_sibling("execution"))
-      if (pugi::xml_node n = e.child("configuration").child("rules")) all_rules.push_back(n);
+    for (const pugi::xml_node& p : {plugin, managed}) {
+      if (pugi::xml_node n = p.child("configuration").child("rules")) all_rules.push_back(n);
+      std::size_t seen = 0;
+      for (pugi::xml_node e = p.child("executions").child("execution"); e && ++seen <= 32; e = e.next_sibling("execution"))
+        if (pugi::xml_node n = e.child("configuration").child("rules")) all_rules.push_back(n);
+    }
     for (const char* rule : {"requireMavenVersion", "requireJavaVersion"}) {
       for (const pugi::xml_node& rules : all_rules)
         for (pugi::xml_node r = rules.child(rule); r; r = {}) {
-        std::string shown = child_text(r, "version"), v = resolve(shown, props);
-        if (v.empty()) continue;
-        Evidence ev{rel, std::string("maven-enforcer-plugin ") + rule, shown == v ? v : shown + " = " + v};
-        std::string npm = maven_range(v);
-        if (std::string_view(rule) == "requireJavaVersion") {
-          // The floor only: Java releases are read as releases ("1.8" is 8).
-          std::string_view lo = npm;
-          while (!lo.empty() && (lo.front() == '>' || lo.front() == '=')) lo.remove_prefix(1);
-          lo = lo.substr(0, lo.find(' '));
-          // A JDK version names its release by the first part, or the first two
-          // in the old spelling: "21.0" and "21.0.2" are 21, "1.8.0" is 8.
-          if (auto dot = lo.find('.'); dot != std::string_view::npos)
-            lo = lo.starts_with("1.") ? lo.substr(0, lo.find('.', 2)) : lo.substr(0, dot);
-          if (!npm.starts_with(">=") || lo.empty()) {
-            ctx_.note(rel, std::string(rule) + " " + str::quote(v) + " states no lower bound strata reads");
+          std::string shown = child_text(r, "version"), v = resolve(shown, props);
+          if (v.empty()) continue;
+          Evidence ev{rel, std::string("maven-enforcer-plugin ") + rule, shown == v ? v : shown + " = " + v};
+          std::string npm = maven_range(v);
+          if (std::string_view(rule) == "requireJavaVersion") {
+            // The floor only: Java releases are read as releases ("1.8" is 8).
+            std::string_view lo = npm;
+            while (!lo.empty() && (lo.front() == '>' || lo.front() == '=')) lo.remove_prefix(1);
+            lo = lo.substr(0, lo.find(' '));
+            // A JDK version names its release by the first part, or the first two
+            // in the old spelling: "21.0" and "21.0.2" are 21, "1.8.0" is 8.
+            if (auto dot = lo.find('.'); dot != std::string_view::npos)
+              lo = lo.starts_with("1.") ? lo.substr(0, lo.find('.', 2)) : lo.substr(0, dot);
+            if (!npm.starts_with(">=") || lo.empty()) {
+              ctx_.note(rel, std::string(rule) + " " + str::quote(v) + " states no lower bound strata reads");
+              continue;
+            }
+            release(ev, std::string(lo), "maven-enforcer-plugin refuses to build on an older JDK");
             continue;
           }
-          release(ev, std::string(lo), "maven-enforcer-plugin refuses to build on an older JDK");
-          continue;
+          auto range = parse_npm_range(npm.empty() ? "not a range" : npm);
+          if (npm.empty() || !range) {
+            ctx_.note(rel, std::string(rule) + " " + str::quote(v) + " is not a version range strata reads");
+            continue;
+          }
+          ctx_.constraint("maven", ConstraintKind::kSupport, ev, *range,
+                          "maven-enforcer-plugin refuses to build with another Maven");
         }
-        auto range = parse_npm_range(npm.empty() ? "not a range" : npm);
-        if (npm.empty() || !range) {
-          ctx_.note(rel, std::string(rule) + " " + str::quote(v) + " is not a version range strata reads");
-          continue;
-        }
-        ctx_.constraint("maven", ConstraintKind::kSupport, ev, *range,
-                        "maven-enforcer-plugin refuses to build with another Maven");
-      }
     }
   }
 

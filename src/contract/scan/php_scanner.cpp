@@ -77,9 +77,14 @@ class PhpScanner {
     for (const auto& f : manifests) manifest(f);
     for (const auto& f : locks) lock(f);
     for (const auto& m : manifests) {
+      if (set_aside_tree(m)) continue;  // an example's tests are not the repository's
       const std::string dir = m.size() > 13 ? m.substr(0, m.size() - 13) : "";  // "…/composer.json"
+      // The configuration PHPUnit itself takes: the first of these it finds.
       for (const char* name : {"phpunit.xml", "phpunit.xml.dist", "phpunit.dist.xml"})
-        if (ctx_.fs().is_file(dir + name)) test_database(dir + name);
+        if (ctx_.fs().is_file(dir + name)) {
+          test_database(dir + name);
+          break;
+        }
     }
     if (packagist_) {
       ctx_.egress("repo.packagist.org", EgressOrigin::kDefault, "Packagist, Composer's default repository (metadata)");
@@ -116,17 +121,20 @@ class PhpScanner {
     for (pugi::xml_node e = php.first_child(); e && ++seen <= 256; e = e.next_sibling()) {
       const std::string_view kind = e.name();
       if (kind != "env" && kind != "server" && kind != "var") continue;
-      const std::string name = e.attribute("name").as_string(), value = str::lower(e.attribute("value").as_string());
+      const std::string name = str::lower(e.attribute("name").as_string()),
+                        value = str::lower(e.attribute("value").as_string());
       std::string driver;
-      if (name == "DB_CONNECTION" || name == "DB_DRIVER") driver = value;
-      else if (name == "DATABASE_URL" && value.find(':') != std::string::npos) driver = value.substr(0, value.find(':'));
+      if (name == "db_connection" || name == "db_driver") driver = value;
+      else if (name == "database_url" && value.find(':') != std::string::npos) driver = value.substr(0, value.find(':'));
       else continue;
       const char* ext = driver == "sqlite" || driver == "sqlite3"                         ? "pdo_sqlite"
                         : driver == "mysql" || driver == "mariadb" || driver == "pdo_mysql" ? "pdo_mysql"
                         : driver == "pgsql" || driver == "postgres" || driver == "postgresql" || driver == "pdo_pgsql"
                             ? "pdo_pgsql"
                             : nullptr;
-      if (ext) need_extension(ext, {rel, std::string("php.") + std::string(kind) + "." + name, e.attribute("value").as_string()});
+      if (ext)
+        need_extension(ext, {rel, std::string("php.") + std::string(kind) + "." + e.attribute("name").as_string(),
+                             e.attribute("value").as_string()});
     }
   }
 
@@ -443,8 +451,8 @@ class PhpScanner {
       ctx_.line_named("php", line, *beyond_debian_,
                       beyond_debian_->field + " " + str::quote(beyond_debian_->value) +
                           " excludes Debian 12's PHP 8.2: the extension packages are named for PHP {line} "
-                          "(php{line}-*), the line the contract provisions, which an archive with that PHP has "
-                          "(Debian 12's has not); a PHP built elsewhere needs its own build of them");
+                          "(php{line}-*), {why}, which an archive with that PHP has (Debian 12's has not); a PHP "
+                          "built elsewhere needs its own build of them");
     }
     auto compiled = compiled_.find(name);
     if (compiled == compiled_.end()) return;

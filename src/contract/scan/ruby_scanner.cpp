@@ -305,6 +305,7 @@ class RubyScanner {
         ++n;
         std::string_view line = str::trim(raw);
         if (!line.starts_with("pin ") || ++pins > 512) continue;
+        if (auto c = line.find(" #"); c != std::string_view::npos) line = line.substr(0, c);  // a trailing comment
         auto to = line.find("to:");
         if (to == std::string_view::npos) continue;
         std::string_view rest = str::trim(line.substr(to + 3));

@@ -305,12 +305,15 @@ void ScanContext::follow_provisioned_line(const std::string& tool, const LineNam
   if (named.message.empty()) {
     auto at = parse_version(named.line);
     // Statements that contradict each other (a config.platform.php 8.1.0
-    // below a lock's ^8.4) move nothing.
-    if (!support || !at || !rf->conflicts.empty()) return;
+    // below a lock's ^8.4: a pin outside the support) move nothing.
+    if (!support || !at) return;
+    if (auto pinned = parse_npm_range(rf->pin); !rf->pin.empty() && pinned && intersect(*pinned, *support).is_empty())
+      return;
     if (support->contains(*at) || support->contains(Version{at->major, at->minor, 999999, ""})) return;
     if (auto f = support->floor()) line = std::to_string(f->major) + "." + std::to_string(f->minor);
   }
-  std::string why = "its supported versions (" + (support ? support->str() : std::string()) + ") exclude " + named.line;
+  std::string why = named.message.empty() ? "its supported versions (" + support->str() + ") exclude " + named.line
+                                          : "the lowest line its support admits";
   if (rf && !rf->provision.empty())
     if (auto p = parse_npm_range(rf->provision); p && !p->is_empty() && p->floor()) {
       const Version f = *p->floor();
@@ -347,6 +350,9 @@ void ScanContext::follow_provisioned_line(const std::string& tool, const LineNam
     if (named.message.compare(i, 6, "{line}") == 0) {
       message += line;
       i += 6;
+    } else if (named.message.compare(i, 5, "{why}") == 0) {
+      message += why;
+      i += 5;
     } else {
       message += named.message[i++];
     }
@@ -404,7 +410,8 @@ Contract ScanContext::finish(std::string root, std::vector<NativePackage> native
       auto& ev = (build ? build_lib_evidence_ : run_lib_evidence_)[pkg];
       if (!ev.empty() && foreign.insert(pkg).second)
         note(ev.front().file, ev.front().field + ": " + pkg + " is not a Debian 12 package (another distribution's " +
-                                  "name); Debian 12's " + debian->front() + " is provisioned");
+                                  "or an older Debian release's name); Debian 12's " + debian->front() +
+                                  " is provisioned");
       rename_lib(build, pkg, debian->front());
     }
   std::sort(natives.begin(), natives.end(), [](const NativePackage& a, const NativePackage& b) {
@@ -574,20 +581,22 @@ RuntimeFloor ScanContext::floor_of(const std::string& tool, const ToolConstraint
       pinned_by = root_pins;
     } else {
       // Pins that disagree: one CI tests comes first (a Dockerfile's 1.18.4,
-      // which CI runs, beside a stale .tool-versions 1.17.3).
+      // which CI runs, beside a stale .tool-versions 1.17.3). CI's versions
+      // are joined once, so each pin is one intersection.
+      std::vector<std::size_t> ci;
+      for (std::size_t t : tested)
+        if (!image_statement(t)) ci.push_back(t);
+      const Range ci_versions = join(ci);
       std::vector<std::size_t> confirmed;
       for (std::size_t i : root_pins)
-        if (std::any_of(tested.begin(), tested.end(), [&](std::size_t t) {
-              return !image_statement(t) && !intersect(*tc.ranges[i], *tc.ranges[t]).is_empty();
-            }))
-          confirmed.push_back(i);
+        if (!ci.empty() && !intersect(*tc.ranges[i], ci_versions).is_empty()) confirmed.push_back(i);
       const bool by_ci = !declared && !confirmed.empty() && confirmed.size() < root_pins.size();
       pinned_by = {*chosen_pin(by_ci ? confirmed : root_pins, cs)};
       pin = *tc.ranges[pinned_by.front()];
       if (by_ci && *chosen_pin(root_pins, cs) != pinned_by.front())
         rf.conflicts.push_back(where(cs[*chosen_pin(root_pins, cs)]) + " pins " + cs[*chosen_pin(root_pins, cs)].range +
                                ", which no CI job tests; " + where(cs[pinned_by.front()]) + " pins " + pin->str() +
-                               ", which CI tests and is provisioned");
+                               ", which CI tests");
     }
   }
   // Where the test suite runs comes first: CI's jobs; then a development
@@ -598,8 +607,9 @@ RuntimeFloor ScanContext::floor_of(const std::string& tool, const ToolConstraint
   std::vector<std::size_t> ci_tested, dev_tested, builder_tested;
   for (std::size_t i : tested)
     (!image_statement(i) ? ci_tested : development(cs[i].source.file) ? dev_tested : builder_tested).push_back(i);
-  // A pin no CI job tests, where every CI job tests one same version the
-  // declared support admits and the repository's image is built on it too,
+  // A pin no CI job tests, where every CI job tests one same version (one
+  // release or line, not a matrix) the declared support admits and the
+  // repository's image is built on it too,
   // is stale (mindwendel's .tool-versions 1.17.3 beside CI's and its
   // Dockerfile's 1.18.4): it is reported, and neither bounds the support nor
   // is provisioned. CI alone does not outvote a pin (a lint job's Node 18
@@ -608,7 +618,8 @@ RuntimeFloor ScanContext::floor_of(const std::string& tool, const ToolConstraint
   std::optional<Range> ci_only;
   if (pin && !declared && !ci_tested.empty()) {
     const Range& first = *tc.ranges[ci_tested.front()];
-    const bool one = std::all_of(ci_tested.begin(), ci_tested.end(),
+    const bool one = first.any_of.size() == 1 &&
+                     std::all_of(ci_tested.begin(), ci_tested.end(),
                                  [&](std::size_t i) { return tc.ranges[i]->str() == first.str(); });
     const Range declared_support = !root_support.empty()  ? meet(root_support)
                                    : !sub_support.empty() ? meet(sub_support)
@@ -624,6 +635,7 @@ RuntimeFloor ScanContext::floor_of(const std::string& tool, const ToolConstraint
   if (!root_support.empty()) support = meet(root_support);
   else if (!sub_support.empty()) support = meet(sub_support);
   else if (pin && !ci_only) support = *pin;
+  else if (ci_only) support = *ci_only;  // the stale pin's place: what CI and the image run
   else if (!sub_pins.empty()) support = join(sub_pins);  // sub-projects pinned apart: any of theirs
   else if (!tested.empty()) support = join(tested);
   else if (!sub_tested.empty()) support = join(sub_tested);  // a sub-project's builder image, at the last
@@ -677,10 +689,14 @@ RuntimeFloor ScanContext::floor_of(const std::string& tool, const ToolConstraint
     const bool file_pin = std::none_of(pinned_by.begin(), pinned_by.end(), image_statement);
     std::set<std::string> exact;
     std::size_t exact_by = 0;
-    for (std::size_t i : tested) {
-      Range r = intersect(*tc.ranges[i], intersect(*pin, in_support));
-      if (!r.is_empty() && r.str().starts_with("=") && exact.insert(r.str()).second) exact_by = i;
-    }
+    const Range line = intersect(*pin, in_support);
+    for (std::size_t i : tested)
+      for (const auto& iv : tc.ranges[i]->any_of) {  // a matrix's versions one by one
+        Range r = intersect(Range{{iv}}, line);
+        if (r.any_of.size() == 1 && !r.is_empty() && r.str().starts_with("=") && exact.insert(r.str()).second)
+          exact_by = i;
+        if (exact.size() > 1) break;
+      }
     if (file_pin && exact.size() == 1 && !rf.provision.starts_with("=")) {
       rf.provision = *exact.begin();
       rf.provision_reason += ", at the release " + where(cs[exact_by]) + " runs within it";

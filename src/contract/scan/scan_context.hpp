@@ -117,14 +117,15 @@ class ScanContext {
   void command(const std::string& name, const std::string& reason);
   // Packages built for one line of a runtime (php8.4-intl for PHP 8.4), which
   // a scanner names for `line` before the floors are known. finish() renames
-  // them to the line of the version the contract provisions (a Dockerfile's
-  // php:8.5 beside require.php ^8.4: php8.5-intl) and then warns once on
-  // `why.file` with `message`, whose "{line}" is the line they are named for.
-  // A package is renamed only when every need of it is the tool's own
-  // ("php:ext-intl").
-  // `versionless`: names without a line (php-redis) are `line`'s too — the
-  // archive's default line's. An empty `message` warns nothing; a rename is
-  // then a note.
+  // them to the line of the version the contract provisions when that is one
+  // line (a Dockerfile's php:8.5 beside require.php ^8.4: php8.5-intl), and
+  // warns once on `why.file` with `message`, whose "{line}" is the line they
+  // are named for and "{why}" the reason. An empty `message` marks the
+  // archive's own line (Debian's 8.2): the packages keep it while the support
+  // admits it, else follow the provisioned line or the support's lowest, with
+  // a note. A package is renamed only when every need of it is the tool's own
+  // ("php:ext-intl"). `versionless`: names without a line (php-redis) are
+  // `line`'s too.
   void line_named(const std::string& tool, std::string line, Evidence why, std::string message,
                   bool versionless = false);
   void workspace(Workspace ws);

@@ -65,8 +65,8 @@ TEST(RouterEcosystems, PhpExtensionsFollowThePhpOfTheBase) {
   Contract c = scan("php-symfony-docker");
   Candidates archive({{"php8.2-cli", "8.2.28-1~deb12u1"},  {"php8.2-intl", "8.2.28-1~deb12u1"},
                       {"php8.2-pgsql", "8.2.28-1~deb12u1"}, {"php8.2-zip", "8.2.28-1~deb12u1"},
-                      {"php8.2-gd", "8.2.28-1~deb12u1"},    {"php-redis", "5.3.7+4.3.0-3"},
-                      {"php-apcu", "5.1.22+4.0.11-2"},      {"composer", "2.5.5-1+deb12u5"},
+                      {"php8.2-gd", "8.2.28-1~deb12u1"},    {"php8.2-redis", "5.3.7+4.3.0-3"},
+                      {"php8.2-apcu", "5.1.22+4.0.11-2"},   {"composer", "2.5.5-1+deb12u5"},
                       {"unzip", "6.0-28"},                  {"git", "1:2.39.5-0+deb12u2"}, {"ca-certificates", "20230311+deb12u1"},
                       {"build-essential", "12.9"},          {"autoconf", "2.71-3"},
                       {"pkg-config", "1.8.1-1"},            {"libicu-dev", "72.1-3"},
@@ -88,7 +88,9 @@ TEST(RouterEcosystems, PhpExtensionsFollowThePhpOfTheBase) {
     EXPECT_EQ(d->choice, "package") << ext;
   }
   const auto& o = debian.overlay_packages;
-  for (const char* pkg : {"php8.2-intl", "php8.2-pgsql", "php8.2-zip", "php-redis", "php-apcu", "php8.2-gd"})
+  // Debian's version-less php-redis is its default PHP's; the plan names the
+  // extension for the PHP it installs (php8.2-redis, which bookworm has too).
+  for (const char* pkg : {"php8.2-intl", "php8.2-pgsql", "php8.2-zip", "php8.2-redis", "php8.2-apcu", "php8.2-gd"})
     EXPECT_NE(std::find(o.begin(), o.end(), pkg), o.end()) << pkg;
   // Nothing compiles (the Dockerfile's own apt-get line still brings its -dev libraries).
   for (const char* pkg : {"autoconf", "build-essential"}) EXPECT_EQ(std::find(o.begin(), o.end(), pkg), o.end()) << pkg;
@@ -144,6 +146,12 @@ TEST(RouterEcosystems, ThePhpTheRepositoryMeansAndItsExtensionsFromAnArchiveWith
     said |= d.package == "deb:php8.5-intl" && d.why == "php8.5-intl is installed as php8.4-intl, the extension for "
                                                           "the sandbox's PHP 8.4";
   EXPECT_TRUE(said);
+
+  // A Dockerfile's exact php:8.5.3 the archive lacks: its line's release, not the support's lowest.
+  Contract exact = c;
+  exact.runtime_floors["php"].provision = "=8.5.3";
+  Plan line = route({exact, bare_base(), Candidates(both, {}), "oci:/images:base"});
+  EXPECT_EQ(row(line, "php")->packages, std::vector<std::string>{"php8.5-cli"});
 }
 
 TEST(RouterEcosystems, MavenOnJava17TakesDebiansJdkAndTheWrappersMaven) {

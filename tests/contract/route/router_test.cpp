@@ -577,7 +577,10 @@ TEST(Router, ARailsAppOnMysqlTakesDebiansRubyAndBootstrapsItsBundler) {
                          "egress | rubygems.org | read-only | egress",
                      }));
   EXPECT_EQ(p.rows[0].why, "`gem install bundler -v 2.4.10`");
-  EXPECT_EQ(p.rows[1].why, "archive candidate ruby 1:3.1 satisfies >=3.1.0 <4.0.0");
+  // The pin is 3.1.4, which Debian lacks; its 3.1 is of the same line.
+  EXPECT_EQ(p.rows[1].why, "archive candidate ruby 1:3.1 satisfies >=3.1.0 <4.0.0, on the line of the version the "
+                          "repository means (the version .ruby-version version=\"3.1.4\" and Gemfile.lock RUBY "
+                          "VERSION=\"ruby 3.1.4p223\" pin)");
 }
 
 TEST(Router, ARubyTheArchiveLacksIsAnUnroutedRowThatSaysSo) {
