@@ -384,17 +384,24 @@ class JvmScanner {
     return {};
   }
 
-  // A plugin's setting where Maven reads it: its <configuration>, or an
-  // execution's (fixed paths, so a crafted pom cannot make this a walk of
-  // every element); then its managed entry's.
-  static pugi::xml_node plugin_setting(const pugi::xml_node& plugin, const pugi::xml_node& managed, const char* name) {
+  // A plugin's settings called `name` where Maven reads them: its
+  // <configuration>, then each execution's, then the same of its managed
+  // entry (fixed paths, so a crafted pom cannot make this a walk of every
+  // element). plugin_setting: the first of them.
+  static std::vector<pugi::xml_node> plugin_settings(const pugi::xml_node& plugin, const pugi::xml_node& managed,
+                                                     const char* name) {
+    std::vector<pugi::xml_node> out;
     for (const pugi::xml_node& p : {plugin, managed}) {
-      if (pugi::xml_node n = p.child("configuration").child(name)) return n;
+      if (pugi::xml_node n = p.child("configuration").child(name)) out.push_back(n);
       std::size_t seen = 0;
       for (pugi::xml_node e = p.child("executions").child("execution"); e && ++seen <= 32; e = e.next_sibling("execution"))
-        if (pugi::xml_node n = e.child("configuration").child(name)) return n;
+        if (pugi::xml_node n = e.child("configuration").child(name)) out.push_back(n);
     }
-    return {};
+    return out;
+  }
+  static pugi::xml_node plugin_setting(const pugi::xml_node& plugin, const pugi::xml_node& managed, const char* name) {
+    auto all = plugin_settings(plugin, managed, name);
+    return all.empty() ? pugi::xml_node() : all.front();
   }
 
   // com.github.eirslett:frontend-maven-plugin installs Node (and npm, yarn or
@@ -440,15 +447,9 @@ class JvmScanner {
   // versions the build refuses to run below — what the project supports.
   void enforcer(const std::string& rel, const pugi::xml_node& plugin, const pugi::xml_node& managed,
                 const std::map<std::string, std::string>& props) {
-    // The rules of the plugin and of its managed entry, each's own and each
-    // execution's (enforce-no-snapshots, then enforce-maven-version).
-    std::vector<pugi::xml_node> all_rules;
-    for (const pugi::xml_node& p : {plugin, managed}) {
-      if (pugi::xml_node n = p.child("configuration").child("rules")) all_rules.push_back(n);
-      std::size_t seen = 0;
-      for (pugi::xml_node e = p.child("executions").child("execution"); e && ++seen <= 32; e = e.next_sibling("execution"))
-        if (pugi::xml_node n = e.child("configuration").child("rules")) all_rules.push_back(n);
-    }
+    // Every execution's rules (enforce-no-snapshots, then enforce-maven-version),
+    // the managed entry's too.
+    const std::vector<pugi::xml_node> all_rules = plugin_settings(plugin, managed, "rules");
     for (const char* rule : {"requireMavenVersion", "requireJavaVersion"}) {
       for (const pugi::xml_node& rules : all_rules)
         for (pugi::xml_node r = rules.child(rule); r; r = {}) {

@@ -291,7 +291,7 @@ void ScanContext::line_named(const std::string& tool, std::string line, Evidence
 
 // The packages follow the line of the provisioned version when it is one line
 // ("=8.5.1", ">=8.5.0 <8.6.0"); a provision spanning lines (the whole support)
-// leaves them on the scanner's line, the support's lowest.
+// leaves them on the support's lowest line (scan_context.hpp, line_named).
 void ScanContext::follow_provisioned_line(const std::string& tool, const LineNamed& named, const RuntimeFloor* rf) {
   std::string line = named.line;
   std::optional<Range> support;
@@ -609,10 +609,9 @@ RuntimeFloor ScanContext::floor_of(const std::string& tool, const ToolConstraint
     (!image_statement(i) ? ci_tested : development(cs[i].source.file) ? dev_tested : builder_tested).push_back(i);
   // A pin no CI job tests, where every CI job tests one same version (one
   // release or line, not a matrix) the declared support admits and the
-  // repository's image is built on it too,
-  // is stale (mindwendel's .tool-versions 1.17.3 beside CI's and its
-  // Dockerfile's 1.18.4): it is reported, and neither bounds the support nor
-  // is provisioned. CI alone does not outvote a pin (a lint job's Node 18
+  // repository's image is built on it too, is stale (mindwendel's
+  // .tool-versions 1.17.3 beside CI's and its Dockerfile's 1.18.4): it is
+  // reported, and neither bounds the support nor is provisioned. CI alone does not outvote a pin (a lint job's Node 18
   // beside .tool-versions' 20.19.5), and a team's declaration
   // (.mac/project.yaml) is never stale.
   std::optional<Range> ci_only;
