@@ -81,17 +81,21 @@ TEST(JvmFixtures, KotlinGradleToolchainPluginsAndWrapper) {
   Contract c = scan_fixture("jvm-gradle-kotlin");
   const RuntimeFloor* java = floors(c, "java");
   ASSERT_NE(java, nullptr);
-  ASSERT_EQ(java->constraints.size(), 4u);  // the commented-out sourceCompatibility is not one
+  ASSERT_EQ(java->constraints.size(), 5u);  // the commented-out sourceCompatibility is not one
   EXPECT_EQ(java->constraints[0].source.file, ".sdkmanrc");
   EXPECT_EQ(java->constraints[0].range, "=21.0.2");
   EXPECT_EQ(java->constraints[1].source.file, "app/build.gradle.kts");
   EXPECT_EQ(java->constraints[1].source.field, "line 14 java.toolchain.languageVersion");
   EXPECT_EQ(java->constraints[1].range, ">=21.0.0 <22.0.0");
+  // The toolchain's release is also the project's floor: what it compiles runs on 21 and later.
+  EXPECT_EQ(constraint_kind_name(java->constraints[2].kind), std::string("support"));
+  EXPECT_EQ(java->constraints[2].range, ">=21.0.0");
+  EXPECT_EQ(java->floor, "21.0.0");
   // The build stage's JDK image is what the build runs on (tested); the final stage's JRE, what it ships on.
-  EXPECT_EQ(java->constraints[2].source.value, "eclipse-temurin:21-jdk");
-  EXPECT_EQ(constraint_kind_name(java->constraints[2].kind), std::string("tested"));
-  EXPECT_EQ(java->constraints[3].source.value, "eclipse-temurin:21-jre");
-  EXPECT_EQ(java->constraints[3].range, ">=21.0.0 <22.0.0");
+  EXPECT_EQ(java->constraints[3].source.value, "eclipse-temurin:21-jdk");
+  EXPECT_EQ(constraint_kind_name(java->constraints[3].kind), std::string("tested"));
+  EXPECT_EQ(java->constraints[4].source.value, "eclipse-temurin:21-jre");
+  EXPECT_EQ(java->constraints[4].range, ">=21.0.0 <22.0.0");
   EXPECT_EQ(java->provision, "=21.0.2");
   const RuntimeFloor* gradle = floors(c, "gradle");
   ASSERT_NE(gradle, nullptr);
@@ -100,6 +104,28 @@ TEST(JvmFixtures, KotlinGradleToolchainPluginsAndWrapper) {
   // The commented-out jitpack repository is not reached.
   EXPECT_EQ(hosts(c), (std::vector<std::string>{"packages.confluent.io config", "plugins.gradle.org config",
                                                 "repo.maven.apache.org config", "services.gradle.org config"}));
+  EXPECT_TRUE(c.warnings.empty());
+}
+
+// A Gradle toolchain stated through a Gradle property (gradle.properties at
+// the root, read from a module two directories down), a version catalog's
+// version, or providers.gradleProperty: the value Gradle would use. A stale
+// .java-version no CI job tests does not outvote it.
+TEST(JvmFixtures, GradleToolchainFromPropertiesAndTheVersionCatalog) {
+  Contract c = scan_fixture("jvm-gradle-properties");
+  const RuntimeFloor* java = floors(c, "java");
+  ASSERT_NE(java, nullptr);
+  ASSERT_EQ(java->constraints.size(), 7u);  // each toolchain a pin and a floor
+  EXPECT_EQ(java->constraints[1].source.file, "backend/app/build.gradle");
+  EXPECT_EQ(java->constraints[1].source.value, "javaVersion.toInteger() = 25 (gradle.properties)");
+  EXPECT_EQ(java->constraints[1].range, ">=25.0.0 <26.0.0");
+  EXPECT_EQ(java->constraints[3].source.value, "libs.versions.java.toolchain.get() = 25 (gradle/libs.versions.toml)");
+  EXPECT_EQ(java->constraints[5].source.field, "line 10 sourceCompatibility");
+  EXPECT_EQ(java->constraints[5].range, ">=25.0.0");
+  EXPECT_EQ(java->floor, "25.0.0");
+  EXPECT_EQ(java->provision, ">=25.0.0 <26.0.0");
+  ASSERT_FALSE(java->conflicts.empty());
+  EXPECT_TRUE(java->conflicts[0].starts_with(".java-version .java-version=\"21.0\" pins >=21.0.0 <21.1.0, which no CI job tests"));
   EXPECT_TRUE(c.warnings.empty());
 }
 
@@ -390,6 +416,26 @@ TEST(PinFixtures, AMatrixNeitherOutvotesNorNarrowsAPin) {
   EXPECT_TRUE(floors(beside, "node")->conflicts.empty());
 }
 
+// Heroku's buildpack configurations at the root pin what the app's build
+// installs: Elixir and OTP (elixir_buildpack.config), Node
+// (phoenix_static_buildpack.config). A value that names no release is a note.
+TEST(ElixirFixtures, HerokuBuildpackConfigsPinElixirOtpAndNode) {
+  Contract c = scan_fixture("elixir-heroku-buildpacks");
+  ASSERT_NE(floors(c, "elixir"), nullptr);
+  EXPECT_EQ(floors(c, "elixir")->provision, "=1.14.5");
+  EXPECT_EQ(floors(c, "elixir")->constraints[1].source.field, "line 2 elixir_version");
+  EXPECT_EQ(floors(c, "elixir")->constraints[1].source.value, "v1.14.5");
+  ASSERT_NE(floors(c, "erlang"), nullptr);
+  EXPECT_EQ(floors(c, "erlang")->provision, "=25.3.2.4");
+  ASSERT_NE(floors(c, "node"), nullptr);
+  EXPECT_EQ(floors(c, "node")->provision, "=16.13.2");
+  bool noted = false;
+  for (const auto& n : c.notes)
+    noted |= n.file == "phoenix_static_buildpack.config" && n.message == "npm_version \"latest\" names no release; not used";
+  EXPECT_TRUE(noted);
+  EXPECT_TRUE(c.warnings.empty());
+}
+
 TEST(ElixirFixtures, PhoenixReleaseDockerfileNamesElixirAndOtp) {
   Contract c = scan_fixture("elixir-phoenix-release");
   const RuntimeFloor* elixir = floors(c, "elixir");
@@ -487,6 +533,8 @@ TEST(DotnetFixtures, NativeAssetsNeedTheirLibrariesAndAGlobalJsonBelowTheFirstBa
   EXPECT_TRUE(required_by(c.run_libs, "libfontconfig1", "nuget:SkiaSharp.NativeAssets.Linux"));
   EXPECT_EQ(build_of(c, "nuget", "SkiaSharp"), "<absent>");
   EXPECT_EQ(lib(c.run_libs, "libsqlite3-0"), nullptr);
+  // MinVer (Directory.Build.props) runs git as every project builds.
+  EXPECT_TRUE(required_by(c.run_libs, "git", "nuget:MinVer"));
   EXPECT_TRUE(c.warnings.empty());
 }
 
@@ -494,7 +542,7 @@ TEST(DotnetFixtures, NativeAssetsNeedTheirLibrariesAndAGlobalJsonBelowTheFirstBa
 // Playwright, Testcontainers.PostgreSql Testcontainers; NUnit is nothing.
 TEST(DotnetFixtures, BrowserAndContainerTestPackagesByFamily) {
   Contract c = scan_fixture("dotnet-e2e-tests");
-  ASSERT_EQ(c.native_packages.size(), 4u);  // and Aspire's SQL Server (below)
+  ASSERT_EQ(c.native_packages.size(), 6u);  // and Aspire's SQL Server, Azure Storage and Keycloak (below)
   const NativePackage* pw = native(c, "nuget", "Microsoft.Playwright");
   ASSERT_NE(pw, nullptr);
   EXPECT_EQ(pw->evidence.front().value, "Microsoft.Playwright.NUnit");
@@ -526,6 +574,13 @@ TEST(DotnetFixtures, LibmanAspireAndWhatTheImagesSay) {
   EXPECT_EQ(egress(c, "cdn.jsdelivr.net"), nullptr);
   EXPECT_EQ(build_of(c, "nuget", "Aspire.Hosting.SqlServer"), "none");
   EXPECT_EQ(origin_of(c, "mcr.microsoft.com"), "install-time");
+  // Azure Storage runs as its emulator (Azurite, on mcr.microsoft.com);
+  // Keycloak's image is on quay.io, whose CDN serves the layers.
+  EXPECT_EQ(build_of(c, "nuget", "Aspire.Hosting.Azure.Storage"), "none");
+  for (const char* host : {"quay.io", "cdn01.quay.io"}) {
+    ASSERT_NE(egress(c, host), nullptr) << host;
+    EXPECT_TRUE(egress(c, host)->reason.starts_with("nuget:Aspire.Hosting.Keycloak ")) << host;
+  }
   const RuntimeFloor* yarn = floors(c, "yarn");
   ASSERT_NE(yarn, nullptr);
   EXPECT_EQ(yarn->provision, "=1.22.22");

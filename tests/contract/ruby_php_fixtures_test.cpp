@@ -250,8 +250,11 @@ TEST(PhpFixtures, LaravelWithItsLock) {
   EXPECT_EQ(php->satisfying, ">=8.2.0 <9.0.0");
   EXPECT_EQ(php->pin, "=8.2.26");  // config.platform.php and the lock's platform-overrides
   EXPECT_EQ(php->provision, "=8.2.26");
+  // The platform pins are read last (they depend on what the lock admits).
   const auto& last = php->constraints.back();
-  EXPECT_EQ(last.source.field, "packages[laravel/framework].require.php");  // the dependencies' highest floor
+  EXPECT_EQ(last.source.field, "platform-overrides.php");
+  const auto& highest = php->constraints[php->constraints.size() - 3];
+  EXPECT_EQ(highest.source.field, "packages[laravel/framework].require.php");  // the dependencies' highest floor
   EXPECT_EQ(floors(c, "composer")->satisfying, ">=2.6.0 <3.0.0");           // plugin-api-version 2.6.0
   // ext-* of composer.json, the lock's platform and each package's require.
   EXPECT_TRUE(required_by(c.run_libs, "php8.2-intl", "php:ext-intl"));
@@ -404,6 +407,41 @@ TEST(PhpFixtures, ALockThatNeedsANewerPhpMovesTheExtensionPackagesToItsLine) {
 
 // Programs PHP code runs (exec, Symfony Process; not PDO::exec) and the
 // coverage driver CI loads.
+// config.platform.php below Debian 12's 8.2 is the oldest PHP the lock
+// installs on: where require.php and every locked package admit 8.2, Debian's
+// PHP installs the same lock and is what is provisioned. One locked package
+// that stops before 8.2 keeps the platform's own line.
+TEST(PhpFixtures, APlatformBelowDebiansPhpIsProvisionedOnDebiansLine) {
+  Contract c = scan_fixture("php-platform-below-debian");
+  const RuntimeFloor* php = floors(c, "php");
+  ASSERT_NE(php, nullptr);
+  EXPECT_EQ(php->provision, ">=8.2.0 <8.3.0");
+  EXPECT_EQ(php->floor, "7.4.0");
+  bool said = false;
+  for (const auto& k : php->constraints)
+    said |= k.source.field == "config.platform.php" && k.source.value == "7.4" && k.range == ">=8.2.0 <8.3.0" &&
+            k.note.ends_with("require.php and every locked package admit Debian 12's PHP 8.2, which installs the same lock");
+  EXPECT_TRUE(said);
+  EXPECT_TRUE(required_by(c.run_libs, "php8.2-gd", "php:ext-gd"));
+
+  Contract bound = scan_fixture("php-platform-lock-bound");
+  EXPECT_EQ(floors(bound, "php")->provision, ">=7.4.0 <7.5.0");
+}
+
+// Laravel's DB_CONNECTION names a connection of config/database.php: the
+// tests' PDO driver is that connection's ('testing' → sqlite), not the name.
+TEST(PhpFixtures, ALaravelTestConnectionIsReadThroughConfigDatabase) {
+  Contract c = scan_fixture("php-laravel-test-connection");
+  ASSERT_TRUE(required_by(c.run_libs, "php8.2-sqlite3", "php:ext-pdo_sqlite"));
+  const SystemLib* lib = nullptr;
+  for (const auto& l : c.run_libs)
+    if (l.package == "php8.2-sqlite3") lib = &l;
+  ASSERT_NE(lib, nullptr);
+  EXPECT_EQ(lib->evidence.front().value, "testing (config/database.php connection \"testing\": driver sqlite)");
+  EXPECT_FALSE(required_by(c.run_libs, "php8.2-mysql", "php:ext-pdo_mysql"));
+  EXPECT_TRUE(c.warnings.empty());
+}
+
 TEST(PhpFixtures, ProgramsTheCodeRunsAndTheCoverageDriver) {
   Contract c = scan_fixture("php-exec-programs");
   EXPECT_TRUE(required_by(c.run_libs, "ghostscript", "exec:gs"));
@@ -431,6 +469,26 @@ TEST(PhpFixtures, MalformedManifestsAreWarningsNamingTheFile) {
 // with the action file as evidence, and the script a step runs (bin/playwright,
 // which runs npx: Node and the npm registry). `${{ inputs.X }}` in the
 // action is what the calling step's `with:` gives, else the input's default.
+// NodeSource's repository names the Node line an image installs, through
+// ENV, an assignment earlier in the same RUN line, or literally; setup_lts.x
+// names none. `corepack prepare yarn@X` is the Yarn the image runs.
+TEST(RubyFixtures, NodeSourceLinesAndCorepackVersionsInAnImage) {
+  Contract c = scan_fixture("ruby-nodesource-corepack");
+  const RuntimeFloor* node = floors(c, "node");
+  ASSERT_NE(node, nullptr);
+  ASSERT_EQ(node->constraints.size(), 2u);
+  EXPECT_EQ(node->constraints[0].source.file, "Dockerfile");
+  EXPECT_EQ(node->constraints[0].range, ">=22.0.0 <23.0.0");  // ENV NODE_MAJOR=22
+  EXPECT_EQ(node->constraints[1].source.file, "Dockerfile.tools");
+  EXPECT_EQ(node->constraints[1].range, ">=20.0.0 <21.0.0");  // NODE_LINE=20 && curl …/setup_$NODE_LINE.x
+  EXPECT_EQ(node->provision, ">=22.0.0 <23.0.0");
+  const RuntimeFloor* yarn = floors(c, "yarn");
+  ASSERT_NE(yarn, nullptr);
+  EXPECT_EQ(yarn->provision, "=1.22.22");
+  EXPECT_EQ(yarn->constraints.front().note, "corepack prepare puts yarn@1.22.22 on PATH");
+  EXPECT_TRUE(c.warnings.empty());
+}
+
 TEST(RubyFixtures, ACompositeActionsStepsAreTheJobs) {
   Contract c = scan_fixture("ruby-ci-composite");
   EXPECT_TRUE(required_by(c.build_libs, "libvips42", "ci:.github/actions/setup/action.yml"));

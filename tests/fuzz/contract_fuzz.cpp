@@ -27,7 +27,7 @@
 namespace {
 
 // New names go at the end: a seed's first byte keeps naming the same file.
-constexpr std::array<const char*, 54> kFiles = {
+constexpr std::array<const char*, 58> kFiles = {
     "package.json", "package-lock.json", "pnpm-lock.yaml", "yarn.lock",      "bun.lock",     "pyproject.toml",
     "Cargo.toml",   "Cargo.lock",        "go.mod",         "go.work",        "mise.toml",    ".tool-versions",
     ".nvmrc",       "uv.lock",           "poetry.lock",    "requirements.txt", "Dockerfile",
@@ -46,7 +46,9 @@ constexpr std::array<const char*, 54> kFiles = {
     // LibMan's manifest, and a Dockerfile below the root (its own build context or not).
     "src/Web/libman.json", "docker/Dockerfile", "gradle/gradle-daemon-jvm.properties", "mise.lock",
     // importmap-rails' pins, read when the system tests drive a browser; PHPUnit's configuration.
-    "config/importmap.rb", "phpunit.xml"};
+    "config/importmap.rb", "phpunit.xml",
+    // Gradle properties a toolchain names, a Laravel app's connections, Heroku's buildpack configurations.
+    "gradle.properties", "config/database.php", "elixir_buildpack.config", "phoenix_static_buildpack.config"};
 
 // A file a scanner reads only in a project of its kind, or only when
 // another file leads to it: that file, with the least content that does.
@@ -57,7 +59,7 @@ struct Companion {
   const char* also = nullptr;  // a second file it needs, with its content
   const char* also_content = nullptr;
 };
-constexpr std::array<Companion, 9> kCompanions = {{
+constexpr std::array<Companion, 13> kCompanions = {{
     {"src/Web/libman.json", "src/Web/Web.csproj", "<Project Sdk=\"Microsoft.NET.Sdk.Web\"/>\n"},
     {"config/config.exs", "mix.exs", "{}\n"},
     {".github/workflows/php.yml", "composer.json", "{}\n"},
@@ -69,6 +71,12 @@ constexpr std::array<Companion, 9> kCompanions = {{
     {"config/importmap.rb", "Gemfile", "source \"https://rubygems.org\"\n", "test/application_system_test_case.rb",
      "class ApplicationSystemTestCase\n  driven_by :selenium, using: :headless_chrome\nend\n"},
     {"phpunit.xml", "composer.json", "{}\n"},
+    {"gradle.properties", "build.gradle",
+     "java { toolchain { languageVersion = JavaLanguageVersion.of(javaVersion.toInteger()) } }\n"},
+    {"config/database.php", "composer.json", "{}\n", "phpunit.xml",
+     "<phpunit><php><env name=\"DB_CONNECTION\" value=\"testing\"/></php></phpunit>\n"},
+    {"elixir_buildpack.config", "mix.exs", "{}\n"},
+    {"phoenix_static_buildpack.config", "mix.exs", "{}\n"},
 }};
 
 const std::filesystem::path& repo_dir() {

@@ -181,6 +181,21 @@ class BuildEnvScanner {
           std::string expanded = value.size() <= kMaxArgBytes ? substitute(value, args) : value;
           args[a.substr(0, eq)] = expanded.size() <= kMaxArgBytes ? std::move(expanded) : std::move(value);
         }
+      } else if (kw == "env" && f.size() >= 2) {
+        // `ENV NODE_MAJOR=22` (or the old `ENV NODE_MAJOR 22`): later RUN
+        // lines see it as they see an ARG.
+        auto set = [&](std::string_view name, std::string value) {
+          if (name.empty() || value.size() > kMaxArgBytes) return;
+          std::string expanded = substitute(value, args);
+          args[std::string(name)] = expanded.size() <= kMaxArgBytes ? std::move(expanded) : std::move(value);
+        };
+        if (f[1].find('=') == std::string_view::npos) {
+          if (f.size() == 3) set(f[1], str::unquote(f[2]));
+        } else {
+          for (std::size_t i = 1; i < f.size(); ++i)
+            if (auto eq = f[i].find('='); eq != std::string_view::npos)
+              set(f[i].substr(0, eq), str::unquote(f[i].substr(eq + 1)));
+        }
       } else if (kw == "from") {
         ++stage;
         std::size_t i = 1;
@@ -412,6 +427,40 @@ class BuildEnvScanner {
         {"go", "https://golang.org/dl/go"},
         {"python", "https://www.python.org/ftp/python/"},
     }};
+    // NodeSource's repository names the Node line it serves:
+    // `curl https://deb.nodesource.com/setup_22.x | bash -`, or the apt
+    // source itself (`echo "deb … https://deb.nodesource.com/node_$NODE_MAJOR.x
+    // nodistro main"`, NODE_MAJOR set by ARG/ENV or earlier in the same line).
+    // The `nodejs` it installs is of that line.
+    std::map<std::string, std::string> vars = args;
+    for (const auto& c : commands)
+      for (std::size_t k = 0, end = c.program() && *c.program() == "export" ? c.words.size() : c.start + 1;
+           k < c.words.size() && k < end; ++k) {
+        const std::string& w = c.words[k];
+        const auto eq = w.find('=');
+        if (eq == std::string::npos || eq == 0 || w.size() > kMaxArgBytes) continue;
+        if (std::all_of(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(eq),
+                        [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; }))
+          vars[w.substr(0, eq)] = w.substr(eq + 1);
+      }
+    for (const auto& c : commands)
+      for (std::size_t k = c.start; k < c.words.size(); ++k) {
+        if (c.words[k].find("deb.nodesource.com/") == std::string::npos || c.words[k].size() > kMaxArgBytes) continue;
+        const std::string text = substitute(c.words[k], vars);
+        for (std::string_view form : {"deb.nodesource.com/setup_", "deb.nodesource.com/node_"}) {
+          const auto at = text.find(form);
+          if (at == std::string::npos) continue;
+          std::size_t i = at + form.size(), e = i;
+          while (e < text.size() && std::isdigit(static_cast<unsigned char>(text[e]))) ++e;
+          if (e == i || e - i > 3 || text.compare(e, 2, ".x") != 0) break;  // setup_lts.x: no line named
+          const std::string major = text.substr(i, e - i);
+          ctx_.constraint("node", purpose == Purpose::kRun ? ConstraintKind::kPin : ConstraintKind::kTested,
+                          {rel, "RUN line " + std::to_string(line), c.words[k].substr(0, 160)},
+                          parse_version_line(major),
+                          "the image installs Node " + major + ".x from NodeSource's repository");
+          break;
+        }
+      }
     for (const auto& c : commands) {
       if (!c.program()) continue;
       const std::string_view prog = program_base(*c.program());
@@ -703,6 +752,10 @@ class BuildEnvScanner {
       std::string_view prog = program_base(c.words[idx]);
       if (prog.starts_with("python") && idx + 2 < c.words.size() && c.words[idx + 1] == "-m")
         prog = c.words[idx += 2];  // python3 -m pip
+      if (prog == "corepack") {
+        corepack_versions(rel, field == "RUN" ? "RUN " + where : where, c, purpose, versions);
+        continue;
+      }
       const KbInstallCommand* ic = kb_.install_command(prog);
       if (!ic) continue;
       std::size_t j = idx + 1;
@@ -738,6 +791,33 @@ class BuildEnvScanner {
       if (ic->ecosystem == "python" && !sub.empty()) pip_requirements(rel, where, ev, c.words, j + 1, purpose);
       if (prog == "npm")
         global_tool_versions(rel, field == "RUN" ? "RUN " + where : where, ev, c, j, purpose, versions);
+    }
+  }
+
+  // `corepack prepare yarn@1.22.22 --activate`, `corepack use pnpm@9.12.0`,
+  // `corepack install -g yarn@4.5.0`: the package manager version Corepack
+  // puts on PATH, read as an npm global install's is.
+  void corepack_versions(const std::string& rel, const std::string& where, const ShellCommand& c, Purpose purpose,
+                         bool versions) {
+    const auto& words = c.words;
+    std::size_t sub = c.start + 1;
+    while (sub < words.size() && words[sub].starts_with('-')) ++sub;
+    if (sub >= words.size() || (words[sub] != "prepare" && words[sub] != "use" && words[sub] != "install")) return;
+    for (std::size_t k = sub + 1; k < words.size(); ++k) {
+      const std::string& w = words[k];
+      const auto at = w.find('@', 1);
+      if (w.starts_with('-') || at == std::string::npos) continue;
+      const std::string tool = w.substr(0, at);
+      if (tool != "yarn" && tool != "pnpm" && tool != "npm") continue;
+      std::string version = w.substr(at + 1), note;
+      version = version.substr(0, version.find('+'));  // yarn@4.5.0+sha512.…: the hash is not the version
+      auto r = read_tool_version(tool, version, kb_, note);
+      if (!r || !r->floor() || !versions) {  // `yarn@stable`: the tool alone
+        ctx_.needs_tool(tool, Evidence{rel, where, w}, "corepack " + words[sub] + " " + w);
+        continue;
+      }
+      ctx_.constraint(tool, purpose == Purpose::kRun ? ConstraintKind::kPin : ConstraintKind::kTested, {rel, where, w},
+                      r, "corepack " + words[sub] + " puts " + w + " on PATH");
     }
   }
 

@@ -1,11 +1,13 @@
 #include "contract/scan/elixir_scanner.hpp"
 
 #include <algorithm>
+#include <array>
 #include <optional>
 #include <set>
 #include <vector>
 
 #include "contract/knowledge/ecosystem_versions.hpp"
+#include "contract/knowledge/tool_version.hpp"
 #include "contract/scan/line_index.hpp"
 #include "util/strings.hpp"
 
@@ -57,6 +59,8 @@ class ElixirScanner {
     ctx_.needs_tool("erlang", manifests, "a Mix project (Elixir runs on Erlang/OTP)");
     for (const auto& f : mix) mix_exs(f);
     for (const auto& f : locks) mix_lock(f);
+    for (const char* config : {"elixir_buildpack.config", "phoenix_static_buildpack.config"})
+      if (ctx_.fs().is_file(config)) buildpack_config(config);
     rust_nifs();
     forced_builds();
     if (ecto_structure_) {
@@ -78,6 +82,41 @@ class ElixirScanner {
   }
 
  private:
+  // Heroku's Elixir buildpack (elixir_buildpack.config: elixir_version,
+  // erlang_version) and Phoenix static buildpack (phoenix_static_buildpack.config:
+  // node_version, npm_version), shell assignments at the root: the versions
+  // the app's build on Heroku installs, as an image's builder stage runs
+  // them (a deploy build, not where the tests run).
+  void buildpack_config(const std::string& rel) {
+    auto text = ctx_.fs().read_text(rel);
+    if (!text) return;
+    static constexpr std::array<std::pair<std::string_view, std::string_view>, 4> kKeys = {
+        {{"elixir_version", "elixir"}, {"erlang_version", "erlang"}, {"node_version", "node"}, {"npm_version", "npm"}}};
+    std::size_t line = 0;
+    for (auto raw : str::split(*text, '\n')) {
+      ++line;
+      std::string_view l = str::trim(raw);
+      const auto eq = l.find('=');
+      if (l.starts_with('#') || eq == std::string_view::npos) continue;
+      const std::string_view key = str::trim(l.substr(0, eq));
+      for (const auto& [name, tool] : kKeys) {
+        if (key != name) continue;
+        const std::string written = str::unquote(str::trim(l.substr(eq + 1)));
+        std::string value = written;
+        if (value.starts_with('v')) value.erase(0, 1);  // elixir_version=v1.14.5
+        std::string note;
+        auto r = read_tool_version(std::string(tool), value, ctx_.kb(), note);
+        if (!r || !r->floor()) {
+          ctx_.note(rel, std::string(name) + " " + str::quote(value) + " names no release; not used");
+          break;
+        }
+        ctx_.constraint(std::string(tool), ConstraintKind::kTested,
+                        {rel, "line " + std::to_string(line) + " " + std::string(name), written}, r,
+                        "the version Heroku's buildpack installs for the app's build");
+      }
+    }
+  }
+
   // Mix fetches dependencies into deps/ and builds into _build/: their
   // mix.exs files are the dependencies', not the project's.
   static std::vector<std::string> own(std::vector<std::string> files) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <tuple>
 #include <utility>
 
 #include "contract/knowledge/ecosystem_versions.hpp"
@@ -494,23 +495,32 @@ class JvmScanner {
       return Evidence{rel, "line " + std::to_string(lines.at(at)) + " " + field, std::move(value)};
     };
     for (auto at : jvm_occurrences(text, "JavaLanguageVersion.of")) {
-      std::string v = jvm_value_after(text, at, 22);
+      std::string v = jvm_value_after(text, at, 22), shown = v;
+      if (!java_release(str::unquote(v)))
+        if (auto ref = gradle_reference(rel, text, v)) std::tie(v, shown) = *ref;
       auto n = java_release(str::unquote(v));
       if (!n) {
-        ctx_.warn(rel, "JavaLanguageVersion.of(" + v + ") is not a Java release; no version taken from it");
+        ctx_.warn(rel, "JavaLanguageVersion.of(" + shown + ") is not a Java release; no version taken from it");
         continue;
       }
-      ctx_.constraint("java", ConstraintKind::kPin, ev(at, "java.toolchain.languageVersion", v),
+      ctx_.constraint("java", ConstraintKind::kPin, ev(at, "java.toolchain.languageVersion", shown),
                       parse_version_line(std::to_string(*n)),
                       "the Gradle Java toolchain: Gradle runs the compiler of a JDK " + std::to_string(*n));
+      // What it compiles runs on that release and later: the project's floor.
+      release(ev(at, "java.toolchain.languageVersion", shown), std::to_string(*n),
+              "the Java release the Gradle toolchain compiles for");
     }
     for (auto at : jvm_occurrences(text, "jvmToolchain")) {
-      std::string v = jvm_value_after(text, at, 12);
+      std::string v = jvm_value_after(text, at, 12), shown = v;
+      if (!java_release(v))
+        if (auto ref = gradle_reference(rel, text, v)) std::tie(v, shown) = *ref;
       auto n = java_release(v);
       if (!n) continue;  // jvmToolchain { … }: the block form, read above
-      ctx_.constraint("java", ConstraintKind::kPin, ev(at, "kotlin.jvmToolchain", v),
+      ctx_.constraint("java", ConstraintKind::kPin, ev(at, "kotlin.jvmToolchain", shown),
                       parse_version_line(std::to_string(*n)),
                       "the Kotlin Gradle plugin's JVM toolchain: a JDK " + std::to_string(*n));
+      release(ev(at, "kotlin.jvmToolchain", shown), std::to_string(*n),
+              "the Java release the Kotlin JVM toolchain compiles for");
     }
     // options.release: JavaCompile's --release (`tasks.withType<JavaCompile> { options.release = 17 }`).
     for (std::string_view key : {"sourceCompatibility", "targetCompatibility", "jvmTarget", "options.release"}) {
@@ -522,9 +532,10 @@ class JvmScanner {
         std::string norm(str::unquote(t));
         if (key == "jvmTarget" && norm.starts_with("1_")) norm[1] = '.';
         if (!java_release(norm)) {
-          // `sourceCompatibility = targetJavaVersion`: the variable's assignment in the same file.
-          if (auto assigned = gradle_variable(text, norm); assigned && java_release(*assigned)) {
-            release(ev(at, std::string(key), v + " = " + *assigned), *assigned, "the Java release Gradle compiles for");
+          // `sourceCompatibility = targetJavaVersion`: the variable's assignment in
+          // the same file, a Gradle property, a version catalog's version.
+          if (auto ref = gradle_reference(rel, text, norm); ref && java_release(ref->first)) {
+            release(ev(at, std::string(key), ref->second), ref->first, "the Java release Gradle compiles for");
             continue;
           }
           if (!norm.empty() && (norm.front() == '"' || std::isdigit(static_cast<unsigned char>(norm.front())) ||
@@ -538,6 +549,83 @@ class JvmScanner {
     repositories(text, ev);
     gradle_dependencies(text, ev);
     gradle_node(text, ev);
+  }
+
+  // A value a build script takes from elsewhere, as Gradle reads it:
+  // `javaVersion` or `javaVersion.toInteger()` (a variable the same file
+  // assigns, else a Gradle property), `property("javaVersion")`,
+  // `findProperty("javaVersion")`, `providers.gradleProperty("javaVersion")`
+  // (a Gradle property: the nearest gradle.properties from the file's
+  // directory up to the root), `libs.versions.java.get()` (the version
+  // catalog gradle/libs.versions.toml). The value, and how it was found for
+  // the evidence; nullopt when it names nothing strata finds.
+  std::optional<std::pair<std::string, std::string>> gradle_reference(const std::string& rel, std::string_view text,
+                                                                      std::string_view written) {
+    std::string_view expr = str::trim(written);
+    // The value as written: jvm_value_after stops at the first ')'.
+    std::string v(expr);
+    for (auto open = std::count(v.begin(), v.end(), '('), close = std::count(v.begin(), v.end(), ')'); close < open; ++close)
+      v += ')';
+    for (bool stripped = true; stripped;) {  // conversions: the value is the same
+      stripped = false;
+      for (std::string_view tail : {".toInteger(", ".toInteger()", ".toInt(", ".toInt()", ".get(", ".get()",
+                                    ".toString(", ".toString()", " as int", " as Integer", " as String", "!!"})
+        if (expr.ends_with(tail)) {
+          expr = str::trim(expr.substr(0, expr.size() - tail.size()));
+          stripped = true;
+        }
+    }
+    auto ident = [](std::string_view s) {
+      return !s.empty() && !std::isdigit(static_cast<unsigned char>(s.front())) &&
+             std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+    };
+    std::string name;
+    bool variable = false;
+    for (std::string_view prefix : {"JavaVersion.toVersion(", "JavaLanguageVersion.of(", "project.", "rootProject."})
+      if (expr.starts_with(prefix)) expr = str::trim(expr.substr(prefix.size()));
+    if (expr.starts_with("libs.versions.")) {
+      std::string alias(expr.substr(14));
+      auto catalog = TomlFile::read(ctx_, "gradle/libs.versions.toml");
+      if (!catalog.ok()) return std::nullopt;
+      // The accessor joins an alias's parts with '.', whatever separated them ('-', '_').
+      auto norm = [](std::string s) {
+        std::replace(s.begin(), s.end(), '-', '.');
+        std::replace(s.begin(), s.end(), '_', '.');
+        return s;
+      };
+      for (const auto& key : catalog.keys("versions"))
+        if (norm(key) == alias)
+          if (auto value = catalog.version_like("versions." + key))
+            return std::make_pair(*value, std::string(v) + " = " + *value + " (gradle/libs.versions.toml)");
+      return std::nullopt;
+    }
+    for (std::string_view call : {"property(", "findProperty(", "providers.gradleProperty("})
+      if (expr.starts_with(call)) {
+        std::string_view arg = str::trim(expr.substr(call.size()));
+        if (arg.ends_with(')')) arg.remove_suffix(1);
+        if (arg.size() >= 2 && (arg.front() == '"' || arg.front() == '\'') && arg.back() == arg.front())
+          name = std::string(arg.substr(1, arg.size() - 2));
+      }
+    if (name.empty() && ident(expr)) {
+      name = std::string(expr);
+      variable = true;
+    }
+    if (!ident(name)) return std::nullopt;
+    if (variable)
+      if (auto assigned = gradle_variable(text, name); assigned && *assigned != name)
+        return std::make_pair(*assigned, std::string(v) + " = " + *assigned);
+    // Gradle properties: the file's directory's gradle.properties, then its parents' up to the root.
+    for (std::string dir = dir_of(rel);; dir = dir_of(dir)) {
+      const std::string file = join_rel(dir, "gradle.properties");
+      if (ctx_.fs().is_file(file))
+        if (auto props_text = ctx_.fs().read_text(file)) {
+          const auto props = jvm_properties(*props_text);
+          if (auto it = props.find(name); it != props.end() && !it->second.empty())
+            return std::make_pair(it->second, std::string(v) + " = " + it->second + " (" + file + ")");
+        }
+      if (dir.empty() || dir == ".") break;
+    }
+    return std::nullopt;
   }
 
   // The value a build script assigns to a plain variable (`def v = X`,

@@ -76,6 +76,7 @@ class PhpScanner {
       if (f.starts_with(".github/workflows/")) workflow(f);
     for (const auto& f : manifests) manifest(f);
     for (const auto& f : locks) lock(f);
+    for (const auto& ev : platforms_) platform_php(ev);
     for (const auto& m : manifests) {
       if (set_aside_tree(m)) continue;  // an example's tests are not the repository's
       const std::string dir = m.size() > 13 ? m.substr(0, m.size() - 13) : "";  // "…/composer.json"
@@ -127,6 +128,14 @@ class PhpScanner {
       if (name == "db_connection" || name == "db_driver") driver = value;
       else if (name == "database_url" && value.find(':') != std::string::npos) driver = value.substr(0, value.find(':'));
       else continue;
+      // Laravel's DB_CONNECTION names a connection of config/database.php
+      // ('testing' => ['driver' => 'sqlite', …]); its driver is the one used.
+      std::string via;
+      if (name == "db_connection" && !known_driver(driver))
+        if (auto d = laravel_driver(dir_of(rel), value); !d.empty()) {
+          via = " (config/database.php connection " + str::quote(value) + ": driver " + d + ")";
+          driver = d;
+        }
       const char* ext = driver == "sqlite" || driver == "sqlite3"                         ? "pdo_sqlite"
                         : driver == "mysql" || driver == "mariadb" || driver == "pdo_mysql" ? "pdo_mysql"
                         : driver == "pgsql" || driver == "postgres" || driver == "postgresql" || driver == "pdo_pgsql"
@@ -134,8 +143,61 @@ class PhpScanner {
                             : nullptr;
       if (ext)
         need_extension(ext, {rel, std::string("php.") + std::string(kind) + "." + e.attribute("name").as_string(),
-                             e.attribute("value").as_string()});
+                             e.attribute("value").as_string() + via});
     }
+  }
+
+  static bool known_driver(std::string_view d) {
+    for (std::string_view k : {"sqlite", "sqlite3", "mysql", "mariadb", "pdo_mysql", "pgsql", "postgres", "postgresql",
+                               "pdo_pgsql"})
+      if (d == k) return true;
+    return false;
+  }
+
+  // The driver of a connection in a Laravel app's config/database.php
+  // (`'testing' => [ 'driver' => 'sqlite', … ]` inside 'connections'), read
+  // as text: the first 'driver' within the connection's brackets. "" when
+  // the file or the connection is not there.
+  std::string laravel_driver(const std::string& dir, const std::string& connection) {
+    const std::string rel = join_rel(dir, "config/database.php");
+    if (connection.empty() || !ctx_.fs().is_file(rel)) return {};
+    auto text = ctx_.fs().read_text(rel);
+    if (!text) return {};
+    const std::string_view t = *text;
+    for (const char q : {'\'', '"'}) {
+      const std::string key = q + connection + q;
+      for (auto at = t.find(key); at != std::string_view::npos; at = t.find(key, at + key.size())) {
+        std::size_t i = at + key.size();
+        while (i < t.size() && std::isspace(static_cast<unsigned char>(t[i]))) ++i;
+        if (t.compare(i, 2, "=>") != 0) continue;
+        i += 2;
+        while (i < t.size() && std::isspace(static_cast<unsigned char>(t[i]))) ++i;
+        if (t.compare(i, 6, "array(") == 0) i += 5;
+        if (i >= t.size() || (t[i] != '[' && t[i] != '(')) continue;
+        // The connection's own entries, up to its closing bracket (nested ones skipped over).
+        const char open = t[i], close = open == '[' ? ']' : ')';
+        int depth = 0;
+        std::size_t end = i;
+        for (; end < t.size() && end - i < 8192; ++end) {
+          if (t[end] == open) ++depth;
+          else if (t[end] == close && --depth == 0) break;
+        }
+        const std::string_view body = t.substr(i, end - i);
+        for (const char dq : {'\'', '"'}) {
+          const std::string dkey = std::string(1, dq) + "driver" + dq;
+          auto d = body.find(dkey);
+          if (d == std::string_view::npos) continue;
+          std::size_t j = d + dkey.size();
+          while (j < body.size() && (std::isspace(static_cast<unsigned char>(body[j])) || body[j] == '=' || body[j] == '>'))
+            ++j;
+          if (j >= body.size() || (body[j] != '\'' && body[j] != '"')) continue;
+          const auto e = body.find(body[j], j + 1);
+          if (e == std::string_view::npos || e - j > 32) continue;
+          return str::lower(body.substr(j + 1, e - j - 1));
+        }
+      }
+    }
+    return {};
   }
 
   void need_extension(const std::string& name, Evidence ev) {
@@ -171,8 +233,7 @@ class PhpScanner {
     if (auto c = j.find("config"); c != j.end() && c->is_object())
       if (auto p = c->find("platform"); p != c->end() && p->is_object())
         if (auto php = p->find("php"); php != p->end() && php->is_string()) {
-          std::string v = php->get<std::string>();
-          platform_php(rel, "config.platform.php", v, "the target platform Composer resolves the dependencies for: PHP ");
+          platforms_.push_back({rel, "config.platform.php", php->get<std::string>()});
         }
     if (auto r = j.find("repositories"); r != j.end()) repositories(rel, *r);
   }
@@ -229,11 +290,31 @@ class PhpScanner {
     }
   }
 
+  // Whether a PHP range admits Debian 12's PHP 8.2 (8.2.0 or a later 8.2 release).
+  static bool admits_debian(const Range& r) {
+    return r.contains(Version{8, 2, 0, ""}) || r.contains(Version{8, 2, 99, ""});
+  }
+
   // config.platform.php (and the lock's platform-overrides.php): the PHP
   // Composer resolves the dependencies for, "your target platform" in
-  // Composer's words: the project's own choice of PHP, a pin.
-  void platform_php(const std::string& rel, const std::string& field, const std::string& v, const std::string& note) {
-    ctx_.constraint("php", ConstraintKind::kPin, {rel, field, v}, parse_composer_constraint(v), note + v);
+  // Composer's words: the project's own choice of PHP, a pin. Below Debian
+  // 12's 8.2 it is the oldest PHP the lock must install on, not one to
+  // install: where require.php and every locked package admit 8.2
+  // (FreshRSS's platform 8.1, PrivateBin's 7.4, both tested on 8.2 too),
+  // Debian's PHP installs the same lock, and its line is the pin.
+  void platform_php(const Evidence& ev) {
+    const bool resolved = ev.field == "platform-overrides.php";
+    const std::string note = resolved ? "the target platform the lock was resolved for: PHP "
+                                      : "the target platform Composer resolves the dependencies for: PHP ";
+    auto range = parse_composer_constraint(ev.value);
+    const auto floor = range ? range->floor() : std::nullopt;
+    if (floor && *floor < Version{8, 2, 0, ""} && !beyond_debian_ && !lock_beyond_debian_) {
+      ctx_.constraint("php", ConstraintKind::kPin, ev, parse_version_line("8.2"),
+                      note + ev.value + ", the oldest it installs on; require.php and every locked package admit "
+                                        "Debian 12's PHP 8.2, which installs the same lock");
+      return;
+    }
+    ctx_.constraint("php", ConstraintKind::kPin, ev, range, note + ev.value);
   }
 
   // `repositories`: a list (or an object by name) of {type, url} entries;
@@ -282,10 +363,8 @@ class PhpScanner {
     if (auto p = j.find("platform"); p != j.end()) requirements(rel, "platform", *p, true);
     if (auto p = j.find("platform-dev"); p != j.end()) requirements(rel, "platform-dev", *p, false);
     if (auto o = j.find("platform-overrides"); o != j.end() && o->is_object())
-      if (auto php = o->find("php"); php != o->end() && php->is_string()) {
-        std::string v = php->get<std::string>();
-        platform_php(rel, "platform-overrides.php", v, "the target platform the lock was resolved for: PHP ");
-      }
+      if (auto php = o->find("php"); php != o->end() && php->is_string())
+        platforms_.push_back({rel, "platform-overrides.php", php->get<std::string>()});
     // The dependencies' php requirements: the one with the highest floor is
     // a floor of the project (Composer's platform check refuses a lower PHP).
     // The dev packages' too: the tests run with them installed (phpunit 12
@@ -309,6 +388,8 @@ class PhpScanner {
             std::string v = text_of(value);
             if (key == "php") {
               auto range = parse_composer_constraint(v);
+              if (range && !admits_debian(*range) && !lock_beyond_debian_)
+                lock_beyond_debian_ = Evidence{rel, field + ".require.php", v};
               if (range && !range->unbounded_below())
                 if (auto f = range->floor(); f && (!top || *f > *top)) {
                   top = f;
@@ -471,6 +552,8 @@ class PhpScanner {
   ScanContext& ctx_;
   bool packagist_ = true;
   std::optional<Evidence> beyond_debian_;  // a require.php that excludes PHP 8.2
+  std::optional<Evidence> lock_beyond_debian_;  // a locked package whose require.php excludes it
+  std::vector<Evidence> platforms_;             // config.platform.php, platform-overrides.php: read last
   bool beyond_warned_ = false;
   std::map<std::string, std::vector<Evidence>> extensions_;
   std::map<std::string, Evidence> compiled_;

@@ -562,10 +562,12 @@ RuntimeFloor ScanContext::floor_of(const std::string& tool, const ToolConstraint
   const auto tested = pick(ConstraintKind::kTested, root);
   const auto sub_tested = pick(ConstraintKind::kTested, sub);
   // A statement of an image (a Dockerfile's FROM or RUN `npm install -g
-  // yarn@1.22.22`, a devcontainer), not of a CI job.
+  // yarn@1.22.22`, a devcontainer, a Heroku buildpack's configuration of the
+  // app's build), not of a CI job.
   auto image_statement = [&](std::size_t i) {
     const Evidence& src = cs[i].source;
-    return src.field == "FROM" || src.field.starts_with("RUN ") || src.file.find("devcontainer") != std::string::npos;
+    return src.field == "FROM" || src.field.starts_with("RUN ") || src.file.find("devcontainer") != std::string::npos ||
+           src.file.ends_with("_buildpack.config");
   };
   // The root's pin: what its pins agree on (.nvmrc "20" and .node-version
   // "20.11.1" pin 20.11.1); when they disagree, a version file's before an
