@@ -115,17 +115,29 @@ TEST(JvmFixtures, GradleToolchainFromPropertiesAndTheVersionCatalog) {
   Contract c = scan_fixture("jvm-gradle-properties");
   const RuntimeFloor* java = floors(c, "java");
   ASSERT_NE(java, nullptr);
-  ASSERT_EQ(java->constraints.size(), 7u);  // each toolchain a pin and a floor
+  // (The toolchains are not floors of their own here: sourceCompatibility states the release.)
+  ASSERT_EQ(java->constraints.size(), 5u);
   EXPECT_EQ(java->constraints[1].source.file, "backend/app/build.gradle");
   EXPECT_EQ(java->constraints[1].source.value, "javaVersion.toInteger() = 25 (gradle.properties)");
   EXPECT_EQ(java->constraints[1].range, ">=25.0.0 <26.0.0");
-  EXPECT_EQ(java->constraints[3].source.value, "libs.versions.java.toolchain.get() = 25 (gradle/libs.versions.toml)");
-  EXPECT_EQ(java->constraints[5].source.field, "line 10 sourceCompatibility");
-  EXPECT_EQ(java->constraints[5].range, ">=25.0.0");
+  EXPECT_EQ(java->constraints[2].source.value, "libs.versions.java.toolchain.get() = 25 (gradle/libs.versions.toml)");
+  EXPECT_EQ(java->constraints[3].source.field, "line 10 sourceCompatibility");
+  EXPECT_EQ(java->constraints[3].range, ">=25.0.0");
   EXPECT_EQ(java->floor, "25.0.0");
   EXPECT_EQ(java->provision, ">=25.0.0 <26.0.0");
   ASSERT_FALSE(java->conflicts.empty());
   EXPECT_TRUE(java->conflicts[0].starts_with(".java-version .java-version=\"21.0\" pins >=21.0.0 <21.1.0, which no CI job tests"));
+  EXPECT_TRUE(c.warnings.empty());
+}
+
+// A JDK 21 toolchain that compiles with `options.release = 17` makes classes
+// Java 17 runs: the floor is 17, the JDK to provision the toolchain's 21.
+TEST(JvmFixtures, AToolchainCompilingForAnOlderReleaseKeepsThatFloor) {
+  Contract c = scan_fixture("jvm-gradle-toolchain-release");
+  const RuntimeFloor* java = floors(c, "java");
+  ASSERT_NE(java, nullptr);
+  EXPECT_EQ(java->floor, "17.0.0");
+  EXPECT_EQ(java->provision, ">=21.0.0 <22.0.0");
   EXPECT_TRUE(c.warnings.empty());
 }
 
@@ -423,6 +435,7 @@ TEST(ElixirFixtures, HerokuBuildpackConfigsPinElixirOtpAndNode) {
   Contract c = scan_fixture("elixir-heroku-buildpacks");
   ASSERT_NE(floors(c, "elixir"), nullptr);
   EXPECT_EQ(floors(c, "elixir")->provision, "=1.14.5");
+  ASSERT_EQ(floors(c, "elixir")->constraints.size(), 2u);  // mix.exs's support, then the buildpack's
   EXPECT_EQ(floors(c, "elixir")->constraints[1].source.field, "line 2 elixir_version");
   EXPECT_EQ(floors(c, "elixir")->constraints[1].source.value, "v1.14.5");
   ASSERT_NE(floors(c, "erlang"), nullptr);
@@ -542,7 +555,7 @@ TEST(DotnetFixtures, NativeAssetsNeedTheirLibrariesAndAGlobalJsonBelowTheFirstBa
 // Playwright, Testcontainers.PostgreSql Testcontainers; NUnit is nothing.
 TEST(DotnetFixtures, BrowserAndContainerTestPackagesByFamily) {
   Contract c = scan_fixture("dotnet-e2e-tests");
-  ASSERT_EQ(c.native_packages.size(), 6u);  // and Aspire's SQL Server, Azure Storage and Keycloak (below)
+  ASSERT_EQ(c.native_packages.size(), 5u);  // and Aspire's SQL Server and Keycloak (below)
   const NativePackage* pw = native(c, "nuget", "Microsoft.Playwright");
   ASSERT_NE(pw, nullptr);
   EXPECT_EQ(pw->evidence.front().value, "Microsoft.Playwright.NUnit");
@@ -574,9 +587,8 @@ TEST(DotnetFixtures, LibmanAspireAndWhatTheImagesSay) {
   EXPECT_EQ(egress(c, "cdn.jsdelivr.net"), nullptr);
   EXPECT_EQ(build_of(c, "nuget", "Aspire.Hosting.SqlServer"), "none");
   EXPECT_EQ(origin_of(c, "mcr.microsoft.com"), "install-time");
-  // Azure Storage runs as its emulator (Azurite, on mcr.microsoft.com);
   // Keycloak's image is on quay.io, whose CDN serves the layers.
-  EXPECT_EQ(build_of(c, "nuget", "Aspire.Hosting.Azure.Storage"), "none");
+  EXPECT_EQ(build_of(c, "nuget", "Aspire.Hosting.Keycloak"), "none");
   for (const char* host : {"quay.io", "cdn01.quay.io"}) {
     ASSERT_NE(egress(c, host), nullptr) << host;
     EXPECT_TRUE(egress(c, host)->reason.starts_with("nuget:Aspire.Hosting.Keycloak ")) << host;

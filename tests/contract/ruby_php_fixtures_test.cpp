@@ -250,11 +250,10 @@ TEST(PhpFixtures, LaravelWithItsLock) {
   EXPECT_EQ(php->satisfying, ">=8.2.0 <9.0.0");
   EXPECT_EQ(php->pin, "=8.2.26");  // config.platform.php and the lock's platform-overrides
   EXPECT_EQ(php->provision, "=8.2.26");
-  // The platform pins are read last (they depend on what the lock admits).
-  const auto& last = php->constraints.back();
-  EXPECT_EQ(last.source.field, "platform-overrides.php");
-  const auto& highest = php->constraints[php->constraints.size() - 3];
-  EXPECT_EQ(highest.source.field, "packages[laravel/framework].require.php");  // the dependencies' highest floor
+  // The dependencies' highest floor, from the lock.
+  EXPECT_TRUE(std::any_of(php->constraints.begin(), php->constraints.end(), [](const auto& k) {
+    return k.source.field == "packages[laravel/framework].require.php";
+  }));
   EXPECT_EQ(floors(c, "composer")->satisfying, ">=2.6.0 <3.0.0");           // plugin-api-version 2.6.0
   // ext-* of composer.json, the lock's platform and each package's require.
   EXPECT_TRUE(required_by(c.run_libs, "php8.2-intl", "php:ext-intl"));
@@ -425,7 +424,12 @@ TEST(PhpFixtures, APlatformBelowDebiansPhpIsProvisionedOnDebiansLine) {
   EXPECT_TRUE(required_by(c.run_libs, "php8.2-gd", "php:ext-gd"));
 
   Contract bound = scan_fixture("php-platform-lock-bound");
+  ASSERT_NE(floors(bound, "php"), nullptr);
   EXPECT_EQ(floors(bound, "php")->provision, ">=7.4.0 <7.5.0");
+  // Without a lock there is nothing to check the packages against: the platform stays.
+  Contract lockless = scan_fixture("php-platform-no-lock");
+  ASSERT_NE(floors(lockless, "php"), nullptr);
+  EXPECT_EQ(floors(lockless, "php")->provision, ">=7.4.0 <7.5.0");
 }
 
 // Laravel's DB_CONNECTION names a connection of config/database.php: the
@@ -478,7 +482,8 @@ TEST(RubyFixtures, NodeSourceLinesAndCorepackVersionsInAnImage) {
   ASSERT_NE(node, nullptr);
   ASSERT_EQ(node->constraints.size(), 2u);
   EXPECT_EQ(node->constraints[0].source.file, "Dockerfile");
-  EXPECT_EQ(node->constraints[0].range, ">=22.0.0 <23.0.0");  // ENV NODE_MAJOR=22
+  // ENV over continuation lines, a quoted value, and $NODE beside $NODE_MAJOR.
+  EXPECT_EQ(node->constraints[0].range, ">=22.0.0 <23.0.0");
   EXPECT_EQ(node->constraints[1].source.file, "Dockerfile.tools");
   EXPECT_EQ(node->constraints[1].range, ">=20.0.0 <21.0.0");  // NODE_LINE=20 && curl …/setup_$NODE_LINE.x
   EXPECT_EQ(node->provision, ">=22.0.0 <23.0.0");
@@ -486,6 +491,42 @@ TEST(RubyFixtures, NodeSourceLinesAndCorepackVersionsInAnImage) {
   ASSERT_NE(yarn, nullptr);
   EXPECT_EQ(yarn->provision, "=1.22.22");
   EXPECT_EQ(yarn->constraints.front().note, "corepack prepare puts yarn@1.22.22 on PATH");
+  ASSERT_NE(floors(c, "pnpm"), nullptr);  // `corepack pnpm@9.12.0 install`
+  EXPECT_EQ(floors(c, "pnpm")->provision, "=9.12.0");
+  EXPECT_TRUE(c.warnings.empty());
+}
+
+// `gemspec` in the Gemfile loads the engine's gemspec: its
+// required_ruby_version is the Ruby the project supports (the floor), while
+// .ruby-version stays the one to install. The headless gem runs Xvfb.
+TEST(RubyFixtures, AGemspecsRequiredRubyVersionAndTheHeadlessGem) {
+  Contract c = scan_fixture("ruby-engine-gemspec");
+  const RuntimeFloor* ruby = floors(c, "ruby");
+  ASSERT_NE(ruby, nullptr);
+  ASSERT_EQ(ruby->constraints.size(), 2u);
+  EXPECT_EQ(ruby->constraints[1].source.file, "crm_engine.gemspec");
+  EXPECT_EQ(ruby->constraints[1].source.field, "line 7 required_ruby_version");
+  EXPECT_EQ(ruby->constraints[1].range, ">=3.1.0 <4.1.0");
+  EXPECT_EQ(ruby->floor, "3.1.0");
+  EXPECT_EQ(ruby->provision, "=3.4.5");
+  EXPECT_TRUE(required_by(c.run_libs, "xvfb", "gem:headless"));
+  EXPECT_TRUE(c.warnings.empty());
+  // Bundler.load_gemspec(File.expand_path('crm.gemspec', __dir__)), past a commented-out line.
+  Contract loaded = scan_fixture("ruby-load-gemspec");
+  ASSERT_NE(floors(loaded, "ruby"), nullptr);
+  ASSERT_EQ(floors(loaded, "ruby")->constraints.size(), 1u);
+  EXPECT_EQ(floors(loaded, "ruby")->constraints[0].source.field, "line 5 required_ruby_version");
+  EXPECT_EQ(floors(loaded, "ruby")->floor, "3.1.0");
+}
+
+// setup-php's extension names: `sqlite` is sqlite3; pspell and enchant are
+// Debian's php8.2-pspell and php8.2-enchant.
+TEST(PhpFixtures, SetupPhpExtensionsIncludingItsAliases) {
+  Contract c = scan_fixture("php-setup-php-extensions");
+  EXPECT_TRUE(required_by(c.run_libs, "php8.2-sqlite3", "php:ext-sqlite3"));
+  EXPECT_TRUE(required_by(c.run_libs, "php8.2-pspell", "php:ext-pspell"));
+  EXPECT_TRUE(required_by(c.run_libs, "php8.2-enchant", "php:ext-enchant"));
+  EXPECT_TRUE(required_by(c.build_libs, "aspell", "ci:.github/workflows/tests.yml"));
   EXPECT_TRUE(c.warnings.empty());
 }
 

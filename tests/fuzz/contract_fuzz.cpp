@@ -27,7 +27,7 @@
 namespace {
 
 // New names go at the end: a seed's first byte keeps naming the same file.
-constexpr std::array<const char*, 58> kFiles = {
+constexpr std::array<const char*, 59> kFiles = {
     "package.json", "package-lock.json", "pnpm-lock.yaml", "yarn.lock",      "bun.lock",     "pyproject.toml",
     "Cargo.toml",   "Cargo.lock",        "go.mod",         "go.work",        "mise.toml",    ".tool-versions",
     ".nvmrc",       "uv.lock",           "poetry.lock",    "requirements.txt", "Dockerfile",
@@ -48,7 +48,9 @@ constexpr std::array<const char*, 58> kFiles = {
     // importmap-rails' pins, read when the system tests drive a browser; PHPUnit's configuration.
     "config/importmap.rb", "phpunit.xml",
     // Gradle properties a toolchain names, a Laravel app's connections, Heroku's buildpack configurations.
-    "gradle.properties", "config/database.php", "elixir_buildpack.config", "phoenix_static_buildpack.config"};
+    "gradle.properties", "config/database.php", "elixir_buildpack.config", "phoenix_static_buildpack.config",
+    // A gemspec the Gemfile loads.
+    "app.gemspec"};
 
 // A file a scanner reads only in a project of its kind, or only when
 // another file leads to it: that file, with the least content that does.
@@ -59,7 +61,7 @@ struct Companion {
   const char* also = nullptr;  // a second file it needs, with its content
   const char* also_content = nullptr;
 };
-constexpr std::array<Companion, 13> kCompanions = {{
+constexpr std::array<Companion, 14> kCompanions = {{
     {"src/Web/libman.json", "src/Web/Web.csproj", "<Project Sdk=\"Microsoft.NET.Sdk.Web\"/>\n"},
     {"config/config.exs", "mix.exs", "{}\n"},
     {".github/workflows/php.yml", "composer.json", "{}\n"},
@@ -77,6 +79,7 @@ constexpr std::array<Companion, 13> kCompanions = {{
      "<phpunit><php><env name=\"DB_CONNECTION\" value=\"testing\"/></php></phpunit>\n"},
     {"elixir_buildpack.config", "mix.exs", "{}\n"},
     {"phoenix_static_buildpack.config", "mix.exs", "{}\n"},
+    {"app.gemspec", "Gemfile", "source 'https://rubygems.org'\ngemspec\n"},
 }};
 
 const std::filesystem::path& repo_dir() {

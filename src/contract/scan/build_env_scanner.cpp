@@ -178,23 +178,35 @@ class BuildEnvScanner {
         // (At most kMaxArgBytes: `ARG A=$A$A` lines must not double a value without end.)
         if (auto eq = a.find('='); eq != std::string::npos) {
           std::string value = str::unquote(a.substr(eq + 1));
-          std::string expanded = value.size() <= kMaxArgBytes ? substitute(value, args) : value;
-          args[a.substr(0, eq)] = expanded.size() <= kMaxArgBytes ? std::move(expanded) : std::move(value);
+          std::string expanded = value.size() <= kMaxArgBytes ? expand(value, {}, args) : value;
+          if (args.size() < kMaxArgs || args.count(a.substr(0, eq)))
+            args[a.substr(0, eq)] = expanded.size() <= kMaxArgBytes ? std::move(expanded) : std::move(value);
         }
       } else if (kw == "env" && f.size() >= 2) {
-        // `ENV NODE_MAJOR=22` (or the old `ENV NODE_MAJOR 22`): later RUN
-        // lines see it as they see an ARG.
-        auto set = [&](std::string_view name, std::string value) {
-          if (name.empty() || value.size() > kMaxArgBytes) return;
-          std::string expanded = substitute(value, args);
-          args[std::string(name)] = expanded.size() <= kMaxArgBytes ? std::move(expanded) : std::move(value);
+        // `ENV NODE_MAJOR=22 YARN_VERSION=1.22.22` over continuation lines,
+        // values quoted or not (or the old `ENV NODE_MAJOR 22`): later RUN
+        // lines see them as they see an ARG. (As with ARG, the file's last
+        // value of a name is the one RUN lines see, whichever stage.)
+        std::string joined(str::trim(lines[n]));
+        while (joined.ends_with('\\') && n + 1 < lines.size() && joined.size() < kMaxArgBytes * 16) {
+          joined.pop_back();
+          joined += ' ';
+          joined += str::trim(lines[++n]);
+        }
+        auto set = [&](const std::string& name, const std::string& value) {
+          if (name.empty() || value.size() > kMaxArgBytes || (args.size() >= kMaxArgs && !args.count(name))) return;
+          std::string expanded = expand(value, {}, args);
+          args[name] = expanded.size() <= kMaxArgBytes ? std::move(expanded) : value;
         };
-        if (f[1].find('=') == std::string_view::npos) {
-          if (f.size() == 3) set(f[1], str::unquote(f[2]));
-        } else {
-          for (std::size_t i = 1; i < f.size(); ++i)
-            if (auto eq = f[i].find('='); eq != std::string_view::npos)
-              set(f[i].substr(0, eq), str::unquote(f[i].substr(eq + 1)));
+        const auto words = shell_commands_of(joined);  // quotes read as the shell reads them
+        if (!words.empty()) {
+          const auto& w = words.front().words;
+          if (w.size() == 3 && w[1].find('=') == std::string::npos) {
+            set(w[1], w[2]);
+          } else {
+            for (std::size_t i = 1; i < w.size(); ++i)
+              if (auto eq = w[i].find('='); eq != std::string::npos && eq > 0) set(w[i].substr(0, eq), w[i].substr(eq + 1));
+          }
         }
       } else if (kw == "from") {
         ++stage;
@@ -432,22 +444,29 @@ class BuildEnvScanner {
     // source itself (`echo "deb … https://deb.nodesource.com/node_$NODE_MAJOR.x
     // nodistro main"`, NODE_MAJOR set by ARG/ENV or earlier in the same line).
     // The `nodejs` it installs is of that line.
-    std::map<std::string, std::string> vars = args;
+    const bool nodesource = std::any_of(commands.begin(), commands.end(), [](const ShellCommand& c) {
+      return std::any_of(c.words.begin(), c.words.end(),
+                         [](const std::string& w) { return w.find("nodesource.com/") != std::string::npos; });
+    });
+    // Assignments in the line itself, which come before the ARG and ENV values.
+    std::map<std::string, std::string> vars;
     for (const auto& c : commands)
-      for (std::size_t k = 0, end = c.program() && *c.program() == "export" ? c.words.size() : c.start + 1;
+      for (std::size_t k = 0, end = !nodesource ? 0 : c.program() && *c.program() == "export" ? c.words.size() : c.start + 1;
            k < c.words.size() && k < end; ++k) {
         const std::string& w = c.words[k];
         const auto eq = w.find('=');
         if (eq == std::string::npos || eq == 0 || w.size() > kMaxArgBytes) continue;
         if (std::all_of(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(eq),
                         [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; }))
-          vars[w.substr(0, eq)] = w.substr(eq + 1);
+          if (vars.size() < kMaxArgs || vars.count(w.substr(0, eq))) vars[w.substr(0, eq)] = w.substr(eq + 1);
       }
     for (const auto& c : commands)
-      for (std::size_t k = c.start; k < c.words.size(); ++k) {
-        if (c.words[k].find("deb.nodesource.com/") == std::string::npos || c.words[k].size() > kMaxArgBytes) continue;
-        const std::string text = substitute(c.words[k], vars);
-        for (std::string_view form : {"deb.nodesource.com/setup_", "deb.nodesource.com/node_"}) {
+      for (std::size_t k = c.start; nodesource && k < c.words.size(); ++k) {
+        if (c.words[k].find("nodesource.com/") == std::string::npos || c.words[k].size() > kMaxArgBytes) continue;
+        const std::string text = expand(c.words[k], vars, args);
+        // deb.nodesource.com for Debian and Ubuntu, rpm.nodesource.com for Fedora and RHEL.
+        for (std::string_view form : {"deb.nodesource.com/setup_", "deb.nodesource.com/node_", "rpm.nodesource.com/setup_",
+                                      "rpm.nodesource.com/pub_"}) {
           const auto at = text.find(form);
           if (at == std::string::npos) continue;
           std::size_t i = at + form.size(), e = i;
@@ -554,6 +573,7 @@ class BuildEnvScanner {
     return !all_at_root;
   }
   static constexpr std::size_t kMaxArgBytes = 1024;  // an ARG default expanded with earlier ARGs
+  static constexpr std::size_t kMaxArgs = 256;       // ARG and ENV names a Dockerfile's lines are expanded with
 
   // A stage named for building (`build`, `builder`, `deps`, `compile`) is a
   // builder even when no instruction reads it in a way strata follows.
@@ -802,8 +822,11 @@ class BuildEnvScanner {
     const auto& words = c.words;
     std::size_t sub = c.start + 1;
     while (sub < words.size() && words[sub].starts_with('-')) ++sub;
-    if (sub >= words.size() || (words[sub] != "prepare" && words[sub] != "use" && words[sub] != "install")) return;
-    for (std::size_t k = sub + 1; k < words.size(); ++k) {
+    if (sub >= words.size()) return;
+    // `corepack yarn@1.22.22 install`: the versioned tool runs in place of a subcommand.
+    const bool runs = words[sub].starts_with("yarn@") || words[sub].starts_with("pnpm@") || words[sub].starts_with("npm@");
+    if (!runs && words[sub] != "prepare" && words[sub] != "use" && words[sub] != "install") return;
+    for (std::size_t k = runs ? sub : sub + 1; k < words.size() && k <= (runs ? sub : words.size()); ++k) {
       const std::string& w = words[k];
       const auto at = w.find('@', 1);
       if (w.starts_with('-') || at == std::string::npos) continue;
@@ -813,11 +836,11 @@ class BuildEnvScanner {
       version = version.substr(0, version.find('+'));  // yarn@4.5.0+sha512.…: the hash is not the version
       auto r = read_tool_version(tool, version, kb_, note);
       if (!r || !r->floor() || !versions) {  // `yarn@stable`: the tool alone
-        ctx_.needs_tool(tool, Evidence{rel, where, w}, "corepack " + words[sub] + " " + w);
+        ctx_.needs_tool(tool, Evidence{rel, where, w}, runs ? "corepack runs " + w : "corepack " + words[sub] + " " + w);
         continue;
       }
       ctx_.constraint(tool, purpose == Purpose::kRun ? ConstraintKind::kPin : ConstraintKind::kTested, {rel, where, w},
-                      r, "corepack " + words[sub] + " puts " + w + " on PATH");
+                      r, runs ? "corepack runs " + w : "corepack " + words[sub] + " puts " + w + " on PATH");
     }
   }
 
@@ -997,10 +1020,51 @@ class BuildEnvScanner {
     }
   }
 
+  // Each $NAME and ${NAME} of `s` replaced by its value in `first`, else in
+  // `then`, else kept; in one pass over `s`, whatever the maps hold.
+  static std::string expand(std::string_view s, const std::map<std::string, std::string>& first,
+                            const std::map<std::string, std::string>& then) {
+    auto name_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+    std::string out;
+    for (std::size_t i = 0; i < s.size();) {
+      if (s[i] != '$') {
+        out += s[i++];
+        continue;
+      }
+      const bool braced = i + 1 < s.size() && s[i + 1] == '{';
+      std::size_t b = i + (braced ? 2 : 1), e = b;
+      while (e < s.size() && name_char(s[e])) ++e;
+      if (e == b || (braced && (e >= s.size() || s[e] != '}'))) {
+        out += s[i++];
+        continue;
+      }
+      const std::string name(s.substr(b, e - b));
+      const auto hit = first.find(name);
+      const auto other = hit == first.end() ? then.find(name) : then.end();
+      const std::size_t past = braced ? e + 1 : e;
+      if (hit != first.end()) out += hit->second;
+      else if (other != then.end()) out += other->second;
+      else out += s.substr(i, past - i);
+      i = past;
+    }
+    return out;
+  }
+
+  // ${NAME} and $NAME replaced by their values ($NAME only as a whole name:
+  // $PYTHON is not the start of $PYTHON_VERSION).
   static std::string substitute(std::string s, const std::map<std::string, std::string>& args) {
+    auto name_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
     for (const auto& [k, v] : args) {
       for (const std::string& form : {"${" + k + "}", "$" + k}) {
-        for (auto p = s.find(form); p != std::string::npos; p = s.find(form, p + v.size())) s.replace(p, form.size(), v);
+        const bool bare = form[1] != '{';
+        for (auto p = s.find(form); p != std::string::npos; p = s.find(form, p)) {
+          if (bare && p + form.size() < s.size() && name_char(s[p + form.size()])) {
+            p += form.size();
+            continue;
+          }
+          s.replace(p, form.size(), v);
+          p += v.size();
+        }
       }
     }
     return s;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
 #include <optional>
 #include <set>
 #include <vector>
@@ -92,6 +93,9 @@ class ElixirScanner {
     if (!text) return;
     static constexpr std::array<std::pair<std::string_view, std::string_view>, 4> kKeys = {
         {{"elixir_version", "elixir"}, {"erlang_version", "erlang"}, {"node_version", "node"}, {"npm_version", "npm"}}};
+    // The file is sourced by the shell: a later assignment wins, and an
+    // unquoted value ends at a comment.
+    std::map<std::string_view, std::pair<std::size_t, std::string>> set;  // name → (line, value as written)
     std::size_t line = 0;
     for (auto raw : str::split(*text, '\n')) {
       ++line;
@@ -99,21 +103,29 @@ class ElixirScanner {
       const auto eq = l.find('=');
       if (l.starts_with('#') || eq == std::string_view::npos) continue;
       const std::string_view key = str::trim(l.substr(0, eq));
-      for (const auto& [name, tool] : kKeys) {
-        if (key != name) continue;
-        const std::string written = str::unquote(str::trim(l.substr(eq + 1)));
-        std::string value = written;
-        if (value.starts_with('v')) value.erase(0, 1);  // elixir_version=v1.14.5
-        std::string note;
-        auto r = read_tool_version(std::string(tool), value, ctx_.kb(), note);
-        if (!r || !r->floor()) {
-          ctx_.note(rel, std::string(name) + " " + str::quote(value) + " names no release; not used");
-          break;
+      for (const auto& [name, tool] : kKeys)
+        if (key == name) {
+          std::string_view value = str::trim(l.substr(eq + 1));
+          if (!value.starts_with('"') && !value.starts_with('\''))
+            if (auto hash = value.find(" #"); hash != std::string_view::npos) value = str::trim(value.substr(0, hash));
+          set[name] = {line, str::unquote(value)};
         }
-        ctx_.constraint(std::string(tool), ConstraintKind::kTested,
-                        {rel, "line " + std::to_string(line) + " " + std::string(name), written}, r,
-                        "the version Heroku's buildpack installs for the app's build");
+    }
+    for (const auto& [name, tool] : kKeys) {
+      auto it = set.find(name);
+      if (it == set.end()) continue;
+      const auto& [at, written] = it->second;
+      std::string value = written;
+      if (value.starts_with('v')) value.erase(0, 1);  // elixir_version=v1.14.5
+      std::string note;
+      auto r = read_tool_version(std::string(tool), value, ctx_.kb(), note);
+      if (!r || !r->floor()) {
+        ctx_.note(rel, std::string(name) + " " + str::quote(value) + " names no release; not used");
+        continue;
       }
+      ctx_.constraint(std::string(tool), ConstraintKind::kTested,
+                      {rel, "line " + std::to_string(at) + " " + std::string(name), written}, r,
+                      "the version Heroku's buildpack installs for the app's build");
     }
   }
 

@@ -186,6 +186,11 @@ class JvmScanner {
     ctx_.needs_tool("java", manifests, "a JVM build (a JDK compiles it)");
     for (const auto& f : poms) pom(f);
     for (const auto& f : gradle) gradle_file(f);
+    // A toolchain's release is the floor only where the build states no
+    // release it compiles for: a JDK 21 toolchain compiling with
+    // `options.release = 17` (or jvmTarget 17) makes classes Java 17 runs.
+    if (!compiles_for_)
+      for (const auto& [ev, n] : toolchain_floors_) release(ev, n, "the Java release the Gradle toolchain compiles for");
     for (const auto& f : ctx_.fs().files_ending(".versions.toml")) version_catalog(f);
     if (!poms.empty()) {
       if (mvnw.empty()) ctx_.needs_tool("maven", poms, "a Maven build without a Maven wrapper (mvn runs it)");
@@ -506,9 +511,9 @@ class JvmScanner {
       ctx_.constraint("java", ConstraintKind::kPin, ev(at, "java.toolchain.languageVersion", shown),
                       parse_version_line(std::to_string(*n)),
                       "the Gradle Java toolchain: Gradle runs the compiler of a JDK " + std::to_string(*n));
-      // What it compiles runs on that release and later: the project's floor.
-      release(ev(at, "java.toolchain.languageVersion", shown), std::to_string(*n),
-              "the Java release the Gradle toolchain compiles for");
+      // What it compiles runs on that release and later: the project's floor,
+      // unless the build compiles for an older one (run(): toolchain_floors_).
+      toolchain_floors_.push_back({ev(at, "java.toolchain.languageVersion", shown), std::to_string(*n)});
     }
     for (auto at : jvm_occurrences(text, "jvmToolchain")) {
       std::string v = jvm_value_after(text, at, 12), shown = v;
@@ -519,8 +524,7 @@ class JvmScanner {
       ctx_.constraint("java", ConstraintKind::kPin, ev(at, "kotlin.jvmToolchain", shown),
                       parse_version_line(std::to_string(*n)),
                       "the Kotlin Gradle plugin's JVM toolchain: a JDK " + std::to_string(*n));
-      release(ev(at, "kotlin.jvmToolchain", shown), std::to_string(*n),
-              "the Java release the Kotlin JVM toolchain compiles for");
+      toolchain_floors_.push_back({ev(at, "kotlin.jvmToolchain", shown), std::to_string(*n)});
     }
     // options.release: JavaCompile's --release (`tasks.withType<JavaCompile> { options.release = 17 }`).
     for (std::string_view key : {"sourceCompatibility", "targetCompatibility", "jvmTarget", "options.release"}) {
@@ -536,6 +540,7 @@ class JvmScanner {
           // the same file, a Gradle property, a version catalog's version.
           if (auto ref = gradle_reference(rel, text, norm); ref && java_release(ref->first)) {
             release(ev(at, std::string(key), ref->second), ref->first, "the Java release Gradle compiles for");
+            compiles_for_ = true;
             continue;
           }
           if (!norm.empty() && (norm.front() == '"' || std::isdigit(static_cast<unsigned char>(norm.front())) ||
@@ -544,6 +549,7 @@ class JvmScanner {
           continue;
         }
         release(ev(at, std::string(key), v), norm, "the Java release Gradle compiles for");
+        compiles_for_ = true;
       }
     }
     repositories(text, ev);
@@ -554,55 +560,90 @@ class JvmScanner {
   // A value a build script takes from elsewhere, as Gradle reads it:
   // `javaVersion` or `javaVersion.toInteger()` (a variable the same file
   // assigns, else a Gradle property), `property("javaVersion")`,
-  // `findProperty("javaVersion")`, `providers.gradleProperty("javaVersion")`
-  // (a Gradle property: the nearest gradle.properties from the file's
-  // directory up to the root), `libs.versions.java.get()` (the version
-  // catalog gradle/libs.versions.toml). The value, and how it was found for
-  // the evidence; nullopt when it names nothing strata finds.
+  // `findProperty("java.version") ?: "17"`, `providers.gradleProperty(…)`,
+  // `project.properties["javaVersion"]`, `extra["javaVersion"]` (a Gradle
+  // property: the nearest gradle.properties from the file's directory up to
+  // the repository's root), and
+  // `libs.versions.java.get()` (the nearest gradle/libs.versions.toml the
+  // same way). A variable assigned one of these is followed (three levels
+  // at most). The value, and how it was found for the evidence; nullopt
+  // when it names nothing strata finds.
   std::optional<std::pair<std::string, std::string>> gradle_reference(const std::string& rel, std::string_view text,
-                                                                      std::string_view written) {
+                                                                      std::string_view written, int depth = 0) {
     std::string_view expr = str::trim(written);
     // The value as written: jvm_value_after stops at the first ')'.
     std::string v(expr);
     for (auto open = std::count(v.begin(), v.end(), '('), close = std::count(v.begin(), v.end(), ')'); close < open; ++close)
       v += ')';
-    for (bool stripped = true; stripped;) {  // conversions: the value is the same
+    // `?: 17`: Kotlin's and Groovy's default when the property is absent.
+    std::string fallback;
+    if (auto elvis = expr.find("?:"); elvis != std::string_view::npos) {
+      fallback = std::string(str::unquote(str::trim(expr.substr(elvis + 2))));
+      expr = str::trim(expr.substr(0, elvis));
+    }
+    for (bool stripped = true; stripped;) {  // wrappers and conversions: the value is the same
       stripped = false;
-      for (std::string_view tail : {".toInteger(", ".toInteger()", ".toInt(", ".toInt()", ".get(", ".get()",
-                                    ".toString(", ".toString()", " as int", " as Integer", " as String", "!!"})
+      for (std::string_view head : {"JavaVersion.toVersion(", "JavaLanguageVersion.of(", "JvmTarget.fromTarget(", "(",
+                                    "project.", "rootProject.", "ext.", "\"${", "${"})
+        if (expr.starts_with(head)) {
+          expr = str::trim(expr.substr(head.size()));
+          stripped = true;
+        }
+      for (std::string_view tail : {")", "}\"", "}", ".toInteger(", ".toInteger()", ".toInt(", ".toInt()", ".get(",
+                                    ".get()", ".toString(", ".toString()", ".majorVersion", " as int", " as Integer",
+                                    " as String", "!!"})
         if (expr.ends_with(tail)) {
           expr = str::trim(expr.substr(0, expr.size() - tail.size()));
           stripped = true;
         }
     }
+    auto found = [&](std::string value, std::string from) {
+      return std::make_pair(value, v + " = " + value + (from.empty() ? "" : " (" + from + ")"));
+    };
+    // A literal once the wrappers are off (`JavaVersion.toVersion("17")`).
+    if (const std::string lit(str::unquote(expr)); !lit.empty() && java_release(lit)) return found(lit, "");
     auto ident = [](std::string_view s) {
       return !s.empty() && !std::isdigit(static_cast<unsigned char>(s.front())) &&
              std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
     };
-    std::string name;
-    bool variable = false;
-    for (std::string_view prefix : {"JavaVersion.toVersion(", "JavaLanguageVersion.of(", "project.", "rootProject."})
-      if (expr.starts_with(prefix)) expr = str::trim(expr.substr(prefix.size()));
+    // The build's directories, nearest first, up to its root (settings.gradle's) or the repository's.
+    std::vector<std::string> dirs;
+    for (std::string dir = dir_of(rel);; dir = dir_of(dir)) {
+      dirs.push_back(dir);
+      // (Not stopped at a settings.gradle: a module's own, kept for building it
+      // alone, is not where the including build's properties end.)
+      if (dir.empty() || dir == "." || dirs.size() >= 16) break;
+    }
     if (expr.starts_with("libs.versions.")) {
       std::string alias(expr.substr(14));
-      auto catalog = TomlFile::read(ctx_, "gradle/libs.versions.toml");
-      if (!catalog.ok()) return std::nullopt;
       // The accessor joins an alias's parts with '.', whatever separated them ('-', '_').
       auto norm = [](std::string s) {
         std::replace(s.begin(), s.end(), '-', '.');
         std::replace(s.begin(), s.end(), '_', '.');
         return s;
       };
-      for (const auto& key : catalog.keys("versions"))
-        if (norm(key) == alias)
-          if (auto value = catalog.version_like("versions." + key))
-            return std::make_pair(*value, std::string(v) + " = " + *value + " (gradle/libs.versions.toml)");
+      for (const auto& dir : dirs) {
+        const std::string file = join_rel(dir, "gradle/libs.versions.toml");
+        if (!ctx_.fs().is_file(file)) continue;
+        auto [it, fresh] = catalogs_.try_emplace(file);
+        if (fresh) {
+          auto catalog = TomlFile::read(ctx_, file);
+          if (catalog.ok())
+            for (const auto& key : catalog.keys("versions"))
+              if (auto value = catalog.version_like("versions." + key)) it->second[norm(key)] = *value;
+        }
+        if (auto hit = it->second.find(alias); hit != it->second.end()) return found(hit->second, file);
+        break;  // the nearest catalog is the build's
+      }
+      if (!fallback.empty()) return found(fallback, "its default");
       return std::nullopt;
     }
-    for (std::string_view call : {"property(", "findProperty(", "providers.gradleProperty("})
+    std::string name;
+    bool variable = false;
+    for (std::string_view call : {"property(", "findProperty(", "providers.gradleProperty(", "properties[", "extra["})
       if (expr.starts_with(call)) {
         std::string_view arg = str::trim(expr.substr(call.size()));
-        if (arg.ends_with(')')) arg.remove_suffix(1);
+        if (arg.ends_with(')') || arg.ends_with(']')) arg.remove_suffix(1);
         if (arg.size() >= 2 && (arg.front() == '"' || arg.front() == '\'') && arg.back() == arg.front())
           name = std::string(arg.substr(1, arg.size() - 2));
       }
@@ -610,21 +651,29 @@ class JvmScanner {
       name = std::string(expr);
       variable = true;
     }
-    if (!ident(name)) return std::nullopt;
+    // Property names are dotted and dashed too (java.version); nothing else.
+    if (name.empty() || name.size() > 128 || !std::all_of(name.begin(), name.end(), [](char c) {
+          return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-';
+        }))
+      return std::nullopt;
     if (variable)
-      if (auto assigned = gradle_variable(text, name); assigned && *assigned != name)
-        return std::make_pair(*assigned, std::string(v) + " = " + *assigned);
-    // Gradle properties: the file's directory's gradle.properties, then its parents' up to the root.
-    for (std::string dir = dir_of(rel);; dir = dir_of(dir)) {
+      if (auto assigned = gradle_variable(text, name); assigned && *assigned != name) {
+        if (java_release(str::unquote(*assigned))) return found(std::string(str::unquote(*assigned)), "");
+        if (depth < 3)
+          if (auto deeper = gradle_reference(rel, text, *assigned, depth + 1))
+            return std::make_pair(deeper->first, v + " = " + deeper->second);
+        return std::nullopt;
+      }
+    for (const auto& dir : dirs) {
       const std::string file = join_rel(dir, "gradle.properties");
-      if (ctx_.fs().is_file(file))
-        if (auto props_text = ctx_.fs().read_text(file)) {
-          const auto props = jvm_properties(*props_text);
-          if (auto it = props.find(name); it != props.end() && !it->second.empty())
-            return std::make_pair(it->second, std::string(v) + " = " + it->second + " (" + file + ")");
-        }
-      if (dir.empty() || dir == ".") break;
+      if (!ctx_.fs().is_file(file)) continue;
+      auto [it, fresh] = properties_.try_emplace(file);
+      if (fresh)
+        if (auto props_text = ctx_.fs().read_text(file)) it->second = jvm_properties(*props_text);
+      if (auto hit = it->second.find(name); hit != it->second.end() && !hit->second.empty())
+        return found(hit->second, file);
     }
+    if (!fallback.empty()) return found(fallback, "its default");
     return std::nullopt;
   }
 
@@ -881,6 +930,12 @@ class JvmScanner {
   }
 
   ScanContext& ctx_;
+  // Gradle toolchains' releases, the project's floor unless a release to
+  // compile for is stated (compiles_for_); gradle.properties and version
+  // catalogs read once each.
+  std::vector<std::pair<Evidence, std::string>> toolchain_floors_;
+  bool compiles_for_ = false;
+  std::map<std::string, std::map<std::string, std::string>> properties_, catalogs_;
   bool central_ = false, portal_ = false;
   std::string gradle_text_;  // the build files read, comments blanked
 };

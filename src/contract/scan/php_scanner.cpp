@@ -40,7 +40,10 @@ std::string extension_word(std::string_view w) {
 
 // setup-php's name for what the extension table knows under another:
 // "mysql" is mysqli, pdo_mysql and mysqlnd, which php8.2-mysql ships.
-std::string setup_php_name(std::string name) { return name == "mysql" ? "mysqli" : name; }
+// setup-php's names that are not the extension's own: `mysql` (mysqli), `sqlite` (sqlite3).
+std::string setup_php_name(std::string name) {
+  return name == "mysql" ? "mysqli" : name == "sqlite" ? "sqlite3" : name;
+}
 
 std::string text_of(const json& j) {
   if (j.is_string()) return j.get<std::string>();
@@ -132,7 +135,7 @@ class PhpScanner {
       // ('testing' => ['driver' => 'sqlite', …]); its driver is the one used.
       std::string via;
       if (name == "db_connection" && !known_driver(driver))
-        if (auto d = laravel_driver(dir_of(rel), value); !d.empty()) {
+        if (auto d = laravel_driver(dir_of(rel), e.attribute("value").as_string()); !d.empty()) {
           via = " (config/database.php connection " + str::quote(value) + ": driver " + d + ")";
           driver = d;
         }
@@ -155,23 +158,43 @@ class PhpScanner {
   }
 
   // The driver of a connection in a Laravel app's config/database.php
-  // (`'testing' => [ 'driver' => 'sqlite', … ]` inside 'connections'), read
-  // as text: the first 'driver' within the connection's brackets. "" when
-  // the file or the connection is not there.
+  // (`'testing' => [ 'driver' => 'sqlite', … ]` after 'connections'), read
+  // as text: the first 'driver' within the connection's brackets, a literal
+  // or env()'s default (`'driver' => env('DB_DRIVER', 'sqlite')`). "" when
+  // the file or the connection is not there. (The first 64 mentions of the
+  // name are looked at, each within 8 KiB: hostile text stays linear.)
   std::string laravel_driver(const std::string& dir, const std::string& connection) {
     const std::string rel = join_rel(dir, "config/database.php");
-    if (connection.empty() || !ctx_.fs().is_file(rel)) return {};
+    if (connection.empty() || connection.size() > 64 || !ctx_.fs().is_file(rel)) return {};
     auto text = ctx_.fs().read_text(rel);
     if (!text) return {};
-    const std::string_view t = *text;
+    std::string_view t = *text;
+    if (auto c = t.find("'connections'"); c != std::string_view::npos) t.remove_prefix(c);
+    else if (auto d = t.find("\"connections\""); d != std::string_view::npos) t.remove_prefix(d);
+    auto space = [&](std::string_view s, std::size_t i) {
+      while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+      return i;
+    };
+    // A quoted literal at i, or env('NAME', 'default')'s default.
+    auto literal = [&](std::string_view s, std::size_t i) -> std::string {
+      if (s.compare(i, 4, "env(") == 0) {
+        const auto comma = s.find(',', i);
+        const auto close = s.find(')', i);
+        if (comma == std::string_view::npos || close == std::string_view::npos || comma > close) return {};
+        i = space(s, comma + 1);
+      }
+      if (i >= s.size() || (s[i] != '\'' && s[i] != '"')) return {};
+      const auto e = s.find(s[i], i + 1);
+      if (e == std::string_view::npos || e - i > 32) return {};
+      return str::lower(s.substr(i + 1, e - i - 1));
+    };
+    std::size_t looked = 0;
     for (const char q : {'\'', '"'}) {
       const std::string key = q + connection + q;
-      for (auto at = t.find(key); at != std::string_view::npos; at = t.find(key, at + key.size())) {
-        std::size_t i = at + key.size();
-        while (i < t.size() && std::isspace(static_cast<unsigned char>(t[i]))) ++i;
+      for (auto at = t.find(key); at != std::string_view::npos && ++looked <= 64; at = t.find(key, at + key.size())) {
+        std::size_t i = space(t, at + key.size());
         if (t.compare(i, 2, "=>") != 0) continue;
-        i += 2;
-        while (i < t.size() && std::isspace(static_cast<unsigned char>(t[i]))) ++i;
+        i = space(t, i + 2);
         if (t.compare(i, 6, "array(") == 0) i += 5;
         if (i >= t.size() || (t[i] != '[' && t[i] != '(')) continue;
         // The connection's own entries, up to its closing bracket (nested ones skipped over).
@@ -185,16 +208,13 @@ class PhpScanner {
         const std::string_view body = t.substr(i, end - i);
         for (const char dq : {'\'', '"'}) {
           const std::string dkey = std::string(1, dq) + "driver" + dq;
-          auto d = body.find(dkey);
+          const auto d = body.find(dkey);
           if (d == std::string_view::npos) continue;
-          std::size_t j = d + dkey.size();
-          while (j < body.size() && (std::isspace(static_cast<unsigned char>(body[j])) || body[j] == '=' || body[j] == '>'))
-            ++j;
-          if (j >= body.size() || (body[j] != '\'' && body[j] != '"')) continue;
-          const auto e = body.find(body[j], j + 1);
-          if (e == std::string_view::npos || e - j > 32) continue;
-          return str::lower(body.substr(j + 1, e - j - 1));
+          std::size_t j = space(body, d + dkey.size());
+          if (body.compare(j, 2, "=>") != 0) continue;
+          if (auto driver = literal(body, space(body, j + 2)); !driver.empty()) return driver;
         }
+        return {};  // the connection, without a driver strata reads
       }
     }
     return {};
@@ -214,8 +234,7 @@ class PhpScanner {
       if (key == "php" && php) {
         auto range = parse_composer_constraint(v);
         // Debian 12's extension packages are built for its PHP 8.2.
-        if (range && !range->contains(Version{8, 2, 0, ""}) && !range->contains(Version{8, 2, 99, ""}) &&
-            !beyond_debian_)
+        if (range && !admits_debian(*range) && !beyond_debian_)
           beyond_debian_ = Evidence{rel, field + ".php", v};
         ctx_.constraint("php", ConstraintKind::kSupport, {rel, field + ".php", v}, range);
       } else if (auto ext = extension_of(key); !ext.empty()) {
@@ -299,7 +318,8 @@ class PhpScanner {
   // Composer resolves the dependencies for, "your target platform" in
   // Composer's words: the project's own choice of PHP, a pin. Below Debian
   // 12's 8.2 it is the oldest PHP the lock must install on, not one to
-  // install: where require.php and every locked package admit 8.2
+  // install: where require.php and every package of the lock beside it
+  // (read whole) admit 8.2
   // (FreshRSS's platform 8.1, PrivateBin's 7.4, both tested on 8.2 too),
   // Debian's PHP installs the same lock, and its line is the pin.
   void platform_php(const Evidence& ev) {
@@ -308,7 +328,10 @@ class PhpScanner {
                                       : "the target platform Composer resolves the dependencies for: PHP ";
     auto range = parse_composer_constraint(ev.value);
     const auto floor = range ? range->floor() : std::nullopt;
-    if (floor && *floor < Version{8, 2, 0, ""} && !beyond_debian_ && !lock_beyond_debian_) {
+    // Checked only against a lock beside the project's composer.json, read whole.
+    const std::string dir = dir_of(ev.file);
+    const auto lock = locks_admit_debian_.find(dir);
+    if (floor && *floor < Version{8, 2, 0, ""} && !beyond_debian_ && lock != locks_admit_debian_.end() && lock->second) {
       ctx_.constraint("php", ConstraintKind::kPin, ev, parse_version_line("8.2"),
                       note + ev.value + ", the oldest it installs on; require.php and every locked package admit "
                                         "Debian 12's PHP 8.2, which installs the same lock");
@@ -371,11 +394,13 @@ class PhpScanner {
     // needs PHP 8.3 whatever require.php admits).
     std::optional<Version> top;
     Evidence top_ev;
+    bool admits = true;  // every locked package admits Debian's PHP 8.2 (platform_php)
     for (const char* list : {"packages", "packages-dev"}) {
       auto l = j.find(list);
       if (l == j.end()) continue;
       if (!l->is_array()) {
         ctx_.warn(rel, std::string(list) + " is not a list; not read");
+        admits = false;
         continue;
       }
       for (const auto& pkg : *l) {
@@ -388,8 +413,7 @@ class PhpScanner {
             std::string v = text_of(value);
             if (key == "php") {
               auto range = parse_composer_constraint(v);
-              if (range && !admits_debian(*range) && !lock_beyond_debian_)
-                lock_beyond_debian_ = Evidence{rel, field + ".require.php", v};
+              if (range && !admits_debian(*range)) admits = false;
               if (range && !range->unbounded_below())
                 if (auto f = range->floor(); f && (!top || *f > *top)) {
                   top = f;
@@ -429,6 +453,7 @@ class PhpScanner {
     if (top)
       ctx_.constraint("php", ConstraintKind::kSupport, top_ev, parse_composer_constraint(top_ev.value),
                       "the highest php floor of the locked packages");
+    locks_admit_debian_[dir_of(rel)] = admits;
   }
 
   void dist(const std::string& rel, const std::string& field, const std::string& url) {
@@ -552,7 +577,7 @@ class PhpScanner {
   ScanContext& ctx_;
   bool packagist_ = true;
   std::optional<Evidence> beyond_debian_;  // a require.php that excludes PHP 8.2
-  std::optional<Evidence> lock_beyond_debian_;  // a locked package whose require.php excludes it
+  std::map<std::string, bool> locks_admit_debian_;  // a lock's directory → every locked package admits PHP 8.2
   std::vector<Evidence> platforms_;             // config.platform.php, platform-overrides.php: read last
   bool beyond_warned_ = false;
   std::map<std::string, std::vector<Evidence>> extensions_;

@@ -370,6 +370,55 @@ class RubyScanner {
         source(rel, args);
       else if (word == "gem")
         gem(rel, args);
+      else if (word == "gemspec")
+        gemspec(rel, args);
+      else if (auto at = line.find("load_gemspec("); at != std::string_view::npos)
+        // `spec = Bundler.load_gemspec(File.expand_path('app.gemspec', __dir__))`
+        for (const auto& [key, value] : literals(line.substr(at + 13)))
+          if (key.empty() && value.ends_with(".gemspec") && value.find("..") == std::string::npos) {
+            required_ruby_version(join_rel(dir_of(rel), value));
+            break;
+          }
+    }
+  }
+
+  // `gemspec` in a Gemfile: Bundler loads the .gemspec beside it (or at
+  // `path:`), whose `required_ruby_version` is the Ruby the project declares
+  // it supports (an app that is also a gem: a Rails engine, a CLI).
+  void gemspec(const std::string& rel, std::string_view args) {
+    std::string dir = dir_of(rel);
+    for (const auto& [key, value] : literals(args))
+      if (key == "path") dir = join_rel(dir, value);
+    for (const auto& file : ctx_.fs().list_dir(dir == "." ? "." : dir))
+      if (file.ends_with(".gemspec")) required_ruby_version(join_rel(dir, file));
+  }
+
+  // A gemspec's `spec.required_ruby_version = ">= 3.1"` (or a
+  // Gem::Requirement, or a list): the project's Ruby support. Each gemspec once.
+  void required_ruby_version(const std::string& spec) {
+    if (!gemspecs_read_.insert(spec).second || !ctx_.fs().is_file(spec)) return;
+    auto text = ctx_.fs().read_text(spec);
+    if (!text) return;
+    std::size_t n = 0;
+    for (auto raw : str::split(*text, '\n')) {
+      ++n;
+      std::string_view line = str::trim(raw);
+      const auto at = line.find("required_ruby_version");
+      if (line.starts_with('#') || at == std::string_view::npos) continue;
+      std::string_view rest = str::trim(line.substr(at + 21));
+      if (!rest.starts_with('=') || rest.starts_with("==")) continue;
+      rest.remove_prefix(1);
+      std::string reqs;
+      for (const auto& [key, value] : literals(rest))
+        if (key.empty()) reqs += (reqs.empty() ? "" : ", ") + value;
+      auto range = parse_gem_requirement(reqs);
+      if (reqs.empty() || !range) {
+        ctx_.note(spec, "line " + std::to_string(n) + ": required_ruby_version without a requirement strata reads");
+        return;
+      }
+      ctx_.constraint("ruby", ConstraintKind::kSupport, {spec, "line " + std::to_string(n) + " required_ruby_version", reqs},
+                      range, "the gemspec the Gemfile loads requires it");
+      return;
     }
   }
 
@@ -580,6 +629,7 @@ class RubyScanner {
 
   ScanContext& ctx_;
   bool custom_source_ = false;    // a gem source other than rubygems.org
+  std::set<std::string> gemspecs_read_;  // the gemspecs a Gemfile loads, read once
   bool rubygems_source_ = false;  // rubygems.org named as a source
 };
 

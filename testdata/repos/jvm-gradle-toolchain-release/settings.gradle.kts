@@ -1,0 +1,2 @@
+rootProject.name = "client-library"
+include("app")
