@@ -615,6 +615,19 @@ TEST(DotnetFixtures, LibmanAspireAndWhatTheImagesSay) {
   EXPECT_TRUE(c.warnings.empty());
 }
 
+// A test job's `npm install -g azurite` in a tree whose only Node project is
+// yarn's (its .npmrc names no registry) reaches npm's default registry, which
+// no scanner has decided; and
+// NBitcoin's test framework downloads Bitcoin Core.
+TEST(DotnetFixtures, AGlobalNpmInstallBesideAYarnSiteAndBitcoinCoreDownloads) {
+  Contract c = scan_fixture("yarn-site-npm-global");
+  ASSERT_NE(egress(c, "registry.npmjs.org"), nullptr);
+  EXPECT_EQ(egress(c, "registry.npmjs.org")->evidence.front().file, ".github/workflows/ci.yml");
+  ASSERT_NE(egress(c, "bitcoincore.org"), nullptr);
+  EXPECT_TRUE(egress(c, "bitcoincore.org")->reason.starts_with("nuget:NBitcoin.TestFramework "));
+  EXPECT_TRUE(c.warnings.empty());
+}
+
 // Programs an Elixir application runs with System.cmd / find_executable.
 TEST(ElixirFixtures, ProgramsTheApplicationRuns) {
   Contract c = scan_fixture("elixir-exec-programs");

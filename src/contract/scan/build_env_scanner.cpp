@@ -806,12 +806,34 @@ class BuildEnvScanner {
         ctx_.egress(host, EgressOrigin::kConfig, "an index the command names (" + std::string(opt) + ")",
                     Evidence{rel, where, std::string(value.substr(0, 160))}, {}, 443, purpose);
       }
-      if (!ctx_.has_ecosystem(ic->ecosystem) && !own_index)
+      // npm and npx in a tree whose Node projects are yarn's or pnpm's (no
+      // package-lock.json, no .npmrc): no scanner has read npm's registry, and
+      // the command reaches its default (garnet's CI `npm install -g azurite`).
+      const bool npm_undecided = (prog == "npm" || prog == "npx") && !npm_configured();
+      if ((!ctx_.has_ecosystem(ic->ecosystem) || npm_undecided) && !own_index)
         for (const auto& h : ic->hosts) ctx_.egress(h, EgressOrigin::kInstallTime, ic->reason, ev, {}, 443, purpose);
       if (ic->ecosystem == "python" && !sub.empty()) pip_requirements(rel, where, ev, c.words, j + 1, purpose);
       if (prog == "npm")
         global_tool_versions(rel, field == "RUN" ? "RUN " + where : where, ev, c, j, purpose, versions);
     }
+  }
+
+  // Whether the tree has npm's own lock (package-lock.json,
+  // npm-shrinkwrap.json) or an .npmrc that names a registry, which the Node
+  // scanner reads npm's registry from. Looked up once.
+  std::optional<bool> npm_configured_;
+  bool npm_configured() {
+    if (npm_configured_) return *npm_configured_;
+    npm_configured_ =
+        !ctx_.fs().files_named("package-lock.json").empty() || !ctx_.fs().files_named("npm-shrinkwrap.json").empty();
+    for (const auto& rc : ctx_.fs().files_named(".npmrc")) {
+      if (*npm_configured_) break;
+      if (auto text = ctx_.fs().read_text(rc))
+        for (auto line : str::split(*text, '\n'))
+          if (str::trim(line).starts_with("registry") || str::trim(line).find(":registry") != std::string_view::npos)
+            npm_configured_ = true;
+    }
+    return *npm_configured_;
   }
 
   // `corepack prepare yarn@1.22.22 --activate`, `corepack use pnpm@9.12.0`,
