@@ -807,8 +807,9 @@ class BuildEnvScanner {
                     Evidence{rel, where, std::string(value.substr(0, 160))}, {}, 443, purpose);
       }
       // npm and npx in a tree whose Node projects are yarn's or pnpm's (no
-      // package-lock.json, no .npmrc): no scanner has read npm's registry, and
-      // the command reaches its default (garnet's CI `npm install -g azurite`).
+      // package-lock.json, no .npmrc naming a registry): no scanner has read
+      // npm's registry, and the command reaches its default (garnet's CI
+      // `npm install -g azurite`).
       const bool npm_undecided = (prog == "npm" || prog == "npx") && !npm_configured();
       if ((!ctx_.has_ecosystem(ic->ecosystem) || npm_undecided) && !own_index)
         for (const auto& h : ic->hosts) ctx_.egress(h, EgressOrigin::kInstallTime, ic->reason, ev, {}, 443, purpose);

@@ -560,7 +560,7 @@ class JvmScanner {
   // A value a build script takes from elsewhere, as Gradle reads it:
   // `javaVersion` or `javaVersion.toInteger()` (a variable the same file
   // assigns, else a Gradle property), `property("javaVersion")`,
-  // `findProperty("java.version") ?: "17"`, `providers.gradleProperty(…)`,
+  // `findProperty("java.version")`, `providers.gradleProperty(…)`,
   // `project.properties["javaVersion"]`, `extra["javaVersion"]` (a Gradle
   // property: the nearest gradle.properties from the file's directory up to
   // the repository's root), and
@@ -575,12 +575,6 @@ class JvmScanner {
     std::string v(expr);
     for (auto open = std::count(v.begin(), v.end(), '('), close = std::count(v.begin(), v.end(), ')'); close < open; ++close)
       v += ')';
-    // `?: 17`: Kotlin's and Groovy's default when the property is absent.
-    std::string fallback;
-    if (auto elvis = expr.find("?:"); elvis != std::string_view::npos) {
-      fallback = std::string(str::unquote(str::trim(expr.substr(elvis + 2))));
-      expr = str::trim(expr.substr(0, elvis));
-    }
     for (bool stripped = true; stripped;) {  // wrappers and conversions: the value is the same
       stripped = false;
       for (std::string_view head : {"JavaVersion.toVersion(", "JavaLanguageVersion.of(", "JvmTarget.fromTarget(", "(",
@@ -635,7 +629,6 @@ class JvmScanner {
         if (auto hit = it->second.find(alias); hit != it->second.end()) return found(hit->second, file);
         break;  // the nearest catalog is the build's
       }
-      if (!fallback.empty()) return found(fallback, "its default");
       return std::nullopt;
     }
     std::string name;
@@ -673,7 +666,6 @@ class JvmScanner {
       if (auto hit = it->second.find(name); hit != it->second.end() && !hit->second.empty())
         return found(hit->second, file);
     }
-    if (!fallback.empty()) return found(fallback, "its default");
     return std::nullopt;
   }
 

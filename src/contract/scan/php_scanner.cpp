@@ -38,9 +38,9 @@ std::string extension_word(std::string_view w) {
   return str::lower(name);
 }
 
-// setup-php's name for what the extension table knows under another:
-// "mysql" is mysqli, pdo_mysql and mysqlnd, which php8.2-mysql ships.
-// setup-php's names that are not the extension's own: `mysql` (mysqli), `sqlite` (sqlite3).
+// setup-php's names for what the extension table knows under another:
+// "mysql" is mysqli, pdo_mysql and mysqlnd, which php8.2-mysql ships;
+// "sqlite" is sqlite3.
 std::string setup_php_name(std::string name) {
   return name == "mysql" ? "mysqli" : name == "sqlite" ? "sqlite3" : name;
 }
