@@ -178,7 +178,7 @@ class BuildEnvScanner {
         // (At most kMaxArgBytes: `ARG A=$A$A` lines must not double a value without end.)
         if (auto eq = a.find('='); eq != std::string::npos) {
           std::string value = str::unquote(a.substr(eq + 1));
-          std::string expanded = value.size() <= kMaxArgBytes ? expand(value, {}, args) : value;
+          std::string expanded = value.size() <= kMaxArgBytes ? substitute(value, args) : value;
           if (args.size() < kMaxArgs || args.count(a.substr(0, eq)))
             args[a.substr(0, eq)] = expanded.size() <= kMaxArgBytes ? std::move(expanded) : std::move(value);
         }
@@ -195,7 +195,7 @@ class BuildEnvScanner {
         }
         auto set = [&](const std::string& name, const std::string& value) {
           if (name.empty() || value.size() > kMaxArgBytes || (args.size() >= kMaxArgs && !args.count(name))) return;
-          std::string expanded = expand(value, {}, args);
+          std::string expanded = substitute(value, args);
           args[name] = expanded.size() <= kMaxArgBytes ? std::move(expanded) : value;
         };
         const auto words = shell_commands_of(joined);  // quotes read as the shell reads them
@@ -1073,24 +1073,10 @@ class BuildEnvScanner {
     return out;
   }
 
-  // ${NAME} and $NAME replaced by their values ($NAME only as a whole name:
-  // $PYTHON is not the start of $PYTHON_VERSION).
-  static std::string substitute(std::string s, const std::map<std::string, std::string>& args) {
-    auto name_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-    for (const auto& [k, v] : args) {
-      for (const std::string& form : {"${" + k + "}", "$" + k}) {
-        const bool bare = form[1] != '{';
-        for (auto p = s.find(form); p != std::string::npos; p = s.find(form, p)) {
-          if (bare && p + form.size() < s.size() && name_char(s[p + form.size()])) {
-            p += form.size();
-            continue;
-          }
-          s.replace(p, form.size(), v);
-          p += v.size();
-        }
-      }
-    }
-    return s;
+  // ${NAME} and $NAME replaced by their values (ARGs and ENVs), as whole
+  // names: $PYTHON is not the start of $PYTHON_VERSION.
+  static std::string substitute(std::string_view s, const std::map<std::string, std::string>& args) {
+    return expand(s, {}, args);
   }
 
   void devcontainer(const std::string& rel) {
