@@ -49,6 +49,10 @@ case "${1:-build}" in
   live) want+=("${TEST_DEPS[@]}" "${LIVE_DEPS[@]}") ;;
   *) echo "usage: $0 [build|test|live]" >&2; exit 2 ;;
 esac
+# Node and npm run the CycloneDX project's validator of strata's SBOMs
+# (tests/support/cyclonedx_validate.sh); a Node the machine has already
+# (another vendor's package, with its own npm) is used as it is.
+if [ "${1:-build}" != build ] && ! command -v npm >/dev/null; then want+=(nodejs npm); fi
 
 missing=()
 for p in "${want[@]}"; do

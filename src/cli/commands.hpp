@@ -18,6 +18,7 @@ void register_contract(CLI::App& app, GlobalOptions& g);
 void register_egress(CLI::App& app, GlobalOptions& g, std::shared_ptr<oci::http::Transport> http);
 void register_mirror(CLI::App& app, GlobalOptions& g);
 void register_key(CLI::App& app, GlobalOptions& g);
+void register_sbom(CLI::App& app, GlobalOptions& g);
 
 void register_resolve(CLI::App& app, GlobalOptions& g, std::shared_ptr<oci::http::Transport> http);
 void register_fetch(CLI::App& app, GlobalOptions& g, std::shared_ptr<oci::http::Transport> http);

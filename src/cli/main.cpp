@@ -99,6 +99,7 @@ int main(int argc, char** argv) {
   register_toolchain(app, g, http);
   register_cache(app, g, http);
   register_bundle(app, g, http);
+  register_sbom(app, g);
   one_value_per_occurrence(app);
 
   try {

@@ -27,24 +27,6 @@ std::vector<std::string> path_of(const std::vector<std::string>& env) {
   return out;
 }
 
-Result<std::vector<layer::Package>> installed_packages(const oci::ImageFilesystem& fs) {
-  layer::StatusFile status{"/var/lib/dpkg/status", ""};
-  if (fs.exists("var/lib/dpkg/status")) {
-    STRATA_TRY(status.contents, fs.read_small_file("var/lib/dpkg/status"));
-  }
-  std::vector<layer::StatusFile> status_d;
-  if (auto names = fs.list("var/lib/dpkg/status.d")) {
-    for (const auto& n : *names) {
-      if (n.ends_with(".md5sums")) continue;  // distroless keeps md5sums beside the stanzas
-      std::string path = "var/lib/dpkg/status.d/" + n;
-      auto text = fs.read_small_file(path);
-      if (!text) continue;  // a directory or an uncaptured oversize file
-      status_d.push_back({"/" + path, std::move(*text)});
-    }
-  }
-  return layer::read_dpkg_status(status, status_d);
-}
-
 // Executables on PATH, first directory first (what a shell would run).
 std::map<std::string, std::string> path_commands(const oci::ImageFilesystem& fs, const std::vector<std::string>& path) {
   std::map<std::string, std::string> out;
@@ -75,13 +57,14 @@ Result<ImageFacts> facts_of(oci::Store& store, const oci::RawManifest& raw, cons
   f.path = path_of(f.env);
 
   oci::ImageFsOptions opts;
-  opts.capture = [status = oci::capture_paths({"var/lib/dpkg/status", "var/lib/dpkg/status.d/*"})](std::string_view p) {
+  opts.capture = [status = oci::capture_paths(layer::dpkg_database_capture())](std::string_view p) {
     return status(p) || is_version_file(p);
   };
   STRATA_TRY(auto fs, with_context(oci::ImageFilesystem::load(store, m, opts), where));
 
-  STRATA_TRY(auto installed, with_context(installed_packages(fs), where));
-  for (const auto& p : installed) {
+  STRATA_TRY(auto database, with_context(layer::read_image_dpkg_database(fs), where));
+  for (const auto& installed : database.packages) {
+    const auto& p = installed.package;
     f.packages[p.name] = p.version;
     for (const auto& v : p.provides) {
       auto& providers = f.provides[v.name];

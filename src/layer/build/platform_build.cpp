@@ -1,5 +1,7 @@
 #include "layer/build/platform_build.hpp"
 
+#include "layer/build/build_documents.hpp"
+
 #include <set>
 
 #include "layer/apt/lock_mirror.hpp"
@@ -134,6 +136,7 @@ Result<PlatformBuild> build_platform(const BuildRequest& r, const oci::Platform&
   STRATA_TRY(b.overlay, build_overlay(base, base_blobs, debs, o, *r.dest));
   for (const auto& n : b.overlay.notes) observer.note(n);
   for (const auto& w : b.overlay.warnings) observer.warning("the base image: " + w);
+  STRATA_TRY_VOID(attach_build_documents(r, b, observer));
   return b;
 }
 

@@ -224,6 +224,18 @@ struct EntryId {
 };
 EntryId id_of(const oci::Descriptor& d) { return {d.digest.str(), d.ref_name()}; }
 
+// The manifests an index root names (none for an image, or an index that
+// cannot be read: gc then keeps what it cannot see).
+std::vector<std::string> index_children(oci::Store& store, const oci::Descriptor& root) {
+  std::vector<std::string> out;
+  if (!oci::media::is_index(root.media_type)) return out;
+  auto fetched = oci::fetch_manifest(store, root.digest.str());
+  if (!fetched) return out;
+  if (const auto* idx = std::get_if<oci::ImageIndex>(&fetched->parsed))
+    for (const auto& child : idx->manifests) out.push_back(child.digest.str());
+  return out;
+}
+
 Result<GcReport> gc_layout(oci::LayoutStore& layout, const GcOptions& o, const Clock& clock) {
   const std::int64_t now = clock.now();
   const std::int64_t young = now - o.policy.min_age;  // a blob or an item newer than this stays
@@ -285,6 +297,8 @@ Result<GcReport> gc_layout(oci::LayoutStore& layout, const GcOptions& o, const C
     }
     take(untagged, ov.root.digest.str());
     take(by_subject, ov.root.digest.str());
+    // A multi-platform overlay's SBOMs and provenance are its platforms' referrers.
+    for (const auto& child : index_children(layout, ov.root)) take(by_subject, child);
     std::vector<EntryId> mine;
     GcEntry entry;
     for (const auto* e : found) {
@@ -488,14 +502,22 @@ Result<GcReport> gc_registry(oci::Store& store, const GcOptions& o, const Clock&
       const std::string tag = std::string(kOverlayPrefix) + k;
       if (auto use = read_use(store, tag)) add("use record", use_tag(tag), use->record.digest.str());
     }
-    if (auto refs = store.referrers(ov.root.digest)) {
-      for (const auto& r : refs->manifests) add("referrer", "", r.digest.str());
+    // Its referrers, and its platforms' (the SBOMs and provenance a build
+    // attaches to each platform's manifest). A registry without the
+    // referrers API keeps them in an index tagged sha256-<hex> (the tag
+    // schema): it goes with its subject, not left dangling for every later
+    // ls and gc to trip on.
+    std::vector<std::string> subjects{ov.root.digest.str()};
+    for (auto& child : index_children(store, ov.root)) subjects.push_back(std::move(child));
+    for (const auto& subject : subjects) {
+      auto digest = oci::Digest::parse(subject);
+      if (!digest) continue;
+      if (auto refs = store.referrers(*digest)) {
+        for (const auto& r : refs->manifests) add("referrer", "", r.digest.str());
+      }
+      const std::string referrers = oci::referrers_tag(*digest);
+      if (auto idx = store.resolve(referrers)) add("referrers tag", referrers, idx->digest.str());
     }
-    // A registry without the referrers API keeps them in an index tagged
-    // sha256-<hex> (the tag schema): it goes with its subject, not left
-    // dangling for every later ls and gc to trip on.
-    const std::string referrers = oci::referrers_tag(ov.root.digest);
-    if (auto idx = store.resolve(referrers)) add("referrers tag", referrers, idx->digest.str());
   }
   // Referrers tags whose subject is already gone (a gc before this one).
   for (const auto& [tag, digest] : listing.dangling_referrers) add("referrers tag", tag, digest);

@@ -58,6 +58,18 @@ TEST_F(CacheGc, LocalLruKeepsTheOneUsedLast) {
     if (e.root.digest == built[0].root.digest) fits = e.size;
   }
   fits += 2000;  // its use record
+  // and its referrers (the SBOMs and provenance the build attached)
+  auto refs = (*store)->referrers(built[0].root.digest);
+  ASSERT_TRUE(refs);
+  EXPECT_GE(refs->manifests.size(), 3u);  // two SBOMs and a provenance per build of it
+  for (const auto& r : refs->manifests) {
+    auto m = oci::fetch_manifest(**store, r.digest.str());
+    ASSERT_TRUE(m);
+    fits += static_cast<std::uint64_t>(r.size);
+    const auto& im = std::get<oci::ImageManifest>(m->parsed);
+    fits += static_cast<std::uint64_t>(im.config.size);
+    for (const auto& l : im.layers) fits += static_cast<std::uint64_t>(l.size);
+  }
   GcOptions o{.policy = {.max_size = fits, .max_unused = std::nullopt, .min_age = 0}, .dry_run = false,
               .home = std::nullopt};
   auto r = collect_garbage(**store, o, clock);

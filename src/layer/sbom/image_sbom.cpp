@@ -1,0 +1,146 @@
+#include "layer/sbom/image_sbom.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+#include <tuple>
+
+#include "layer/debian/dpkg_status.hpp"
+#include "layer/sbom/dep5.hpp"
+#include "oci/image_fs.hpp"
+#include "oci/store.hpp"
+#include "util/strings.hpp"
+
+namespace strata::layer::sbom {
+namespace {
+
+// "usr/share/doc/<name>/copyright", and nothing deeper.
+bool is_copyright_path(std::string_view p) {
+  constexpr std::string_view kDoc = "usr/share/doc/";
+  constexpr std::string_view kFile = "/copyright";
+  if (!p.starts_with(kDoc) || !p.ends_with(kFile) || p.size() <= kDoc.size() + kFile.size()) return false;
+  auto name = p.substr(kDoc.size(), p.size() - kDoc.size() - kFile.size());
+  return name.find('/') == std::string_view::npos;
+}
+
+std::string unquote(std::string_view v) {
+  v = str::trim(v);
+  if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front()) v = v.substr(1, v.size() - 2);
+  return std::string(v);
+}
+
+void read_os_release(const oci::ImageFilesystem& fs, ImageSbom& out) {
+  for (std::string_view path : {"etc/os-release", "usr/lib/os-release"}) {
+    auto text = fs.read_small_file(path);
+    if (!text) continue;
+    for (auto line : str::split(*text, '\n')) {
+      auto eq = line.find('=');
+      if (eq == std::string_view::npos) continue;
+      auto key = str::trim(line.substr(0, eq));
+      auto value = unquote(line.substr(eq + 1));
+      if (key == "ID") out.distro_id = value;
+      else if (key == "VERSION_ID") out.distro_version = value;
+      else if (key == "VERSION_CODENAME") out.distro_codename = value;
+    }
+    return;
+  }
+}
+
+// The layer that last wrote `path` (not following a final symlink), if any.
+std::optional<std::size_t> layer_of(const oci::ImageFilesystem& fs, std::string_view path) {
+  auto node = fs.lookup(path, oci::ImageFilesystem::Follow::kNo);
+  if (!node) return std::nullopt;
+  return (*node)->layer;
+}
+
+}  // namespace
+
+std::optional<std::string> sbom_time(std::string_view t) {
+  int y, mo, d, h, mi, s;
+  if (t.size() < 20 || std::sscanf(std::string(t.substr(0, 19)).c_str(), "%4d-%2d-%2dT%2d:%2d:%2d", &y, &mo, &d, &h, &mi, &s) != 6)
+    return std::nullopt;
+  std::string_view rest = t.substr(19);
+  if (rest.starts_with('.')) {
+    std::size_t i = 1;
+    while (i < rest.size() && rest[i] >= '0' && rest[i] <= '9') ++i;
+    rest = rest.substr(i);
+  }
+  long offset = 0;
+  if (rest == "Z" || rest == "z") {
+  } else if (rest.size() == 6 && (rest[0] == '+' || rest[0] == '-') && rest[3] == ':') {
+    int oh = 0, om = 0;
+    if (std::sscanf(std::string(rest.substr(1)).c_str(), "%2d:%2d", &oh, &om) != 2) return std::nullopt;
+    offset = (rest[0] == '+' ? 1 : -1) * (oh * 3600L + om * 60L);
+  } else {
+    return std::nullopt;
+  }
+  std::tm tm{};
+  tm.tm_year = y - 1900;
+  tm.tm_mon = mo - 1;
+  tm.tm_mday = d;
+  tm.tm_hour = h;
+  tm.tm_min = mi;
+  tm.tm_sec = s;
+  std::int64_t epoch = static_cast<std::int64_t>(::timegm(&tm)) - offset;
+  if (epoch < 0) return std::nullopt;
+  return str::rfc3339(epoch);
+}
+
+Result<ImageSbom> read_image_sbom(oci::Store& store, const oci::RawManifest& raw, const oci::ImageManifest& manifest,
+                                  std::string_view where, std::string tool) {
+  ImageSbom out;
+  out.image = raw.descriptor;
+  out.tool = std::move(tool);
+  STRATA_TRY(auto cfg_bytes, oci::read_blob(store, manifest.config));
+  STRATA_TRY(auto config, oci::parse_config(std::move(cfg_bytes), std::string(where) + " config"));
+  out.platform = config.platform();
+  out.created = "1970-01-01T00:00:00Z";
+  if (auto c = config.json.find("created"); c != config.json.end() && c->is_string())
+    if (auto t = sbom_time(c->get<std::string>())) out.created = *t;
+  auto diff_ids = config.diff_ids();
+  if (diff_ids.size() != manifest.layers.size())
+    return fail(ErrorCode::kInvalidArgument, std::string(where) + ": the config names " + std::to_string(diff_ids.size()) +
+                                                 " layers (rootfs.diff_ids), the manifest " +
+                                                 std::to_string(manifest.layers.size()));
+  for (std::size_t i = 0; i < manifest.layers.size(); ++i) out.layers.push_back({manifest.layers[i], diff_ids[i]});
+
+  oci::ImageFsOptions opts;
+  auto database = oci::capture_paths(dpkg_database_capture());
+  opts.capture = [database](std::string_view p) {
+    return database(p) || p == "etc/os-release" || p == "usr/lib/os-release";
+  };
+  opts.summarize_paths = is_copyright_path;
+  opts.summarize = [](std::string_view text) { return dep5_license(text).value_or(""); };
+  opts.max_summarize_bytes = kMaxCopyrightBytes;
+  STRATA_TRY(auto fs, with_context(oci::ImageFilesystem::load(store, manifest, opts), std::string(where)));
+  read_os_release(fs, out);
+
+  STRATA_TRY(auto db, with_context(read_image_dpkg_database(fs), std::string(where)));
+  out.dpkg_database = db.present;
+  std::size_t database_layer = layer_of(fs, "var/lib/dpkg/status").value_or(0);
+  for (auto& installed : db.packages) {
+    auto& p = installed.package;
+    SbomPackage s;
+    s.name = p.name;
+    s.version = p.version;
+    s.architecture = p.architecture;
+    s.source = p.source;
+    s.source_version = p.source_version;
+    s.maintainer = installed.maintainer;
+    if (installed.homepage.starts_with("https://") || installed.homepage.starts_with("http://"))
+      s.homepage = installed.homepage;
+    std::optional<std::size_t> layer;
+    if (installed.origin.starts_with("/var/lib/dpkg/status.d/")) layer = layer_of(fs, installed.origin.substr(1));
+    if (!layer) layer = layer_of(fs, "var/lib/dpkg/info/" + p.name + ":" + p.architecture + ".list");
+    if (!layer) layer = layer_of(fs, "var/lib/dpkg/info/" + p.name + ".list");
+    s.layer = layer.value_or(database_layer);
+    if (auto license = fs.summary("usr/share/doc/" + p.name + "/copyright")) s.license = *license;
+    out.packages.push_back(std::move(s));
+  }
+  std::sort(out.packages.begin(), out.packages.end(), [](const SbomPackage& a, const SbomPackage& b) {
+    return std::tie(a.name, a.architecture) < std::tie(b.name, b.architecture);
+  });
+  return out;
+}
+
+}  // namespace strata::layer::sbom

@@ -1,0 +1,77 @@
+// What an image holds, as a bill of materials states it: its layers, its
+// Debian distribution, and every installed Debian package with the layer it
+// lives in, its source package, maintainer and licence. Read from the image
+// itself — its dpkg database and copyright files, layers applied in order —
+// without running it; the same facts whether strata built the image or not.
+// A builder that knows more (each .deb's sha256 and URL) adds it.
+//
+// The documents written from it (spdx.hpp, cyclonedx.hpp) are functions of
+// this value alone: the same image gives the same bytes on any machine.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "oci/manifest.hpp"
+#include "oci/platform.hpp"
+#include "util/error.hpp"
+
+namespace strata::oci {
+class Store;
+}
+
+namespace strata::layer::sbom {
+
+struct SbomLayer {
+  oci::Descriptor descriptor;  // the layer blob as the manifest names it
+  std::string diff_id;         // "sha256:…" of the uncompressed tar
+};
+
+struct SbomPackage {
+  std::string name;
+  std::string version;
+  std::string architecture;
+  std::string source;          // source package (the binary's own name when dpkg says none)
+  std::string source_version;
+  std::string maintainer;      // "Name <email>", verbatim; empty when absent
+  std::string homepage;        // an http(s) URL, else empty
+  std::string license;         // SPDX expression from a DEP-5 copyright file; empty: not stated
+  std::size_t layer = 0;       // index into ImageSbom::layers
+  // Known to the builder only (the lock): the .deb's sha256 and URL.
+  std::string deb_sha256;
+  std::string deb_url;
+};
+
+struct ImageSbom {
+  oci::Descriptor image;       // the platform's image manifest
+  oci::Platform platform;      // from the config
+  std::string created;         // the config's `created`, as YYYY-MM-DDThh:mm:ssZ (1970-01-01T00:00:00Z when absent)
+  std::vector<SbomLayer> layers;
+  std::string distro_id;       // os-release ID ("debian"), empty when the image has none
+  std::string distro_version;  // os-release VERSION_ID ("12")
+  std::string distro_codename; // os-release VERSION_CODENAME ("bookworm")
+  bool dpkg_database = false;  // false: the image has none, so its packages are unknown
+  std::vector<SbomPackage> packages;  // sorted by name, then architecture
+  std::string tool;            // "strata-<version>", the documents' creator
+};
+
+// The copyright files read, and the bound on one: the largest of Debian
+// 12's is under 400 KiB.
+inline constexpr std::uint64_t kMaxCopyrightBytes = std::uint64_t{1} << 20;
+
+// Reads `manifest` (the manifest `raw` holds) from `store`: its config, its
+// layers applied in order capturing the dpkg database, os-release and each
+// package's /usr/share/doc/<name>/copyright (read for its licence, then
+// dropped). A package's layer is the one that last wrote its file list
+// (var/lib/dpkg/info/<name>[:<arch>].list; a distroless status.d entry's
+// own file), else the one that last wrote the database. `where` names the
+// image in errors; `tool` is recorded as the documents' creator.
+Result<ImageSbom> read_image_sbom(oci::Store& store, const oci::RawManifest& raw, const oci::ImageManifest& manifest,
+                                  std::string_view where, std::string tool);
+
+// "2024-05-01T12:00:00.123+02:00" → "2024-05-01T10:00:00Z"; nullopt when not RFC 3339.
+std::optional<std::string> sbom_time(std::string_view rfc3339);
+
+}  // namespace strata::layer::sbom

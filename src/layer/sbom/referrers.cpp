@@ -1,0 +1,70 @@
+#include "layer/sbom/referrers.hpp"
+
+#include <algorithm>
+
+#include "oci/descriptor.hpp"
+#include "oci/media_types.hpp"
+#include "oci/store.hpp"
+
+namespace strata::layer::sbom {
+namespace {
+
+oci::Descriptor bare(const oci::Descriptor& d) {
+  oci::Descriptor out;
+  out.media_type = d.media_type;
+  out.digest = d.digest;
+  out.size = d.size;
+  return out;
+}
+
+}  // namespace
+
+Result<oci::Descriptor> attach_document(oci::Store& store, const AttachRequest& r) {
+  constexpr std::string_view kEmpty = "{}";
+  auto config = oci::descriptor_for(std::string(oci::media::kOciEmpty), kEmpty);
+  auto layer = oci::descriptor_for(r.artifact_type, r.document);
+  STRATA_TRY_VOID(oci::write_blob(store, config, kEmpty));
+  STRATA_TRY_VOID(oci::write_blob(store, layer, r.document));
+  oci::ImageManifest m;
+  m.media_type = std::string(oci::media::kOciManifest);
+  m.artifact_type = r.artifact_type;
+  m.config = config;
+  m.layers.push_back(layer);
+  m.subject = bare(r.subject);
+  m.annotations = r.annotations;
+  if (!r.created.empty()) m.annotations["org.opencontainers.image.created"] = r.created;
+  auto raw = oci::make_raw_manifest(std::string(oci::media::kOciManifest), oci::serialize(m));
+  STRATA_TRY_VOID(store.put_manifest(raw, std::nullopt));
+  return raw.descriptor;
+}
+
+Result<std::optional<std::string>> find_attached_document(oci::Store& store, const oci::Descriptor& subject,
+                                                          std::string_view artifact_type, std::string_view where) {
+  STRATA_TRY(auto listed, store.referrers(subject.digest));
+  std::vector<oci::Descriptor> candidates;
+  for (const auto& d : listed.manifests)
+    if (d.artifact_type && *d.artifact_type == artifact_type) candidates.push_back(d);
+  std::sort(candidates.begin(), candidates.end(),
+            [](const oci::Descriptor& a, const oci::Descriptor& b) { return a.digest < b.digest; });
+  if (candidates.empty()) return std::optional<std::string>();
+  const auto& d = candidates.front();
+  std::string what = std::string(where) + ": the referrer " + d.digest.str();
+  STRATA_TRY(auto fetched, oci::fetch_manifest(store, d.digest.str()));
+  const auto* m = std::get_if<oci::ImageManifest>(&fetched.parsed);
+  if (!m) return fail(ErrorCode::kCorruption, what + " is an index, not an artifact manifest");
+  if (!m->subject || m->subject->digest != subject.digest)
+    return fail(ErrorCode::kCorruption, what + " names " + (m->subject ? m->subject->digest.str() : "no subject") +
+                                            " as its subject, not " + subject.digest.str() + "; it is not read");
+  if (!m->artifact_type || *m->artifact_type != artifact_type || m->layers.size() != 1 ||
+      m->layers.front().media_type != artifact_type)
+    return fail(ErrorCode::kCorruption, what + " is listed as " + std::string(artifact_type) +
+                                            " but does not hold one document of that type");
+  if (m->layers.front().size < 0 || static_cast<std::uint64_t>(m->layers.front().size) > kMaxDocumentBytes)
+    return fail(ErrorCode::kCorruption, what + " holds a document of " + std::to_string(m->layers.front().size) +
+                                            " bytes, more than the " + std::to_string(kMaxDocumentBytes >> 20) +
+                                            " MiB strata reads");
+  STRATA_TRY(auto bytes, oci::read_blob(store, m->layers.front(), kMaxDocumentBytes));
+  return std::optional<std::string>(std::move(bytes));
+}
+
+}  // namespace strata::layer::sbom

@@ -1,0 +1,173 @@
+// strata build attaches an SBOM (SPDX 2.3 and CycloneDX 1.5) and a SLSA
+// provenance to the overlay it writes, as OCI referrers; `strata sbom`
+// prints them, or derives an SBOM from any image. Checked against real
+// peers: the packages are exactly those dpkg lists in the image unpacked by
+// umoci, each in its layer; CycloneDX passes the CycloneDX project's own
+// validator; two builds on two homes attach the same bytes; the referrers
+// survive `copy --referrers` through a real registry (the tag schema).
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "layer/overlay/overlay_fixture.hpp"
+#include "support/cli_test.hpp"
+#include "support/registry_server.hpp"
+#include "support/source_dir.hpp"
+
+namespace strata::testing {
+namespace {
+
+namespace stdfs = std::filesystem;
+using nlohmann::json;
+
+class SbomCli : public CliTest {
+ protected:
+  OverlayFixture& fx_ = OverlayFixture::get();
+  // A build of greet and shared-a on the fixture base into a layout, with its own home.
+  std::string build(const std::string& name) {
+    std::string ref = "oci:" + (dir_ / name).string() + ":app";
+    auto r = run({strata_binary(), "--home", (dir_ / (name + "-home")).string(), "build", "--base", fx_.base_ref(),
+                  "--sources", fx_.sources().string(), "--platform", "linux/amd64", "--dest", ref, "greet", "shared-a"});
+    EXPECT_EQ(r.code, 0) << r.err;
+    return ref;
+  }
+  std::string sbom(std::vector<std::string> args) {
+    args.insert(args.begin(), "sbom");
+    auto r = strata(args);
+    EXPECT_EQ(r.code, 0) << r.err;
+    return r.out;
+  }
+};
+
+TEST_F(SbomCli, ABuildAttachesDocumentsTheImageAndDpkgAgreeWith) {
+  const std::string a = build("a");
+  const std::string b = build("b");
+  for (auto kind : std::vector<std::vector<std::string>>{{}, {"--format", "cyclonedx"}, {"--provenance"}}) {
+    auto ka = kind, kb = kind;
+    ka.push_back(a);
+    kb.push_back(b);
+    EXPECT_EQ(sbom(ka), sbom(kb)) << "two homes, two builds: the same bytes";
+  }
+  // Attached (the .debs' digests and URLs are there), not derived.
+  auto spdx = json::parse(sbom({a}));
+  auto derived = json::parse(sbom({"--derive", a}));
+  EXPECT_NE(spdx["documentNamespace"], derived["documentNamespace"]);
+
+  // The packages dpkg lists in the image unpacked by umoci, each once.
+  const stdfs::path bundle = dir_ / "unpacked";
+  auto unpack = run({"umoci", "raw", "unpack", "--image", a.substr(4), bundle.string()});
+  ASSERT_EQ(unpack.code, 0) << unpack.err;
+  auto dpkg = run({"dpkg-query", "--admindir=" + (bundle / "var/lib/dpkg").string(), "-W", "-f",
+                   "${Package} ${Version} ${db:Status-Abbrev}\n"});
+  ASSERT_EQ(dpkg.code, 0) << dpkg.err;
+  std::set<std::string> listed;
+  for (auto line : std::views::split(dpkg.out, '\n')) {
+    std::string l(line.begin(), line.end());
+    if (l.size() > 3 && l.substr(l.size() - 3, 2) == "ii") listed.insert(l.substr(0, l.size() - 4));
+  }
+  std::set<std::string> in_sbom;
+  std::map<std::string, std::string> id_of;
+  for (const auto& p : spdx["packages"]) {
+    if (!p["SPDXID"].get<std::string>().starts_with("SPDXRef-Package-deb-")) continue;
+    in_sbom.insert(p["name"].get<std::string>() + " " + p["versionInfo"].get<std::string>());
+    id_of[p["name"]] = p["SPDXID"];
+  }
+  EXPECT_FALSE(listed.empty());
+  EXPECT_EQ(in_sbom, listed);
+  // Each in its layer: the base's in layer 1, the installed ones in the overlay's layer 2.
+  std::map<std::string, std::string> container;
+  for (const auto& r : spdx["relationships"])
+    if (r["relationshipType"] == "CONTAINS") container[r["relatedSpdxElement"]] = r["spdxElementId"];
+  // The base's packages: what an SBOM derived from the base lists.
+  std::set<std::string> base_names;
+  const auto base_doc = json::parse(sbom({fx_.base_ref()}));
+  for (const auto& p : base_doc["packages"]) base_names.insert(p["name"].get<std::string>());
+  std::size_t in_overlay = 0;
+  for (const auto& [name, id] : id_of) {
+    bool from_base = base_names.contains(name);
+    in_overlay += from_base ? 0 : 1;
+    EXPECT_TRUE(container[id].starts_with(from_base ? "SPDXRef-Layer-1-" : "SPDXRef-Layer-2-")) << name << " in " << container[id];
+  }
+  EXPECT_GE(in_overlay, 2u);  // greet and shared-a at least
+  for (const auto& p : spdx["packages"]) {
+    if (p["name"] != "greet") continue;
+    EXPECT_TRUE(p["downloadLocation"].get<std::string>().ends_with(".deb")) << p.dump();
+    EXPECT_EQ(p["checksums"][0]["algorithm"], "SHA256");
+  }
+
+  // CycloneDX, checked by the CycloneDX project's validator.
+  const stdfs::path cdx = dir_ / "a.cdx.json";
+  std::ofstream(cdx) << sbom({"--format", "cyclonedx", a});
+  auto valid = run({(source_dir() / "tests/support/cyclonedx_validate.sh").string(), cdx.string()});
+  EXPECT_EQ(valid.code, 0) << valid.out << valid.err;
+  // A document the validator must refuse, so a pass above means something.
+  const stdfs::path broken = dir_ / "broken.cdx.json";
+  auto doc = json::parse(sbom({"--format", "cyclonedx", a}));
+  doc["components"][0].erase("name");
+  std::ofstream(broken) << doc.dump();
+  EXPECT_EQ(run({(source_dir() / "tests/support/cyclonedx_validate.sh").string(), broken.string()}).code, 1);
+
+  // The provenance: an in-toto statement about this image, every .deb resolved with its digest.
+  auto prov = json::parse(sbom({"--provenance", a}));
+  EXPECT_EQ(prov["_type"], "https://in-toto.io/Statement/v1");
+  EXPECT_EQ(prov["predicateType"], "https://slsa.dev/provenance/v1");
+  auto inspect = strata({"inspect", "--platform", "linux/amd64", a});
+  ASSERT_EQ(inspect.code, 0) << inspect.err;
+  auto image_digest = strata({"--json", "inspect", "--platform", "linux/amd64", a});
+  std::string digest = json::parse(image_digest.out)["digest"];
+  EXPECT_EQ("sha256:" + prov["subject"][0]["digest"]["sha256"].get<std::string>(), digest);
+  const auto& def = prov["predicate"]["buildDefinition"];
+  EXPECT_EQ(def["externalParameters"]["request"], json::array({"greet", "shared-a"}));
+  int debs = 0;
+  for (const auto& d : def["resolvedDependencies"])
+    if (d["uri"].get<std::string>().ends_with(".deb")) {
+      ++debs;
+      EXPECT_EQ(d["digest"]["sha256"].get<std::string>().size(), 64u);
+    }
+  EXPECT_GE(debs, 2);
+}
+
+TEST_F(SbomCli, ReferrersTravelThroughARegistryAndAreFoundByTheTagSchema) {
+  const std::string a = build("a");
+  auto reg = RegistryServer::start(RegistryServer::Mode::kPlain);
+  ASSERT_TRUE(reg) << reg.error().message();
+  const std::string host = (*reg)->host_port();
+  const std::string one = "docker://" + host + "/team/app:1", two = "docker://" + host + "/mirror/app:1";
+  ASSERT_EQ(strata({"--insecure-registry", host, "copy", "--referrers", a, one}).code, 0);
+  ASSERT_EQ(strata({"--insecure-registry", host, "copy", "--referrers", one, two}).code, 0);
+  for (auto kind : std::vector<std::string>{"spdx", "cyclonedx"}) {
+    auto here = sbom({"--format", kind, a});
+    auto r = strata({"--insecure-registry", host, "sbom", "--format", kind, two});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out, here);
+  }
+  auto prov = strata({"--insecure-registry", host, "sbom", "--provenance", two});
+  ASSERT_EQ(prov.code, 0) << prov.err;
+  EXPECT_EQ(prov.out, sbom({"--provenance", a}));
+  // distribution has no referrers API: the documents are listed under the tag schema.
+  auto tags = strata({"--insecure-registry", host, "tags", "docker://" + host + "/mirror/app"});
+  ASSERT_EQ(tags.code, 0) << tags.err;
+  EXPECT_NE(tags.out.find("sha256-"), std::string::npos) << tags.out;
+}
+
+TEST_F(SbomCli, AnImageWithoutADpkgDatabaseGetsADocumentThatSaysSo) {
+  const stdfs::path root = dir_ / "root";
+  stdfs::create_directories(root / "app");
+  std::ofstream(root / "app" / "run") << "#!/bin/sh\n";
+  ASSERT_EQ(run({"tar", "-C", root.string(), "-cf", (dir_ / "root.tar").string(), "."}).code, 0);
+  const std::string ref = "oci:" + (dir_ / "img").string() + ":app";
+  ASSERT_EQ(strata({"import", (dir_ / "root.tar").string(), "--dest", ref}).code, 0);
+  auto r = strata({"sbom", ref});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("no dpkg database"), std::string::npos) << r.err;
+  auto doc = json::parse(r.out);
+  EXPECT_NE(doc["comment"].get<std::string>().find("no dpkg database"), std::string::npos);
+  auto none = strata({"sbom", "--provenance", ref});
+  EXPECT_EQ(none.code, 1);
+  EXPECT_NE(none.err.find("no provenance attached"), std::string::npos) << none.err;
+}
+
+}  // namespace
+}  // namespace strata::testing
