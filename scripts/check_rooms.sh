@@ -22,7 +22,7 @@ declare -A allowed=(
   [layer/import]="util oci"
   [layer/bundle]="util oci layer/debian layer/apt layer/toolchain"
   [layer/toolchain]="util oci layer/debian layer/apt"
-  [layer/sbom]="util oci layer/debian"
+  [layer/sbom]="util oci layer/debian layer/apt layer/toolchain"
   [layer/build]="util oci layer/debian layer/apt layer/deb layer/effects layer/overlay layer/scratch layer/sbom"
   [layer/cache]="util oci layer/debian layer/apt layer/deb layer/effects layer/overlay layer/scratch layer/build layer/toolchain"
   [contract/model]="util oci"
@@ -32,7 +32,7 @@ declare -A allowed=(
   [contract/image]="util oci layer/debian"
   [contract/route]="util oci layer/debian layer/apt layer/build layer/toolchain contract/model contract/knowledge contract/scan contract/egress contract/image"
   [contract/preflight]="util oci layer/debian contract/model contract/egress contract/image contract/route"
-  [contract/provision]="util oci layer/debian layer/apt layer/deb layer/effects layer/overlay layer/scratch layer/build layer/cache layer/toolchain contract/model contract/knowledge contract/scan contract/egress contract/image contract/route contract/preflight"
+  [contract/provision]="util oci layer/debian layer/apt layer/deb layer/effects layer/overlay layer/scratch layer/build layer/cache layer/toolchain layer/sbom contract/model contract/knowledge contract/scan contract/egress contract/image contract/route contract/preflight"
   [cli]="util oci layer/debian layer/apt layer/deb layer/effects layer/overlay layer/scratch layer/import layer/bundle layer/sbom layer/build layer/cache layer/toolchain contract/model contract/knowledge contract/scan contract/egress contract/image contract/route contract/preflight contract/provision"
 )
 

@@ -19,6 +19,7 @@ namespace {
 struct CreateArgs {
   std::string out, mirror, toolchains;
   std::vector<std::string> locks;
+  bool referrers = false;
 };
 
 struct LoadArgs {
@@ -33,6 +34,7 @@ void run_create(const GlobalOptions& g, const CreateArgs& a, oci::http::Transpor
   r.open = oci::with_shared_registries(g.open_options());
   r.home = r.open.home;
   r.copy.jobs = g.jobs;
+  r.copy.referrers = a.referrers;
   r.offline = g.offline;
   if (!a.toolchains.empty()) {
     auto entries = check(layer::load_bundle_toolchains(a.toolchains));
@@ -54,6 +56,7 @@ void run_create(const GlobalOptions& g, const CreateArgs& a, oci::http::Transpor
     j["images"] = nlohmann::ordered_json::array();
     for (const auto& i : c.images)
       j["images"].push_back({{"name", i.name}, {"source", i.source}, {"digest", i.root.digest.str()}});
+    j["referrers"] = c.referrers.size();
     j["locks"] = nlohmann::ordered_json::array();
     for (const auto& l : c.locks) j["locks"].push_back({{"name", l.name}, {"platform", l.platform}});
     j["debs"] = c.debs.size();
@@ -66,7 +69,9 @@ void run_create(const GlobalOptions& g, const CreateArgs& a, oci::http::Transpor
     std::cout << oci::dump_json(j, 2) << "\n";
     return;
   }
-  log_info(g, std::to_string(c.images.size()) + " images, " + std::to_string(c.locks.size()) + " locks, " +
+  log_info(g, std::to_string(c.images.size()) + " images" +
+                  (c.referrers.empty() ? "" : " (" + std::to_string(c.referrers.size()) + " referrers)") + ", " +
+                  std::to_string(c.locks.size()) + " locks, " +
                   std::to_string(c.debs.size()) + " .debs (" + std::to_string(report.fetch.downloaded) +
                   " downloaded first), " + std::to_string(c.toolchains.size()) + " toolchains, " +
                   str::human_bytes(report.blob_bytes));
@@ -98,6 +103,7 @@ void run_load(const GlobalOptions& g, const LoadArgs& a) {
                              {"destination", i.destination},
                              {"digest", i.image.root.digest.str()},
                              {"alreadyPresent", i.already_present}});
+    j["referrers"] = {{"loaded", report.referrers}, {"left", report.referrers_left}};
     j["debs"] = {{"seeded", report.debs_seeded}, {"present", report.debs_present}, {"bytes", report.deb_bytes}};
     j["locks"] = nlohmann::ordered_json::array();
     for (const auto& l : report.locks) j["locks"].push_back({{"name", l.name}, {"platform", l.platform}});
@@ -124,7 +130,11 @@ void run_load(const GlobalOptions& g, const LoadArgs& a) {
     // The names are the bundle's, which arrived from elsewhere: terminal_safe.
     std::cout << terminal_safe(i.image.name) << " " << terminal_safe(dest) << "@" << i.image.root.digest.str() << "\n";
   }
-  log_info(g, std::to_string(report.images.size()) + " images, " + std::to_string(report.debs_seeded) +
+  std::string referrers;
+  if (report.referrers) referrers = " (" + std::to_string(report.referrers) + " referrers)";
+  if (report.referrers_left)
+    referrers += " (" + std::to_string(report.referrers_left) + " referrers left out: the destination keeps none)";
+  log_info(g, std::to_string(report.images.size()) + " images" + referrers + ", " + std::to_string(report.debs_seeded) +
                   " .debs seeded (" + std::to_string(report.debs_present) + " already cached), " +
                   std::to_string(report.locks.size()) + " locks checked, " +
                   std::to_string(report.toolchains.releases.size()) + " toolchains (" +
@@ -157,6 +167,9 @@ void register_bundle(CLI::App& app, GlobalOptions& g, std::shared_ptr<oci::http:
       ->check(CLI::ExistingFile);
   create->add_option("--lock", ca->locks, "A lock whose .debs the bundle carries (repeatable)")
       ->check(CLI::ExistingFile);
+  create->add_flag("--referrers", ca->referrers,
+                   "Also carry the manifests that refer to each image and its platforms (the SBOMs and "
+                   "provenance strata attaches, signatures); a load puts them beside the images");
   create->add_option("--toolchains", ca->toolchains,
                      "YAML naming toolchain releases to carry (toolchains: [{tool, version, source?, keyring?, "
                      "platforms?}]); each is resolved, downloaded and verified first")

@@ -24,7 +24,6 @@ void run_sbom(const GlobalOptions& g, const SbomOptions& o) {
            : o.format == "cyclonedx" ? layer::sbom::DocumentKind::kCycloneDx
                                      : layer::sbom::DocumentKind::kSpdx;
   r.derive = o.derive;
-  r.tool = std::string("strata-") + STRATA_VERSION;
   r.where = o.ref;
   auto result = check(layer::sbom::image_document(*opened.store, r));
   std::cout << result.document;

@@ -66,6 +66,8 @@ class ArchiveStore final : public Store {
     return named(layout_->delete_manifest(digest));
   }
   Result<ImageIndex> referrers(const Digest& digest) override { return named(layout_->referrers(digest)); }
+  // A docker-archive's manifest.json names images by tag: a referrer has none.
+  bool keeps_referrers() const override { return format_ == ArchiveFormat::kOci; }
   Result<void> close() override;
 
   // An error of the staging layout, naming the archive instead.

@@ -98,6 +98,12 @@ class Store {
   // Removes the manifest with this digest and every tag pointing at it.
   virtual Result<void> delete_manifest(const Digest& digest) = 0;
 
+  // Whether manifests that refer to an image (signatures, SBOMs: a
+  // `subject`) can be kept here and found again through referrers(). A
+  // Docker or podman daemon's store and a docker-archive cannot; writers
+  // that attach documents ask first instead of failing half-way.
+  virtual bool keeps_referrers() const { return true; }
+
   // Manifests whose `subject` is `digest` (OCI referrers), as an index.
   // The default implementation reads the referrers tag schema ("sha256-<hex>").
   virtual Result<ImageIndex> referrers(const Digest& digest);

@@ -496,6 +496,27 @@ TEST_F(DecisionCli, TheStoryProvisionsNodeAsAToolchainLayerThatALoginShellFinds)
   EXPECT_NE(manifest.find("SHASUMS256.txt.asc signed by " + fx_.toolchains->fingerprint()), std::string::npos)
       << manifest;
 
+  // The image provision returns carries its SBOM: the overlay's Debian
+  // packages and node as the toolchain it is, with its archive's digest;
+  // and the provenance of the stacking, naming the archive it unpacked.
+  auto spdx = strata({"sbom", reference});
+  ASSERT_EQ(spdx.code, 0) << spdx.err;
+  auto sbom_doc = nlohmann::json::parse(spdx.out);
+  bool node_listed = false;
+  for (const auto& p : sbom_doc["packages"]) {
+    if (p["SPDXID"] == "SPDXRef-Toolchain-node-20.18.0") {
+      node_listed = true;
+      EXPECT_EQ(p["checksums"][0]["algorithm"], "SHA256") << p.dump();
+      EXPECT_TRUE(p["externalRefs"][0]["referenceLocator"].get<std::string>().starts_with("pkg:generic/node@20.18.0?download_url="))
+          << p.dump();
+    }
+  }
+  EXPECT_TRUE(node_listed) << spdx.out.substr(0, 2000);
+  auto prov = strata({"sbom", "--provenance", reference});
+  ASSERT_EQ(prov.code, 0) << prov.err;
+  EXPECT_NE(prov.out.find("https://strata.dev/buildtypes/toolchains/v1"), std::string::npos) << prov.out;
+  EXPECT_NE(prov.out.find("node-v20.18.0-linux-x64"), std::string::npos) << prov.out;
+
   // A login shell resets PATH (Debian's /etc/profile) and still finds node,
   // and cc, make and python3 come from the overlay.
   add_login_shell(root);

@@ -152,6 +152,47 @@ TEST_F(SbomCli, ReferrersTravelThroughARegistryAndAreFoundByTheTagSchema) {
   EXPECT_NE(tags.out.find("sha256-"), std::string::npos) << tags.out;
 }
 
+// A bundle created with --referrers lists the image's documents in its
+// index and a load puts them beside the image; without it, none travel.
+TEST_F(SbomCli, ABundleCarriesTheReferrersItListsAcrossTheGap) {
+  const std::string a = build("a");
+  auto reg = RegistryServer::start(RegistryServer::Mode::kPlain);
+  ASSERT_TRUE(reg) << reg.error().message();
+  const std::string host = (*reg)->host_port();
+  const std::string src = "docker://" + host + "/team/app:1";
+  ASSERT_EQ(strata({"--insecure-registry", host, "copy", "--referrers", a, src}).code, 0);
+  const stdfs::path config = dir_ / "mirror.yaml";
+  std::ofstream(config) << "images:\n  - source: " << src << "\n    destination: " << src << "\n";
+  for (bool with : {true, false}) {
+    const std::string out = (dir_ / (with ? "with.tar" : "without.tar")).string();
+    std::vector<std::string> create{"--insecure-registry", host, "--json", "bundle", "create", "--out", out,
+                                    "--mirror", config.string()};
+    if (with) create.push_back("--referrers");
+    auto made = strata(create);
+    ASSERT_EQ(made.code, 0) << made.err;
+    // SPDX, CycloneDX, provenance, and the overlay's last-use record (a referrer too).
+    const int carried = json::parse(made.out)["referrers"];
+    if (with) EXPECT_GE(carried, 3);
+    else EXPECT_EQ(carried, 0);
+    const std::string site = "docker://" + host + (with ? "/site-a" : "/site-b");
+    auto loaded = strata({"--insecure-registry", host, "--json", "bundle", "load", out, "--dest", site});
+    ASSERT_EQ(loaded.code, 0) << loaded.err;
+    EXPECT_EQ(json::parse(loaded.out)["referrers"]["loaded"], carried);
+    const std::string there = site + "/team/app:1";
+    auto spdx = strata({"--insecure-registry", host, "sbom", there});
+    ASSERT_EQ(spdx.code, 0) << spdx.err;
+    auto prov = strata({"--insecure-registry", host, "sbom", "--provenance", there});
+    if (with) {
+      EXPECT_EQ(spdx.out, sbom({a}));  // the attached document, byte for byte
+      ASSERT_EQ(prov.code, 0) << prov.err;
+      EXPECT_EQ(prov.out, sbom({"--provenance", a}));
+    } else {
+      EXPECT_NE(spdx.out, sbom({a}));  // derived there: no .deb URLs or digests
+      EXPECT_EQ(prov.code, 1);
+    }
+  }
+}
+
 TEST_F(SbomCli, AnImageWithoutADpkgDatabaseGetsADocumentThatSaysSo) {
   const stdfs::path root = dir_ / "root";
   stdfs::create_directories(root / "app");

@@ -1,5 +1,6 @@
 #include "contract/provision/provision.hpp"
 
+#include "layer/sbom/image_attestations.hpp"
 #include "oci/copy.hpp"
 #include "oci/manifest.hpp"
 #include "util/sha.hpp"
@@ -86,6 +87,16 @@ Result<ProvisionResult> provision(const ProvisionRequest& r, ProvisionContext& c
     if (tag) STRATA_TRY_VOID(dest->put_manifest(raw, *tag));
     out.tag = tag ? *tag : provision_tag;
     out.digest = stacked.manifest.digest.str();
+    // The image provision returns carries its SBOMs and provenance as the
+    // overlay does; one that cannot keeps its image and says why.
+    if (dest->keeps_referrers()) {
+      layer::sbom::ImageAttestations a;
+      a.image = stacked.manifest;
+      a.provenance = toolchain_provenance(lower_manifest, stacked, platform);
+      if (auto attached = layer::sbom::attach_image_attestations(*dest, a); !attached && ctx.observer)
+        ctx.observer->warning("the SBOM and provenance were not attached to " + out.digest + ": " +
+                              attached.error().message());
+    }
     out.toolchains = std::move(stacked.toolchains);
   }
   STRATA_TRY(auto facts, with_context(image::read_image_facts(*dest, out.digest, platform, ctx.facts),

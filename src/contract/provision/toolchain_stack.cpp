@@ -125,4 +125,22 @@ Result<Stacked> stack_toolchains(oci::Store& dest, const oci::Descriptor& lower,
   return out;
 }
 
+layer::sbom::ProvenanceInput toolchain_provenance(const oci::Descriptor& lower, const Stacked& stacked,
+                                                  const oci::Platform& platform) {
+  using Json = nlohmann::ordered_json;
+  layer::sbom::ProvenanceInput in;
+  in.build_type = kToolchainsBuildType;
+  Json toolchains = Json::array();
+  in.resolved.push_back({"", "image", std::string(lower.digest.algorithm()), std::string(lower.digest.hex())});
+  for (const auto& t : stacked.toolchains) {
+    toolchains.push_back({{"tool", t.release.tool}, {"release", t.release.version}, {"source", t.release.source.describe()}});
+    for (const auto& a : t.release.archives)
+      in.resolved.push_back({a.url, t.release.tool + " " + t.release.version, a.algorithm, a.hex});
+  }
+  in.external_parameters = {{"image", {{"digest", lower.digest.str()}}},
+                            {"platform", platform.str()},
+                            {"toolchains", toolchains}};
+  return in;
+}
+
 }  // namespace strata::contract::provision

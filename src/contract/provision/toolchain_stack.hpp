@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "contract/route/plan.hpp"
+#include "layer/sbom/provenance.hpp"
 #include "layer/toolchain/toolchain_layer.hpp"
 #include "oci/platform.hpp"
 #include "oci/store.hpp"
@@ -47,6 +48,12 @@ Result<Stacked> stack_toolchains(oci::Store& dest, const oci::Descriptor& lower,
                                  const std::vector<route::TaskToolchain>& rows, const oci::Platform& platform,
                                  const ToolchainOptions& options, oci::http::Transport& http,
                                  const std::filesystem::path& home, std::optional<std::string_view> tag);
+
+// How a stacked image was made, for its provenance: the image below, each
+// toolchain release and every archive it was unpacked from, with digests.
+inline constexpr std::string_view kToolchainsBuildType = "https://strata.dev/buildtypes/toolchains/v1";
+layer::sbom::ProvenanceInput toolchain_provenance(const oci::Descriptor& lower, const Stacked& stacked,
+                                                  const oci::Platform& platform);
 
 // The toolchain rows of a plan strata delivers as layers.
 std::vector<route::TaskToolchain> deliverable_toolchains(const route::Plan& plan);

@@ -13,7 +13,6 @@ namespace strata::layer {
 
 // The build types strata's provenance names (buildDefinition.buildType).
 inline constexpr std::string_view kOverlayBuildType = "https://strata.dev/buildtypes/overlay/v1";
-inline constexpr std::string_view kBuilderId = "https://strata.dev/strata";
 
 // Attaches the three documents to `built`'s overlay manifest in the
 // request's destination. A destination that keeps no referrers (a Docker

@@ -136,7 +136,12 @@ Result<PlatformBuild> build_platform(const BuildRequest& r, const oci::Platform&
   STRATA_TRY(b.overlay, build_overlay(base, base_blobs, debs, o, *r.dest));
   for (const auto& n : b.overlay.notes) observer.note(n);
   for (const auto& w : b.overlay.warnings) observer.warning("the base image: " + w);
-  STRATA_TRY_VOID(attach_build_documents(r, b, observer));
+  // The image is built and whole: documents that cannot be attached (a
+  // registry that refuses OCI 1.1 artifacts, a copyright file over the
+  // bounds) are a warning on it, not a failed build.
+  if (auto attached = attach_build_documents(r, b, observer); !attached)
+    observer.warning("the SBOM and provenance were not attached to " + b.overlay.manifest.digest.str() + ": " +
+                     attached.error().message());
   return b;
 }
 

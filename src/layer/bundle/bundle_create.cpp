@@ -4,6 +4,7 @@
 #include <set>
 
 #include "oci/layout_store.hpp"
+#include "oci/media_types.hpp"
 #include "oci/layout_tar.hpp"
 #include "oci/mirror.hpp"
 #include "util/fs.hpp"
@@ -15,6 +16,27 @@ namespace strata::layer {
 namespace stdfs = std::filesystem;
 
 namespace {
+
+// The referrers `layout` holds of each image's root and of the manifests an
+// index root names, once each.
+Result<std::vector<BundleReferrer>> bundle_referrers(oci::Store& layout, const std::vector<BundleImage>& images) {
+  std::vector<BundleReferrer> out;
+  std::set<std::string> seen;
+  for (const auto& img : images) {
+    std::vector<oci::Digest> subjects{img.root.digest};
+    if (oci::media::is_index(img.root.media_type)) {
+      STRATA_TRY(auto fetched, oci::fetch_manifest(layout, img.root.digest.str()));
+      if (const auto* idx = std::get_if<oci::ImageIndex>(&fetched.parsed))
+        for (const auto& child : idx->manifests) subjects.push_back(child.digest);
+    }
+    for (const auto& subject : subjects) {
+      STRATA_TRY(auto listed, layout.referrers(subject));
+      for (const auto& d : listed.manifests)
+        if (seen.insert(d.digest.str() + " " + subject.str()).second) out.push_back({subject, d});
+    }
+  }
+  return out;
+}
 
 // The file a run drops into its staging directory first: only a directory
 // holding it (or a finished bundle layout, whose bookkeeping a run removes
@@ -189,6 +211,12 @@ Result<BundleCreateReport> create_bundle(const BundleCreateRequest& r, oci::http
       auto copied = session.copy(*src.store, src.ref, *layout, names[i], co);
       if (!copied) return fail(copied.error().context(e.source + " → bundle"));
       c.images.push_back({names[i], e.source, copied->root});
+    }
+    // With --referrers the copies brought each image's referrers and its
+    // platforms' along; the bundle index lists them, so a load carries
+    // exactly those, checked.
+    if (r.copy.referrers) {
+      STRATA_TRY(c.referrers, bundle_referrers(*layout, c.images));
     }
 
     STRATA_TRY_VOID(oci::write_blob(*layout, empty_config(), kEmptyConfigBytes));

@@ -121,6 +121,10 @@ void sort_bundle_contents(BundleContents& c) {
     return std::tie(a.tool, a.version, a.arch, a.source) < std::tie(b.tool, b.version, b.arch, b.source);
   });
   std::sort(c.images.begin(), c.images.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  std::sort(c.referrers.begin(), c.referrers.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.subject, a.manifest.artifact_type, a.manifest.digest) <
+           std::tie(b.subject, b.manifest.artifact_type, b.manifest.digest);
+  });
   std::sort(c.locks.begin(), c.locks.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
   std::sort(c.debs.begin(), c.debs.end(), [](const auto& a, const auto& b) {
     return std::tie(a.package, a.architecture, a.version, a.sha256) <
@@ -142,6 +146,15 @@ oci::RawManifest bundle_index(BundleContents c) {
     d.annotations = {{std::string(kAnnotationKind), "image"},
                      {std::string(kAnnotationName), i.name},
                      {std::string(kAnnotationSource), i.source}};
+    idx.manifests.push_back(std::move(d));
+  }
+  for (const auto& r : c.referrers) {
+    oci::Descriptor d;
+    d.media_type = r.manifest.media_type;
+    d.digest = r.manifest.digest;
+    d.size = r.manifest.size;
+    d.artifact_type = r.manifest.artifact_type;
+    d.annotations = {{std::string(kAnnotationKind), "referrer"}, {std::string(kAnnotationSubject), r.subject.str()}};
     idx.manifests.push_back(std::move(d));
   }
   for (const auto& l : c.locks) {
@@ -214,6 +227,20 @@ Result<BundleContents> parse_bundle_index(std::string_view bytes, std::string_vi
       img.root = d;
       img.root.annotations.clear();
       c.images.push_back(std::move(img));
+    } else if (kind == "referrer") {
+      BundleReferrer ref;
+      auto subject = oci::Digest::parse(annotation(d, kAnnotationSubject));
+      if (!subject || !subject->verifiable())
+        return fail(ErrorCode::kInvalidArgument, at + ": a referrer entry needs the sha256 digest of its subject (" +
+                                                      std::string(kAnnotationSubject) + ")");
+      if (!oci::media::is_manifest_or_index(d.media_type))
+        return fail(ErrorCode::kInvalidArgument, at + ": referrer " + d.digest.str() + " has media type " + d.media_type);
+      if (!names.insert("referrer:" + d.digest.str() + " " + subject->str()).second)
+        return fail(ErrorCode::kInvalidArgument, at + ": referrer " + d.digest.str() + " is listed twice");
+      ref.subject = *subject;
+      ref.manifest = d;
+      ref.manifest.annotations.clear();
+      c.referrers.push_back(std::move(ref));
     } else if (kind == "lock") {
       BundleLock l;
       l.name = annotation(d, kAnnotationTitle);
@@ -257,7 +284,7 @@ Result<BundleContents> parse_bundle_index(std::string_view bytes, std::string_vi
       c.toolchains.push_back(std::move(t));
     } else {
       return fail(ErrorCode::kInvalidArgument,
-                  at + ": unknown kind " + str::quote(kind) + " (image, lock, deb or toolchain)");
+                  at + ": unknown kind " + str::quote(kind) + " (image, referrer, lock, deb or toolchain)");
     }
   }
   return c;

@@ -50,9 +50,11 @@ inline constexpr std::string_view kBundleFormat = "1";
 
 // Annotations of the bundle index's entries (and of the artifacts).
 inline constexpr std::string_view kAnnotationBundleFormat = "dev.strata.bundle.format";
-inline constexpr std::string_view kAnnotationKind = "dev.strata.bundle.kind";  // image | lock | deb
+inline constexpr std::string_view kAnnotationKind = "dev.strata.bundle.kind";  // image | referrer | lock | deb | toolchain
 inline constexpr std::string_view kAnnotationName = "dev.strata.bundle.name";
 inline constexpr std::string_view kAnnotationSource = "dev.strata.bundle.source";
+// A referrer's entry: the digest of the image manifest (or index) it refers to.
+inline constexpr std::string_view kAnnotationSubject = "dev.strata.bundle.subject";
 inline constexpr std::string_view kAnnotationLockPlatform = "dev.strata.lock.platform";
 inline constexpr std::string_view kAnnotationDebPackage = "dev.strata.deb.package";
 inline constexpr std::string_view kAnnotationDebVersion = "dev.strata.deb.version";
@@ -77,6 +79,13 @@ struct BundleImage {
   oci::Descriptor root;
 };
 
+// A manifest that refers to one of the bundle's images or its platforms
+// (an SBOM, a provenance, a signature), carried with it by `--referrers`.
+struct BundleReferrer {
+  oci::Digest subject = oci::Digest::sha256_of("");  // an image's root, or a manifest its index names
+  oci::Descriptor manifest;   // media type, digest, size, artifactType
+};
+
 struct BundleLock {
   std::string name;      // the lock file's name ("overlay.lock")
   std::string platform;  // the lock's platform
@@ -97,6 +106,7 @@ struct BundleToolchain {
 
 struct BundleContents {
   std::vector<BundleImage> images;
+  std::vector<BundleReferrer> referrers;
   std::vector<BundleLock> locks;
   std::vector<BundleDeb> debs;
   std::vector<BundleToolchain> toolchains;
@@ -122,7 +132,8 @@ oci::RawManifest deb_artifact(const LockPackage& package);
 oci::RawManifest toolchain_artifact(const toolchain::Release& release, const oci::Descriptor& record,
                                     const std::vector<oci::Descriptor>& archives);
 
-// The bundle's order: images by name, locks by name, .debs by package,
+// The bundle's order: images by name, referrers by subject, artifact type
+// and digest, locks by name, .debs by package,
 // architecture, version and sha256, toolchains by tool, version, arch and source.
 void sort_bundle_contents(BundleContents& contents);
 // The bundle index, entries in that order.

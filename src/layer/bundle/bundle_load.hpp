@@ -61,6 +61,8 @@ struct LoadedImage {
 struct BundleLoadReport {
   oci::Descriptor index;  // the bundle index
   std::vector<LoadedImage> images;
+  std::size_t referrers = 0;       // carried to the images' destinations
+  std::size_t referrers_left = 0;  // not carried: the destination keeps none (a daemon's store)
   std::size_t debs_seeded = 0, debs_present = 0;
   std::uint64_t deb_bytes = 0;  // seeded
   std::vector<BundleLock> locks;

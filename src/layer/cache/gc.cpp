@@ -331,6 +331,20 @@ Result<GcReport> gc_layout(oci::LayoutStore& layout, const GcOptions& o, const C
     if (file != on_disk.end() && file->second.mtime > young) continue;
     orphans.push_back(id_of(e));
   }
+  // A referrer whose subject index.json no longer reaches (an image removed
+  // by hand, a build that failed after attaching) goes once it is old enough.
+  std::set<std::string> present;
+  for (const auto& e : entries) {
+    present.insert(e.digest.str());
+    for (auto& child : index_children(layout, e)) present.insert(std::move(child));
+  }
+  for (const auto& e : entries) {
+    auto subject = reach.subject(e.digest.str());
+    if (subject.empty() || present.contains(subject) || owned_any.contains(id_of(e))) continue;
+    auto file = on_disk.find(e.digest.str());
+    if (file != on_disk.end() && file->second.mtime > young) continue;
+    orphans.push_back(id_of(e));
+  }
   // Everything else index.json names is kept, and so is every blob too
   // young to judge (a writer that holds no lease may be about to name it).
   std::set<EntryId> orphan_set(orphans.begin(), orphans.end());
@@ -366,6 +380,19 @@ Result<GcReport> gc_layout(oci::LayoutStore& layout, const GcOptions& o, const C
     }
   }
   report.kept_overlays = listing.overlays.size() - report.overlays.size();
+  // A referrer stays while what it refers to stays: a platform manifest an
+  // evicted overlay shares with a kept one (the same amd64 image alone and
+  // in a two-platform index) keeps its SBOMs and provenance.
+  std::set<std::string> kept_subjects;
+  for (const auto& e : entries) {
+    if (drop.contains(id_of(e))) continue;
+    kept_subjects.insert(e.digest.str());
+    for (auto& child : index_children(layout, e)) kept_subjects.insert(std::move(child));
+  }
+  std::erase_if(drop, [&](const EntryId& id) {
+    auto subject = reach.subject(id.digest);
+    return !subject.empty() && kept_subjects.contains(subject);
+  });
   for (const auto& e : entries) {
     if (!drop.contains(id_of(e))) continue;
     std::string what = !record_key(e.ref_name()).empty() ? "use record"
@@ -510,6 +537,7 @@ Result<GcReport> gc_registry(oci::Store& store, const GcOptions& o, const Clock&
     std::vector<std::string> subjects{ov.root.digest.str()};
     for (auto& child : index_children(store, ov.root)) subjects.push_back(std::move(child));
     for (const auto& subject : subjects) {
+      if (subject != ov.root.digest.str() && kept_blobs.contains(subject)) continue;  // a kept overlay's platform too
       auto digest = oci::Digest::parse(subject);
       if (!digest) continue;
       if (auto refs = store.referrers(*digest)) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <set>
 #include <cctype>
 #include <utility>
 #include <vector>
@@ -106,56 +107,70 @@ bool machine_readable(const Deb822Stanza& header) {
 
 bool is_operator(std::string_view word, std::string_view op) { return lower(word) == op; }
 
+// Bounds on what one copyright file may make a licence expression of: a
+// real one names a few dozen licences (perl's, the longest in Debian 12,
+// 40); past these the file says nothing a reader could use.
+constexpr std::size_t kMaxWordsPerLine = 256;
+constexpr std::size_t kMaxExpressions = 128;
+constexpr std::size_t kMaxExpressionBytes = 8192;
+
 // One License line ("GPL-2+ or Artistic, and BSD-3-clause") as an SPDX
-// expression; a comma closes a group, which the next operator joins whole.
-std::string expression_of(std::string_view line) {
-  std::vector<std::string> words;
-  for (auto w : str::split_ws(line)) words.emplace_back(w);
-  std::string out;        // the groups closed so far
-  bool out_compound = false;
-  std::string pending_op;  // the operator that joins the current group to `out`
-  std::string group;
-  bool group_compound = false;
+// expression; a comma closes a group, which the operator after it joins
+// whole. Operators with no licence on one side are dropped, so the result
+// is always well-formed; nullopt for a line over the bounds.
+std::optional<std::string> expression_of(std::string_view line) {
+  struct Group {
+    std::string join;                // the operator that joins it to the groups before ("" for the first)
+    std::vector<std::string> items;  // term, op, term, op, term …
+  };
+  std::vector<Group> groups(1);
   std::string term;
+  std::size_t words = 0;
   auto close_term = [&] {
     if (term.empty()) return;
-    if (!group.empty()) group_compound = true;
-    group += spdx_license_id(term);
+    auto& items = groups.back().items;
+    if (!items.empty() && items.back() != "AND" && items.back() != "OR") items.push_back("AND");  // two names, no operator
+    items.push_back(spdx_license_id(term));
     term.clear();
   };
-  auto close_group = [&] {
-    close_term();
-    if (group.empty()) return;
+  for (auto w : str::split_ws(line)) {
+    if (++words > kMaxWordsPerLine) return std::nullopt;
+    bool comma = w.ends_with(',');
+    if (comma) w.remove_suffix(1);
+    if (is_operator(w, "or") || is_operator(w, "and")) {
+      close_term();
+      std::string op = is_operator(w, "or") ? "OR" : "AND";
+      auto& g = groups.back();
+      if (g.items.empty()) g.join = op;                                          // ", and X": joins the next group
+      else if (g.items.back() == "AND" || g.items.back() == "OR") g.items.back() = op;  // "and and": one
+      else g.items.push_back(op);
+    } else if (!w.empty()) {
+      term += (term.empty() ? "" : " ") + std::string(w);  // "GPL-2+ with OpenSSL exception" stays one term
+    }
+    if (comma) {
+      close_term();
+      if (!groups.back().items.empty()) groups.emplace_back();
+    }
+  }
+  close_term();
+  std::string out;
+  bool out_compound = false;
+  for (auto& g : groups) {
+    while (!g.items.empty() && (g.items.back() == "AND" || g.items.back() == "OR")) g.items.pop_back();
+    if (g.items.empty()) continue;
+    std::string text;
+    for (const auto& item : g.items) text += (text.empty() ? "" : " ") + item;
+    bool compound = g.items.size() > 1;
     if (out.empty()) {
-      out = group;
-      out_compound = group_compound;
+      out = std::move(text);
+      out_compound = compound;
     } else {
-      out = (out_compound ? "(" + out + ")" : out) + " " + (pending_op.empty() ? "AND" : pending_op) + " " +
-            (group_compound ? "(" + group + ")" : group);
+      out = (out_compound ? "(" + out + ")" : out) + " " + (g.join.empty() ? "AND" : g.join) + " " +
+            (compound ? "(" + text + ")" : text);
       out_compound = true;
     }
-    group.clear();
-    group_compound = false;
-    pending_op.clear();
-  };
-  for (auto& w : words) {
-    bool comma = w.ends_with(',');
-    if (comma) w.pop_back();
-    if (is_operator(w, "or") || is_operator(w, "and")) {
-      std::string op = is_operator(w, "or") ? "OR" : "AND";
-      if (term.empty() && group.empty()) pending_op = op;  // ", and X": joins the next group
-      else {
-        close_term();
-        group += " " + op + " ";
-      }
-    } else if (!w.empty()) {
-      term += (term.empty() ? "" : " ") + w;  // "GPL-2+ with OpenSSL exception" stays one term
-    }
-    if (comma) close_group();
+    if (out.size() > kMaxExpressionBytes) return std::nullopt;
   }
-  close_group();
-  // "A OR" (a dangling operator) is not an expression: keep what precedes it.
-  while (out.ends_with(" OR ") || out.ends_with(" AND ")) out.erase(out.rfind(' ', out.size() - 2));
   return out;
 }
 
@@ -172,6 +187,13 @@ std::string spdx_license_id(std::string_view debian_name) {
   for (const auto& [debian, spdx] : kSpdxIds)
     if (l == debian) return std::string(spdx);
   if (auto f = family_id(name)) return *f;
+  // Already an SPDX identifier of those families ("GPL-2.0-only", "LGPL-2.1-or-later").
+  for (std::string_view suffix : {"-only", "-or-later"}) {
+    if (!l.ends_with(suffix)) continue;
+    auto base = name.substr(0, name.size() - suffix.size());
+    if (base.find('.') == std::string::npos) continue;
+    if (auto f = family_id(base)) return f->substr(0, f->size() - std::string_view("-only").size()) + std::string(suffix);
+  }
   // "GFDL-NIV-1.3+" → "LicenseRef-GFDL-NIV-1.3-or-later"; "GPL-2+ with Foo
   // exception" → "LicenseRef-GPL-2-or-later-with-Foo-exception".
   std::string ref = "LicenseRef-";
@@ -187,7 +209,8 @@ std::optional<std::string> dep5_license(std::string_view copyright) {
   opts.allow_comments = true;  // the format allows none, but a stray '#' line is no reason to drop the file
   auto stanzas = parse_deb822(copyright, "copyright", opts);
   if (!stanzas || stanzas->empty() || !machine_readable(stanzas->front())) return std::nullopt;
-  std::vector<std::string> seen;
+  std::vector<std::string> seen;  // in the file's order
+  std::set<std::string> known;
   for (std::size_t i = 0; i < stanzas->size(); ++i) {
     const auto& s = (*stanzas)[i];
     if (i != 0 && !s.get("Files")) continue;  // a stand-alone License stanza defines a name, it applies to nothing
@@ -195,13 +218,19 @@ std::optional<std::string> dep5_license(std::string_view copyright) {
     if (!license) continue;
     std::string_view first = *license;
     first = first.substr(0, first.find('\n'));
-    std::string e = expression_of(first);
-    if (!e.empty() && std::find(seen.begin(), seen.end(), e) == seen.end()) seen.push_back(std::move(e));
+    auto e = expression_of(first);
+    if (!e) return std::nullopt;
+    if (e->empty() || !known.insert(*e).second) continue;
+    if (seen.size() == kMaxExpressions) return std::nullopt;
+    seen.push_back(std::move(*e));
   }
   if (seen.empty()) return std::nullopt;
   if (seen.size() == 1) return seen.front();
   std::string out;
-  for (const auto& e : seen) out += (out.empty() ? "" : " AND ") + (compound(e) ? "(" + e + ")" : e);
+  for (const auto& e : seen) {
+    out += (out.empty() ? "" : " AND ") + (compound(e) ? "(" + e + ")" : e);
+    if (out.size() > kMaxExpressionBytes) return std::nullopt;
+  }
   return out;
 }
 

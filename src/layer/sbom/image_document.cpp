@@ -1,6 +1,8 @@
 #include "layer/sbom/image_document.hpp"
 
+#include "layer/sbom/image_attestations.hpp"
 #include "layer/sbom/image_sbom.hpp"
+#include "layer/sbom/provenance.hpp"
 #include "layer/sbom/referrers.hpp"
 #include "oci/store.hpp"
 
@@ -15,7 +17,10 @@ Result<DocumentResult> image_document(oci::Store& store, const DocumentRequest& 
                           : r.kind == DocumentKind::kSpdx     ? kSpdxMediaType
                                                               : kCycloneDxMediaType;
   if (r.kind == DocumentKind::kProvenance || !r.derive) {
-    STRATA_TRY(auto attached, find_attached_document(store, out.image, type, r.where));
+    std::map<std::string, std::string> form;
+    if (r.kind == DocumentKind::kProvenance)
+      form.emplace(std::string(kPredicateTypeAnnotation), std::string(kSlsaProvenanceV1));
+    STRATA_TRY(auto attached, find_attached_document(store, out.image, type, r.where, form));
     if (attached) {
       out.document = std::move(*attached);
       out.attached = true;
@@ -27,7 +32,7 @@ Result<DocumentResult> image_document(oci::Store& store, const DocumentRequest& 
                                           ") has no provenance attached: strata attaches one to the images it "
                                           "builds (strata build, strata provision); an image built elsewhere "
                                           "carries only what its builder attached");
-  STRATA_TRY(auto image, read_image_sbom(store, fetched.raw, manifest, r.where, r.tool));
+  STRATA_TRY(auto image, read_image_sbom(store, fetched.raw, manifest, r.where, strata_tool()));
   out.dpkg_database = image.dpkg_database;
   out.document = sbom_document(image, r.kind == DocumentKind::kSpdx ? SbomFormat::kSpdx : SbomFormat::kCycloneDx);
   return out;

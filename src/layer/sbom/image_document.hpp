@@ -24,7 +24,6 @@ struct DocumentRequest {
   oci::Platform platform;       // picks the image from an index
   DocumentKind kind = DocumentKind::kSpdx;
   bool derive = false;          // an SBOM read from the image even when one is attached
-  std::string tool;             // "strata-<version>", a derived document's creator
   std::string where;            // names the image in errors ("docker://debian:12")
 };
 

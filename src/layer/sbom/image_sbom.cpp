@@ -5,8 +5,11 @@
 #include <ctime>
 #include <tuple>
 
+#include <nlohmann/json.hpp>
+
 #include "layer/debian/dpkg_status.hpp"
 #include "layer/sbom/dep5.hpp"
+#include "layer/toolchain/toolchain_layer.hpp"
 #include "oci/image_fs.hpp"
 #include "oci/store.hpp"
 #include "util/strings.hpp"
@@ -53,6 +56,40 @@ std::optional<std::size_t> layer_of(const oci::ImageFilesystem& fs, std::string_
   return (*node)->layer;
 }
 
+// The toolchain layers the manifest's annotations describe
+// (layer/toolchain's ToolchainLayer::annotation: tool, release, source,
+// archives with url and digest, layer).
+std::vector<SbomToolchain> toolchains_of(const oci::ImageManifest& m) {
+  constexpr std::string_view kPrefix = toolchain::kAnnotationPrefix;
+  std::vector<SbomToolchain> out;
+  for (const auto& [key, value] : m.annotations) {
+    if (!key.starts_with(kPrefix)) continue;
+    auto j = nlohmann::json::parse(value, nullptr, false);
+    if (!j.is_object()) continue;
+    auto text = [&](const char* k) { return j.contains(k) && j[k].is_string() ? j[k].get<std::string>() : std::string(); };
+    SbomToolchain t{text("tool"), text("release"), text("source"), {}, 0};
+    std::string layer = text("layer");
+    auto at = std::find_if(m.layers.begin(), m.layers.end(), [&](const oci::Descriptor& d) { return d.digest.str() == layer; });
+    if (t.tool.empty() || t.version.empty() || at == m.layers.end()) continue;
+    t.layer = static_cast<std::size_t>(at - m.layers.begin());
+    if (j.contains("archives") && j["archives"].is_array()) {
+      for (const auto& a : j["archives"]) {
+        if (!a.is_object() || !a.contains("url") || !a["url"].is_string() || !a.contains("digest") || !a["digest"].is_string())
+          continue;
+        std::string digest = a["digest"];
+        auto colon = digest.find(':');
+        if (colon == std::string::npos) continue;
+        t.archives.push_back({a["url"], digest.substr(0, colon), digest.substr(colon + 1)});
+      }
+    }
+    out.push_back(std::move(t));
+  }
+  std::sort(out.begin(), out.end(), [](const SbomToolchain& a, const SbomToolchain& b) {
+    return std::tie(a.tool, a.version) < std::tie(b.tool, b.version);
+  });
+  return out;
+}
+
 }  // namespace
 
 std::optional<std::string> sbom_time(std::string_view t) {
@@ -65,11 +102,16 @@ std::optional<std::string> sbom_time(std::string_view t) {
     while (i < rest.size() && rest[i] >= '0' && rest[i] <= '9') ++i;
     rest = rest.substr(i);
   }
+  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60 || h < 0 || mi < 0 || s < 0)
+    return std::nullopt;
   long offset = 0;
   if (rest == "Z" || rest == "z") {
-  } else if (rest.size() == 6 && (rest[0] == '+' || rest[0] == '-') && rest[3] == ':') {
-    int oh = 0, om = 0;
-    if (std::sscanf(std::string(rest.substr(1)).c_str(), "%2d:%2d", &oh, &om) != 2) return std::nullopt;
+  } else if ((rest.size() == 6 && rest[3] == ':') || rest.size() == 5) {  // +hh:mm, or +hhmm as Go once wrote it
+    if (rest[0] != '+' && rest[0] != '-') return std::nullopt;
+    std::string digits = std::string(rest.substr(1, 2)) + std::string(rest.substr(rest.size() - 2));
+    if (digits.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+    int oh = std::stoi(digits.substr(0, 2)), om = std::stoi(digits.substr(2));
+    if (oh > 23 || om > 59) return std::nullopt;
     offset = (rest[0] == '+' ? 1 : -1) * (oh * 3600L + om * 60L);
   } else {
     return std::nullopt;
@@ -82,7 +124,7 @@ std::optional<std::string> sbom_time(std::string_view t) {
   tm.tm_min = mi;
   tm.tm_sec = s;
   std::int64_t epoch = static_cast<std::int64_t>(::timegm(&tm)) - offset;
-  if (epoch < 0) return std::nullopt;
+  if (y < 1 || y > 9999) return std::nullopt;
   return str::rfc3339(epoch);
 }
 
@@ -140,6 +182,7 @@ Result<ImageSbom> read_image_sbom(oci::Store& store, const oci::RawManifest& raw
   std::sort(out.packages.begin(), out.packages.end(), [](const SbomPackage& a, const SbomPackage& b) {
     return std::tie(a.name, a.architecture) < std::tie(b.name, b.architecture);
   });
+  out.toolchains = toolchains_of(manifest);
   return out;
 }
 

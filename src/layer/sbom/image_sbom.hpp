@@ -44,6 +44,22 @@ struct SbomPackage {
   std::string deb_url;
 };
 
+// A runtime strata installed as a toolchain layer (provision's task
+// toolchains), read from the image's dev.strata.toolchain.<tool> annotation:
+// its files are outside dpkg's database.
+struct SbomToolchain {
+  std::string tool;     // node, go, rust, python, java, dotnet
+  std::string version;  // the exact release
+  std::string source;   // where strata took it from (a URL, or npm:REGISTRY)
+  struct Archive {
+    std::string url;
+    std::string algorithm;  // sha256 | sha512
+    std::string hex;
+  };
+  std::vector<Archive> archives;
+  std::size_t layer = 0;  // index into ImageSbom::layers
+};
+
 struct ImageSbom {
   oci::Descriptor image;       // the platform's image manifest
   oci::Platform platform;      // from the config
@@ -54,6 +70,7 @@ struct ImageSbom {
   std::string distro_codename; // os-release VERSION_CODENAME ("bookworm")
   bool dpkg_database = false;  // false: the image has none, so its packages are unknown
   std::vector<SbomPackage> packages;  // sorted by name, then architecture
+  std::vector<SbomToolchain> toolchains;  // sorted by tool
   std::string tool;            // "strata-<version>", the documents' creator
 };
 
@@ -66,12 +83,16 @@ inline constexpr std::uint64_t kMaxCopyrightBytes = std::uint64_t{1} << 20;
 // package's /usr/share/doc/<name>/copyright (read for its licence, then
 // dropped). A package's layer is the one that last wrote its file list
 // (var/lib/dpkg/info/<name>[:<arch>].list; a distroless status.d entry's
-// own file), else the one that last wrote the database. `where` names the
-// image in errors; `tool` is recorded as the documents' creator.
+// own file), else the one that last wrote the database. Toolchain layers
+// come from the manifest's dev.strata.toolchain.* annotations (one that does
+// not read as strata writes it, or names no layer of the image, is left
+// out). `where` names the image in errors; `tool` is recorded as the
+// documents' creator.
 Result<ImageSbom> read_image_sbom(oci::Store& store, const oci::RawManifest& raw, const oci::ImageManifest& manifest,
                                   std::string_view where, std::string tool);
 
-// "2024-05-01T12:00:00.123+02:00" → "2024-05-01T10:00:00Z"; nullopt when not RFC 3339.
+// "2024-05-01T12:00:00.123+02:00" → "2024-05-01T10:00:00Z" (also "+0200");
+// nullopt when not RFC 3339 or a field is out of range.
 std::optional<std::string> sbom_time(std::string_view rfc3339);
 
 }  // namespace strata::layer::sbom

@@ -14,9 +14,9 @@ std::string provenance_statement(const ProvenanceInput& in) {
   Json resolved = Json::array();
   for (const auto& r : in.resolved) {
     Json d;
-    d["uri"] = r.uri;
+    if (!r.uri.empty()) d["uri"] = r.uri;
     if (!r.name.empty()) d["name"] = r.name;
-    d["digest"] = {{"sha256", r.sha256}};
+    if (!r.hex.empty()) d["digest"] = {{r.algorithm, r.hex}};
     resolved.push_back(std::move(d));
   }
   Json definition;

@@ -22,8 +22,9 @@ inline constexpr std::string_view kSlsaProvenanceV1 = "https://slsa.dev/provenan
 // what it is, and its sha256.
 struct ResolvedInput {
   std::string uri;
-  std::string name;    // empty: none
-  std::string sha256;  // hex
+  std::string name;                  // empty: none
+  std::string algorithm = "sha256";  // as in-toto's DigestSet names it
+  std::string hex;                   // empty: the input is listed without a digest
 };
 
 struct ProvenanceInput {
@@ -32,7 +33,7 @@ struct ProvenanceInput {
   nlohmann::ordered_json external_parameters = nlohmann::ordered_json::object();
   nlohmann::ordered_json internal_parameters = nlohmann::ordered_json::object();
   std::vector<ResolvedInput> resolved;
-  std::string builder_id;    // a URI
+  std::string builder_id;    // a URI (attach_image_attestations: strata's)
   std::string tool_version;  // strata's version, runDetails.builder.version
 };
 

@@ -39,32 +39,39 @@ Result<oci::Descriptor> attach_document(oci::Store& store, const AttachRequest& 
 }
 
 Result<std::optional<std::string>> find_attached_document(oci::Store& store, const oci::Descriptor& subject,
-                                                          std::string_view artifact_type, std::string_view where) {
+                                                          std::string_view artifact_type, std::string_view where,
+                                                          const std::map<std::string, std::string>& annotations) {
   STRATA_TRY(auto listed, store.referrers(subject.digest));
   std::vector<oci::Descriptor> candidates;
   for (const auto& d : listed.manifests)
     if (d.artifact_type && *d.artifact_type == artifact_type) candidates.push_back(d);
   std::sort(candidates.begin(), candidates.end(),
             [](const oci::Descriptor& a, const oci::Descriptor& b) { return a.digest < b.digest; });
-  if (candidates.empty()) return std::optional<std::string>();
-  const auto& d = candidates.front();
-  std::string what = std::string(where) + ": the referrer " + d.digest.str();
-  STRATA_TRY(auto fetched, oci::fetch_manifest(store, d.digest.str()));
-  const auto* m = std::get_if<oci::ImageManifest>(&fetched.parsed);
-  if (!m) return fail(ErrorCode::kCorruption, what + " is an index, not an artifact manifest");
-  if (!m->subject || m->subject->digest != subject.digest)
-    return fail(ErrorCode::kCorruption, what + " names " + (m->subject ? m->subject->digest.str() : "no subject") +
-                                            " as its subject, not " + subject.digest.str() + "; it is not read");
-  if (!m->artifact_type || *m->artifact_type != artifact_type || m->layers.size() != 1 ||
-      m->layers.front().media_type != artifact_type)
-    return fail(ErrorCode::kCorruption, what + " is listed as " + std::string(artifact_type) +
-                                            " but does not hold one document of that type");
-  if (m->layers.front().size < 0 || static_cast<std::uint64_t>(m->layers.front().size) > kMaxDocumentBytes)
-    return fail(ErrorCode::kCorruption, what + " holds a document of " + std::to_string(m->layers.front().size) +
-                                            " bytes, more than the " + std::to_string(kMaxDocumentBytes >> 20) +
-                                            " MiB strata reads");
-  STRATA_TRY(auto bytes, oci::read_blob(store, m->layers.front(), kMaxDocumentBytes));
-  return std::optional<std::string>(std::move(bytes));
+  for (const auto& d : candidates) {
+    std::string what = std::string(where) + ": the referrer " + d.digest.str();
+    STRATA_TRY(auto fetched, oci::fetch_manifest(store, d.digest.str()));
+    const auto subject_of = std::visit([](const auto& m) { return m.subject; }, fetched.parsed);
+    if (!subject_of || subject_of->digest != subject.digest)
+      return fail(ErrorCode::kCorruption, what + " is listed for " + subject.digest.str() + " but names " +
+                                              (subject_of ? subject_of->digest.str() : "no subject") +
+                                              " as its subject; it is not read");
+    // Another tool's artifact of the same type (an oras attach of a tar,
+    // a DSSE-wrapped attestation, another predicate): not strata's form.
+    const auto* m = std::get_if<oci::ImageManifest>(&fetched.parsed);
+    if (!m || m->layers.size() != 1 || m->layers.front().media_type != artifact_type) continue;
+    bool wanted = true;
+    for (const auto& [k, v] : annotations)
+      if (auto it = m->annotations.find(k); it == m->annotations.end() || it->second != v) wanted = false;
+    if (!wanted) continue;
+    const auto& layer = m->layers.front();
+    if (layer.size < 0 || static_cast<std::uint64_t>(layer.size) > kMaxDocumentBytes)
+      return fail(ErrorCode::kCorruption, what + " holds a document of " + std::to_string(layer.size) +
+                                              " bytes, more than the " + std::to_string(kMaxDocumentBytes >> 20) +
+                                              " MiB strata reads");
+    STRATA_TRY(auto bytes, oci::read_blob(store, layer, kMaxDocumentBytes));
+    return std::optional<std::string>(std::move(bytes));
+  }
+  return std::optional<std::string>();
 }
 
 }  // namespace strata::layer::sbom

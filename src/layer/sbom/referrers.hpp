@@ -43,13 +43,15 @@ struct AttachRequest {
 // Writing the same document twice writes the same bytes.
 Result<oci::Descriptor> attach_document(oci::Store& store, const AttachRequest& request);
 
-// The document of `artifact_type` attached to `subject` in `store`, or
+// The document of `artifact_type` attached to `subject` in `store` in
+// strata's form (one layer of that media type, carrying `annotations`), or
 // nullopt when none is. A listed referrer whose manifest does not name
-// `subject` as its subject, or whose layer is not one document of that
-// type, is refused (kCorruption naming it), never read as the image's.
-// Several of one type: the one with the smallest digest (the same choice
-// on every machine).
+// `subject` as its subject is refused (kCorruption naming it), never read
+// as the image's; another tool's artifact of the same type is passed over.
+// Several: the one with the smallest digest (the same choice on every
+// machine).
 Result<std::optional<std::string>> find_attached_document(oci::Store& store, const oci::Descriptor& subject,
-                                                          std::string_view artifact_type, std::string_view where);
+                                                          std::string_view artifact_type, std::string_view where,
+                                                          const std::map<std::string, std::string>& annotations = {});
 
 }  // namespace strata::layer::sbom

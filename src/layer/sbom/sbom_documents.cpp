@@ -54,19 +54,40 @@ std::string spdx_id_part(std::string_view s) {
   return out;
 }
 
-std::string short_hex(std::string_view hex) { return std::string(hex.substr(0, 12)); }
-
-std::string distro_name(const ImageSbom& image) {
-  if (image.distro_id.empty() || image.distro_version.empty()) return {};
-  return lower(image.distro_id) + "-" + image.distro_version;
-}
-
 // "Name <email>" → {"Name", "email"}; no '<' → {whole, ""}.
 std::pair<std::string, std::string> split_maintainer(std::string_view m) {
   auto lt = m.find('<');
   auto gt = m.rfind('>');
   if (lt == std::string_view::npos || gt == std::string_view::npos || gt < lt) return {std::string(str::trim(m)), ""};
   return {std::string(str::trim(m.substr(0, lt))), std::string(str::trim(m.substr(lt + 1, gt - lt - 1)))};
+}
+
+std::string short_hex(std::string_view hex) { return std::string(hex.substr(0, 12)); }
+
+// A digest as each format names its algorithm ("sha256" → SPDX "SHA256",
+// CycloneDX "SHA-256"); the OCI digests strata reads are sha256 or sha512.
+Json spdx_checksum(const oci::Digest& d) {
+  std::string alg = d.algorithm() == "sha512" ? "SHA512" : "SHA256";
+  return {{"algorithm", alg}, {"checksumValue", std::string(d.hex())}};
+}
+Json cyclonedx_hash(const oci::Digest& d) {
+  std::string alg = d.algorithm() == "sha512" ? "SHA-512" : "SHA-256";
+  return {{"alg", alg}, {"content", std::string(d.hex())}};
+}
+
+// An SPDX supplier: "Person: NAME (EMAIL)", or NOASSERTION when the
+// Maintainer field names nobody.
+std::string spdx_supplier(std::string_view maintainer) {
+  auto [name, email] = split_maintainer(maintainer);
+  if (name.empty()) return "NOASSERTION";
+  return "Person: " + name + (email.empty() ? "" : " (" + email + ")");
+}
+
+bool is_absolute_url(std::string_view u) { return u.find("://") != std::string_view::npos; }
+
+std::string distro_name(const ImageSbom& image) {
+  if (image.distro_id.empty() || image.distro_version.empty()) return {};
+  return lower(image.distro_id) + "-" + image.distro_version;
 }
 
 std::string package_spdx_id(const SbomPackage& p) {
@@ -76,6 +97,34 @@ std::string layer_spdx_id(const ImageSbom& image, std::size_t i) {
   return "SPDXRef-Layer-" + std::to_string(i + 1) + "-" + short_hex(image.layers[i].descriptor.digest.hex());
 }
 std::string image_spdx_id(const ImageSbom& image) { return "SPDXRef-Image-" + short_hex(image.image.digest.hex()); }
+
+std::string toolchain_spdx_id(const SbomToolchain& t) {
+  return "SPDXRef-Toolchain-" + spdx_id_part(t.tool) + "-" + spdx_id_part(t.version);
+}
+
+// purl-spec's generic type, with the archive it came from:
+// pkg:generic/node@22.11.0?download_url=https:%2F%2Fnodejs.org%2F…
+std::string toolchain_purl(const SbomToolchain& t) {
+  std::string out = "pkg:generic/" + purl_encode(t.tool) + "@" + purl_encode(t.version);
+  if (!t.archives.empty()) out += "?download_url=" + purl_encode(t.archives.front().url);
+  return out;
+}
+
+Json spdx_archive_checksum(const SbomToolchain::Archive& a) {
+  return {{"algorithm", a.algorithm == "sha512" ? "SHA512" : "SHA256"}, {"checksumValue", a.hex}};
+}
+Json cyclonedx_archive_hash(const SbomToolchain::Archive& a) {
+  return {{"alg", a.algorithm == "sha512" ? "SHA-512" : "SHA-256"}, {"content", a.hex}};
+}
+bool known_algorithm(const SbomToolchain::Archive& a) { return a.algorithm == "sha256" || a.algorithm == "sha512"; }
+
+// CycloneDX properties naming the layer a component lives in.
+void add_layer_properties(const ImageSbom& image, std::size_t layer, Json& props) {
+  if (layer >= image.layers.size()) return;
+  props.push_back({{"name", "strata:layer:index"}, {"value", std::to_string(layer + 1)}});
+  props.push_back({{"name", "strata:layer:digest"}, {"value", image.layers[layer].descriptor.digest.str()}});
+  props.push_back({{"name", "strata:layer:diff_id"}, {"value", image.layers[layer].diff_id}});
+}
 
 constexpr std::string_view kNoDatabase =
     "The image has no dpkg database (/var/lib/dpkg/status or /var/lib/dpkg/status.d): which Debian packages "
@@ -138,7 +187,7 @@ std::string spdx_document(const ImageSbom& image) {
                       {"versionInfo", image.image.digest.str()},
                       {"downloadLocation", "NOASSERTION"},
                       {"filesAnalyzed", false},
-                      {"checksums", Json::array({{{"algorithm", "SHA256"}, {"checksumValue", hex}}})},
+                      {"checksums", Json::array({spdx_checksum(image.image.digest)})},
                       {"primaryPackagePurpose", "CONTAINER"},
                       {"licenseConcluded", "NOASSERTION"},
                       {"licenseDeclared", "NOASSERTION"},
@@ -151,7 +200,7 @@ std::string spdx_document(const ImageSbom& image) {
                         {"name", l.descriptor.digest.str()},
                         {"downloadLocation", "NOASSERTION"},
                         {"filesAnalyzed", false},
-                        {"checksums", Json::array({{{"algorithm", "SHA256"}, {"checksumValue", std::string(l.descriptor.digest.hex())}}})},
+                        {"checksums", Json::array({spdx_checksum(l.descriptor.digest)})},
                         {"primaryPackagePurpose", "ARCHIVE"},
                         {"licenseConcluded", "NOASSERTION"},
                         {"licenseDeclared", "NOASSERTION"},
@@ -166,13 +215,8 @@ std::string spdx_document(const ImageSbom& image) {
     j["SPDXID"] = package_spdx_id(p);
     j["name"] = p.name;
     j["versionInfo"] = p.version;
-    if (!p.maintainer.empty()) {
-      auto [name, email] = split_maintainer(p.maintainer);
-      j["supplier"] = "Person: " + name + (email.empty() ? "" : " (" + email + ")");
-    } else {
-      j["supplier"] = "NOASSERTION";
-    }
-    j["downloadLocation"] = p.deb_url.empty() ? "NOASSERTION" : p.deb_url;
+    j["supplier"] = spdx_supplier(p.maintainer);
+    j["downloadLocation"] = is_absolute_url(p.deb_url) ? p.deb_url : "NOASSERTION";
     j["filesAnalyzed"] = false;
     if (!p.deb_sha256.empty()) j["checksums"] = Json::array({{{"algorithm", "SHA256"}, {"checksumValue", p.deb_sha256}}});
     if (!p.homepage.empty()) j["homepage"] = p.homepage;
@@ -187,6 +231,31 @@ std::string spdx_document(const ImageSbom& image) {
     std::string layer = p.layer < image.layers.size() ? layer_spdx_id(image, p.layer) : image_id;
     relationships.push_back(
         {{"spdxElementId", layer}, {"relationshipType", "CONTAINS"}, {"relatedSpdxElement", package_spdx_id(p)}});
+  }
+  for (const auto& t : image.toolchains) {
+    Json j;
+    j["SPDXID"] = toolchain_spdx_id(t);
+    j["name"] = t.tool;
+    j["versionInfo"] = t.version;
+    j["supplier"] = "NOASSERTION";
+    j["downloadLocation"] = !t.archives.empty() && is_absolute_url(t.archives.front().url) ? t.archives.front().url : "NOASSERTION";
+    j["filesAnalyzed"] = false;
+    Json sums = Json::array();
+    for (const auto& a : t.archives)
+      if (known_algorithm(a)) sums.push_back(spdx_archive_checksum(a));
+    if (!sums.empty()) j["checksums"] = sums;
+    j["primaryPackagePurpose"] = "APPLICATION";
+    j["licenseConcluded"] = "NOASSERTION";
+    j["licenseDeclared"] = "NOASSERTION";
+    j["copyrightText"] = "NOASSERTION";
+    j["comment"] = "a strata toolchain layer: " + t.tool + " " + t.version + " from " + t.source +
+                   ", under /opt/strata/toolchains/" + t.tool + "/" + t.version;
+    j["externalRefs"] = Json::array(
+        {{{"referenceCategory", "PACKAGE-MANAGER"}, {"referenceType", "purl"}, {"referenceLocator", toolchain_purl(t)}}});
+    packages.push_back(std::move(j));
+    std::string layer = t.layer < image.layers.size() ? layer_spdx_id(image, t.layer) : image_id;
+    relationships.push_back(
+        {{"spdxElementId", layer}, {"relationshipType", "CONTAINS"}, {"relatedSpdxElement", toolchain_spdx_id(t)}});
   }
   if (!refs.empty()) {
     Json infos = Json::array();
@@ -225,7 +294,7 @@ std::string cyclonedx_document(const ImageSbom& image) {
                   {"type", "container"},
                   {"name", image.image.digest.str()},
                   {"version", image.image.digest.str()},
-                  {"hashes", Json::array({{{"alg", "SHA-256"}, {"content", hex}}})}};
+                  {"hashes", Json::array({cyclonedx_hash(image.image.digest)})}};
   Json subject_props = Json::array({{{"name", "strata:platform"}, {"value", image.platform.str()}}});
   if (auto d = distro_name(image); !d.empty()) subject_props.push_back({{"name", "strata:distro"}, {"value", d}});
   for (std::size_t i = 0; i < image.layers.size(); ++i)
@@ -244,13 +313,17 @@ std::string cyclonedx_document(const ImageSbom& image) {
   }
   Json components = Json::array();
   Json depends = Json::array();
+  std::set<std::string> refs_seen;
   for (const auto& p : image.packages) {
     std::string purl = deb_purl(p, image);
+    // bom-refs are unique: a status file that names one package twice in
+    // different case (purl names are lowercase) gets a second ref.
+    std::string ref = purl;
+    for (int n = 2; !refs_seen.insert(ref).second; ++n) ref = purl + "#" + std::to_string(n);
     Json c;
-    c["bom-ref"] = purl;
+    c["bom-ref"] = ref;
     c["type"] = "library";
-    if (!p.maintainer.empty()) {
-      auto [name, email] = split_maintainer(p.maintainer);
+    if (auto [name, email] = split_maintainer(p.maintainer); !name.empty()) {
       Json supplier = {{"name", name}};
       if (!email.empty() && email.find('@') != std::string::npos && email.find(' ') == std::string::npos)
         supplier["contact"] = Json::array({{{"email", email}}});
@@ -267,17 +340,37 @@ std::string cyclonedx_document(const ImageSbom& image) {
     c["purl"] = purl;
     Json refs = Json::array();
     if (!p.homepage.empty()) refs.push_back({{"type", "website"}, {"url", p.homepage}});
-    if (!p.deb_url.empty()) refs.push_back({{"type", "distribution"}, {"url", p.deb_url}});
+    if (is_absolute_url(p.deb_url)) refs.push_back({{"type", "distribution"}, {"url", p.deb_url}});
     if (!refs.empty()) c["externalReferences"] = refs;
     Json props = Json::array({{{"name", "strata:deb:source"}, {"value", p.source + " " + p.source_version}}});
-    if (p.layer < image.layers.size()) {
-      props.push_back({{"name", "strata:layer:index"}, {"value", std::to_string(p.layer + 1)}});
-      props.push_back({{"name", "strata:layer:digest"}, {"value", image.layers[p.layer].descriptor.digest.str()}});
-      props.push_back({{"name", "strata:layer:diff_id"}, {"value", image.layers[p.layer].diff_id}});
-    }
+    add_layer_properties(image, p.layer, props);
     c["properties"] = props;
     components.push_back(std::move(c));
-    depends.push_back(purl);
+    depends.push_back(ref);
+  }
+  for (const auto& t : image.toolchains) {
+    std::string purl = toolchain_purl(t);
+    std::string ref = purl;
+    for (int n = 2; !refs_seen.insert(ref).second; ++n) ref = purl + "#" + std::to_string(n);
+    Json c;
+    c["bom-ref"] = ref;
+    c["type"] = "application";
+    c["name"] = t.tool;
+    c["version"] = t.version;
+    Json hashes = Json::array();
+    for (const auto& a : t.archives)
+      if (known_algorithm(a)) hashes.push_back(cyclonedx_archive_hash(a));
+    if (!hashes.empty()) c["hashes"] = hashes;
+    c["purl"] = purl;
+    Json refs = Json::array();
+    for (const auto& a : t.archives)
+      if (is_absolute_url(a.url)) refs.push_back({{"type", "distribution"}, {"url", a.url}});
+    if (!refs.empty()) c["externalReferences"] = refs;
+    Json props = Json::array({{{"name", "strata:toolchain:source"}, {"value", t.source}}});
+    add_layer_properties(image, t.layer, props);
+    c["properties"] = props;
+    components.push_back(std::move(c));
+    depends.push_back(ref);
   }
   doc["components"] = components;
   doc["dependencies"] = Json::array({{{"ref", image.image.digest.str()}, {"dependsOn", depends}}});

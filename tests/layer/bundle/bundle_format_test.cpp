@@ -75,6 +75,40 @@ TEST(BundleFormat, TheIndexHasOneOrderAndReadsBack) {
   EXPECT_EQ(bundle_index(*back).bytes, index.bytes);
 }
 
+// Referrers (bundle create --referrers) sit after the images, by subject,
+// artifact type and digest, read back with their subject; a bundle without
+// them keeps the bytes it had.
+TEST(BundleFormat, ReferrersAreListedWithTheirSubject) {
+  auto plain = bundle_index(sample());
+  auto c = sample();
+  auto referrer = [](const std::string& type, unsigned seed, const oci::Digest& subject) {
+    oci::Descriptor d = oci::descriptor_for(oci::media::kOciManifest, "referrer " + std::to_string(seed));
+    d.artifact_type = type;
+    return BundleReferrer{subject, d};
+  };
+  c.referrers = {referrer("application/vnd.cyclonedx+json", 1, c.images[0].root.digest),
+                 referrer("application/spdx+json", 2, c.images[0].root.digest)};
+  auto index = bundle_index(c);
+  EXPECT_NE(index.bytes, plain.bytes);
+  auto back = parse_bundle_index(index.bytes, "bundle");
+  ASSERT_TRUE(back) << back.error().message();
+  ASSERT_EQ(back->referrers.size(), 2u);
+  EXPECT_EQ(back->referrers[0].manifest.artifact_type, "application/spdx+json");
+  EXPECT_EQ(back->referrers[0].subject, c.images[0].root.digest);
+  EXPECT_EQ(bundle_index(*back).bytes, index.bytes);
+  auto without = parse_bundle_index(plain.bytes, "bundle");
+  ASSERT_TRUE(without);
+  EXPECT_TRUE(without->referrers.empty());
+  // A referrer entry without a subject digest is refused, naming the entry.
+  auto text = index.bytes;
+  auto at = text.find("\"dev.strata.bundle.subject\":\"sha256:");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, std::string("\"dev.strata.bundle.subject\":\"sha256:").size(), "\"dev.strata.bundle.subject\":\"md5:");
+  auto bad = parse_bundle_index(text, "bundle.tar");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message().find("subject"), std::string::npos) << bad.error().message();
+}
+
 TEST(BundleFormat, ADebArtifactIsThePackageWithItsAnnotations) {
   auto p = package("greet", 'a');
   auto m = deb_artifact(p);

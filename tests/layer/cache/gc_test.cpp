@@ -10,6 +10,8 @@
 #include "layer/build/build_fixture.hpp"
 #include "layer/build/overlay_use.hpp"
 #include "layer/cache/overlay_listing.hpp"
+#include "layer/sbom/referrers.hpp"
+#include "layer/sbom/sbom_documents.hpp"
 #include "oci/copy.hpp"
 #include "oci/layout_store.hpp"
 #include "support/layout_check.hpp"
@@ -144,6 +146,10 @@ TEST_F(CacheGc, RegistryDeletesByDigestAfterADryRunListsExactlyThat) {
     EXPECT_TRUE(dest->store->resolve(t)) << t << " names nothing";
   }
   EXPECT_NE(std::find(tags->begin(), tags->end(), oci::referrers_tag(built[0].root.digest)), tags->end());
+  // The kept overlay's SBOM is still found through the tag schema.
+  auto spdx = sbom::find_attached_document(*dest->store, built[0].root, sbom::kSpdxMediaType, repo);
+  ASSERT_TRUE(spdx) << spdx.error().message();
+  EXPECT_TRUE(spdx->has_value());
   std::size_t referrer_tags = 0;
   for (const auto& m : real->removed) referrer_tags += m.what == "referrers tag";
   EXPECT_EQ(referrer_tags, 2u);

@@ -53,6 +53,40 @@ TEST(Dep5, ChoicesAndCommaGroups) {
   EXPECT_EQ(one("GPL-7"), "LicenseRef-GPL-7");  // no such GPL: a reference, not an invented identifier
 }
 
+// Whatever a License line says, the result is an SPDX expression: an
+// operator with no licence on a side is dropped, two names with none between
+// are joined with AND, and names SPDX has already stay as they are.
+TEST(Dep5, AlwaysAWellFormedExpression) {
+  auto one = [](std::string license) {
+    return dep5_license(std::string(kFormat) + "\nFiles: *\nCopyright: x\nLicense: " + license + "\n");
+  };
+  EXPECT_EQ(one("GPL-2+ or, BSD-3-clause"), "GPL-2.0-or-later AND BSD-3-Clause");
+  EXPECT_EQ(one("GPL-2 and and MIT"), "GPL-2.0-only AND MIT");
+  EXPECT_EQ(one("or MIT"), "MIT");
+  EXPECT_EQ(one("MIT or"), "MIT");
+  EXPECT_EQ(one(", and , or"), std::nullopt);
+  EXPECT_EQ(one("GPL-2.0-only or LGPL-2.1-or-later"), "GPL-2.0-only OR LGPL-2.1-or-later");
+  std::regex grammar(R"(^(\(*[A-Za-z0-9.\-]+\)*( (AND|OR) )?)+$)");
+  for (std::string line : {"a, b, and c or d", "GPL-2+ with OpenSSL exception or MIT, and", "x , , y", "and , or"}) {
+    auto e = one(line);
+    if (e) {
+      EXPECT_TRUE(std::regex_match(*e, grammar)) << line << " → " << *e;
+    }
+  }
+}
+
+// A hostile copyright file (a capture is 1 MiB) costs linear time and a
+// bounded summary: past the bounds it says nothing (NOASSERTION).
+TEST(Dep5, AHostileFileIsBoundedNotQuadratic) {
+  std::string commas;
+  while (commas.size() < (1u << 20) - 200) commas += "a, ";
+  EXPECT_EQ(dep5_license(std::string(kFormat) + "\nFiles: *\nCopyright: x\nLicense: " + commas + "\n"), std::nullopt);
+  std::string stanzas = std::string(kFormat);
+  for (int i = 0; stanzas.size() < (1u << 20) - 200; ++i)
+    stanzas += "\nFiles: f" + std::to_string(i) + "\nCopyright: x\nLicense: L" + std::to_string(i) + "\n";
+  EXPECT_EQ(dep5_license(stanzas), std::nullopt);
+}
+
 TEST(Dep5, NotMachineReadableSaysNothing) {
   EXPECT_EQ(dep5_license("This is the Debian GNU/Linux prepackaged version of libc.\n\nCopyright 1991 FSF\n"),
             std::nullopt);
@@ -107,6 +141,16 @@ class ImageSbomTest : public ::testing::Test {
   oci::ImageManifest manifest_;
   std::vector<std::string> diff_ids_;
 };
+
+TEST(SbomTime, Rfc3339InItsSpellingsElseNothing) {
+  EXPECT_EQ(sbom_time("2024-05-01T12:00:00Z"), "2024-05-01T12:00:00Z");
+  EXPECT_EQ(sbom_time("2024-05-01T12:00:00.123456789+02:00"), "2024-05-01T10:00:00Z");
+  EXPECT_EQ(sbom_time("2024-05-01T12:00:00+0000"), "2024-05-01T12:00:00Z");
+  EXPECT_EQ(sbom_time("1969-12-31T23:59:59Z"), "1969-12-31T23:59:59Z");
+  EXPECT_EQ(sbom_time("2024-00-01T12:00:00Z"), std::nullopt);
+  EXPECT_EQ(sbom_time("2024-05-01 12:00:00"), std::nullopt);
+  EXPECT_EQ(sbom_time("2024-05-01T12:00:00+25:00"), std::nullopt);
+}
 
 TEST_F(ImageSbomTest, EachPackageInTheLayerThatInstalledIt) {
   two_layers();
@@ -237,7 +281,7 @@ TEST_F(ImageSbomTest, AttachedDocumentsAreFoundOnlyThroughTheirSubject) {
   ASSERT_TRUE(oci::write_blob(store, manifest_.config, store_.blob(manifest_.config.digest)));
   ASSERT_TRUE(store.put_manifest(raw, "app"));
 
-  DocumentRequest r{"app", {"linux", "amd64", "", ""}, DocumentKind::kSpdx, false, "strata-9.9.9", "oci:test:app"};
+  DocumentRequest r{"app", {"linux", "amd64", "", ""}, DocumentKind::kSpdx, false, "oci:test:app"};
   auto derived = image_document(store, r);
   ASSERT_TRUE(derived) << derived.error().message();
   EXPECT_FALSE(derived->attached);
@@ -258,6 +302,26 @@ TEST_F(ImageSbomTest, AttachedDocumentsAreFoundOnlyThroughTheirSubject) {
   r.derive = true;
   EXPECT_FALSE(image_document(store, r)->attached);
 
+  // Another tool's artifact of the same type (oras attach of a tar) is
+  // passed over, not read as strata's document.
+  {
+    auto before = find_attached_document(store, raw.descriptor, kCycloneDxMediaType, "test");
+    ASSERT_TRUE(before && !before->has_value());
+    auto config = oci::descriptor_for(std::string(oci::media::kOciEmpty), "{}");
+    auto layer = oci::descriptor_for("application/vnd.oci.image.layer.v1.tar", "not json");
+    ASSERT_TRUE(oci::write_blob(store, config, "{}"));
+    ASSERT_TRUE(oci::write_blob(store, layer, "not json"));
+    oci::ImageManifest m;
+    m.media_type = std::string(oci::media::kOciManifest);
+    m.artifact_type = std::string(kCycloneDxMediaType);
+    m.config = config;
+    m.layers = {layer};
+    m.subject = raw.descriptor;
+    ASSERT_TRUE(store.put_manifest(oci::make_raw_manifest(m.media_type, oci::serialize(m)), std::nullopt));
+    auto after = find_attached_document(store, raw.descriptor, kCycloneDxMediaType, "test");
+    ASSERT_TRUE(after) << after.error().message();
+    EXPECT_FALSE(after->has_value());
+  }
   // The referrers tag schema (a registry without the API) can list a
   // manifest whose subject is another image: it is refused, not read.
   auto other = oci::descriptor_for(std::string(oci::media::kOciManifest), "another image");
@@ -274,7 +338,7 @@ TEST_F(ImageSbomTest, AttachedDocumentsAreFoundOnlyThroughTheirSubject) {
   auto misfiled = find_attached_document(store_, raw.descriptor, kCycloneDxMediaType, "test");
   ASSERT_FALSE(misfiled);
   EXPECT_EQ(misfiled.error().code(), ErrorCode::kCorruption);
-  EXPECT_NE(misfiled.error().message().find("not " + raw.descriptor.digest.str()), std::string::npos)
+  EXPECT_NE(misfiled.error().message().find("listed for " + raw.descriptor.digest.str()), std::string::npos)
       << misfiled.error().message();
 }
 
