@@ -27,6 +27,7 @@ void run_import(const GlobalOptions& g, const ImportArgs& a) {
   o.tag = oci::destination_tag(ref);
   auto result = check(layer::import_rootfs(a.rootfs, o, *dest.store));
   check(dest.store->close());
+  for (const auto& n : result.notes) log_info(g, "strata import: " + n);
   if (g.json) {
     nlohmann::ordered_json out;
     out["destination"] = a.dest;
@@ -34,6 +35,7 @@ void run_import(const GlobalOptions& g, const ImportArgs& a) {
     out["layer"] = result.layer.digest.str();
     out["diffId"] = result.digests.diff_id.value().str();
     out["entries"] = result.entries;
+    out["notes"] = result.notes;
     std::cout << oci::dump_json(out, 2) << "\n";
     return;
   }

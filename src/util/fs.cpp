@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "util/env.hpp"
+#include "util/sha.hpp"
 
 namespace strata::fs {
 
@@ -99,6 +100,15 @@ Result<std::string> read_file(const stdfs::path& path, std::uint64_t limit) {
   }
   out.resize(got);
   return out;
+}
+
+Result<std::string> file_sha256(const stdfs::path& path) {
+  Hasher h;
+  STRATA_TRY_VOID(read_chunks(path, [&](std::string_view piece) -> Result<void> {
+    h.update(piece);
+    return {};
+  }));
+  return h.finish_hex();
 }
 
 Result<void> read_chunks(const stdfs::path& path, const std::function<Result<void>(std::string_view)>& piece) {

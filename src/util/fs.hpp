@@ -81,6 +81,8 @@ Result<std::string> read_file(const stdfs::path& path, std::uint64_t limit = UIN
 // 1 MiB, giving each to `piece` (which may stop the read by failing). Errors
 // name the file.
 Result<void> read_chunks(const stdfs::path& path, const std::function<Result<void>(std::string_view)>& piece);
+// The lowercase hex SHA-256 of a file's bytes, read in pieces.
+Result<std::string> file_sha256(const stdfs::path& path);
 
 // Creates `dir` and its parents (mode 0755 less umask); succeeds if it exists.
 Result<void> make_dirs(const stdfs::path& dir);

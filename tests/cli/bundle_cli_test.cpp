@@ -454,6 +454,7 @@ $s inspect --raw docker://127.0.0.1:5000/strata/base:1 | sha256sum | cut -d' ' -
 $s bundle load "$far/site.tar" --dest "oci:$far/images" --locks-out "$far/locks" >"$far/layout.out"
 STRATA_OFFLINE=1 $s build --base "oci:$far/images:registry.site/strata/base:1" --lock "$far/locks/greet.lock" \
   --dest "oci:$far/out:ov" >"$far/build.out"
+$s sbom "oci:$far/out:ov" >"$far/sbom.spdx.json"
 sha256sum "$far/site.tar" | cut -d' ' -f1 >"$far/site.sha"
 )SH";
   std::string archive_url;
@@ -472,6 +473,11 @@ sha256sum "$far/site.tar" | cut -d' ' -f1 >"$far/site.sha"
   EXPECT_EQ("sha256:" + trim_nl(slurp(far / "registry.sha")), base_digest_);
   EXPECT_EQ(digest_of(slurp(far / "build.out")), overlay);
   EXPECT_EQ(trim_nl(slurp(far / "site.sha")), sha);
+  // The overlay built offline on the far side carries the SBOM the
+  // connected side's build attached, byte for byte.
+  auto here = at("h1", {"sbom", "oci:" + (dir_ / "conn").string() + ":ov"});
+  ASSERT_EQ(here.code, 0) << here.err;
+  EXPECT_EQ(slurp(far / "sbom.spdx.json"), here.out);
 }
 
 // --sources with --lock: the lock's .debs from a mirror of its archive (a

@@ -200,12 +200,27 @@ TEST_F(SbomCli, AnImageWithoutADpkgDatabaseGetsADocumentThatSaysSo) {
   ASSERT_EQ(run({"tar", "-C", root.string(), "-cf", (dir_ / "root.tar").string(), "."}).code, 0);
   const std::string ref = "oci:" + (dir_ / "img").string() + ":app";
   ASSERT_EQ(strata({"import", (dir_ / "root.tar").string(), "--dest", ref}).code, 0);
-  auto r = strata({"sbom", ref});
-  ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_NE(r.err.find("no dpkg database"), std::string::npos) << r.err;
-  auto doc = json::parse(r.out);
-  EXPECT_NE(doc["comment"].get<std::string>().find("no dpkg database"), std::string::npos);
-  auto none = strata({"sbom", "--provenance", ref});
+  // import attached documents that say so; a derived one says it too, and warns.
+  for (bool derive : {false, true}) {
+    std::vector<std::string> args{"sbom", ref};
+    if (derive) args.insert(args.begin() + 1, "--derive");
+    auto r = strata(args);
+    ASSERT_EQ(r.code, 0) << r.err;
+    auto doc = json::parse(r.out);
+    EXPECT_NE(doc["comment"].get<std::string>().find("no dpkg database"), std::string::npos);
+    if (derive) {
+      EXPECT_NE(r.err.find("no dpkg database"), std::string::npos) << r.err;
+    }
+  }
+  // The import's provenance names the tarball by name and digest.
+  auto prov = strata({"sbom", "--provenance", ref});
+  ASSERT_EQ(prov.code, 0) << prov.err;
+  EXPECT_NE(prov.out.find("https://strata.dev/buildtypes/import/v1"), std::string::npos) << prov.out;
+  EXPECT_NE(prov.out.find("\"name\": \"root.tar\""), std::string::npos) << prov.out;
+  // Copied without its referrers, the image has no provenance: only a build knows one.
+  const std::string bare = "oci:" + (dir_ / "bare").string() + ":app";
+  ASSERT_EQ(strata({"copy", ref, bare}).code, 0);
+  auto none = strata({"sbom", "--provenance", bare});
   EXPECT_EQ(none.code, 1);
   EXPECT_NE(none.err.find("no provenance attached"), std::string::npos) << none.err;
 }

@@ -30,16 +30,6 @@ stdfs::path deb_ingest_lock_path(const stdfs::path& home, const std::string& sha
 
 namespace {
 
-// The sha256 of a file, read in pieces.
-Result<std::string> hash_file(const stdfs::path& p) {
-  Hasher h;
-  STRATA_TRY_VOID(fs::read_chunks(p, [&](std::string_view piece) -> Result<void> {
-    h.update(piece);
-    return {};
-  }));
-  return h.finish_hex();
-}
-
 // Stops a download at one byte past the size the lock records: a mirror that
 // streams without end, or sends another file, fills neither the disk nor
 // the time.
@@ -231,7 +221,7 @@ Result<std::uint64_t> attempt(oci::http::Transport& t, const std::string& url, c
     }
   }
   std::uint64_t got = stdfs::file_size(partial, ec);
-  auto hashed = hash_file(partial);
+  auto hashed = fs::file_sha256(partial);
   if (!hashed) return drop(hashed.error());
   const std::string& hex = *hashed;
   if (got != p.size || hex != p.sha256) {

@@ -4,8 +4,8 @@
 #include <set>
 
 #include "oci/layout_store.hpp"
-#include "oci/media_types.hpp"
 #include "oci/layout_tar.hpp"
+#include "oci/media_types.hpp"
 #include "oci/mirror.hpp"
 #include "util/fs.hpp"
 #include "util/sha.hpp"

@@ -19,31 +19,34 @@ namespace {
 
 // The bundle's referrers of `img`: of its root, or of a manifest its index names.
 std::vector<const BundleReferrer*> referrers_of(const std::vector<BundleReferrer>& all, const BundleImage& img,
-                                                const std::set<oci::Digest>& children = {}) {
+                                                const std::set<oci::Digest>& children) {
   std::vector<const BundleReferrer*> out;
   for (const auto& r : all)
     if (r.subject == img.root.digest || children.contains(r.subject)) out.push_back(&r);
   return out;
 }
 
-// Copies the referrers the bundle index lists for `img` to `dst`, each
-// checked first: its manifest names the subject its entry says. A
-// destination that keeps no referrers (a daemon's store) gets none.
-Result<std::size_t> load_referrers(oci::Store& bundle, const std::vector<BundleReferrer>& all, const BundleImage& img,
-                                   oci::Store& dst, oci::CopySession& session, const oci::CopyOptions& image_copy) {
-  if (all.empty() || !dst.keeps_referrers()) return std::size_t{0};
+// The manifests an index root names (none for an image).
+Result<std::set<oci::Digest>> children_of(oci::Store& bundle, const BundleImage& img) {
   std::set<oci::Digest> children;
-  if (oci::media::is_index(img.root.media_type)) {
-    STRATA_TRY(auto fetched, oci::fetch_manifest(bundle, img.root.digest.str()));
-    if (const auto* idx = std::get_if<oci::ImageIndex>(&fetched.parsed))
-      for (const auto& child : idx->manifests) children.insert(child.digest);
-  }
+  if (!oci::media::is_index(img.root.media_type)) return children;
+  STRATA_TRY(auto fetched, oci::fetch_manifest(bundle, img.root.digest.str()));
+  if (const auto* idx = std::get_if<oci::ImageIndex>(&fetched.parsed))
+    for (const auto& child : idx->manifests) children.insert(child.digest);
+  return children;
+}
+
+// Copies the referrers the bundle index lists for `img` to `dst`, each
+// checked first: its manifest names the subject its entry says.
+Result<std::size_t> load_referrers(oci::Store& bundle, const std::vector<const BundleReferrer*>& mine,
+                                   const BundleImage& img, oci::Store& dst, oci::CopySession& session,
+                                   const oci::CopyOptions& image_copy) {
   oci::CopyOptions co = image_copy;
   co.all = true;
   co.referrers = false;  // exactly what the index lists
   co.pin.reset();
   std::size_t n = 0;
-  for (const auto* r : referrers_of(all, img, children)) {
+  for (const auto* r : mine) {
     const std::string what = "bundle referrer " + r->manifest.digest.str() + " of " + img.name;
     STRATA_TRY(auto fetched, with_context(oci::fetch_manifest(bundle, r->manifest.digest.str()), what));
     const auto subject = std::visit([](const auto& m) { return m.subject; }, fetched.parsed);
@@ -299,9 +302,16 @@ Result<BundleLoadReport> load_bundle(const BundleLoadRequest& r) {
       return fail(ErrorCode::kCorruption, img.name + " → " + targets[i] + ": arrived as " +
                                               copied->root.digest.str() + ", not " + img.root.digest.str());
     }
-    STRATA_TRY(auto carried, load_referrers(*bundle, contents.referrers, img, *dst, session, co));
-    report.referrers += carried;
-    if (carried == 0 && !dst->keeps_referrers()) report.referrers_left += referrers_of(contents.referrers, img).size();
+    if (!contents.referrers.empty()) {
+      STRATA_TRY(auto children, children_of(*bundle, img));
+      auto mine = referrers_of(contents.referrers, img, children);
+      if (dst->keeps_referrers()) {
+        STRATA_TRY(auto carried, load_referrers(*bundle, mine, img, *dst, session, co));
+        report.referrers += carried;
+      } else {
+        report.referrers_left += mine.size();  // a daemon's store keeps none
+      }
+    }
     if (owned) STRATA_TRY_VOID(owned->close());
     report.images.push_back({img, targets[i], copied->already_present});
   }

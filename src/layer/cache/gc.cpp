@@ -517,6 +517,14 @@ Result<GcReport> gc_registry(oci::Store& store, const GcOptions& o, const Clock&
   };
   for (const auto& d : plan.evicted) {
     const auto& ov = *cand.overlays[d.entry];
+    // A registry deletes a manifest by digest, with every tag it has: one
+    // that a kept overlay also names (the amd64 image alone and as a
+    // platform of a two-platform index: one key, the same bytes) stays.
+    if (kept_blobs.contains(ov.root.digest.str())) {
+      report.problems.push_back(std::string(kOverlayPrefix) + ov.keys.front() + ": kept, its manifest " +
+                                ov.root.digest.str() + " is also a platform of an overlay gc keeps");
+      continue;
+    }
     report.overlays.push_back(overlay_report(ov, cand.created[d.entry], d));
     add("overlay", std::string(kOverlayPrefix) + ov.keys.front(), ov.root.digest.str());
     if (oci::media::is_index(ov.root.media_type)) {

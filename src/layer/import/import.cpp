@@ -1,6 +1,7 @@
 #include "layer/import/import.hpp"
 
 #include "layer/import/config_change.hpp"
+#include "layer/sbom/image_attestations.hpp"
 #include "oci/layer_spool.hpp"
 #include "oci/append_layer.hpp"
 #include "oci/manifest.hpp"
@@ -41,6 +42,41 @@ Result<std::int64_t> parse_source_date_epoch(std::string_view text) {
   }
   return static_cast<std::int64_t>(*v);
 }
+
+namespace {
+
+// The import's SBOMs (the image's own dpkg database) and provenance (the
+// tarball by name and digest, the changes, the platform and epoch). A store
+// that keeps none, or a failure, leaves the image as it is and says so.
+void attach_import_documents(const std::filesystem::path& tarball, const ImportOptions& o, oci::Store& dest,
+                             ImportResult& result) {
+  if (!dest.keeps_referrers()) {
+    result.notes.push_back(dest.describe() + " keeps no referrers: the SBOM and provenance are not attached");
+    return;
+  }
+  auto sha = fs::file_sha256(tarball);
+  if (!sha) {
+    result.notes.push_back("the SBOM and provenance were not attached: " + sha.error().message());
+    return;
+  }
+  sbom::ImageAttestations a;
+  a.image = result.manifest;
+  a.provenance.build_type = kImportBuildType;
+  // The tarball by its name, not its path: two machines importing the same
+  // bytes write the same documents.
+  const std::string name = tarball.filename().string();
+  nlohmann::ordered_json ext = {{"rootfs", {{"name", name}, {"digest", "sha256:" + *sha}}},
+                                {"platform", o.platform.str()},
+                                {"compression", oci::compression_name(o.compression)},
+                                {"changes", o.changes}};
+  if (o.epoch) ext["sourceDateEpoch"] = *o.epoch;
+  a.provenance.external_parameters = ext;
+  a.provenance.resolved.push_back({"", name, "sha256", *sha});
+  if (auto attached = sbom::attach_image_attestations(dest, a); !attached)
+    result.notes.push_back("the SBOM and provenance were not attached: " + attached.error().message());
+}
+
+}  // namespace
 
 Result<ImportResult> import_rootfs(const std::filesystem::path& tarball, const ImportOptions& o,
                                    oci::Store& dest) {
@@ -87,6 +123,7 @@ Result<ImportResult> import_rootfs(const std::filesystem::path& tarball, const I
                                tag));
   result.config = written.config;
   result.manifest = written.manifest;
+  attach_import_documents(tarball, o, dest, result);
   return result;
 }
 

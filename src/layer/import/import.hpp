@@ -10,8 +10,9 @@
 //     entries below a non-directory.
 // The layer is spooled to a temporary file while it is hashed (tar →
 // compress → file), then written to the store as a blob; the config (with
-// the --change edits) and the manifest follow. Pure apart from temp files:
-// no environment, clock or terminal access.
+// the --change edits) and the manifest follow, then the image's SBOMs and
+// the provenance of the import as its referrers (layer/sbom). Pure apart
+// from temp files: no environment, clock or terminal access.
 #pragma once
 
 #include <cstdint>
@@ -47,12 +48,18 @@ struct ImportOptions {
   oci::ReadLimits limits;
 };
 
+// The provenance's build type of an imported image.
+inline constexpr std::string_view kImportBuildType = "https://strata.dev/buildtypes/import/v1";
+
 struct ImportResult {
   oci::Descriptor manifest;
   oci::Descriptor config;
   oci::Descriptor layer;
   oci::LayerDigests digests;
   std::uint64_t entries = 0;
+  // What the image did not get (its SBOMs and provenance, in a store that
+  // keeps no referrers or when they could not be attached), one line each.
+  std::vector<std::string> notes;
 };
 
 Result<ImportResult> import_rootfs(const std::filesystem::path& tarball, const ImportOptions& options,

@@ -10,6 +10,7 @@
 #include "layer/build/build_fixture.hpp"
 #include "layer/build/overlay_use.hpp"
 #include "layer/cache/overlay_listing.hpp"
+#include "layer/overlay/overlay_fixture.hpp"
 #include "layer/sbom/referrers.hpp"
 #include "layer/sbom/sbom_documents.hpp"
 #include "oci/copy.hpp"
@@ -241,6 +242,76 @@ TEST_F(CacheGc, ARegistryOverlayWithoutAUseRecordAgesFromItsFirstSighting) {
   EXPECT_EQ(later->overlays[0].root.digest, built.root.digest);
   EXPECT_FALSE(mirror->store->resolve(built.root.digest.str()));
   EXPECT_TRUE(built_in->store->resolve(tag)) << "the other repository keeps its own";
+}
+
+// One key, one amd64 image: built alone (overlay A) and as a platform of a
+// two-platform index (overlay B), they share that manifest and its SBOMs
+// and provenance. gc evicting A keeps what B still names: in a layout the
+// manifest and its documents stay reachable; a registry, which deletes a
+// manifest with every tag it has, keeps A whole and says why.
+TEST_F(CacheGc, APlatformManifestTwoOverlaysShareKeepsItsDocuments) {
+  auto base_ref = testing::multi_arch_base(t_ / "multi", t_ / "multi-work");
+  auto base = oci::open_store(*oci::parse_image_ref(base_ref), oci::Access::kRead, {});
+  ASSERT_TRUE(base) << base.error().message();
+  auto multi = [&](std::vector<oci::Platform> platforms) {
+    OverlaySpec s = spec({"libgreet1", "shared-a"});  // both built for amd64 and arm64
+    s.base = base_ref;
+    s.base_store = base->store.get();
+    s.base_ref = base->ref;
+    s.platforms = std::move(platforms);
+    return plan(std::move(s));
+  };
+  auto reg = testing::RegistryServer::start(testing::RegistryServer::Mode::kPlain);
+  ASSERT_TRUE(reg) << reg.error().message();
+  oci::OpenOptions open;
+  open.home = t_ / "home";
+  open.insecure_registries = {(*reg)->host_port()};
+  auto layout = oci::LayoutStore::open(t_ / "shared", oci::LayoutMode::kCreate);
+  ASSERT_TRUE(layout);
+  auto registry = oci::open_store(*oci::parse_image_ref("docker://" + (*reg)->host_port() + "/team/shared"),
+                                  oci::Access::kWrite, open);
+  ASSERT_TRUE(registry) << registry.error().message();
+  for (oci::Store* dest : {static_cast<oci::Store*>(layout->get()), registry->store.get()}) {
+    SCOPED_TRACE(dest->describe());
+    ManualClock clock(system_clock().now());
+    Recorder seen;
+    auto a = run({.plan = multi({kAmd64}), .dest = dest}, t_ / "home", seen, clock);
+    clock.advance(3 * 3600);
+    auto b = run({.plan = multi({kAmd64, kArm64}), .dest = dest}, t_ / "home", seen, clock);
+    clock.advance(3600);
+    auto index = oci::fetch_manifest(*dest, b.root.digest.str());
+    ASSERT_TRUE(index);
+    const auto& children = std::get<oci::ImageIndex>(index->parsed).manifests;
+    ASSERT_TRUE(std::any_of(children.begin(), children.end(),
+                            [&](const oci::Descriptor& c) { return c.digest == a.root.digest; }))
+        << "the amd64 platform of B is A";
+    GcOptions o{.policy = {.max_size = std::nullopt, .max_unused = 2 * 3600, .min_age = 0}, .dry_run = false,
+                .home = std::nullopt};
+    auto r = collect_garbage(*dest, o, clock);
+    ASSERT_TRUE(r) << r.error().message();
+    EXPECT_TRUE(dest->resolve(a.root.digest.str())) << "B's amd64 platform is still there";
+    EXPECT_TRUE(dest->resolve(b.root.digest.str()));
+    for (auto type : {sbom::kSpdxMediaType, sbom::kCycloneDxMediaType}) {
+      auto doc = sbom::find_attached_document(*dest, a.root, type, "shared");
+      ASSERT_TRUE(doc) << doc.error().message();
+      EXPECT_TRUE(doc->has_value()) << type << " of B's amd64 platform is gone";
+    }
+    if (dest == registry->store.get()) {
+      ASSERT_FALSE(r->problems.empty());
+      EXPECT_NE(r->problems.front().find("also a platform of an overlay gc keeps"), std::string::npos)
+          << r->problems.front();
+    } else {
+      // A's tags go (and those of B's arm64 platform under its own content
+      // key, never used on its own); B itself stays.
+      auto gone = [&](const oci::Digest& d) {
+        return std::any_of(r->overlays.begin(), r->overlays.end(), [&](const GcOverlay& o) { return o.root.digest == d; });
+      };
+      EXPECT_TRUE(gone(a.root.digest));
+      EXPECT_FALSE(gone(b.root.digest));
+      auto check = testing::check_layout(t_ / "shared");
+      EXPECT_TRUE(check.problems.empty()) << check.problems.front();
+    }
+  }
 }
 
 }  // namespace

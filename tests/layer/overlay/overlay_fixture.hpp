@@ -28,4 +28,8 @@ class OverlayFixture {
   std::unique_ptr<ServedArchive> archive_;
 };
 
+// A tiny arm64 root (nothing in it is executed), and an OCI index in one
+// layout holding it and the fixture's amd64 base: "oci:<dir>:multi".
+std::string multi_arch_base(const std::filesystem::path& dir, const std::filesystem::path& work);
+
 }  // namespace strata::testing
