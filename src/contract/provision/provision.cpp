@@ -89,7 +89,10 @@ Result<ProvisionResult> provision(const ProvisionRequest& r, ProvisionContext& c
     out.digest = stacked.manifest.digest.str();
     // The image provision returns carries its SBOMs and provenance as the
     // overlay does; one that cannot keeps its image and says why.
-    if (dest->keeps_referrers()) {
+    if (!dest->keeps_referrers()) {
+      if (ctx.observer)
+        ctx.observer->note(dest->describe() + " keeps no referrers: the SBOM and provenance are not attached");
+    } else {
       layer::sbom::ImageAttestations a;
       a.image = stacked.manifest;
       a.provenance = toolchain_provenance(lower_manifest, stacked, platform);

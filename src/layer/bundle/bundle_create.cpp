@@ -29,10 +29,20 @@ Result<std::vector<BundleReferrer>> bundle_referrers(oci::Store& layout, const s
       if (const auto* idx = std::get_if<oci::ImageIndex>(&fetched.parsed))
         for (const auto& child : idx->manifests) subjects.push_back(child.digest);
     }
-    for (const auto& subject : subjects) {
-      STRATA_TRY(auto listed, layout.referrers(subject));
-      for (const auto& d : listed.manifests)
-        if (seen.insert(d.digest.str() + " " + subject.str()).second) out.push_back({subject, d});
+    // The copy brought referrers of referrers too (a signature of an SBOM):
+    // each is listed under its own subject, a few levels deep.
+    for (int depth = 0; depth < 4 && !subjects.empty(); ++depth) {
+      std::vector<oci::Digest> next;
+      for (const auto& subject : subjects) {
+        STRATA_TRY(auto listed, layout.referrers(subject));
+        for (const auto& d : listed.manifests) {
+          if (!oci::media::is_image_manifest(d.media_type)) continue;  // an index: not carried (bundle_format)
+          if (!seen.insert(d.digest.str() + " " + subject.str()).second) continue;
+          out.push_back({subject, d});
+          next.push_back(d.digest);
+        }
+      }
+      subjects = std::move(next);
     }
   }
   return out;

@@ -233,8 +233,9 @@ Result<BundleContents> parse_bundle_index(std::string_view bytes, std::string_vi
       if (!subject || !subject->verifiable())
         return fail(ErrorCode::kInvalidArgument, at + ": a referrer entry needs the sha256 digest of its subject (" +
                                                       std::string(kAnnotationSubject) + ")");
-      if (!oci::media::is_manifest_or_index(d.media_type))
-        return fail(ErrorCode::kInvalidArgument, at + ": referrer " + d.digest.str() + " has media type " + d.media_type);
+      if (!oci::media::is_image_manifest(d.media_type))
+        return fail(ErrorCode::kInvalidArgument, at + ": referrer " + d.digest.str() + " has media type " +
+                                                      d.media_type + "; a bundle carries referrers that are manifests");
       if (!names.insert("referrer:" + d.digest.str() + " " + subject->str()).second)
         return fail(ErrorCode::kInvalidArgument, at + ": referrer " + d.digest.str() + " is listed twice");
       ref.subject = *subject;

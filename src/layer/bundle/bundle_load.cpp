@@ -1,5 +1,6 @@
 #include "layer/bundle/bundle_load.hpp"
 
+#include <algorithm>
 #include <set>
 
 #include "layer/apt/deb_fetcher.hpp"
@@ -17,12 +18,21 @@ namespace stdfs = std::filesystem;
 
 namespace {
 
-// The bundle's referrers of `img`: of its root, or of a manifest its index names.
+// The bundle's referrers of `img`: of its root, of a manifest its index
+// names, and of those referrers (a signature of an SBOM), subjects first.
 std::vector<const BundleReferrer*> referrers_of(const std::vector<BundleReferrer>& all, const BundleImage& img,
                                                 const std::set<oci::Digest>& children) {
   std::vector<const BundleReferrer*> out;
-  for (const auto& r : all)
-    if (r.subject == img.root.digest || children.contains(r.subject)) out.push_back(&r);
+  std::set<oci::Digest> subjects = children;
+  subjects.insert(img.root.digest);
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const auto& r : all) {
+      if (!subjects.contains(r.subject) || std::find(out.begin(), out.end(), &r) != out.end()) continue;
+      out.push_back(&r);
+      grew = subjects.insert(r.manifest.digest).second || grew;
+    }
+  }
   return out;
 }
 
@@ -306,8 +316,12 @@ Result<BundleLoadReport> load_bundle(const BundleLoadRequest& r) {
       STRATA_TRY(auto children, children_of(*bundle, img));
       auto mine = referrers_of(contents.referrers, img, children);
       if (dst->keeps_referrers()) {
-        STRATA_TRY(auto carried, load_referrers(*bundle, mine, img, *dst, session, co));
-        report.referrers += carried;
+        auto carried = load_referrers(*bundle, mine, img, *dst, session, co);
+        if (!carried) {
+          if (owned) (void)owned->close();  // the image is there; the error says which referrer is not
+          return fail(carried.error());
+        }
+        report.referrers += *carried;
       } else {
         report.referrers_left += mine.size();  // a daemon's store keeps none
       }

@@ -225,14 +225,18 @@ struct EntryId {
 EntryId id_of(const oci::Descriptor& d) { return {d.digest.str(), d.ref_name()}; }
 
 // The manifests an index root names (none for an image, or an index that
-// cannot be read: gc then keeps what it cannot see).
-std::vector<std::string> index_children(oci::Store& store, const oci::Descriptor& root) {
+// cannot be read: gc then keeps what it cannot see). `unreadable`, when
+// given, is set when an index could not be read.
+std::vector<std::string> index_children(oci::Store& store, const oci::Descriptor& root, bool* unreadable = nullptr) {
   std::vector<std::string> out;
   if (!oci::media::is_index(root.media_type)) return out;
   auto fetched = oci::fetch_manifest(store, root.digest.str());
-  if (!fetched) return out;
-  if (const auto* idx = std::get_if<oci::ImageIndex>(&fetched->parsed))
-    for (const auto& child : idx->manifests) out.push_back(child.digest.str());
+  const auto* idx = fetched ? std::get_if<oci::ImageIndex>(&fetched->parsed) : nullptr;
+  if (!idx) {
+    if (unreadable) *unreadable = true;
+    return out;
+  }
+  for (const auto& child : idx->manifests) out.push_back(child.digest.str());
   return out;
 }
 
@@ -332,13 +336,18 @@ Result<GcReport> gc_layout(oci::LayoutStore& layout, const GcOptions& o, const C
     orphans.push_back(id_of(e));
   }
   // A referrer whose subject index.json no longer reaches (an image removed
-  // by hand, a build that failed after attaching) goes once it is old enough.
+  // by hand, a build that failed after attaching) goes once it is old enough
+  // — judged only when gc can see everything: no index it cannot read, and
+  // no writer holding the layout (a build attaches its platforms' documents
+  // before it tags their index).
   std::set<std::string> present;
+  bool unreadable = !report.kept_all.empty() || report.sweep_deferred;
   for (const auto& e : entries) {
     present.insert(e.digest.str());
-    for (auto& child : index_children(layout, e)) present.insert(std::move(child));
+    for (auto& child : index_children(layout, e, &unreadable)) present.insert(std::move(child));
   }
   for (const auto& e : entries) {
+    if (unreadable) break;
     auto subject = reach.subject(e.digest.str());
     if (subject.empty() || present.contains(subject) || owned_any.contains(id_of(e))) continue;
     auto file = on_disk.find(e.digest.str());

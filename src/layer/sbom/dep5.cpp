@@ -191,7 +191,7 @@ std::string spdx_license_id(std::string_view debian_name) {
   for (std::string_view suffix : {"-only", "-or-later"}) {
     if (!l.ends_with(suffix)) continue;
     auto base = name.substr(0, name.size() - suffix.size());
-    if (base.find('.') == std::string::npos) continue;
+    if (base.find('.') == std::string::npos || base.ends_with('+')) continue;
     if (auto f = family_id(base)) return f->substr(0, f->size() - std::string_view("-only").size()) + std::string(suffix);
   }
   // "GFDL-NIV-1.3+" → "LicenseRef-GFDL-NIV-1.3-or-later"; "GPL-2+ with Foo

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <ctime>
+#include <map>
+#include <set>
 #include <tuple>
 
 #include <nlohmann/json.hpp>
@@ -62,16 +64,21 @@ std::optional<std::size_t> layer_of(const oci::ImageFilesystem& fs, std::string_
 std::vector<SbomToolchain> toolchains_of(const oci::ImageManifest& m) {
   constexpr std::string_view kPrefix = toolchain::kAnnotationPrefix;
   std::vector<SbomToolchain> out;
+  std::map<std::string, std::size_t> layer_at;  // digest → index, once
+  for (std::size_t i = 0; i < m.layers.size(); ++i) layer_at.emplace(m.layers[i].digest.str(), i);
+  std::set<std::pair<std::string, std::string>> seen;  // one package per tool and release
+  auto is_hex = [](const std::string& h, std::size_t n) {
+    return h.size() == n && h.find_first_not_of("0123456789abcdef") == std::string::npos;
+  };
   for (const auto& [key, value] : m.annotations) {
     if (!key.starts_with(kPrefix)) continue;
     auto j = nlohmann::json::parse(value, nullptr, false);
     if (!j.is_object()) continue;
     auto text = [&](const char* k) { return j.contains(k) && j[k].is_string() ? j[k].get<std::string>() : std::string(); };
     SbomToolchain t{text("tool"), text("release"), text("source"), {}, 0};
-    std::string layer = text("layer");
-    auto at = std::find_if(m.layers.begin(), m.layers.end(), [&](const oci::Descriptor& d) { return d.digest.str() == layer; });
-    if (t.tool.empty() || t.version.empty() || at == m.layers.end()) continue;
-    t.layer = static_cast<std::size_t>(at - m.layers.begin());
+    auto at = layer_at.find(text("layer"));
+    if (t.tool.empty() || t.version.empty() || at == layer_at.end() || !seen.emplace(t.tool, t.version).second) continue;
+    t.layer = at->second;
     if (j.contains("archives") && j["archives"].is_array()) {
       for (const auto& a : j["archives"]) {
         if (!a.is_object() || !a.contains("url") || !a["url"].is_string() || !a.contains("digest") || !a["digest"].is_string())
@@ -79,7 +86,9 @@ std::vector<SbomToolchain> toolchains_of(const oci::ImageManifest& m) {
         std::string digest = a["digest"];
         auto colon = digest.find(':');
         if (colon == std::string::npos) continue;
-        t.archives.push_back({a["url"], digest.substr(0, colon), digest.substr(colon + 1)});
+        std::string alg = digest.substr(0, colon), hex = digest.substr(colon + 1);
+        if (!(alg == "sha256" && is_hex(hex, 64)) && !(alg == "sha512" && is_hex(hex, 128))) continue;
+        t.archives.push_back({a["url"], alg, hex});
       }
     }
     out.push_back(std::move(t));

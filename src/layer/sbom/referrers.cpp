@@ -47,30 +47,45 @@ Result<std::optional<std::string>> find_attached_document(oci::Store& store, con
     if (d.artifact_type && *d.artifact_type == artifact_type) candidates.push_back(d);
   std::sort(candidates.begin(), candidates.end(),
             [](const oci::Descriptor& a, const oci::Descriptor& b) { return a.digest < b.digest; });
+  // A candidate that cannot be read or names another subject is refused and
+  // the next tried: an entry pushed into a tag-schema index cannot hide the
+  // image's own document. Only when none is the image's is the refusal the answer.
+  std::optional<Error> refused;
   for (const auto& d : candidates) {
     std::string what = std::string(where) + ": the referrer " + d.digest.str();
-    STRATA_TRY(auto fetched, oci::fetch_manifest(store, d.digest.str()));
-    const auto subject_of = std::visit([](const auto& m) { return m.subject; }, fetched.parsed);
-    if (!subject_of || subject_of->digest != subject.digest)
-      return fail(ErrorCode::kCorruption, what + " is listed for " + subject.digest.str() + " but names " +
-                                              (subject_of ? subject_of->digest.str() : "no subject") +
-                                              " as its subject; it is not read");
+    auto fetched = oci::fetch_manifest(store, d.digest.str());
+    if (!fetched) {
+      if (!refused) refused = fetched.error().context(what);
+      continue;
+    }
+    const auto subject_of = std::visit([](const auto& m) { return m.subject; }, fetched->parsed);
+    if (!subject_of || subject_of->digest != subject.digest) {
+      if (!refused)
+        refused = Error(ErrorCode::kCorruption, what + " is listed for " + subject.digest.str() + " but names " +
+                                                    (subject_of ? subject_of->digest.str() : "no subject") +
+                                                    " as its subject; it is not read");
+      continue;
+    }
     // Another tool's artifact of the same type (an oras attach of a tar,
     // a DSSE-wrapped attestation, another predicate): not strata's form.
-    const auto* m = std::get_if<oci::ImageManifest>(&fetched.parsed);
+    const auto* m = std::get_if<oci::ImageManifest>(&fetched->parsed);
     if (!m || m->layers.size() != 1 || m->layers.front().media_type != artifact_type) continue;
     bool wanted = true;
     for (const auto& [k, v] : annotations)
       if (auto it = m->annotations.find(k); it == m->annotations.end() || it->second != v) wanted = false;
     if (!wanted) continue;
     const auto& layer = m->layers.front();
-    if (layer.size < 0 || static_cast<std::uint64_t>(layer.size) > kMaxDocumentBytes)
-      return fail(ErrorCode::kCorruption, what + " holds a document of " + std::to_string(layer.size) +
-                                              " bytes, more than the " + std::to_string(kMaxDocumentBytes >> 20) +
-                                              " MiB strata reads");
+    if (layer.size < 0 || static_cast<std::uint64_t>(layer.size) > kMaxDocumentBytes) {
+      if (!refused)
+        refused = Error(ErrorCode::kCorruption, what + " holds a document of " + std::to_string(layer.size) +
+                                                    " bytes, more than the " + std::to_string(kMaxDocumentBytes >> 20) +
+                                                    " MiB strata reads");
+      continue;
+    }
     STRATA_TRY(auto bytes, oci::read_blob(store, layer, kMaxDocumentBytes));
     return std::optional<std::string>(std::move(bytes));
   }
+  if (refused) return fail(*refused);
   return std::optional<std::string>();
 }
 

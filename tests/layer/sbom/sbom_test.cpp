@@ -66,6 +66,7 @@ TEST(Dep5, AlwaysAWellFormedExpression) {
   EXPECT_EQ(one("MIT or"), "MIT");
   EXPECT_EQ(one(", and , or"), std::nullopt);
   EXPECT_EQ(one("GPL-2.0-only or LGPL-2.1-or-later"), "GPL-2.0-only OR LGPL-2.1-or-later");
+  EXPECT_EQ(one("GPL-2.0+-only"), "LicenseRef-GPL-2.0-or-later-only");  // not an SPDX id: a reference
   std::regex grammar(R"(^(\(*[A-Za-z0-9.\-]+\)*( (AND|OR) )?)+$)");
   for (std::string line : {"a, b, and c or d", "GPL-2+ with OpenSSL exception or MIT, and", "x , , y", "and , or"}) {
     auto e = one(line);
@@ -257,6 +258,35 @@ TEST_F(ImageSbomTest, CycloneDxMeetsTheSchemasRequiredFields) {
   EXPECT_FALSE(doc["components"][2].contains("licenses"));  // libc6: not stated
 }
 
+// Toolchain layers come from the manifest's annotations; one that names no
+// layer, repeats a tool and release, or gives a digest that is not one is
+// not believed (or its archive left out), so the documents stay valid.
+TEST_F(ImageSbomTest, ToolchainLayersFromTheirAnnotationsCheckedFirst) {
+  two_layers();
+  const std::string layer = manifest_.layers[1].digest.str();
+  auto annotation = [&](std::string tool, std::string digest, std::string on) {
+    return nlohmann::json{{"tool", tool}, {"release", "22.11.0"}, {"source", "https://nodejs.org/dist"},
+                          {"archives", {{{"url", "https://nodejs.org/dist/v22.11.0/node-v22.11.0-linux-x64.tar.xz"},
+                                         {"digest", digest}}}},
+                          {"layer", on}}
+        .dump();
+  };
+  manifest_.annotations["dev.strata.toolchain.node"] = annotation("node", "sha256:" + std::string(64, 'a'), layer);
+  manifest_.annotations["dev.strata.toolchain.x"] = annotation("node", "sha256:" + std::string(64, 'b'), layer);
+  manifest_.annotations["dev.strata.toolchain.go"] = annotation("go", "sha256:zz", layer);
+  manifest_.annotations["dev.strata.toolchain.rust"] = annotation("rust", "sha256:" + std::string(64, 'c'), "sha256:nope");
+  auto image = read(finish());
+  ASSERT_EQ(image.toolchains.size(), 2u);  // go (its archive left out) and one node; rust names no layer
+  EXPECT_EQ(image.toolchains[0].tool, "go");
+  EXPECT_TRUE(image.toolchains[0].archives.empty());
+  EXPECT_EQ(image.toolchains[1].tool, "node");
+  EXPECT_EQ(image.toolchains[1].layer, 1u);
+  auto spdx = nlohmann::json::parse(spdx_document(image));
+  std::set<std::string> ids;
+  for (const auto& p : spdx["packages"]) EXPECT_TRUE(ids.insert(p["SPDXID"].get<std::string>()).second) << p["SPDXID"];
+  EXPECT_TRUE(ids.contains("SPDXRef-Toolchain-node-22.11.0"));
+}
+
 TEST_F(ImageSbomTest, AnImageWithoutADpkgDatabaseSaysSo) {
   add_layer({tl::dir("bin"), tl::file("bin/app", "\x7f" "ELF")});
   auto image = read(finish());
@@ -340,6 +370,20 @@ TEST_F(ImageSbomTest, AttachedDocumentsAreFoundOnlyThroughTheirSubject) {
   EXPECT_EQ(misfiled.error().code(), ErrorCode::kCorruption);
   EXPECT_NE(misfiled.error().message().find("listed for " + raw.descriptor.digest.str()), std::string::npos)
       << misfiled.error().message();
+  // With the image's own document listed beside it, the misfiled entry
+  // cannot hide it, whichever digest sorts first.
+  AttachRequest own{raw.descriptor, std::string(kCycloneDxMediaType), "{\"own\":true}", "", {}};
+  auto mine = attach_document(store_, own);
+  ASSERT_TRUE(mine);
+  oci::Descriptor own_entry = *mine;
+  own_entry.artifact_type = std::string(kCycloneDxMediaType);
+  listing.manifests.push_back(own_entry);
+  ASSERT_TRUE(store_.put_manifest(oci::make_raw_manifest(listing.media_type, oci::serialize(listing)),
+                                  oci::referrers_tag(raw.descriptor.digest)));
+  auto found_own = find_attached_document(store_, raw.descriptor, kCycloneDxMediaType, "test");
+  ASSERT_TRUE(found_own) << found_own.error().message();
+  ASSERT_TRUE(found_own->has_value());
+  EXPECT_EQ(**found_own, "{\"own\":true}");
 }
 
 }  // namespace
