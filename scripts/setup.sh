@@ -52,7 +52,8 @@ esac
 # Node and npm run the CycloneDX project's validator of strata's SBOMs
 # (tests/support/cyclonedx_validate.sh); a Node the machine has already
 # (another vendor's package, with its own npm) is used as it is.
-if [ "${1:-build}" != build ] && ! command -v npm >/dev/null; then want+=(nodejs npm); fi
+NODE_DEPS=(nodejs npm)
+if [ "${1:-build}" != build ] && ! command -v npm >/dev/null; then want+=("${NODE_DEPS[@]}"); fi
 
 missing=()
 for p in "${want[@]}"; do
