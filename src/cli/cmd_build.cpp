@@ -76,7 +76,8 @@ void run_build(const GlobalOptions& g, const OverlayFlags& f, oci::http::Transpo
                               .dest_tag = dest.tag(), .max_age = max_age,
                               .lock_out = f.lock_out,
                               .use_refresh = dest_ref.transport == oci::Transport::kDocker ? layer::kRegistryUseRefresh
-                                                                                          : layer::kLayoutUseRefresh};
+                                                                                          : layer::kLayoutUseRefresh,
+                              .attestations = !f.no_attestations};
   auto result = check(layer::build(request, ctx));
   check(dest.deliver(result.root.digest));
   print(g, f, result);
@@ -94,6 +95,9 @@ void register_build(CLI::App& app, GlobalOptions& g, std::shared_ptr<oci::http::
       "  strata build --base docker-daemon:debian:12 build-essential --dest docker-daemon:dev:1\n");
   add_overlay_options(cmd, *f);
   cmd->add_option("--dest", f->dest, "Destination image reference")->required();
+  cmd->add_flag("--no-attestations", f->no_attestations,
+                "Attach no SBOM (SPDX, CycloneDX) or provenance to the built image (default: attached as referrers "
+                "where the destination keeps them)");
   cmd->callback([&g, f, http] { run_build(g, *f, *http); });
 }
 

@@ -23,6 +23,7 @@ struct OverlayFlags {
   std::string max_age;
   std::string index_max_age = kDefaultIndexMaxAge;
   bool allow_unsigned = false;
+  bool no_attestations = false;  // build --no-attestations: no SBOM or provenance attached
   bool strict = false;  // --strict: a --lock resolved on another base is refused, not warned of
   std::string variant = "minbase";  // --base scratch: essential | minbase
 };

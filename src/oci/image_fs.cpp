@@ -1,5 +1,6 @@
 #include "oci/image_fs.hpp"
 
+#include <algorithm>
 #include <deque>
 
 #include "oci/media_types.hpp"
@@ -28,13 +29,13 @@ void push_front_components(std::deque<std::string>& rest, std::string_view path)
 }
 
 // Walks `path` from the root, following symlinks inside the image (the last
-// component only when `follow_last`). With `create` set, every missing
+// component only when `follow_last`). With `create`, every missing
 // component, the last one included, is created as an implicit 0755
-// root-owned directory of layer `layer` and its path recorded in *create:
-// parent entries are optional in a layer, so a layer holding only
-// ./var/lib/dpkg/status still puts that file below var/lib/dpkg.
-Result<std::string> walk(std::map<std::string, FsNode>& nodes, std::string_view path, bool follow_last,
-                         std::set<std::string>* create, std::size_t layer) {
+// root-owned directory of layer `layer`: parent entries are optional in a
+// layer, so a layer holding only ./var/lib/dpkg/status still puts that file
+// below var/lib/dpkg.
+Result<std::string> walk(std::map<std::string, FsNode>& nodes, std::string_view path, bool follow_last, bool create,
+                         std::size_t layer) {
   std::deque<std::string> rest;
   push_front_components(rest, path);
   std::string cur;  // resolved so far
@@ -54,7 +55,6 @@ Result<std::string> walk(std::map<std::string, FsNode>& nodes, std::string_view 
       FsNode dir;
       dir.layer = layer;
       it = nodes.emplace(next, dir).first;
-      create->insert(next);
     }
     const FsNode& n = it->second;
     if (n.type == TarEntryType::kSymlink && (!rest.empty() || follow_last)) {
@@ -94,6 +94,27 @@ std::function<bool(std::string_view)> capture_paths(std::vector<std::string> pat
   };
 }
 
+ImageFsOptions combine_needs(ImageFsOptions a, ImageFsOptions b) {
+  ImageFsOptions out;
+  out.limits = a.limits;
+  out.max_capture_bytes = std::max(a.max_capture_bytes, b.max_capture_bytes);
+  out.max_summarize_bytes = std::max(a.max_summarize_bytes, b.max_summarize_bytes);
+  if (a.capture || b.capture) {
+    out.capture = [a = a.capture, b = b.capture](std::string_view p) { return (a && a(p)) || (b && b(p)); };
+  }
+  auto summarizes = [](const ImageFsOptions& o) { return o.summarize && o.summarize_paths; };
+  if (summarizes(a) || summarizes(b)) {
+    bool has_a = summarizes(a), has_b = summarizes(b);
+    out.summarize_paths = [a, b, has_a, has_b](std::string_view p) {
+      return (has_a && a.summarize_paths(p)) || (has_b && b.summarize_paths(p));
+    };
+    out.summarize = [a, b, has_a](std::string_view p, std::string_view content) {
+      return has_a && a.summarize_paths(p) ? a.summarize(p, content) : b.summarize(p, content);
+    };
+  }
+  return out;
+}
+
 ImageFilesystem::ImageFilesystem() { nodes_.emplace("", FsNode{}); }
 
 ImageFilesystem ImageFilesystem::from_nodes(std::map<std::string, FsNode> nodes, std::size_t layers) {
@@ -104,17 +125,19 @@ ImageFilesystem ImageFilesystem::from_nodes(std::map<std::string, FsNode> nodes,
   return fs;
 }
 
-void ImageFilesystem::erase_tree(const std::string& path, bool keep_self, const std::set<std::string>& keep) {
+void ImageFilesystem::erase_tree(const std::string& path, bool keep_self, std::optional<std::size_t> keep_layer) {
   std::string prefix = path.empty() ? std::string() : path + "/";
   auto it = path.empty() ? nodes_.upper_bound("") : nodes_.lower_bound(prefix);
+  auto kept = [&](const FsNode& n) { return keep_layer && n.layer == *keep_layer; };
   while (it != nodes_.end() && it->first.starts_with(prefix)) {
-    if (keep.count(it->first)) {
+    if (kept(it->second)) {
       ++it;
     } else {
       it = nodes_.erase(it);
     }
   }
-  if (!keep_self && !path.empty() && !keep.count(path)) nodes_.erase(path);
+  if (keep_self || path.empty()) return;
+  if (auto self = nodes_.find(path); self != nodes_.end() && !kept(self->second)) nodes_.erase(self);
 }
 
 Result<void> ImageFilesystem::apply_layer(TarReader& reader, const ImageFsOptions& options) {
@@ -122,94 +145,146 @@ Result<void> ImageFilesystem::apply_layer(TarReader& reader, const ImageFsOption
   return apply_layer(reader, options, pending);
 }
 
+bool ImageFilesystem::wants_content(const FsNode& node, const std::string& key, const ImageFsOptions& options) {
+  return node.type == TarEntryType::kRegular && !node.content && node.size <= options.max_capture_bytes &&
+         options.capture && options.capture(key);
+}
+
+bool ImageFilesystem::wants_summary(const FsNode& node, const std::string& key, const ImageFsOptions& options) {
+  return node.type == TarEntryType::kRegular && !node.content && !node.summary &&
+         node.size <= options.max_summarize_bytes && options.summarize && options.summarize_paths &&
+         options.summarize_paths(key);
+}
+
+Result<std::optional<ImageFilesystem::Placed>> ImageFilesystem::place(const TarEntry& e, LayerApply& st, std::string_view what) {
+  auto refuse = [&](std::string why) {
+    return fail(ErrorCode::kInvalidArgument, std::string(what) + ": entry " + str::quote(e.path) + ": " + why);
+  };
+  if (e.path.empty()) {  // the root: only its attributes
+    FsNode& root = nodes_[""];
+    root.mode = e.mode;
+    root.uid = e.uid;
+    root.gid = e.gid;
+    root.mtime = e.mtime;
+    root.layer = st.layer;
+    return std::nullopt;
+  }
+  std::string_view base = base_name(e.path);
+  std::string_view parent = parent_path(e.path);
+  if (base.starts_with(kWhiteoutPrefix)) {
+    st.last_parent.reset();
+    auto dir = walk(nodes_, parent, true, false, st.layer);
+    if (!dir) return std::nullopt;  // nothing below a missing directory to hide
+    if (base == kOpaqueWhiteout) {
+      erase_tree(*dir, true, st.layer);
+      return std::nullopt;
+    }
+    std::string_view name = base.substr(kWhiteoutPrefix.size());
+    if (name.empty() || name == "." || name == "..") return refuse("a whiteout must name what it deletes");
+    std::string victim = join(*dir, name);
+    erase_tree(victim, false, st.layer);
+    return std::nullopt;
+  }
+
+  std::string key;
+  if (st.last_parent && st.last_parent->first == parent) {
+    key = join(st.last_parent->second, base);
+  } else {
+    auto p = walk(nodes_, parent, true, true, st.layer);
+    if (!p) return fail(p.error().context(std::string(what) + ": entry " + str::quote(e.path)));
+    key = join(*p, base);
+    st.last_parent.emplace(std::string(parent), std::move(*p));
+  }
+
+  FsNode node;
+  node.type = e.type;
+  node.mode = e.mode;
+  node.uid = e.uid;
+  node.gid = e.gid;
+  node.size = e.size;
+  node.mtime = e.mtime;
+  node.dev_major = e.dev_major;
+  node.dev_minor = e.dev_minor;
+  node.layer = st.layer;
+  if (e.type == TarEntryType::kSymlink) node.link_target = e.link_target;
+  if (e.type == TarEntryType::kHardlink) {
+    // The target: an earlier non-directory entry of this layer, where it landed.
+    auto r = st.resolved.find(e.link_target);
+    const std::string& at = r == st.resolved.end() ? e.link_target : r->second;
+    auto target = nodes_.find(at);
+    if (target == nodes_.end() || target->second.layer != st.layer || target->second.type == TarEntryType::kDirectory)
+      return refuse("hardlink target " + str::quote(e.link_target) + " is gone");
+    node = target->second;
+    node.layer = st.layer;
+  }
+  auto existing = nodes_.find(key);
+  // Only a directory or symlink placed, or one replaced, can change where a
+  // path leads (a file never sits on a path's way).
+  auto steers = [](TarEntryType t) { return t == TarEntryType::kDirectory || t == TarEntryType::kSymlink; };
+  if (steers(node.type) || (existing != nodes_.end() && steers(existing->second.type))) st.last_parent.reset();
+  if (existing != nodes_.end()) {
+    bool both_dirs = existing->second.type == TarEntryType::kDirectory && e.type == TarEntryType::kDirectory;
+    if (!both_dirs) {
+      erase_tree(key, false, std::nullopt);
+      existing = nodes_.end();
+    }
+  }
+  FsNode* slot = existing != nodes_.end() ? &(existing->second = std::move(node))
+                                          : &nodes_.emplace(key, std::move(node)).first->second;
+  if (e.type != TarEntryType::kDirectory && e.path != key) st.resolved[e.path] = key;
+  return Placed{std::move(key), slot};
+}
+
 Result<void> ImageFilesystem::apply_layer(TarReader& reader, const ImageFsOptions& options, Pending& pending) {
-  const std::size_t layer = layers_;
+  LayerApply st;
+  st.layer = layers_;
   max_capture_bytes_ = options.max_capture_bytes;
-  std::set<std::string> added;                   // resolved paths this layer wrote
-  std::map<std::string, std::string> resolved;   // archive path → resolved path (hardlinks)
   while (true) {
     STRATA_TRY(auto next, reader.next());
     if (!next) break;
-    TarEntry& e = *next;
-    auto refuse = [&](std::string why) {
-      return fail(ErrorCode::kInvalidArgument, reader.what() + ": entry " + str::quote(e.path) + ": " + why);
-    };
-    if (e.path.empty()) {  // the root: only its attributes
-      FsNode& root = nodes_[""];
-      root.mode = e.mode;
-      root.uid = e.uid;
-      root.gid = e.gid;
-      root.mtime = e.mtime;
-      root.layer = layer;
-      continue;
-    }
-    std::string_view base = base_name(e.path);
-    std::string_view parent = parent_path(e.path);
-    if (base.starts_with(kWhiteoutPrefix)) {
-      auto dir = walk(nodes_, parent, true, nullptr, layer);
-      if (!dir) continue;  // nothing below a missing directory to hide
-      if (base == kOpaqueWhiteout) {
-        erase_tree(*dir, true, added);
-        continue;
-      }
-      std::string_view name = base.substr(kWhiteoutPrefix.size());
-      if (name.empty() || name == "." || name == "..") return refuse("a whiteout must name what it deletes");
-      std::string victim = join(*dir, name);
-      erase_tree(victim, added.count(victim) > 0, added);
-      continue;
-    }
-
-    std::string key;
-    {
-      auto p = walk(nodes_, parent, true, &added, layer);
-      if (!p) return fail(p.error().context(reader.what() + ": entry " + str::quote(e.path)));
-      key = join(*p, base);
-    }
-    FsNode node;
-    node.type = e.type;
-    node.mode = e.mode;
-    node.uid = e.uid;
-    node.gid = e.gid;
-    node.size = e.size;
-    node.mtime = e.mtime;
-    node.dev_major = e.dev_major;
-    node.dev_minor = e.dev_minor;
-    node.layer = layer;
-    if (e.type == TarEntryType::kSymlink) node.link_target = e.link_target;
+    const TarEntry& e = *next;
+    STRATA_TRY(auto placed, place(e, st, reader.what()));
+    if (!placed) continue;
+    const std::string& key = placed->key;
+    FsNode& node = *placed->node;
     if (e.type == TarEntryType::kHardlink) {
-      auto r = resolved.find(e.link_target);
-      auto target = r == resolved.end() ? nodes_.end() : nodes_.find(r->second);
-      if (target == nodes_.end()) return refuse("hardlink target " + str::quote(e.link_target) + " is gone");
-      node = target->second;
-      node.layer = layer;
       // Its bytes went past under the target's name, uncaptured: wanted
       // here, they come from a second read of the layer.
-      const bool wants_content = !node.content && node.size <= options.max_capture_bytes && options.capture &&
-                                 options.capture(key);
-      const bool wants_summary = !wants_content && !node.content && !node.summary &&
-                                 node.size <= options.max_summarize_bytes && options.summarize &&
-                                 options.summarize_paths && options.summarize_paths(key);
-      if (node.type == TarEntryType::kRegular && (wants_content || wants_summary)) pending[r->first].push_back(key);
-    }
-    if (e.type == TarEntryType::kRegular && e.size <= options.max_capture_bytes && options.capture &&
-        options.capture(key)) {
+      if (wants_content(node, key, options) || wants_summary(node, key, options))
+        pending[e.link_target].push_back(key);
+    } else if (wants_content(node, key, options)) {
       STRATA_TRY(node.content, reader.read_data_string(options.max_capture_bytes));
-    } else if (e.type == TarEntryType::kRegular && e.size <= options.max_summarize_bytes && options.summarize &&
-               options.summarize_paths && options.summarize_paths(key)) {
+    } else if (wants_summary(node, key, options)) {
       STRATA_TRY(std::string content, reader.read_data_string(options.max_summarize_bytes));
-      node.summary = options.summarize(content);
+      node.summary = options.summarize(key, content);
     }
-    auto existing = nodes_.find(key);
-    if (existing != nodes_.end()) {
-      bool both_dirs = existing->second.type == TarEntryType::kDirectory && e.type == TarEntryType::kDirectory;
-      if (!both_dirs) erase_tree(key, false, {});
-    }
-    nodes_[key] = std::move(node);
-    added.insert(key);
-    if (e.type != TarEntryType::kDirectory) resolved[e.path] = key;
   }
   ++layers_;
   if (auto dup = describe_duplicate_paths(reader); !dup.empty()) warnings_.push_back(std::move(dup));
+  return {};
+}
+
+Result<void> ImageFilesystem::apply_known_layer(const std::vector<KnownEntry>& entries, const ImageFsOptions& options,
+                                                std::string_view what) {
+  LayerApply st;
+  st.layer = layers_;
+  max_capture_bytes_ = options.max_capture_bytes;
+  for (const KnownEntry& k : entries) {
+    STRATA_TRY(auto placed, place(k.entry, st, what));
+    if (!placed) continue;
+    const std::string& key = placed->key;
+    FsNode& node = *placed->node;
+    if (wants_content(node, key, options)) {
+      if (!k.content)
+        return fail(ErrorCode::kFailedPrecondition, std::string(what) + ": /" + key + ": its content was not kept");
+      node.content = *k.content;
+    } else if (wants_summary(node, key, options)) {
+      if (k.summary) node.summary = *k.summary;
+      else if (k.content) node.summary = options.summarize(key, *k.content);
+      else return fail(ErrorCode::kFailedPrecondition, std::string(what) + ": /" + key + ": its summary was not kept");
+    }
+  }
+  ++layers_;
   return {};
 }
 
@@ -254,7 +329,7 @@ Result<void> ImageFilesystem::fill_pending(TarReader& reader, const ImageFsOptio
       if (options.capture && options.capture(key) && content.size() <= options.max_capture_bytes) {
         n->second.content = content;
       } else if (options.summarize) {
-        n->second.summary = options.summarize(content);
+        n->second.summary = options.summarize(key, content);
       }
     }
   }
@@ -265,9 +340,9 @@ Result<std::string> ImageFilesystem::resolve(std::string_view path, Follow follo
   if (path.find('\0') != std::string_view::npos) {
     return fail(ErrorCode::kInvalidArgument, "path " + str::quote(path) + " contains a NUL byte");
   }
-  // walk() mutates nothing when `create` is null.
+  // walk() mutates nothing without `create`.
   auto& nodes = const_cast<std::map<std::string, FsNode>&>(nodes_);
-  return walk(nodes, path, follow == Follow::kYes, nullptr, layers_);
+  return walk(nodes, path, follow == Follow::kYes, false, layers_);
 }
 
 Result<const FsNode*> ImageFilesystem::lookup(std::string_view path, Follow follow) const {

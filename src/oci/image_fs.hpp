@@ -43,6 +43,8 @@ struct FsNode {
   std::optional<std::string> content;  // regular files the options asked to capture
   std::optional<std::string> summary;  // regular files the options asked to summarize
   std::size_t layer = 0;               // index of the layer that last wrote this path
+
+  bool operator==(const FsNode&) const = default;
 };
 
 // The default bound of a captured file: a dpkg status of a large image (a
@@ -65,9 +67,25 @@ struct ImageFsOptions {
   // libraries cost a soname each, not their bytes. Larger files are left
   // without a summary. Default: none.
   std::function<bool(std::string_view path)> summarize_paths;
-  std::function<std::string(std::string_view content)> summarize;
+  std::function<std::string(std::string_view path, std::string_view content)> summarize;
   std::uint64_t max_summarize_bytes = std::uint64_t{256} << 20;
   ReadLimits limits;  // per layer
+};
+
+// What two callers need at once: a file is captured when either asks, and
+// summarized by the first whose summarize_paths names it (so a library keeps
+// one caller's summary and a copyright file the other's); each bound is the
+// larger of the two, `a`'s read limits.
+ImageFsOptions combine_needs(ImageFsOptions a, ImageFsOptions b);
+
+// One entry of a layer as its writer knows it, for apply_known_layer: the
+// header and, for a regular file, the content or summary the options ask
+// for (the writer kept what it would be asked: a build's captured files).
+struct KnownEntry {
+  TarEntry entry;  // canonical path; a hardlink's link_target names an earlier entry of the layer
+  // Null when not kept; else pointing into the writer's data for the call.
+  const std::string* content = nullptr;
+  const std::string* summary = nullptr;  // as options.summarize would make it
 };
 
 // A capture predicate for exact paths ("etc/os-release") and one-level globs
@@ -90,6 +108,14 @@ class ImageFilesystem {
   // this layer wrote earlier under a path not captured is left without
   // content (load() reads the layer again for it).
   Result<void> apply_layer(TarReader& reader, const ImageFsOptions& options = {});
+  // Applies one more layer from its entries, in layer order, without its
+  // bytes: the layer a builder just wrote, whose file contents it knows only
+  // where it kept them. The rules are apply_layer's, so the result is what
+  // load() reads back; a file `options` would capture or summarize whose
+  // entry holds neither is refused (kFailedPrecondition, naming it and
+  // `what`), never left out silently.
+  Result<void> apply_known_layer(const std::vector<KnownEntry>& entries, const ImageFsOptions& options,
+                                 std::string_view what);
 
   // Resolves `path` ("/usr/bin/cc" or "usr/bin/cc") inside the image root:
   // symlinks are followed (absolute targets from the image root, ".." stops
@@ -117,8 +143,31 @@ class ImageFilesystem {
   const std::vector<std::string>& warnings() const { return warnings_; }
 
  private:
-  Result<std::string> resolve_parent_for_write(std::string_view parent, const std::string& entry);
-  void erase_tree(const std::string& path, bool keep_self, const std::set<std::string>& keep);
+  // One layer being applied: its index (the nodes it wrote carry it), and
+  // where each of its non-directory entries landed (for its hardlinks).
+  struct LayerApply {
+    std::size_t layer = 0;
+    std::map<std::string, std::string> resolved;  // entry path → resolved path, where they differ
+    // The last parent walked and where it led: siblings follow one another
+    // in a layer, so most entries skip the walk. Forgotten when an entry
+    // could change where it leads (a directory, symlink or whiteout, or a
+    // file over it or an ancestor).
+    std::optional<std::pair<std::string, std::string>> last_parent;
+  };
+  // Places one entry's node (a hardlink's a copy of its target's): the
+  // path it landed at and the node there, or nullopt for the root's
+  // attributes and whiteouts.
+  struct Placed {
+    std::string key;
+    FsNode* node = nullptr;
+  };
+  Result<std::optional<Placed>> place(const TarEntry& e, LayerApply& layer, std::string_view what);
+  // Whether `node` at `key` wants its content captured, or else summarized.
+  static bool wants_content(const FsNode& node, const std::string& key, const ImageFsOptions& options);
+  static bool wants_summary(const FsNode& node, const std::string& key, const ImageFsOptions& options);
+  // Removes `path` (unless keep_self) and everything below it, except the
+  // nodes layer `keep_layer` wrote (a whiteout never hides its own layer).
+  void erase_tree(const std::string& path, bool keep_self, std::optional<std::size_t> keep_layer);
   // Captured (or summarized) hardlinks whose target was not: the target's
   // archive path → the paths of the links wanting its bytes.
   using Pending = std::map<std::string, std::vector<std::string>>;

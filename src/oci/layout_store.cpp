@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <future>
 #include <set>
 #include <variant>
 
@@ -532,6 +533,32 @@ Result<void> LayoutStore::put_manifest(const RawManifest& m, std::optional<std::
     }
     idx.manifests.push_back(entry);
     return true;
+  });
+}
+
+Result<void> LayoutStore::put_manifests(const std::vector<RawManifest>& manifests) {
+  for (const auto& m : manifests) {
+    if (m.bytes.size() > kMaxManifestBytes) return put_manifest(m, std::nullopt);  // its refusal
+  }
+  {
+    std::vector<std::future<Result<void>>> writes;
+    for (const auto& m : manifests)
+      writes.push_back(std::async(std::launch::async | std::launch::deferred,
+                                  [this, &m] { return write_blob(*this, m.descriptor, m.bytes); }));
+    for (auto& w : writes) STRATA_TRY_VOID(w.get());  // an early return still waits for the others
+  }
+  return update_index([&](ImageIndex& idx) {
+    bool changed = false;
+    for (const auto& m : manifests) {
+      bool listed = std::any_of(idx.manifests.begin(), idx.manifests.end(),
+                                [&](const Descriptor& e) { return e.digest == m.descriptor.digest; });
+      if (listed) continue;
+      Descriptor entry = m.descriptor;
+      entry.annotations.clear();
+      idx.manifests.push_back(std::move(entry));
+      changed = true;
+    }
+    return changed;
   });
 }
 

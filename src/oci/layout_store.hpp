@@ -56,6 +56,7 @@ class LayoutStore final : public Store {
   Result<Descriptor> resolve(std::string_view ref) override;
   Result<RawManifest> get_manifest(std::string_view ref) override;
   Result<void> put_manifest(const RawManifest& manifest, std::optional<std::string_view> tag) override;
+  Result<void> put_manifests(const std::vector<RawManifest>& manifests) override;
   Result<bool> has_blob(const Descriptor& desc) override;
   Result<void> fetch_blob(const Descriptor& desc, ByteSink& sink, std::uint64_t offset) override;
   Result<std::unique_ptr<BlobWriter>> blob_writer(const Descriptor& desc) override;

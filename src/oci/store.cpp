@@ -96,6 +96,11 @@ Result<void> write_blob_file(Store& store, const Descriptor& desc, const std::fi
   return {};
 }
 
+Result<void> Store::put_manifests(const std::vector<RawManifest>& manifests) {
+  for (const auto& m : manifests) STRATA_TRY_VOID(put_manifest(m, std::nullopt));
+  return {};
+}
+
 Result<void> write_blob(Store& store, const Descriptor& desc, std::string_view bytes) {
   STRATA_TRY(bool present, store.has_blob(desc));
   if (present) return {};

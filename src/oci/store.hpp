@@ -40,6 +40,10 @@ class Store {
   // REQUIRES: every blob and child manifest it references is already present.
   virtual Result<void> put_manifest(const RawManifest& manifest,
                                     std::optional<std::string_view> tag) = 0;
+  // Several untagged manifests (an image's referrers), in order: one
+  // put_manifest each, unless the store can do better (a layout writes
+  // their blobs at once and its index.json once).
+  virtual Result<void> put_manifests(const std::vector<RawManifest>& manifests);
 
   virtual Result<bool> has_blob(const Descriptor& desc) = 0;
 

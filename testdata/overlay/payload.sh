@@ -22,7 +22,11 @@ case "$name" in
     echo "activate-noawait ldconfig" > "$d/DEBIAN/triggers"
     ;;
   greet)
-    mkdir -p "$d/usr/bin"
+    mkdir -p "$d/usr/bin" "$d/usr/share/doc/greet"
+    # Machine-readable (DEP-5): its licence is what an SBOM states for greet.
+    printf '%s\n' 'Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/' 'Upstream-Name: greet' '' \
+      'Files: *' 'Copyright: 2024 the strata test fixture' 'License: GPL-2+' '' 'Files: libgreet.c' \
+      'Copyright: 2024 the strata test fixture' 'License: Expat' >"$d/usr/share/doc/greet/copyright"
 
     tmp=$(mktemp -d)
     gcc -shared -fPIC -Wl,-soname,libgreet.so.1 -o "$tmp/libgreet.so.1" "$src/libgreet.c"

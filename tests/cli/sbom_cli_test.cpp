@@ -113,9 +113,8 @@ TEST_F(SbomCli, ABuildAttachesDocumentsTheImageAndDpkgAgreeWith) {
   auto prov = json::parse(sbom({"--provenance", a}));
   EXPECT_EQ(prov["_type"], "https://in-toto.io/Statement/v1");
   EXPECT_EQ(prov["predicateType"], "https://slsa.dev/provenance/v1");
-  auto inspect = strata({"inspect", "--platform", "linux/amd64", a});
-  ASSERT_EQ(inspect.code, 0) << inspect.err;
   auto image_digest = strata({"--json", "inspect", "--platform", "linux/amd64", a});
+  ASSERT_EQ(image_digest.code, 0) << image_digest.err;
   std::string digest = json::parse(image_digest.out)["digest"];
   EXPECT_EQ("sha256:" + prov["subject"][0]["digest"]["sha256"].get<std::string>(), digest);
   const auto& def = prov["predicate"]["buildDefinition"];
@@ -127,6 +126,47 @@ TEST_F(SbomCli, ABuildAttachesDocumentsTheImageAndDpkgAgreeWith) {
       EXPECT_EQ(d["digest"]["sha256"].get<std::string>().size(), 64u);
     }
   EXPECT_GE(debs, 2);
+}
+
+// The build makes its SBOM from what it wrote, not by reading the image
+// back: every package, version, licence and layer is what an SBOM derived
+// from the image states. `--no-attestations` builds the same image with no
+// documents.
+TEST_F(SbomCli, TheBuildsSbomIsTheImagesAndNoAttestationsAttachesNone) {
+  const std::string a = build("a");
+  auto facts = [](const json& doc) {
+    std::map<std::string, std::string> container;
+    for (const auto& r : doc["relationships"])
+      if (r["relationshipType"] == "CONTAINS") container[r["relatedSpdxElement"]] = r["spdxElementId"];
+    std::set<std::string> out;
+    for (const auto& p : doc["packages"]) {
+      if (!p["SPDXID"].get<std::string>().starts_with("SPDXRef-Package-deb-")) continue;
+      std::string layer = container[p["SPDXID"]].substr(0, container[p["SPDXID"]].find('-', 15));
+      out.insert(p["name"].get<std::string>() + " " + p["versionInfo"].get<std::string>() + " " +
+                 p["licenseDeclared"].get<std::string>() + " " + layer);
+    }
+    return out;
+  };
+  auto attached = json::parse(sbom({a}));
+  auto derived = json::parse(sbom({"--derive", a}));
+  EXPECT_EQ(facts(attached), facts(derived));
+  EXPECT_TRUE(facts(attached).contains("greet 1.0-1 GPL-2.0-or-later AND MIT SPDXRef-Layer-2"))
+      << "greet's DEP-5 copyright, summarised when its fragment was made";
+
+  std::string bare = "oci:" + (dir_ / "bare").string() + ":app";
+  auto r = run({strata_binary(), "--home", (dir_ / "a-home").string(), "build", "--base", fx_.base_ref(), "--sources",
+                fx_.sources().string(), "--platform", "linux/amd64", "--dest", bare, "--no-attestations", "greet",
+                "shared-a"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto digest = [&](const std::string& ref) {
+    auto i = strata({"--json", "inspect", "--platform", "linux/amd64", ref});
+    EXPECT_EQ(i.code, 0) << i.err;
+    return json::parse(i.out)["digest"].get<std::string>();
+  };
+  EXPECT_EQ(digest(bare), digest(a)) << "the documents are referrers, not part of the image";
+  auto provenance = strata({"sbom", "--provenance", bare});
+  EXPECT_EQ(provenance.code, 1) << "no provenance attached: " << provenance.out;
+  EXPECT_EQ(facts(json::parse(sbom({bare}))), facts(derived)) << "derived from the image instead";
 }
 
 TEST_F(SbomCli, ReferrersTravelThroughARegistryAndAreFoundByTheTagSchema) {

@@ -173,7 +173,7 @@ TEST_F(ImageFsTest, FilesAreSummarizedOnRequestAndTheirContentDropped) {
              file("lib/notes.txt", "text"), hard("lib/libx-link.so.1", "lib/libx.so.1")});
   ImageFsOptions o;
   o.summarize_paths = [](std::string_view p) { return p.ends_with(".so.1"); };
-  o.summarize = [](std::string_view content) { return "size " + std::to_string(content.size()); };
+  o.summarize = [](std::string_view, std::string_view content) { return "size " + std::to_string(content.size()); };
   o.max_summarize_bytes = 64;
   auto fs = load(o);
   EXPECT_EQ(*fs.summary("/lib/libx.so.1"), "size 9");
@@ -197,7 +197,7 @@ TEST_F(ImageFsTest, ACapturedHardlinkGetsItsTargetsBytesAndALargeStatusIsRead) {
   ImageFsOptions o;
   o.capture = capture_paths({"var/lib/dpkg/status"});
   o.summarize_paths = [](std::string_view p) { return p.ends_with(".so.1"); };
-  o.summarize = [](std::string_view content) { return "size " + std::to_string(content.size()); };
+  o.summarize = [](std::string_view, std::string_view content) { return "size " + std::to_string(content.size()); };
   auto fs = load(o);
   auto status = fs.read_small_file("/var/lib/dpkg/status");
   ASSERT_TRUE(status) << status.error().message();
@@ -227,6 +227,92 @@ TEST_F(ImageFsTest, ACapturedHardlinkGetsItsTargetsBytesAndALargeStatusIsRead) {
   EXPECT_NE(refused.error().message().find("/var/lib/dpkg/status in the image is 9.0 MiB, more than the 1.0 MiB"),
             std::string::npos)
       << refused.error().message();
+}
+
+// A layer its writer describes (apply_known_layer) gives the filesystem that
+// reading the layer gives: replacement of a directory by a file, a
+// whiteout, a hardlink sharing its target's summary, a symlink, implicit
+// parents; and a file the options want that the writer did not keep is
+// refused, never silently left without content.
+TEST_F(ImageFsTest, AKnownLayerGivesWhatReadingItBackGives) {
+  add_layer({dir("a"), file("a/old", "1"), file("a/gone", "2"), dir("d"), file("d/x", "3")});
+  const std::vector<E> top{dir("a"), file("a/.wh.gone"), file("a/status", "db"), file("a/lib.so.1", "ELF"),
+                           hard("a/link.so.1", "a/lib.so.1"), sym("a/s", "status"), file("d", "now a file"),
+                           file("new/deep/f", "implicit parents")};
+  add_layer(top);
+  ImageFsOptions o;
+  o.capture = capture_paths({"a/status"});
+  o.summarize_paths = [](std::string_view p) { return p.ends_with(".so.1"); };
+  o.summarize = [](std::string_view p, std::string_view content) {
+    return std::string(p) + " " + std::to_string(content.size());
+  };
+  ImageFilesystem expected = load(o);
+
+  auto known_of = [](const std::vector<E>& entries) {
+    std::vector<oci::KnownEntry> out;
+    for (const auto& x : entries) {
+      oci::KnownEntry k;
+      k.entry.path = x.path;
+      k.entry.type = x.type;
+      k.entry.mode = x.mode;
+      if (x.type == TarEntryType::kRegular) k.entry.size = x.content_or_target.size();
+      else if (x.type != TarEntryType::kDirectory) k.entry.link_target = x.content_or_target;
+      out.push_back(std::move(k));
+    }
+    return out;
+  };
+  auto lower = [&] {
+    ImageManifest first = manifest_;
+    first.layers.resize(1);
+    return *ImageFilesystem::load(store_, first, o);
+  };
+  auto entries = known_of(top);
+  const std::string db = "db", elf = "ELF", lib_summary = "a/lib.so.1 3";
+  entries[2].content = &db;            // a/status: kept, as a builder keeps what it is asked
+  entries[3].summary = &lib_summary;   // a/lib.so.1: its summary
+  ImageFilesystem known = lower();
+  auto applied = known.apply_known_layer(entries, o, "the test layer");
+  ASSERT_TRUE(applied) << applied.error().message();
+  EXPECT_EQ(known.layers(), expected.layers());
+  EXPECT_EQ(known.nodes(), expected.nodes());
+  EXPECT_EQ(*known.summary("a/link.so.1"), "a/lib.so.1 3") << "a hardlink shares its target's summary";
+
+  // Content given where a summary is wanted is summarized as reading would.
+  entries[3].summary = nullptr;
+  entries[3].content = &elf;
+  ImageFilesystem from_content = lower();
+  ASSERT_TRUE(from_content.apply_known_layer(entries, o, "the test layer"));
+  EXPECT_EQ(from_content.nodes(), expected.nodes());
+
+  // What the options want and the writer did not keep: refused, by name.
+  entries[2].content = nullptr;
+  ImageFilesystem incomplete = lower();
+  auto refused = incomplete.apply_known_layer(entries, o, "the test layer");
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code(), ErrorCode::kFailedPrecondition);
+  EXPECT_NE(refused.error().message().find("the test layer: /a/status"), std::string::npos) << refused.error().message();
+}
+
+// Two callers' needs at once: either's captures, each path summarized by the
+// caller that asked for it.
+TEST_F(ImageFsTest, CombinedNeedsCaptureEitherAndSummarizeByTheAsker) {
+  add_layer({dir("lib"), file("lib/libx.so.1", "ELF"), dir("doc"), file("doc/copyright", "text"), file("status", "s"),
+             file("release", "r")});
+  ImageFsOptions a, b;
+  a.capture = capture_paths({"status"});
+  a.summarize_paths = [](std::string_view p) { return p.starts_with("lib/"); };
+  a.summarize = [](std::string_view, std::string_view) { return std::string("library"); };
+  b.capture = capture_paths({"release"});
+  b.summarize_paths = [](std::string_view p) { return p.starts_with("doc/"); };
+  b.summarize = [](std::string_view, std::string_view) { return std::string("licence"); };
+  b.max_summarize_bytes = 1;
+  auto both = combine_needs(a, b);
+  EXPECT_EQ(both.max_summarize_bytes, a.max_summarize_bytes);
+  auto fs = load(both);
+  EXPECT_EQ(*fs.read_small_file("status"), "s");
+  EXPECT_EQ(*fs.read_small_file("release"), "r");
+  EXPECT_EQ(*fs.summary("lib/libx.so.1"), "library");
+  EXPECT_EQ(*fs.summary("doc/copyright"), "licence");
 }
 
 TEST_F(ImageFsTest, NonLayerMediaTypeIsRefused) {

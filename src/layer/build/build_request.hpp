@@ -33,6 +33,9 @@ struct BuildRequest {
   // The overlay's last-use record (overlay_use.hpp) is rewritten at most
   // once per this many seconds: a day for a registry, an hour for a layout.
   std::int64_t use_refresh = kLayoutUseRefresh;
+  // Attach each built image's SBOMs and provenance as referrers (where the
+  // destination keeps referrers); false: none (`strata build --no-attestations`).
+  bool attestations = true;
 };
 
 struct BuildContext {

@@ -8,6 +8,7 @@
 #include "layer/apt/resolve_request.hpp"
 #include "layer/build/build_observer.hpp"
 #include "layer/build/platform_lock.hpp"
+#include "layer/sbom/image_sbom.hpp"
 #include "layer/scratch/scratch_base.hpp"
 #include "layer/scratch/scratch_effects.hpp"
 #include "util/fs.hpp"
@@ -93,11 +94,16 @@ std::filesystem::path lock_out_path(const std::filesystem::path& lock_out, const
 Result<PlatformBuild> build_platform(const BuildRequest& r, const oci::Platform& p, BuildContext& ctx,
                                      BuildObserver& observer) {
   const OverlaySpec& spec = r.plan.spec;
+  // A destination that keeps referrers gets the image's SBOM, made from the
+  // base's filesystem (with what an SBOM reads: one cached read per base)
+  // and what the build wrote, not from the image read back.
+  const bool documents = r.attestations && r.dest->keeps_referrers();
   BaseImage base;
   if (spec.scratch()) {
     STRATA_TRY(base, scratch_base(p));
   } else {
-    STRATA_TRY(base, load_base_image(*spec.base_store, spec.base_ref, p, overlay_base_needs(), ctx.base_fs));
+    auto needs = documents ? oci::combine_needs(overlay_base_needs(), sbom::image_sbom_needs()) : overlay_base_needs();
+    STRATA_TRY(base, load_base_image(*spec.base_store, spec.base_ref, p, std::move(needs), ctx.base_fs));
   }
   STRATA_TRY(auto installed, base_packages(base));
   PlatformBuild b;
@@ -127,15 +133,17 @@ Result<PlatformBuild> build_platform(const BuildRequest& r, const oci::Platform&
 
   b.key = content_key(spec, b.lock, p, spec.scratch() ? scratch_base_identity(spec) : base.descriptor.digest.str());
   STRATA_TRY(OverlayOptions o, overlay_options(r, p, b.lock, b.key, ctx));
+  if (documents) o.result_fs = sbom::image_sbom_needs();
   std::vector<OverlayDeb> debs;
   for (const auto& lp : b.lock.packages) {
     debs.push_back({lp.name, lp.version, lp.architecture, lp.sha256, deb_cache_path(ctx.home, lp.sha256)});
   }
   // A scratch build has no base store: its base has no blobs to copy.
   oci::Store& base_blobs = spec.scratch() ? *r.dest : *spec.base_store;
-  STRATA_TRY(b.overlay, build_overlay(base, base_blobs, debs, o, *r.dest));
+  STRATA_TRY(b.overlay, build_overlay(std::move(base), base_blobs, debs, o, *r.dest));
   for (const auto& n : b.overlay.notes) observer.note(n);
   for (const auto& w : b.overlay.warnings) observer.warning("the base image: " + w);
+  if (!r.attestations) return b;
   // The image is built and whole: documents that cannot be attached (a
   // registry that refuses OCI 1.1 artifacts, a copyright file over the
   // bounds) are a warning on it, not a failed build.

@@ -11,6 +11,7 @@
 
 #include "oci/crc32.hpp"
 #include "layer/debian/deb822.hpp"
+#include "layer/debian/dep5.hpp"
 #include "layer/deb/deb_reader.hpp"
 #include "layer/deb/elf_info.hpp"
 #include "oci/tar_writer.hpp"
@@ -60,7 +61,7 @@ std::map<std::string, std::string> parse_md5sums(std::string_view text) {
 // info.bin: strata's binary encoding (util/binary.hpp), not JSON: control
 // files and paths in a .deb need not be UTF-8.
 constexpr std::string_view kInfoMagic = "STRATAFI";
-constexpr std::uint32_t kInfoFormat = 2;
+constexpr std::uint32_t kInfoFormat = 3;
 
 // The layout of info.bin, both directions (util/binary.hpp).
 template <class Io, class Info>
@@ -69,10 +70,13 @@ void info_fields(Io& io, Info& f) {
   bin::strings(io, f.control_files);
   bin::strings(io, f.list);
   bin::strings(io, f.conffile_md5);
-  io.list(f.entries, 13, [&](auto& e) {
+  io.list(f.entries, 57, [&](auto& e) {
     io.str(e.path);
     io.enum8(e.type, TarEntryType::kFifo);
     io.str(e.link_target, e.md5);
+    io.u32(e.mode);
+    io.u64(e.uid, e.gid, e.size, e.mtime);
+    io.u32(e.dev_major, e.dev_minor);
   });
   io.list(f.libraries, 12, [&](auto& l) {
     io.str(l.path, l.soname);
@@ -85,6 +89,7 @@ void info_fields(Io& io, Info& f) {
     bin::strings(io, d.xattrs);
   });
   bin::strings(io, f.captured);
+  bin::strings(io, f.summaries);
   bin::strings(io, f.notes);
   io.u64(f.tar_size);
   io.u32(f.tar_crc32);
@@ -369,7 +374,7 @@ Result<void> write_fragment(const std::vector<Item*>& order, std::string_view co
   const std::string_view postinst = post == info.control_files.end() ? std::string_view() : post->second;
   for (Item* it : order) {
     const oci::TarEntry& e = it->entry;
-    FragmentEntry fe{e.path, e.type, e.link_target, ""};
+    FragmentEntry fe{e.path, e.type, e.link_target, "", e.mode, e.uid, e.gid, e.size, e.mtime, e.dev_major, e.dev_minor};
     if (auto m = md5.find(it->package_path); m != md5.end()) fe.md5 = m->second;
     if (e.type == TarEntryType::kDirectory) {
       info.directories.push_back(e);
@@ -381,6 +386,8 @@ Result<void> write_fragment(const std::vector<Item*>& order, std::string_view co
         if (auto lib = read_elf_library(body)) info.libraries.push_back({e.path, lib->soname, lib->cache_flags});
       }
       if (e.path == "etc/ld.so.conf" || e.path.starts_with("etc/ld.so.conf.d/")) info.captured[e.path] = body;
+      if (e.path == "etc/os-release" || e.path == "usr/lib/os-release") info.captured[e.path] = body;
+      if (is_copyright_path(e.path)) info.summaries[e.path] = copyright_summary(body);
       if (is_certificate_path(e.path) && body.size() <= kMaxCapturedCertificateBytes) info.captured[e.path] = body;
       if ((e.path == "etc/adduser.conf" || is_service_definition_path(e.path) || is_ucf_source(e.path, postinst)) &&
           body.size() <= kMaxCapturedCertificateBytes) {

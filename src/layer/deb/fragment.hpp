@@ -34,13 +34,19 @@
 namespace strata::layer {
 
 // Bump when conversion output changes for the same inputs.
-inline constexpr int kFragmentRecipe = 7;  // 7: the configuration files a postinst installs with ucf captured
+inline constexpr int kFragmentRecipe = 8;  // 8: every entry's header, copyright summaries and os-release kept (the SBOM)
 
 struct FragmentEntry {
   std::string path;  // placed path in the image
   oci::TarEntryType type = oci::TarEntryType::kRegular;
   std::string link_target;  // symlinks: verbatim target; hardlinks: placed path
   std::string md5;          // regular files and hardlinks, when the package says
+  // The rest of its header as the fragment's tar holds it (xattrs aside),
+  // so the image's filesystem is known without reading the tar again.
+  std::uint32_t mode = 0;
+  std::uint64_t uid = 0, gid = 0, size = 0;
+  std::int64_t mtime = 0;
+  std::uint32_t dev_major = 0, dev_minor = 0;
 };
 
 struct FragmentLibrary {
@@ -60,7 +66,8 @@ struct FragmentInfo {
   std::vector<FragmentEntry> entries;  // output entries, output order (directories too)
   std::vector<oci::TarEntry> directories;  // the directory entries, not in the tar: the layer's directories piece
   std::vector<FragmentLibrary> libraries;
-  std::map<std::string, std::string> captured;  // ld.so.conf(.d), certificate files, adduser.conf by placed path
+  std::map<std::string, std::string> captured;  // ld.so.conf(.d), certificate files, adduser.conf, os-release by placed path
+  std::map<std::string, std::string> summaries;  // copyright files (is_copyright_path): copyright_summary, by placed path
   std::vector<std::string> notes;               // filtered paths and other remarks
   std::uint64_t tar_size = 0;
   std::uint32_t tar_crc32 = 0;  // checks data.tar when taken from the cache (layer/crc32.hpp)

@@ -7,7 +7,9 @@ namespace strata::layer {
 
 namespace {
 
-constexpr std::uint32_t kFsCacheFormat = 3;
+// Bump when what an entry holds changes meaning: its encoding, or a summary
+// (ldconfig_summary, copyright_summary) that reads the same file otherwise.
+constexpr std::uint32_t kFsCacheFormat = 4;  // 4: copyright summaries (the SBOM)
 
 constexpr std::string_view kFsMagic = "STRATAFS";
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <future>
 #include <map>
 #include <queue>
 #include <thread>
@@ -270,7 +271,58 @@ Result<oci::WrittenBlob> write_layer(LayerHashing& hashing, oci::UnnamedBlobWrit
   return blob;
 }
 
+// The layer as the build wrote it, entry by entry in layer order, with what
+// the build kept of each file: the directories piece, each fragment without
+// its dropped paths, the effects' files. nullopt when a fragment loses a
+// hardlink's target (fragment_without re-roots the link set; its headers
+// are then only in the piece's tar). The entries point into `plan` and
+// `packages`.
+std::optional<std::vector<oci::KnownEntry>> known_layer(const LayerPlan& plan, const std::vector<const FragmentInfo*>& packages) {
+  std::vector<oci::KnownEntry> out;
+  for (const auto& d : plan.directories) out.push_back({d});
+  for (std::size_t k = 0; k < packages.size(); ++k) {
+    const FragmentInfo& f = *packages[k];
+    const std::set<std::string>& drop = plan.drop[k];
+    for (const FragmentEntry& e : f.entries) {
+      if (e.type == TarEntryType::kDirectory) continue;  // in the directories piece
+      if (drop.contains(e.path)) continue;
+      if (e.type == TarEntryType::kHardlink && drop.contains(e.link_target)) return std::nullopt;
+      oci::KnownEntry known;
+      known.entry.path = e.path;
+      known.entry.type = e.type;
+      known.entry.link_target = e.link_target;
+      known.entry.mode = e.mode;
+      known.entry.uid = e.uid;
+      known.entry.gid = e.gid;
+      known.entry.size = e.size;
+      known.entry.mtime = e.mtime;
+      known.entry.dev_major = e.dev_major;
+      known.entry.dev_minor = e.dev_minor;
+      if (auto c = f.captured.find(e.path); c != f.captured.end()) known.content = &c->second;
+      if (auto m = f.summaries.find(e.path); m != f.summaries.end()) known.summary = &m->second;
+      out.push_back(std::move(known));
+    }
+  }
+  for (const auto& e : plan.effect_files) out.push_back({e.entry, &e.content});
+  return out;
+}
+
 }  // namespace
+
+// OverlayResult::fs and fs_unknown.
+struct ResultFs {
+  std::optional<oci::ImageFilesystem> fs;
+  std::string unknown;
+};
+
+ResultFs result_filesystem(oci::ImageFilesystem fs, const LayerPlan& plan,
+                           const std::vector<const FragmentInfo*>& packages, const oci::ImageFsOptions& needs) {
+  auto entries = known_layer(plan, packages);
+  if (!entries) return {std::nullopt, "a package loses the target of a hardlink to another package's file"};
+  if (auto applied = fs.apply_known_layer(*entries, needs, "the new layer"); !applied)
+    return {std::nullopt, applied.error().message()};
+  return {std::move(fs), ""};
+}
 
 oci::ImageFsOptions overlay_base_needs() {
   oci::ImageFsOptions needs;
@@ -278,11 +330,11 @@ oci::ImageFsOptions overlay_base_needs() {
     return rules(path) || ldconfig_capture(path) || ca_certificates_capture(path) || accounts_capture(path) || path == "etc/timezone";
   };
   needs.summarize_paths = ldconfig_library;
-  needs.summarize = ldconfig_summary;
+  needs.summarize = [](std::string_view, std::string_view content) { return ldconfig_summary(content); };
   return needs;
 }
 
-Result<OverlayResult> build_overlay(const BaseImage& base, oci::Store& base_store, const std::vector<OverlayDeb>& debs,
+Result<OverlayResult> build_overlay(BaseImage base, oci::Store& base_store, const std::vector<OverlayDeb>& debs,
                                     const OverlayOptions& o, oci::Store& dest) {
   if (o.compression == oci::Compression::kUnknown) {
     return fail(ErrorCode::kInvalidArgument, "overlay layers are gzip, zstd or none");
@@ -366,6 +418,16 @@ Result<OverlayResult> build_overlay(const BaseImage& base, oci::Store& base_stor
   // piece holds one of their paths, without it), the effects' files.
   STRATA_TRY(LayerPlan plan, plan_layer(packages, effect_entries));
   for (auto& n : plan.notes) result.notes.push_back(std::move(n));
+  // The result's filesystem is made from the plan while the layer is hashed
+  // and written (the hashing leaves most of a core idle), from the base's,
+  // which nothing below reads; nothing below changes `plan` or `packages`,
+  // and the future waits before they go.
+  std::future<ResultFs> result_fs;
+  if (o.result_fs) {
+    result_fs = std::async(std::launch::async | std::launch::deferred, [&, fs = std::move(base.fs)]() mutable {
+      return result_filesystem(std::move(fs), plan, packages, *o.result_fs);
+    });
+  }
   LayerPieces pieces;
   unsigned compress_jobs = std::clamp(o.jobs, 1u, 8u);
   for (std::size_t k = 0; k < order.size(); ++k) {
@@ -434,6 +496,12 @@ Result<OverlayResult> build_overlay(const BaseImage& base, oci::Store& base_stor
   STRATA_TRY(oci::AppendedImage written, oci::append_layer(dest, std::move(image), tag));
   result.config = written.config;
   result.manifest = written.manifest;
+
+  if (result_fs.valid()) {
+    ResultFs made = result_fs.get();
+    result.fs = std::move(made.fs);
+    result.fs_unknown = std::move(made.unknown);
+  }
   return result;
 }
 

@@ -57,6 +57,11 @@ struct OverlayOptions {
   // the list of unreproduced script effects it covers.
   std::function<Result<Effects>(const OverlayView&, std::vector<std::string>& unreproduced)> extra_effects;
   std::string extra_effects_name;  // what they reproduce, for OverlayResult::reproduced
+  // Also the result's filesystem (OverlayResult::fs): the base's as loaded
+  // plus the new layer, holding what these options ask for, made from what
+  // the build knows (the plan, the fragments' headers and kept files, the
+  // effects) without reading the layer back.
+  std::optional<oci::ImageFsOptions> result_fs;
 };
 
 struct OverlayResult {
@@ -70,6 +75,12 @@ struct OverlayResult {
   std::vector<std::string> unreproduced;  // script effects not reproduced (also the kAnnotationUnreproduced annotation)
   std::vector<std::string> notes;
   std::vector<std::string> warnings;  // about the base (a layer Docker and podman would refuse)
+  // With OverlayOptions::result_fs: the image's filesystem, as load() would
+  // read it with those options; absent when the build did not keep a file
+  // they ask for (a package shipping its own dpkg database file, a copyright
+  // file that is a hardlink to a dropped path), `fs_unknown` then says why.
+  std::optional<oci::ImageFilesystem> fs;
+  std::string fs_unknown;
 };
 
 // What the overlay builder needs of a base beyond its dpkg state (files to
@@ -77,7 +88,9 @@ struct OverlayResult {
 oci::ImageFsOptions overlay_base_needs();
 
 // `base_store` holds the base's blobs; they are copied to `dest` when missing.
-Result<OverlayResult> build_overlay(const BaseImage& base, oci::Store& base_store, const std::vector<OverlayDeb>& debs,
+// `base` is taken: with OverlayOptions::result_fs its filesystem becomes the
+// result's.
+Result<OverlayResult> build_overlay(BaseImage base, oci::Store& base_store, const std::vector<OverlayDeb>& debs,
                                     const OverlayOptions& options, oci::Store& dest);
 
 inline constexpr std::string_view kAnnotationKey = "dev.strata.overlay.key";

@@ -1,7 +1,11 @@
 #include "layer/sbom/image_attestations.hpp"
 
+#include <future>
+#include <vector>
+
 #include "layer/sbom/referrers.hpp"
 #include "layer/sbom/sbom_documents.hpp"
+#include "oci/descriptor.hpp"
 #include "oci/store.hpp"
 
 namespace strata::layer::sbom {
@@ -14,22 +18,40 @@ Result<void> attach_image_attestations(oci::Store& store, const ImageAttestation
   STRATA_TRY(auto fetched, oci::fetch_manifest(store, r.image.digest.str()));
   const auto* manifest = std::get_if<oci::ImageManifest>(&fetched.parsed);
   if (!manifest) return fail(ErrorCode::kInvalidArgument, where + ": an index, not an image manifest");
-  STRATA_TRY(auto image, read_image_sbom(store, fetched.raw, *manifest, where, strata_tool()));
+  ImageSbom image;
+  if (r.fs) {
+    STRATA_TRY(auto cfg_bytes, oci::read_blob(store, manifest->config));
+    STRATA_TRY(auto config, oci::parse_config(std::move(cfg_bytes), where + " config"));
+    STRATA_TRY(image, image_sbom_of(*r.fs, fetched.raw.descriptor, *manifest, config, where, strata_tool()));
+  } else {
+    STRATA_TRY(image, read_image_sbom(store, fetched.raw, *manifest, where, strata_tool()));
+  }
   if (r.enrich) r.enrich(image);
   ProvenanceInput provenance = r.provenance;
   provenance.subject = fetched.raw.descriptor;
   provenance.builder_id = kBuilderId;
   provenance.tool_version = strata_version();
+  // Each document's blob is written as soon as it is made, its fsync under
+  // the next one's JSON; attach_documents then finds them written.
   std::vector<AttachRequest> documents;
+  documents.reserve(3);  // the writes below read them in place
+  std::vector<std::future<Result<void>>> early;
+  auto made = [&](AttachRequest d) {
+    const AttachRequest& at = documents.emplace_back(std::move(d));
+    early.push_back(std::async(std::launch::async | std::launch::deferred, [&store, &at] {
+      return oci::write_blob(store, oci::descriptor_for(at.artifact_type, at.document), at.document);
+    }));
+  };
   for (auto f : {SbomFormat::kSpdx, SbomFormat::kCycloneDx})
-    documents.push_back({fetched.raw.descriptor, std::string(sbom_media_type(f)), sbom_document(image, f),
-                         image.created, {}});
-  documents.push_back({fetched.raw.descriptor, std::string(kInTotoMediaType), provenance_statement(provenance),
-                       image.created, {{std::string(kPredicateTypeAnnotation), std::string(kSlsaProvenanceV1)}}});
-  for (const auto& d : documents) {
-    auto attached = attach_document(store, d);
-    if (!attached) return fail(attached.error().context(where + ": attaching " + d.artifact_type));
+    made({fetched.raw.descriptor, std::string(sbom_media_type(f)), sbom_document(image, f), image.created, {}});
+  made({fetched.raw.descriptor, std::string(kInTotoMediaType), provenance_statement(provenance), image.created,
+        {{std::string(kPredicateTypeAnnotation), std::string(kSlsaProvenanceV1)}}});
+  for (auto& w : early) {
+    if (auto written = w.get(); !written)
+      return fail(written.error().context(where + ": writing its SBOMs and provenance"));
   }
+  auto attached = attach_documents(store, documents);
+  if (!attached) return fail(attached.error().context(where + ": attaching its SBOMs and provenance"));
   return {};
 }
 

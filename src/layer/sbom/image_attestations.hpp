@@ -25,11 +25,15 @@ std::string strata_tool();     // "strata-0.1.0", SPDX's "Tool: …" and Cyclone
 
 struct ImageAttestations {
   oci::Descriptor image;                    // the image manifest in the store
+  // The image's filesystem as its writer knows it, holding what
+  // image_sbom_needs() asks for (the overlay builder's view of the layer it
+  // wrote): the layers are then not read back. Null: they are.
+  const oci::ImageFilesystem* fs = nullptr;
   std::function<void(ImageSbom&)> enrich;   // may be empty
   ProvenanceInput provenance;               // its subject is set to `image`
 };
 
-// Reads the image, writes the three documents into `store` as its
+// Reads the image (or takes `fs`), writes the three documents into `store` as its
 // referrers. The caller checks Store::keeps_referrers first.
 Result<void> attach_image_attestations(oci::Store& store, const ImageAttestations& request);
 

@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "layer/debian/dpkg_status.hpp"
-#include "layer/sbom/dep5.hpp"
+#include "layer/debian/dep5.hpp"
 #include "layer/toolchain/toolchain_layer.hpp"
 #include "oci/image_fs.hpp"
 #include "oci/store.hpp"
@@ -18,15 +18,6 @@
 
 namespace strata::layer::sbom {
 namespace {
-
-// "usr/share/doc/<name>/copyright", and nothing deeper.
-bool is_copyright_path(std::string_view p) {
-  constexpr std::string_view kDoc = "usr/share/doc/";
-  constexpr std::string_view kFile = "/copyright";
-  if (!p.starts_with(kDoc) || !p.ends_with(kFile) || p.size() <= kDoc.size() + kFile.size()) return false;
-  auto name = p.substr(kDoc.size(), p.size() - kDoc.size() - kFile.size());
-  return name.find('/') == std::string_view::npos;
-}
 
 std::string unquote(std::string_view v) {
   v = str::trim(v);
@@ -137,13 +128,24 @@ std::optional<std::string> sbom_time(std::string_view t) {
   return str::rfc3339(epoch);
 }
 
-Result<ImageSbom> read_image_sbom(oci::Store& store, const oci::RawManifest& raw, const oci::ImageManifest& manifest,
-                                  std::string_view where, std::string tool) {
+oci::ImageFsOptions image_sbom_needs() {
+  oci::ImageFsOptions opts;
+  auto database = oci::capture_paths(dpkg_database_capture());
+  opts.capture = [database](std::string_view p) {
+    return database(p) || p == "etc/os-release" || p == "usr/lib/os-release";
+  };
+  opts.summarize_paths = is_copyright_path;
+  opts.summarize = [](std::string_view, std::string_view text) { return copyright_summary(text); };
+  opts.max_summarize_bytes = kMaxCopyrightBytes;
+  return opts;
+}
+
+Result<ImageSbom> image_sbom_of(const oci::ImageFilesystem& fs, const oci::Descriptor& image,
+                                const oci::ImageManifest& manifest, const oci::ImageConfig& config,
+                                std::string_view where, std::string tool) {
   ImageSbom out;
-  out.image = raw.descriptor;
+  out.image = image;
   out.tool = std::move(tool);
-  STRATA_TRY(auto cfg_bytes, oci::read_blob(store, manifest.config));
-  STRATA_TRY(auto config, oci::parse_config(std::move(cfg_bytes), std::string(where) + " config"));
   out.platform = config.platform();
   out.created = "1970-01-01T00:00:00Z";
   if (auto c = config.json.find("created"); c != config.json.end() && c->is_string())
@@ -153,17 +155,10 @@ Result<ImageSbom> read_image_sbom(oci::Store& store, const oci::RawManifest& raw
     return fail(ErrorCode::kInvalidArgument, std::string(where) + ": the config names " + std::to_string(diff_ids.size()) +
                                                  " layers (rootfs.diff_ids), the manifest " +
                                                  std::to_string(manifest.layers.size()));
+  if (fs.layers() != manifest.layers.size())
+    return fail(ErrorCode::kInvalidArgument, std::string(where) + ": a filesystem of " + std::to_string(fs.layers()) +
+                                                 " layers for a manifest of " + std::to_string(manifest.layers.size()));
   for (std::size_t i = 0; i < manifest.layers.size(); ++i) out.layers.push_back({manifest.layers[i], diff_ids[i]});
-
-  oci::ImageFsOptions opts;
-  auto database = oci::capture_paths(dpkg_database_capture());
-  opts.capture = [database](std::string_view p) {
-    return database(p) || p == "etc/os-release" || p == "usr/lib/os-release";
-  };
-  opts.summarize_paths = is_copyright_path;
-  opts.summarize = [](std::string_view text) { return dep5_license(text).value_or(""); };
-  opts.max_summarize_bytes = kMaxCopyrightBytes;
-  STRATA_TRY(auto fs, with_context(oci::ImageFilesystem::load(store, manifest, opts), std::string(where)));
   read_os_release(fs, out);
 
   STRATA_TRY(auto db, with_context(read_image_dpkg_database(fs), std::string(where)));
@@ -193,6 +188,19 @@ Result<ImageSbom> read_image_sbom(oci::Store& store, const oci::RawManifest& raw
   });
   out.toolchains = toolchains_of(manifest);
   return out;
+}
+
+Result<ImageSbom> read_image_sbom(oci::Store& store, const oci::RawManifest& raw, const oci::ImageManifest& manifest,
+                                  std::string_view where, std::string tool) {
+  STRATA_TRY(auto cfg_bytes, oci::read_blob(store, manifest.config));
+  STRATA_TRY(auto config, oci::parse_config(std::move(cfg_bytes), std::string(where) + " config"));
+  auto diff_ids = config.diff_ids();
+  if (diff_ids.size() != manifest.layers.size())  // before any layer is read
+    return fail(ErrorCode::kInvalidArgument, std::string(where) + ": the config names " + std::to_string(diff_ids.size()) +
+                                                 " layers (rootfs.diff_ids), the manifest " +
+                                                 std::to_string(manifest.layers.size()));
+  STRATA_TRY(auto fs, with_context(oci::ImageFilesystem::load(store, manifest, image_sbom_needs()), std::string(where)));
+  return image_sbom_of(fs, raw.descriptor, manifest, config, where, std::move(tool));
 }
 
 }  // namespace strata::layer::sbom

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "oci/image_fs.hpp"
 #include "oci/manifest.hpp"
 #include "oci/platform.hpp"
 #include "util/error.hpp"
@@ -74,9 +75,18 @@ struct ImageSbom {
   std::string tool;            // "strata-<version>", the documents' creator
 };
 
-// The copyright files read, and the bound on one: the largest of Debian
-// 12's is under 400 KiB.
-inline constexpr std::uint64_t kMaxCopyrightBytes = std::uint64_t{1} << 20;
+// The files an SBOM is read from, as an image's filesystem keeps them: the
+// dpkg database and os-release captured, each copyright file summarized
+// (copyright_summary). A builder that already holds the filesystem (the
+// overlay's, from what it wrote) asks for these too.
+oci::ImageFsOptions image_sbom_needs();
+
+// The SBOM of an image whose filesystem (loaded with image_sbom_needs(),
+// or a builder's own view of it) is `fs`: `image` is its manifest's
+// descriptor, `config` its config.
+Result<ImageSbom> image_sbom_of(const oci::ImageFilesystem& fs, const oci::Descriptor& image,
+                                const oci::ImageManifest& manifest, const oci::ImageConfig& config,
+                                std::string_view where, std::string tool);
 
 // Reads `manifest` (the manifest `raw` holds) from `store`: its config, its
 // layers applied in order capturing the dpkg database, os-release and each

@@ -1,6 +1,8 @@
 #include "layer/sbom/referrers.hpp"
 
 #include <algorithm>
+#include <future>
+#include <vector>
 
 #include "oci/descriptor.hpp"
 #include "oci/media_types.hpp"
@@ -19,23 +21,45 @@ oci::Descriptor bare(const oci::Descriptor& d) {
 
 }  // namespace
 
-Result<oci::Descriptor> attach_document(oci::Store& store, const AttachRequest& r) {
+Result<std::vector<oci::Descriptor>> attach_documents(oci::Store& store, const std::vector<AttachRequest>& requests) {
   constexpr std::string_view kEmpty = "{}";
   auto config = oci::descriptor_for(std::string(oci::media::kOciEmpty), kEmpty);
-  auto layer = oci::descriptor_for(r.artifact_type, r.document);
+  // The blobs at once (each write is durable on its own: several fsyncs
+  // overlap), the empty config first; then the manifests, as the store puts
+  // several (a layout: its index once; a registry without the referrers API
+  // one by one, since it indexes each by rewriting one tag).
   STRATA_TRY_VOID(oci::write_blob(store, config, kEmpty));
-  STRATA_TRY_VOID(oci::write_blob(store, layer, r.document));
-  oci::ImageManifest m;
-  m.media_type = std::string(oci::media::kOciManifest);
-  m.artifact_type = r.artifact_type;
-  m.config = config;
-  m.layers.push_back(layer);
-  m.subject = bare(r.subject);
-  m.annotations = r.annotations;
-  if (!r.created.empty()) m.annotations["org.opencontainers.image.created"] = r.created;
-  auto raw = oci::make_raw_manifest(std::string(oci::media::kOciManifest), oci::serialize(m));
-  STRATA_TRY_VOID(store.put_manifest(raw, std::nullopt));
-  return raw.descriptor;
+  std::vector<oci::Descriptor> layers;
+  for (const auto& r : requests) layers.push_back(oci::descriptor_for(r.artifact_type, r.document));
+  {
+    std::vector<std::future<Result<void>>> writes;
+    for (std::size_t i = 0; i < requests.size(); ++i)
+      writes.push_back(std::async(std::launch::async | std::launch::deferred,
+                                  [&, i] { return oci::write_blob(store, layers[i], requests[i].document); }));
+    for (auto& w : writes) STRATA_TRY_VOID(w.get());  // an early return still waits for the others
+  }
+  std::vector<oci::RawManifest> manifests;
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    const AttachRequest& r = requests[i];
+    oci::ImageManifest m;
+    m.media_type = std::string(oci::media::kOciManifest);
+    m.artifact_type = r.artifact_type;
+    m.config = config;
+    m.layers.push_back(layers[i]);
+    m.subject = bare(r.subject);
+    m.annotations = r.annotations;
+    if (!r.created.empty()) m.annotations["org.opencontainers.image.created"] = r.created;
+    manifests.push_back(oci::make_raw_manifest(std::string(oci::media::kOciManifest), oci::serialize(m)));
+  }
+  STRATA_TRY_VOID(store.put_manifests(manifests));
+  std::vector<oci::Descriptor> out;
+  for (const auto& m : manifests) out.push_back(m.descriptor);
+  return out;
+}
+
+Result<oci::Descriptor> attach_document(oci::Store& store, const AttachRequest& r) {
+  STRATA_TRY(auto attached, attach_documents(store, {r}));
+  return attached.front();
 }
 
 Result<std::optional<std::string>> find_attached_document(oci::Store& store, const oci::Descriptor& subject,

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "oci/manifest.hpp"
 #include "util/error.hpp"
@@ -42,6 +43,9 @@ struct AttachRequest {
 // into `store`; returns the manifest's descriptor (what referrers list).
 // Writing the same document twice writes the same bytes.
 Result<oci::Descriptor> attach_document(oci::Store& store, const AttachRequest& request);
+// Several at once, their blobs written concurrently, their manifests in the
+// order given; the descriptors in that order.
+Result<std::vector<oci::Descriptor>> attach_documents(oci::Store& store, const std::vector<AttachRequest>& requests);
 
 // The document of `artifact_type` attached to `subject` in `store` in
 // strata's form (one layer of that media type, carrying `annotations`), or

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "layer/sbom/dep5.hpp"
+#include "layer/debian/dep5.hpp"
 #include "oci/manifest.hpp"
 #include "util/sha.hpp"
 #include "util/strings.hpp"

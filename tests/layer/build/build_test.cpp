@@ -11,12 +11,15 @@
 #include <thread>
 
 #include "layer/build/build_fixture.hpp"
+#include "layer/sbom/image_sbom.hpp"
+#include "layer/sbom/sbom_documents.hpp"
 #include "layer/overlay/overlay_fixture.hpp"
 #include "oci/http/registry_transport.hpp"
 #include "oci/manifest.hpp"
 #include "oci/media_types.hpp"
 #include "oci/memory_store.hpp"
 #include "oci/open_store.hpp"
+#include "oci/tar_reader.hpp"
 #include "support/image_layers.hpp"
 #include "support/json_run.hpp"
 #include "support/temp_dir.hpp"
@@ -344,6 +347,53 @@ TEST(BuildPlan, AScratchKeyNamesTheVariantAndRecipeAndNeedsNoStore) {
   auto refused = plan_overlay(empty);
   ASSERT_FALSE(refused);
   EXPECT_EQ(refused.error().message(), "name at least one package to add to --base oci:/nowhere:base");
+}
+
+// The build knows the image it wrote: its filesystem, made from the plan,
+// the fragments' headers and kept files and the effects, is node for node
+// what reading the new layer back over the base gives (a file another
+// package Replaces dropped, hardlinks, alternatives, a diversion), so the
+// SBOM made from it is the one derived from the image, byte for byte.
+TEST_F(BuildPipeline, TheImagesFilesystemAndSbomAreKnownWithoutReadingItBack) {
+  oci::MemoryStore dest;
+  Recorder seen;
+  auto built = run({.plan = plan(spec({"greet", "hello-static", "hello-other", "daemon-user", "diverted-tool", "shared-a",
+                                       "shared-b"})),
+                    .dest = &dest, .dest_tag = "app"},
+                   t_ / "home", seen);
+  ASSERT_EQ(built.platforms.size(), 1u);
+  const PlatformBuild& b = built.platforms.front();
+  ASSERT_TRUE(b.overlay.fs) << b.overlay.fs_unknown;
+
+  auto fetched = oci::fetch_manifest(dest, b.overlay.manifest.digest.str());
+  ASSERT_TRUE(fetched) << fetched.error().message();
+  const auto& manifest = std::get<oci::ImageManifest>(fetched->parsed);
+  auto base = load_base_image(*base_.store, base_.ref, kAmd64,
+                              oci::combine_needs(overlay_base_needs(), sbom::image_sbom_needs()));
+  ASSERT_TRUE(base) << base.error().message();
+  auto reader = oci::TarReader::open_blob(dest, manifest.layers.back(), {});
+  ASSERT_TRUE(reader) << reader.error().message();
+  oci::ImageFilesystem read_back = base->fs;
+  ASSERT_TRUE(read_back.apply_layer(**reader, sbom::image_sbom_needs()));
+  ASSERT_EQ(read_back.nodes().size(), b.overlay.fs->nodes().size());
+  for (const auto& [path, node] : read_back.nodes()) {
+    auto it = b.overlay.fs->nodes().find(path);
+    ASSERT_NE(it, b.overlay.fs->nodes().end()) << "/" << path;
+    EXPECT_EQ(it->second, node) << "/" << path;
+  }
+
+  auto config = oci::parse_config(*oci::read_blob(dest, manifest.config), "config");
+  ASSERT_TRUE(config);
+  auto known = sbom::image_sbom_of(*b.overlay.fs, fetched->raw.descriptor, manifest, *config, "app", "strata-test");
+  auto derived = sbom::read_image_sbom(dest, fetched->raw, manifest, "app", "strata-test");
+  ASSERT_TRUE(known) << known.error().message();
+  ASSERT_TRUE(derived) << derived.error().message();
+  EXPECT_EQ(sbom::sbom_document(*known, sbom::SbomFormat::kSpdx), sbom::sbom_document(*derived, sbom::SbomFormat::kSpdx));
+  auto greet = std::find_if(known->packages.begin(), known->packages.end(),
+                            [](const sbom::SbomPackage& p) { return p.name == "greet"; });
+  ASSERT_NE(greet, known->packages.end());
+  EXPECT_EQ(greet->license, "GPL-2.0-or-later AND MIT") << "from the fragment's copyright summary";
+  EXPECT_EQ(greet->layer, manifest.layers.size() - 1);
 }
 
 }  // namespace

@@ -33,7 +33,7 @@ class BaseCacheTest : public ImageFsTest {
   ImageFsOptions needs() {
     ImageFsOptions o;
     o.summarize_paths = [](std::string_view p) { return p.starts_with("lib/"); };
-    o.summarize = [](std::string_view c) { return std::to_string(c.size()); };
+    o.summarize = [](std::string_view, std::string_view c) { return std::to_string(c.size()); };
     return o;
   }
   std::filesystem::path cache_file() { return cache_.entry_path(raw_.descriptor.digest); }

@@ -8,7 +8,7 @@
 #include <regex>
 #include <set>
 
-#include "layer/sbom/dep5.hpp"
+#include "layer/debian/dep5.hpp"
 #include "layer/sbom/image_document.hpp"
 #include "layer/sbom/image_sbom.hpp"
 #include "layer/sbom/referrers.hpp"

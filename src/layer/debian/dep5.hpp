@@ -8,11 +8,12 @@
 // Pure functions; thread-safe.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 
-namespace strata::layer::sbom {
+namespace strata::layer {
 
 // The licence expression every `License:` of the file names (its header and
 // its Files stanzas), joined with AND in the order the file gives them, each
@@ -29,4 +30,18 @@ std::string spdx_license_id(std::string_view debian_name);
 // Whether `id` is a LicenseRef strata made (not an SPDX list identifier).
 bool is_license_ref(std::string_view id);
 
-}  // namespace strata::layer::sbom
+// "usr/share/doc/<name>/copyright" (canonical, as an image holds it), and
+// nothing deeper: the file a package's licence is read from.
+bool is_copyright_path(std::string_view path);
+
+// The copyright files read, and the bound on one: the largest of Debian
+// 12's is under 400 KiB.
+inline constexpr std::uint64_t kMaxCopyrightBytes = std::uint64_t{1} << 20;
+
+// A copyright file as an image's filesystem keeps it (its summary, made
+// while the layers stream or when a fragment is converted; the bytes are
+// dropped): dep5_license's expression, empty when the file states none or
+// is over kMaxCopyrightBytes.
+std::string copyright_summary(std::string_view content);
+
+}  // namespace strata::layer

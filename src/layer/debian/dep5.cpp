@@ -1,4 +1,4 @@
-#include "layer/sbom/dep5.hpp"
+#include "layer/debian/dep5.hpp"
 
 #include <algorithm>
 #include <array>
@@ -10,7 +10,7 @@
 #include "layer/debian/deb822.hpp"
 #include "util/strings.hpp"
 
-namespace strata::layer::sbom {
+namespace strata::layer {
 namespace {
 
 std::string lower(std::string_view s) {
@@ -234,4 +234,17 @@ std::optional<std::string> dep5_license(std::string_view copyright) {
   return out;
 }
 
-}  // namespace strata::layer::sbom
+bool is_copyright_path(std::string_view p) {
+  constexpr std::string_view kDoc = "usr/share/doc/";
+  constexpr std::string_view kFile = "/copyright";
+  if (!p.starts_with(kDoc) || !p.ends_with(kFile) || p.size() <= kDoc.size() + kFile.size()) return false;
+  auto name = p.substr(kDoc.size(), p.size() - kDoc.size() - kFile.size());
+  return name.find('/') == std::string_view::npos;
+}
+
+std::string copyright_summary(std::string_view content) {
+  if (content.size() > kMaxCopyrightBytes) return {};
+  return dep5_license(content).value_or("");
+}
+
+}  // namespace strata::layer
