@@ -108,8 +108,9 @@ ImageFsOptions combine_needs(ImageFsOptions a, ImageFsOptions b) {
     out.summarize_paths = [a, b, has_a, has_b](std::string_view p) {
       return (has_a && a.summarize_paths(p)) || (has_b && b.summarize_paths(p));
     };
-    out.summarize = [a, b, has_a](std::string_view p, std::string_view content) {
-      return has_a && a.summarize_paths(p) ? a.summarize(p, content) : b.summarize(p, content);
+    out.summarize = [a, b, has_a, has_b](std::string_view p, std::string_view content) {
+      if (has_a && a.summarize_paths(p)) return a.summarize(p, content);
+      return has_b ? b.summarize(p, content) : std::string();
     };
   }
   return out;
@@ -209,9 +210,11 @@ Result<std::optional<ImageFilesystem::Placed>> ImageFilesystem::place(const TarE
   if (e.type == TarEntryType::kSymlink) node.link_target = e.link_target;
   if (e.type == TarEntryType::kHardlink) {
     // The target: an earlier non-directory entry of this layer, where it landed.
+    // Not in `resolved`: an entry of the same path that landed there, unless
+    // what is there now came by another path (an entry through a symlink).
     auto r = st.resolved.find(e.link_target);
     const std::string& at = r == st.resolved.end() ? e.link_target : r->second;
-    auto target = nodes_.find(at);
+    auto target = r == st.resolved.end() && st.reached_indirectly.contains(at) ? nodes_.end() : nodes_.find(at);
     if (target == nodes_.end() || target->second.layer != st.layer || target->second.type == TarEntryType::kDirectory)
       return refuse("hardlink target " + str::quote(e.link_target) + " is gone");
     node = target->second;
@@ -227,11 +230,18 @@ Result<std::optional<ImageFilesystem::Placed>> ImageFilesystem::place(const TarE
     if (!both_dirs) {
       erase_tree(key, false, std::nullopt);
       existing = nodes_.end();
+      st.last_parent.reset();  // whatever was below it is gone
     }
   }
   FsNode* slot = existing != nodes_.end() ? &(existing->second = std::move(node))
                                           : &nodes_.emplace(key, std::move(node)).first->second;
-  if (e.type != TarEntryType::kDirectory && e.path != key) st.resolved[e.path] = key;
+  if (e.type != TarEntryType::kDirectory && e.path != key) {
+    st.resolved[e.path] = key;
+    st.reached_indirectly.insert(key);
+  } else if (e.path == key) {  // both empty in a layer that follows no symlink: no lookup
+    if (!st.resolved.empty()) st.resolved.erase(e.path);
+    if (!st.reached_indirectly.empty()) st.reached_indirectly.erase(key);
+  }
   return Placed{std::move(key), slot};
 }
 

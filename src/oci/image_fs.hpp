@@ -148,6 +148,7 @@ class ImageFilesystem {
   struct LayerApply {
     std::size_t layer = 0;
     std::map<std::string, std::string> resolved;  // entry path → resolved path, where they differ
+    std::set<std::string> reached_indirectly;     // those resolved paths, while no entry of their own path follows
     // The last parent walked and where it led: siblings follow one another
     // in a layer, so most entries skip the walk. Forgotten when an entry
     // could change where it leads (a directory, symlink or whiteout, or a

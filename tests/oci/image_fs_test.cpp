@@ -293,6 +293,26 @@ TEST_F(ImageFsTest, AKnownLayerGivesWhatReadingItBackGives) {
   EXPECT_NE(refused.error().message().find("the test layer: /a/status"), std::string::npos) << refused.error().message();
 }
 
+// Hardlinks name entries of their own layer by the entry's path: a path
+// reached only through a symlink is not one (refused), and an entry written
+// again at its own path is the one a later link shares.
+TEST_F(ImageFsTest, AHardlinkNamesAnEntryOfItsLayerByItsPath) {
+  // (A layer may not write through its own symlink: the lower layer's.)
+  add_layer({dir("d"), sym("l", "d"), sym("p", "d")});
+  add_layer({file("l/x", "through the link"), hard("h", "d/x")});
+  auto refused = ImageFilesystem::load(store_, manifest_, {});
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message().find("hardlink to \"d/x\", which is not an earlier file of this layer"),
+            std::string::npos)
+      << refused.error().message();
+
+  manifest_.layers.pop_back();
+  add_layer({file("p/f", "first"), dir("p"), file("p/f", "second!"), hard("h", "p/f")});
+  auto fs = load();
+  EXPECT_EQ(fs.lookup("h").value()->size, 7u) << "the second p/f, written at its own path";
+  EXPECT_EQ(fs.lookup("d/f").value()->size, 5u);
+}
+
 // Two callers' needs at once: either's captures, each path summarized by the
 // caller that asked for it.
 TEST_F(ImageFsTest, CombinedNeedsCaptureEitherAndSummarizeByTheAsker) {

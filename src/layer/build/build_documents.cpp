@@ -72,6 +72,7 @@ Result<void> attach_build_documents(const BuildRequest& r, const PlatformBuild& 
   sbom::ImageAttestations a;
   a.image = b.overlay.manifest;
   a.fs = b.overlay.fs ? &*b.overlay.fs : nullptr;  // else the image is read back
+  if (!a.fs) observer.note("the SBOM is read from the image written, not made from the build: " + b.overlay.fs_unknown);
   // What only the builder knows: the .deb each package of the layer came from.
   a.enrich = [&b](sbom::ImageSbom& image) {
     std::map<std::tuple<std::string, std::string, std::string>, const LockPackage*> locked;

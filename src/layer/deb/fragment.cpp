@@ -461,7 +461,8 @@ Result<FragmentInfo> convert_deb(const stdfs::path& deb, const RewriteRules& rul
 }
 
 std::string FragmentCache::key(const std::string& deb_sha256, const RewriteRules& rules, oci::Compression c) const {
-  return sha256_hex("strata fragment " + std::to_string(kFragmentRecipe) + "\n" + deb_sha256 + "\n" +
+  return sha256_hex("strata fragment " + std::to_string(kFragmentRecipe) + "." +
+                    std::to_string(kCopyrightSummaryVersion) + "\n" + deb_sha256 + "\n" +
                     rules.hash() + "\n" + std::string(compression_extension(c)) + "\n");
 }
 

@@ -38,6 +38,12 @@ bool is_copyright_path(std::string_view path);
 // 12's is under 400 KiB.
 inline constexpr std::uint64_t kMaxCopyrightBytes = std::uint64_t{1} << 20;
 
+// Bump when copyright_summary's answer for the same file changes (a name
+// mapped otherwise, the grammar read): every summary kept is keyed by it (a
+// fragment's, the base filesystem cache's), so none made by another
+// version is believed.
+inline constexpr int kCopyrightSummaryVersion = 1;
+
 // A copyright file as an image's filesystem keeps it (its summary, made
 // while the layers stream or when a fragment is converted; the bytes are
 // dropped): dep5_license's expression, empty when the file states none or

@@ -1,5 +1,6 @@
 #include "layer/overlay/base_fs_cache.hpp"
 
+#include "layer/debian/dep5.hpp"
 #include "util/binary.hpp"
 #include "util/fs.hpp"
 
@@ -7,8 +8,9 @@ namespace strata::layer {
 
 namespace {
 
-// Bump when what an entry holds changes meaning: its encoding, or a summary
-// (ldconfig_summary, copyright_summary) that reads the same file otherwise.
+// Bump when what an entry holds changes meaning: its encoding, or
+// ldconfig_summary's answer for the same file (copyright_summary's has its
+// own version, kCopyrightSummaryVersion, also in an entry's name).
 constexpr std::uint32_t kFsCacheFormat = 4;  // 4: copyright summaries (the SBOM)
 
 constexpr std::string_view kFsMagic = "STRATAFS";
@@ -55,7 +57,8 @@ std::optional<oci::ImageFilesystem> decode_fs(std::string_view bytes, const oci:
 }  // namespace
 
 std::filesystem::path BaseFsCache::entry_path(const oci::Digest& manifest) const {
-  return dir_ / ("fs-" + std::to_string(kFsCacheFormat) + "-" + std::string(manifest.hex()));
+  return dir_ / ("fs-" + std::to_string(kFsCacheFormat) + "-" + std::to_string(kCopyrightSummaryVersion) + "-" +
+                 std::string(manifest.hex()));
 }
 
 std::optional<oci::ImageFilesystem> BaseFsCache::find(const oci::Digest& manifest,

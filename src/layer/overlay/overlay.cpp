@@ -307,22 +307,29 @@ std::optional<std::vector<oci::KnownEntry>> known_layer(const LayerPlan& plan, c
   return out;
 }
 
-}  // namespace
-
 // OverlayResult::fs and fs_unknown.
 struct ResultFs {
   std::optional<oci::ImageFilesystem> fs;
   std::string unknown;
 };
 
-ResultFs result_filesystem(oci::ImageFilesystem fs, const LayerPlan& plan,
+// `fs` is the base's filesystem, `base_layers` its manifest's layer count:
+// a scratch root's base filesystem is its skeleton, which the layer itself
+// carries (its effects), so the image starts empty.
+ResultFs result_filesystem(oci::ImageFilesystem fs, std::size_t base_layers, const LayerPlan& plan,
                            const std::vector<const FragmentInfo*>& packages, const oci::ImageFsOptions& needs) {
+  if (base_layers == 0) fs = oci::ImageFilesystem();
+  if (fs.layers() != base_layers)
+    return {std::nullopt, "the base's filesystem has " + std::to_string(fs.layers()) + " layers, its manifest " +
+                              std::to_string(base_layers)};
   auto entries = known_layer(plan, packages);
-  if (!entries) return {std::nullopt, "a package loses the target of a hardlink to another package's file"};
+  if (!entries) return {std::nullopt, "a package's hardlinked file is replaced by another package or an effect"};
   if (auto applied = fs.apply_known_layer(*entries, needs, "the new layer"); !applied)
     return {std::nullopt, applied.error().message()};
   return {std::move(fs), ""};
 }
+
+}  // namespace
 
 oci::ImageFsOptions overlay_base_needs() {
   oci::ImageFsOptions needs;
@@ -424,9 +431,10 @@ Result<OverlayResult> build_overlay(BaseImage base, oci::Store& base_store, cons
   // and the future waits before they go.
   std::future<ResultFs> result_fs;
   if (o.result_fs) {
-    result_fs = std::async(std::launch::async | std::launch::deferred, [&, fs = std::move(base.fs)]() mutable {
-      return result_filesystem(std::move(fs), plan, packages, *o.result_fs);
-    });
+    result_fs = std::async(std::launch::async | std::launch::deferred,
+                           [&, fs = std::move(base.fs), layers = base.manifest.layers.size()]() mutable {
+                             return result_filesystem(std::move(fs), layers, plan, packages, *o.result_fs);
+                           });
   }
   LayerPieces pieces;
   unsigned compress_jobs = std::clamp(o.jobs, 1u, 8u);

@@ -19,11 +19,17 @@ Result<void> attach_image_attestations(oci::Store& store, const ImageAttestation
   const auto* manifest = std::get_if<oci::ImageManifest>(&fetched.parsed);
   if (!manifest) return fail(ErrorCode::kInvalidArgument, where + ": an index, not an image manifest");
   ImageSbom image;
+  bool known = false;
   if (r.fs) {
     STRATA_TRY(auto cfg_bytes, oci::read_blob(store, manifest->config));
     STRATA_TRY(auto config, oci::parse_config(std::move(cfg_bytes), where + " config"));
-    STRATA_TRY(image, image_sbom_of(*r.fs, fetched.raw.descriptor, *manifest, config, where, strata_tool()));
-  } else {
+    auto from_fs = image_sbom_of(*r.fs, fetched.raw.descriptor, *manifest, config, where, strata_tool());
+    if (from_fs) {
+      image = std::move(*from_fs);
+      known = true;
+    }
+  }
+  if (!known) {  // no filesystem, or one that does not fit the image: read it
     STRATA_TRY(image, read_image_sbom(store, fetched.raw, *manifest, where, strata_tool()));
   }
   if (r.enrich) r.enrich(image);
@@ -34,13 +40,13 @@ Result<void> attach_image_attestations(oci::Store& store, const ImageAttestation
   // Each document's blob is written as soon as it is made, its fsync under
   // the next one's JSON; attach_documents then finds them written.
   std::vector<AttachRequest> documents;
-  documents.reserve(3);  // the writes below read them in place
   std::vector<std::future<Result<void>>> early;
   auto made = [&](AttachRequest d) {
-    const AttachRequest& at = documents.emplace_back(std::move(d));
-    early.push_back(std::async(std::launch::async | std::launch::deferred, [&store, &at] {
-      return oci::write_blob(store, oci::descriptor_for(at.artifact_type, at.document), at.document);
-    }));
+    early.push_back(std::async(std::launch::async | std::launch::deferred,
+                               [&store, blob = oci::descriptor_for(d.artifact_type, d.document), bytes = d.document] {
+                                 return oci::write_blob(store, blob, bytes);
+                               }));
+    documents.push_back(std::move(d));
   };
   for (auto f : {SbomFormat::kSpdx, SbomFormat::kCycloneDx})
     made({fetched.raw.descriptor, std::string(sbom_media_type(f)), sbom_document(image, f), image.created, {}});

@@ -5,6 +5,8 @@
 // Debian's images carry; umoci unpacks it, a program runs in it with chroot,
 // and two builds in different environments give the same digest.
 #include <gtest/gtest.h>
+
+#include <set>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -106,6 +108,29 @@ TEST(ScratchBuild, RootFilesystemConfigAndDatabase) {
                            std::to_string(b.json["not_reproduced"].size()) + " script actions not reproduced"),
             std::string::npos) << b.run.err;
   auto root = unpack(t / "out", t / "bundle");
+
+  // Its SBOM and provenance are attached, made from what the build wrote
+  // (its base is the empty skeleton the layer itself carries): the packages
+  // an SBOM derived from the image lists, in the one layer.
+  EXPECT_EQ(b.run.err.find("not attached"), std::string::npos) << b.run.err;
+  const std::string ref = "oci:" + (t / "out").string() + ":root";
+  auto packages_of = [](const std::string& spdx) {
+    std::set<std::string> out;
+    const auto doc = nlohmann::json::parse(spdx);
+    for (const auto& p : doc["packages"])
+      if (p["SPDXID"].get<std::string>().starts_with("SPDXRef-Package-deb-"))
+        out.insert(p["name"].get<std::string>() + " " + p["versionInfo"].get<std::string>());
+    return out;
+  };
+  auto attached = run({strata_binary(), "--home", (t / "home").string(), "sbom", ref});
+  auto derived = run({strata_binary(), "--home", (t / "home").string(), "sbom", "--derive", ref});
+  ASSERT_EQ(attached.code, 0) << attached.err;
+  ASSERT_EQ(derived.code, 0) << derived.err;
+  EXPECT_NE(nlohmann::json::parse(attached.out)["documentNamespace"], nlohmann::json::parse(derived.out)["documentNamespace"])
+      << "the attached document, not one derived";
+  EXPECT_EQ(packages_of(attached.out), packages_of(derived.out));
+  EXPECT_TRUE(packages_of(attached.out).contains("hello-user 1.0-1")) << attached.out.substr(0, 400);
+  EXPECT_EQ(run({strata_binary(), "--home", (t / "home").string(), "sbom", "--provenance", ref}).code, 0);
 
   // Merged /usr, with package files placed through the links.
   for (std::string l : {"bin", "sbin", "lib", "lib64"}) {
