@@ -90,6 +90,20 @@ std::vector<SbomToolchain> toolchains_of(const oci::ImageManifest& m) {
   return out;
 }
 
+// The manifest's layers with the config's diff_ids, refused when the two
+// do not name as many.
+Result<std::vector<SbomLayer>> layers_of(const oci::ImageManifest& manifest, const oci::ImageConfig& config,
+                                         std::string_view where) {
+  auto diff_ids = config.diff_ids();
+  if (diff_ids.size() != manifest.layers.size())
+    return fail(ErrorCode::kInvalidArgument, std::string(where) + ": the config names " + std::to_string(diff_ids.size()) +
+                                                 " layers (rootfs.diff_ids), the manifest " +
+                                                 std::to_string(manifest.layers.size()));
+  std::vector<SbomLayer> out;
+  for (std::size_t i = 0; i < manifest.layers.size(); ++i) out.push_back({manifest.layers[i], diff_ids[i]});
+  return out;
+}
+
 }  // namespace
 
 std::optional<std::string> sbom_time(std::string_view t) {
@@ -150,15 +164,10 @@ Result<ImageSbom> image_sbom_of(const oci::ImageFilesystem& fs, const oci::Descr
   out.created = "1970-01-01T00:00:00Z";
   if (auto c = config.json.find("created"); c != config.json.end() && c->is_string())
     if (auto t = sbom_time(c->get<std::string>())) out.created = *t;
-  auto diff_ids = config.diff_ids();
-  if (diff_ids.size() != manifest.layers.size())
-    return fail(ErrorCode::kInvalidArgument, std::string(where) + ": the config names " + std::to_string(diff_ids.size()) +
-                                                 " layers (rootfs.diff_ids), the manifest " +
-                                                 std::to_string(manifest.layers.size()));
+  STRATA_TRY(out.layers, layers_of(manifest, config, where));
   if (fs.layers() != manifest.layers.size())
     return fail(ErrorCode::kInvalidArgument, std::string(where) + ": a filesystem of " + std::to_string(fs.layers()) +
                                                  " layers for a manifest of " + std::to_string(manifest.layers.size()));
-  for (std::size_t i = 0; i < manifest.layers.size(); ++i) out.layers.push_back({manifest.layers[i], diff_ids[i]});
   read_os_release(fs, out);
 
   STRATA_TRY(auto db, with_context(read_image_dpkg_database(fs), std::string(where)));
@@ -194,11 +203,7 @@ Result<ImageSbom> read_image_sbom(oci::Store& store, const oci::RawManifest& raw
                                   std::string_view where, std::string tool) {
   STRATA_TRY(auto cfg_bytes, oci::read_blob(store, manifest.config));
   STRATA_TRY(auto config, oci::parse_config(std::move(cfg_bytes), std::string(where) + " config"));
-  auto diff_ids = config.diff_ids();
-  if (diff_ids.size() != manifest.layers.size())  // before any layer is read
-    return fail(ErrorCode::kInvalidArgument, std::string(where) + ": the config names " + std::to_string(diff_ids.size()) +
-                                                 " layers (rootfs.diff_ids), the manifest " +
-                                                 std::to_string(manifest.layers.size()));
+  STRATA_TRY_VOID(layers_of(manifest, config, where));  // before any layer is read
   STRATA_TRY(auto fs, with_context(oci::ImageFilesystem::load(store, manifest, image_sbom_needs()), std::string(where)));
   return image_sbom_of(fs, raw.descriptor, manifest, config, where, std::move(tool));
 }
